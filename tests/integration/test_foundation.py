@@ -1,0 +1,51 @@
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+from django.urls import reverse
+
+from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
+
+pytestmark = pytest.mark.django_db
+
+
+def test_home_requires_login(client):
+    response = client.get(reverse("home"))
+    assert response.status_code == 302
+    assert reverse("login") in response["Location"]
+
+
+@pytest.mark.parametrize(("language", "expected"), [("en", "Sign in"), ("zh-hans", "登录")])
+def test_login_page_speaks_both_languages(client, language, expected):
+    response = client.get(reverse("login"), HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    assert expected in response.content.decode()
+
+
+def test_health_checks_the_database(client):
+    response = client.get(reverse("health"))
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok"}
+
+
+@override_settings(PRODUCTION=False, DEMO_PASSWORD="pw-for-test")
+def test_setup_demo_creates_the_three_roles_and_users(client):
+    call_command("setup_demo")
+    call_command("setup_demo")  # idempotent
+    roles = {u.username: set(u.groups.values_list("name", flat=True)) for u in User.objects.all()}
+    assert roles == {
+        "buyer": {PROCUREMENT_STAFF},
+        "approver": {APPROVER},
+        "admin": {CATALOG_ADMIN},
+    }
+    assert User.objects.get(username="admin").is_staff
+    assert not User.objects.get(username="buyer").is_staff
+    assert client.login(username="buyer", password="pw-for-test")
+    assert client.get(reverse("home")).status_code == 200
+
+
+@override_settings(PRODUCTION=True)
+def test_demo_users_are_never_created_in_production():
+    with pytest.raises(CommandError):
+        call_command("setup_demo")
+    assert not User.objects.exists()

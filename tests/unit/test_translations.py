@@ -1,0 +1,39 @@
+"""Simplified Chinese translations are complete and keep every placeholder."""
+
+import re
+from pathlib import Path
+
+import polib
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PO_FILES = sorted(
+    p
+    for p in ROOT.rglob("zh_Hans/LC_MESSAGES/django.po")
+    if not {".venv", "var"} & set(p.relative_to(ROOT).parts)
+)
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|\{\w*\}|%[sd]")
+
+
+def test_there_is_a_chinese_catalogue():
+    assert PO_FILES, "no zh_Hans catalogue found"
+
+
+@pytest.mark.parametrize("po_path", PO_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_catalogue_is_complete(po_path):
+    po = polib.pofile(str(po_path))
+    missing = [e.msgid for e in po if not e.obsolete and (not e.msgstr and not e.msgstr_plural)]
+    fuzzy = [e.msgid for e in po if "fuzzy" in e.flags and not e.obsolete]
+    assert not missing, f"untranslated in {po_path}: {missing[:10]}"
+    assert not fuzzy, f"fuzzy in {po_path}: {fuzzy[:10]}"
+
+
+@pytest.mark.parametrize("po_path", PO_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_translations_keep_placeholders(po_path):
+    po = polib.pofile(str(po_path))
+    for entry in po:
+        if entry.obsolete or not entry.msgstr:
+            continue
+        assert sorted(PLACEHOLDER.findall(entry.msgid)) == sorted(
+            PLACEHOLDER.findall(entry.msgstr)
+        ), f"placeholders differ for {entry.msgid!r}"

@@ -1,0 +1,1 @@
+"""Catalog models: accelerators, servers, hosting vendors, data centers, policy zones, offers, model presets."""
