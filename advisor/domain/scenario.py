@@ -1,0 +1,835 @@
+"""Scenario v1: the fine-tuning job the sizing engine reads (a public contract).
+
+The format is described in ``shared/reference-cases/README.md`` (and in ``docs/sizing.md``).
+:func:`load_scenario` validates a JSON-like ``dict`` and returns frozen dataclasses;
+:func:`dump_scenario` turns them back into the same ``dict`` (every reference case round-trips
+exactly, key order included). Errors are :class:`ScenarioError` naming the field path (e.g.
+``model.layers``) and the allowed values or range.
+
+Compatible extension: unknown top-level *sections* (objects, e.g. a future ``site`` or
+``procurement``) are kept as they are in :attr:`Scenario.extensions` and written back by
+:func:`dump_scenario`; unknown scalar keys and unknown keys inside the known sections are
+rejected, because they are almost always typos (``seq_length``) that would otherwise be
+silently ignored.
+
+The module also derives what every part of the engine needs from the architecture: the
+parameter layout of a block, active parameters of a mixture-of-experts model, and the trainable
+parameter count of each method (LoRA/DoRA adapters by rank and targets).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from advisor.domain.i18n import N_, Message
+
+# --- Closed sets of allowed values (scenario v1) --------------------------------------------
+
+METHODS = ("full", "lora", "qlora", "dora", "freeze")
+ADAPTER_METHODS = ("lora", "qlora", "dora")
+PRECISIONS = ("bf16", "fp16", "fp32", "amp-bf16", "amp-fp16")
+OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "adafactor")
+STRATEGIES = ("single", "ddp", "fsdp", "zero1", "zero2", "zero3")
+OFFLOADS = ("none", "optimizer", "optimizer+params")
+QUANT_BITS = (4, 8)
+LORA_TARGET_PRESETS = ("attention", "all-linear")
+LORA_TARGET_NAMES = (
+    "q_proj",
+    "k_proj",
+    "v_proj",
+    "o_proj",
+    "qkv_proj",
+    "gate_proj",
+    "up_proj",
+    "down_proj",
+    "lm_head",
+)
+
+# --- Numeric limits, all in one place: field path -> (minimum, maximum), inclusive ---------
+# Chosen generously around anything that exists or is announced (the largest open models are
+# ~1-2 T parameters; the longest trained contexts 1 M tokens; the largest single jobs a few
+# thousand accelerators) so that a valid job is never refused, while typos of several orders of
+# magnitude (params_b 70000 meaning 70 B) are.
+LIMITS: dict[str, tuple[float, float]] = {
+    "model.params_b": (0.01, 2000.0),
+    "model.layers": (1, 1024),
+    "model.hidden": (16, 131_072),
+    "model.heads": (1, 1024),
+    "model.kv_heads": (1, 1024),
+    "model.intermediate": (16, 1_048_576),
+    "model.vocab": (2, 4_194_304),
+    "model.experts": (1, 4096),
+    "model.experts_per_token": (1, 4096),
+    "lora.rank": (1, 65_536),
+    "lora.alpha": (0, 1_048_576),
+    "seq_len": (1, 1_048_576),
+    "micro_batch": (1, 4096),
+    "grad_accum": (1, 65_536),
+    "hardware.count": (1, 4096),
+    "hardware.nodes": (1, 4096),
+    "parallelism.tensor_parallel": (1, 1024),
+    "parallelism.pipeline_parallel": (1, 1024),
+    "training.dataset_tokens": (1, 10**15),
+    "training.epochs": (0.001, 10_000.0),
+}
+
+# Defaults for an adapter run whose source does not state rank or targets: the Hugging Face
+# PEFT ``LoraConfig`` defaults (r=8, lora_alpha=8) and the targets PEFT picks for Llama-style
+# models when none are given (q_proj and v_proj, peft/utils/constants.py
+# TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING).
+DEFAULT_LORA_RANK = 8
+DEFAULT_LORA_TARGETS = ("q_proj", "v_proj")
+# Bits of the frozen base under QLoRA when not stated: 4 (NF4, the QLoRA paper's format).
+DEFAULT_QUANT_BITS = 4
+
+
+class ScenarioError(ValueError):
+    """An invalid scenario: ``field`` is the dotted path, ``message`` says what is allowed.
+
+    ``message`` is a translatable :class:`Message` (template marked with ``N_``); ``str()`` of
+    the error is the one English line ``<field>: <message>`` the CLI prints.
+    """
+
+    def __init__(self, field_path: str, message: Message):
+        self.field = field_path
+        self.message = message
+        super().__init__(f"{field_path}: {message.render()}")
+
+
+# --- Dataclasses --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelArch:
+    name: str
+    params_b: float
+    layers: int | None
+    hidden: int | None
+    heads: int | None
+    kv_heads: int | None
+    intermediate: int | None
+    vocab: int | None
+    tied_embeddings: bool | None
+    experts: int | None
+    experts_per_token: int | None
+
+    @property
+    def params(self) -> float:
+        """Total parameters (every expert), as a count."""
+        return self.params_b * 1e9
+
+    @property
+    def has_architecture(self) -> bool:
+        """True when the block shape is known (false only for rule-of-thumb generic sizes)."""
+        return None not in (self.layers, self.hidden, self.heads, self.intermediate, self.vocab)
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts is not None and self.experts > 1
+
+    @cached_property
+    def layout(self) -> ArchLayout | None:
+        """The parameter layout inferred from the shape, or ``None`` for generic sizes."""
+        return arch_layout(self) if self.has_architecture else None
+
+
+@dataclass(frozen=True)
+class LoraConfig:
+    rank: int | None
+    alpha: int | None
+    targets: str | tuple[str, ...] | None  # a preset name, a tuple of matrix names, or None
+
+    @property
+    def rank_or_default(self) -> int:
+        return self.rank if self.rank is not None else DEFAULT_LORA_RANK
+
+    @property
+    def target_names(self) -> tuple[str, ...]:
+        """The matrix names adapted in every block (presets expanded later, per MLP layout)."""
+        if self.targets is None:
+            return DEFAULT_LORA_TARGETS
+        if self.targets == "attention":
+            return ("q_proj", "k_proj", "v_proj", "o_proj")
+        if self.targets == "all-linear":
+            return ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+        return self.targets
+
+
+@dataclass(frozen=True)
+class Hardware:
+    accelerator: str | None
+    count: int
+    nodes: int
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    strategy: str
+    offload: str
+    tensor_parallel: int
+    pipeline_parallel: int
+
+    @property
+    def model_parallel(self) -> int:
+        """GPUs that together hold one copy of the model (tensor x pipeline)."""
+        return self.tensor_parallel * self.pipeline_parallel
+
+
+@dataclass(frozen=True)
+class Training:
+    dataset_tokens: int | None
+    epochs: float | None
+
+    @property
+    def total_tokens(self) -> float | None:
+        if self.dataset_tokens is None or self.epochs is None:
+            return None
+        return self.dataset_tokens * self.epochs
+
+
+@dataclass(frozen=True)
+class Scenario:
+    model: ModelArch
+    method: str
+    lora: LoraConfig | None
+    precision: str
+    quant_bits: int | None
+    optimizer: str
+    optimizer_in_backward: bool
+    seq_len: int
+    micro_batch: int
+    grad_accum: int
+    gradient_checkpointing: bool | None
+    flash_attention: bool | None
+    packed: bool | None
+    hardware: Hardware
+    parallelism: Parallelism
+    training: Training
+    # Unknown top-level sections, kept for compatible extension (excluded from hashing).
+    extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
+    # The key order of the source document, so that dump_scenario reproduces it.
+    key_order: tuple[str, ...] = field(default=(), hash=False, compare=False, repr=False)
+
+    @property
+    def data_parallel(self) -> int:
+        """Data-parallel degree: GPUs divided by the GPUs that hold one model copy."""
+        return max(1, self.hardware.count // self.parallelism.model_parallel)
+
+    @property
+    def uses_adapters(self) -> bool:
+        return self.method in ADAPTER_METHODS
+
+    @property
+    def lora_or_default(self) -> LoraConfig:
+        return self.lora if self.lora is not None else LoraConfig(None, None, None)
+
+    @property
+    def quant_bits_or_default(self) -> int | None:
+        if self.method != "qlora":
+            return None
+        return self.quant_bits if self.quant_bits is not None else DEFAULT_QUANT_BITS
+
+
+# --- Validation helpers -------------------------------------------------------------------
+
+
+def _type_error(path: str, expected: str) -> ScenarioError:
+    return ScenarioError(path, Message(N_("must be {expected}"), {"expected": expected}))
+
+
+def _range_error(path: str) -> ScenarioError:
+    low, high = LIMITS[path]
+    return ScenarioError(
+        path,
+        Message(N_("must be between {low} and {high}"), {"low": _fmt(low), "high": _fmt(high)}),
+    )
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,}" if float(value).is_integer() else f"{value:g}"
+
+
+def _section(data: dict, key: str, path: str) -> dict:
+    if key not in data:
+        raise ScenarioError(path, Message(N_("is required")))
+    value = data[key]
+    if not isinstance(value, dict):
+        raise _type_error(path, "an object")
+    return value
+
+
+def _check_keys(data: dict, allowed: tuple[str, ...], prefix: str) -> None:
+    for key in data:
+        if key not in allowed:
+            path = f"{prefix}{key}"
+            raise ScenarioError(
+                path,
+                Message(
+                    N_("is not a field of scenario v1 (allowed: {allowed})"),
+                    {"allowed": ", ".join(allowed)},
+                ),
+            )
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _int(data: dict, key: str, path: str, *, nullable: bool = False) -> int | None:
+    value = data.get(key)
+    if value is None:
+        if nullable:
+            return None
+        raise ScenarioError(path, Message(N_("is required")))
+    if isinstance(value, float) and value.is_integer() and math.isfinite(value):
+        value = int(value)
+    if not _is_int(value):
+        raise _type_error(path, "a whole number")
+    low, high = LIMITS[path]
+    if not low <= value <= high:
+        raise _range_error(path)
+    return value
+
+
+def _number(data: dict, key: str, path: str, *, nullable: bool = False) -> float | None:
+    value = data.get(key)
+    if value is None:
+        if nullable:
+            return None
+        raise ScenarioError(path, Message(N_("is required")))
+    if not _is_number(value):
+        raise _type_error(path, "a number")
+    low, high = LIMITS[path]
+    if not low <= value <= high:
+        raise _range_error(path)
+    return value  # kept as given (int or float) so that dumping reproduces the source
+
+
+def _int_or_one(data: dict, key: str, path: str) -> int:
+    """An optional whole-number field whose absence means 1 (no parallelism, no accumulation)."""
+    return _int(data, key, path) if key in data else 1
+
+
+def _bool(data: dict, key: str, path: str, *, nullable: bool = False) -> bool | None:
+    value = data.get(key)
+    if value is None:
+        if nullable:
+            return None
+        raise ScenarioError(path, Message(N_("is required")))
+    if not isinstance(value, bool):
+        raise _type_error(path, "true or false" + (" or null" if nullable else ""))
+    return value
+
+
+def _choice(data: dict, key: str, path: str, allowed: tuple, *, default=None):
+    value = data.get(key, default)
+    if value is None and default is None:
+        raise ScenarioError(path, Message(N_("is required")))
+    if value not in allowed or isinstance(value, bool):
+        raise ScenarioError(
+            path,
+            Message(N_("must be one of: {allowed}"), {"allowed": ", ".join(map(str, allowed))}),
+        )
+    return value
+
+
+def _string(data: dict, key: str, path: str, *, nullable: bool = False) -> str | None:
+    value = data.get(key)
+    if value is None:
+        if nullable:
+            return None
+        raise ScenarioError(path, Message(N_("is required")))
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        raise _type_error(path, "a non-empty text of at most 200 characters")
+    return value
+
+
+# --- Loading ------------------------------------------------------------------------------
+
+_MODEL_KEYS = (
+    "name",
+    "params_b",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "intermediate",
+    "vocab",
+    "tied_embeddings",
+    "experts",
+    "experts_per_token",
+)
+_LORA_KEYS = ("rank", "alpha", "targets")
+_HARDWARE_KEYS = ("accelerator", "count", "nodes")
+_PARALLELISM_KEYS = ("strategy", "offload", "tensor_parallel", "pipeline_parallel")
+_TRAINING_KEYS = ("dataset_tokens", "epochs")
+_TOP_KEYS = (
+    "model",
+    "method",
+    "lora",
+    "precision",
+    "quant_bits",
+    "optimizer",
+    "optimizer_in_backward",
+    "seq_len",
+    "micro_batch",
+    "grad_accum",
+    "gradient_checkpointing",
+    "flash_attention",
+    "packed",
+    "hardware",
+    "parallelism",
+    "training",
+)
+
+
+def _load_model(data: dict) -> ModelArch:
+    _check_keys(data, _MODEL_KEYS, "model.")
+    model = ModelArch(
+        name=_string(data, "name", "model.name"),
+        params_b=_number(data, "params_b", "model.params_b"),
+        layers=_int(data, "layers", "model.layers", nullable=True),
+        hidden=_int(data, "hidden", "model.hidden", nullable=True),
+        heads=_int(data, "heads", "model.heads", nullable=True),
+        kv_heads=_int(data, "kv_heads", "model.kv_heads", nullable=True),
+        intermediate=_int(data, "intermediate", "model.intermediate", nullable=True),
+        vocab=_int(data, "vocab", "model.vocab", nullable=True),
+        tied_embeddings=_bool(data, "tied_embeddings", "model.tied_embeddings", nullable=True),
+        experts=_int(data, "experts", "model.experts", nullable=True),
+        experts_per_token=_int(data, "experts_per_token", "model.experts_per_token", nullable=True),
+    )
+    if model.kv_heads is not None and model.heads is not None and model.kv_heads > model.heads:
+        raise ScenarioError(
+            "model.kv_heads",
+            Message(N_("must be at most model.heads ({heads})"), {"heads": model.heads}),
+        )
+    if (model.experts is None) != (model.experts_per_token is None):
+        raise ScenarioError(
+            "model.experts_per_token",
+            Message(N_("must be given together with model.experts (both null for a dense model)")),
+        )
+    if model.experts is not None and model.experts_per_token > model.experts:
+        raise ScenarioError(
+            "model.experts_per_token",
+            Message(N_("must be at most model.experts ({experts})"), {"experts": model.experts}),
+        )
+    return model
+
+
+def _load_lora(data) -> LoraConfig | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise _type_error("lora", "an object or null")
+    _check_keys(data, _LORA_KEYS, "lora.")
+    targets = data.get("targets")
+    if isinstance(targets, list):
+        if not targets:
+            raise _type_error("lora.targets", "a non-empty list")
+        for index, name in enumerate(targets):
+            if name not in LORA_TARGET_NAMES:
+                raise ScenarioError(
+                    f"lora.targets[{index}]",
+                    Message(
+                        N_("must be one of: {allowed}"), {"allowed": ", ".join(LORA_TARGET_NAMES)}
+                    ),
+                )
+        targets = tuple(targets)
+    elif targets is not None and targets not in LORA_TARGET_PRESETS:
+        raise ScenarioError(
+            "lora.targets",
+            Message(
+                N_("must be one of: {allowed}, a list of matrix names, or null"),
+                {"allowed": ", ".join(LORA_TARGET_PRESETS)},
+            ),
+        )
+    return LoraConfig(
+        rank=_int(data, "rank", "lora.rank", nullable=True),
+        alpha=_int(data, "alpha", "lora.alpha", nullable=True),
+        targets=targets,
+    )
+
+
+def _load_hardware(data: dict) -> Hardware:
+    _check_keys(data, _HARDWARE_KEYS, "hardware.")
+    accelerator = data.get("accelerator")
+    if accelerator is not None and (not isinstance(accelerator, str) or not accelerator.strip()):
+        raise _type_error("hardware.accelerator", "an accelerator key or null")
+    hardware = Hardware(
+        accelerator=accelerator,
+        count=_int(data, "count", "hardware.count"),
+        nodes=_int(data, "nodes", "hardware.nodes"),
+    )
+    if hardware.nodes > hardware.count:
+        raise ScenarioError(
+            "hardware.nodes",
+            Message(N_("must be at most hardware.count ({count})"), {"count": hardware.count}),
+        )
+    return hardware
+
+
+def _load_parallelism(data: dict) -> Parallelism:
+    _check_keys(data, _PARALLELISM_KEYS, "parallelism.")
+    return Parallelism(
+        strategy=_choice(data, "strategy", "parallelism.strategy", STRATEGIES),
+        offload=_choice(data, "offload", "parallelism.offload", OFFLOADS, default="none"),
+        tensor_parallel=_int_or_one(data, "tensor_parallel", "parallelism.tensor_parallel"),
+        pipeline_parallel=_int_or_one(data, "pipeline_parallel", "parallelism.pipeline_parallel"),
+    )
+
+
+def _load_training(data) -> Training:
+    if data is None:
+        return Training(None, None)
+    if not isinstance(data, dict):
+        raise _type_error("training", "an object or null")
+    _check_keys(data, _TRAINING_KEYS, "training.")
+    return Training(
+        dataset_tokens=_int(data, "dataset_tokens", "training.dataset_tokens", nullable=True),
+        epochs=_number(data, "epochs", "training.epochs", nullable=True),
+    )
+
+
+def _check_consistency(s: Scenario) -> None:
+    """Rules that involve more than one field."""
+    if s.method not in ADAPTER_METHODS and s.lora is not None:
+        raise ScenarioError(
+            "lora",
+            Message(
+                N_("must be null unless method is lora, qlora or dora (method is {method})"),
+                {"method": s.method},
+            ),
+        )
+    if s.method != "qlora" and s.quant_bits is not None:
+        raise ScenarioError(
+            "quant_bits",
+            Message(
+                N_("must be null unless method is qlora (method is {method})"), {"method": s.method}
+            ),
+        )
+    if s.model.heads is not None and s.parallelism.tensor_parallel > s.model.heads:
+        raise ScenarioError(
+            "parallelism.tensor_parallel",
+            Message(N_("must be at most model.heads ({heads})"), {"heads": s.model.heads}),
+        )
+    if s.model.layers is not None and s.parallelism.pipeline_parallel > s.model.layers:
+        raise ScenarioError(
+            "parallelism.pipeline_parallel",
+            Message(N_("must be at most model.layers ({layers})"), {"layers": s.model.layers}),
+        )
+    model_parallel = s.parallelism.model_parallel
+    if s.hardware.count % model_parallel:
+        raise ScenarioError(
+            "hardware.count",
+            Message(
+                N_("must be a multiple of tensor_parallel x pipeline_parallel ({model_parallel})"),
+                {"model_parallel": model_parallel},
+            ),
+        )
+    if s.parallelism.strategy == "single" and s.hardware.count != model_parallel:
+        raise ScenarioError(
+            "parallelism.strategy",
+            Message(
+                N_(
+                    "is single (no data parallelism), so hardware.count must equal "
+                    "tensor_parallel x pipeline_parallel ({model_parallel}); "
+                    "use ddp, zero1-3 or fsdp for more GPUs"
+                ),
+                {"model_parallel": model_parallel},
+            ),
+        )
+
+
+def load_scenario(data: dict) -> Scenario:
+    """Validate a scenario v1 document and return it as dataclasses.
+
+    Raises :class:`ScenarioError` (never anything else) for any invalid input.
+    """
+    if not isinstance(data, dict):
+        raise _type_error("scenario", "a JSON object")
+    extensions = {}
+    for key, value in data.items():
+        if not isinstance(key, str):
+            raise _type_error("scenario", "an object with text keys")
+        if key not in _TOP_KEYS:
+            if isinstance(value, dict):
+                extensions[key] = value  # a future section: kept, not interpreted
+            else:
+                _check_keys({key: value}, _TOP_KEYS, "")
+    scenario = Scenario(
+        model=_load_model(_section(data, "model", "model")),
+        method=_choice(data, "method", "method", METHODS),
+        lora=_load_lora(data.get("lora")),
+        precision=_choice(data, "precision", "precision", PRECISIONS),
+        quant_bits=_quant_bits(data.get("quant_bits")),
+        optimizer=_choice(data, "optimizer", "optimizer", OPTIMIZERS, default="adamw"),
+        optimizer_in_backward=bool(
+            _bool(data, "optimizer_in_backward", "optimizer_in_backward", nullable=True)
+        ),
+        seq_len=_int(data, "seq_len", "seq_len"),
+        micro_batch=_int(data, "micro_batch", "micro_batch"),
+        grad_accum=_int_or_one(data, "grad_accum", "grad_accum"),
+        gradient_checkpointing=_bool(
+            data, "gradient_checkpointing", "gradient_checkpointing", nullable=True
+        ),
+        flash_attention=_bool(data, "flash_attention", "flash_attention", nullable=True),
+        packed=_bool(data, "packed", "packed", nullable=True),
+        hardware=_load_hardware(_section(data, "hardware", "hardware")),
+        parallelism=_load_parallelism(_section(data, "parallelism", "parallelism")),
+        training=_load_training(data.get("training")),
+        extensions=extensions,
+        key_order=tuple(data.keys()),
+    )
+    _check_consistency(scenario)
+    return scenario
+
+
+def _quant_bits(value) -> int | None:
+    if value is None:
+        return None
+    if not _is_int(value) or value not in QUANT_BITS:
+        raise ScenarioError(
+            "quant_bits",
+            Message(N_("must be one of: {allowed}"), {"allowed": "4, 8, null"}),
+        )
+    return value
+
+
+# --- Dumping ------------------------------------------------------------------------------
+
+
+def _dump_model(m: ModelArch) -> dict:
+    return {key: getattr(m, key) for key in _MODEL_KEYS}
+
+
+def _dump_lora(lora: LoraConfig | None):
+    if lora is None:
+        return None
+    targets = list(lora.targets) if isinstance(lora.targets, tuple) else lora.targets
+    return {"rank": lora.rank, "alpha": lora.alpha, "targets": targets}
+
+
+def dump_scenario(s: Scenario) -> dict:
+    """The scenario as a JSON-ready ``dict`` (the inverse of :func:`load_scenario`)."""
+    out = {
+        "model": _dump_model(s.model),
+        "method": s.method,
+        "lora": _dump_lora(s.lora),
+        "precision": s.precision,
+        "quant_bits": s.quant_bits,
+        "optimizer": s.optimizer,
+        "optimizer_in_backward": s.optimizer_in_backward,
+        "seq_len": s.seq_len,
+        "micro_batch": s.micro_batch,
+        "grad_accum": s.grad_accum,
+        "gradient_checkpointing": s.gradient_checkpointing,
+        "flash_attention": s.flash_attention,
+        "packed": s.packed,
+        "hardware": {
+            "accelerator": s.hardware.accelerator,
+            "count": s.hardware.count,
+            "nodes": s.hardware.nodes,
+        },
+        "parallelism": {
+            "strategy": s.parallelism.strategy,
+            "offload": s.parallelism.offload,
+            "tensor_parallel": s.parallelism.tensor_parallel,
+            "pipeline_parallel": s.parallelism.pipeline_parallel,
+        },
+        "training": {
+            "dataset_tokens": s.training.dataset_tokens,
+            "epochs": s.training.epochs,
+        },
+    }
+    out.update(s.extensions)
+    order = [key for key in s.key_order if key in out]
+    order += [key for key in out if key not in order]
+    return {key: out[key] for key in order}
+
+
+# --- Derived architecture figures ----------------------------------------------------------
+
+# Adapted-matrix names that belong to the MLP (applied to every routed expert of a MoE layer:
+# PEFT's "all-linear" and Megatron-SWIFT both adapt the expert projections; the router is a
+# linear layer too small to matter and is not adapted by default).
+MLP_TARGETS = ("gate_proj", "up_proj", "down_proj")
+
+
+@dataclass(frozen=True)
+class ArchLayout:
+    """Parameter counts derived from the block shape (all counts, not billions).
+
+    ``head_dim`` is ``hidden / heads``; a few models use another head size (their notes say
+    so); v1 cannot express it and the difference only moves the small attention share.
+    """
+
+    head_dim: float
+    q_out: float  # width of the query projection output (heads x head_dim)
+    kv_out: float  # width of each of the key and value projection outputs
+    gated_mlp: bool  # SwiGLU/GeGLU (three matrices) or a plain two-matrix MLP
+    attention_params_per_layer: float
+    expert_params: float  # one MLP (one routed expert for MoE)
+    embedding_params: float  # input embedding plus the untied output head
+    other_params: float  # what params_b holds beyond the counted blocks (norms, shared experts)
+    routed_expert_count: int  # experts per layer (1 for dense)
+    active_experts: int  # experts each token uses (1 for dense)
+
+    @property
+    def mlp_params_per_layer(self) -> float:
+        return self.expert_params * self.routed_expert_count
+
+
+def _mlp_params(hidden: int, intermediate: int, gated: bool) -> float:
+    return (3 if gated else 2) * hidden * intermediate
+
+
+def arch_layout(m: ModelArch) -> ArchLayout:
+    """Derive the layout from the shape; the MLP type is whichever matches ``params_b`` best.
+
+    v1 does not say whether the MLP is gated (SwiGLU, three matrices) or plain (two), so both
+    parameter totals are computed and the one closer to the stated ``params_b`` is taken; for
+    every real model the two differ by a third of the MLP share, far more than norms and biases.
+    """
+    heads = m.heads
+    kv_heads = m.kv_heads or heads
+    head_dim = m.hidden / heads
+    q_out = heads * head_dim
+    kv_out = kv_heads * head_dim
+    attention = m.hidden * q_out * 2 + m.hidden * kv_out * 2
+    experts = m.experts if m.is_moe else 1
+    active = m.experts_per_token if m.is_moe else 1
+    embeddings = m.vocab * m.hidden * (1 if m.tied_embeddings else 2)
+
+    def total(gated: bool) -> float:
+        per_layer = attention + experts * _mlp_params(m.hidden, m.intermediate, gated)
+        return m.layers * per_layer + embeddings
+
+    gated = abs(total(True) - m.params) <= abs(total(False) - m.params)
+    return ArchLayout(
+        head_dim=head_dim,
+        q_out=q_out,
+        kv_out=kv_out,
+        gated_mlp=gated,
+        attention_params_per_layer=attention,
+        expert_params=_mlp_params(m.hidden, m.intermediate, gated),
+        embedding_params=embeddings,
+        other_params=max(0.0, m.params - total(gated)),
+        routed_expert_count=experts,
+        active_experts=active,
+    )
+
+
+def active_params(m: ModelArch) -> float:
+    """Parameters each token passes through (a count): total minus the unused routed experts.
+
+    Dense models: every parameter. MoE: ``params_b`` minus, in every layer, the routed experts a
+    token is not sent to (``experts - experts_per_token`` of them). Shared experts and dense
+    layers stay in the active count because they are in ``params_b`` and not in the routed
+    experts. When the shape is unknown the model is dense by definition of v1's generic rows.
+    """
+    layout = m.layout
+    if layout is None or not m.is_moe:
+        return m.params
+    shared = m.layers * layout.attention_params_per_layer + layout.embedding_params
+    # The routed experts' share of params_b: their computed size, capped by what params_b leaves
+    # after attention and embeddings (models with some dense layers or a compressed attention,
+    # e.g. DeepSeek-V3's first three dense blocks and MLA, would otherwise over-count experts).
+    routed = min(m.layers * layout.mlp_params_per_layer, max(0.0, m.params - shared))
+    unused_share = 1 - layout.active_experts / layout.routed_expert_count
+    return m.params - routed * unused_share
+
+
+def _matrix_shape(name: str, m: ModelArch, layout: ArchLayout) -> tuple[float, float]:
+    """(d_in, d_out) of one adapted matrix in a block."""
+    h = m.hidden
+    shapes = {
+        "q_proj": (h, layout.q_out),
+        "k_proj": (h, layout.kv_out),
+        "v_proj": (h, layout.kv_out),
+        "o_proj": (layout.q_out, h),
+        "qkv_proj": (h, layout.q_out + 2 * layout.kv_out),
+        "gate_proj": (h, m.intermediate),
+        "up_proj": (h, m.intermediate),
+        "down_proj": (m.intermediate, h),
+    }
+    return shapes[name]
+
+
+@dataclass(frozen=True)
+class AdapterCount:
+    """Adapter parameters (counts) and the frozen parameters they adapt."""
+
+    lora_params: float  # A and B matrices: rank x (d_in + d_out) per adapted matrix
+    magnitude_params: float  # DoRA magnitude vectors: d_out per adapted matrix (0 for LoRA)
+    adapted_matrices: int  # adapted matrices per block, experts counted (for MoE)
+    largest_adapted_out: float  # widest d_out among adapted matrices (DoRA norm buffer)
+
+    @property
+    def total(self) -> float:
+        return self.lora_params + self.magnitude_params
+
+
+def adapter_count(s: Scenario) -> AdapterCount:
+    """LoRA/DoRA adapter parameters for the scenario, from the arch, rank and targets.
+
+    Generic models (no shape): the adapters are taken as rank x 2 x hidden per adapted matrix
+    with hidden estimated from ``params_b`` by the dense-transformer relation
+    P ~ 12 x layers x hidden^2 with the Llama aspect ratio layers ~ hidden / 128 (Llama 2 7B:
+    4096 / 32 layers, 70B: 8192 / 80), i.e. hidden ~ (P x 128 / 12)^(1/3).
+    """
+    if not s.uses_adapters:
+        return AdapterCount(0.0, 0.0, 0, 0.0)
+    lora = s.lora_or_default
+    rank = lora.rank_or_default
+    m = s.model
+    layout = m.layout
+    names = lora.target_names
+    if layout is None:
+        hidden = (m.params * 128 / 12) ** (1 / 3)
+        layers = hidden / 128
+        per_block = len([n for n in names if n != "lm_head"])
+        params = layers * per_block * rank * 2 * hidden
+        magnitude = layers * per_block * hidden if s.method == "dora" else 0.0
+        return AdapterCount(params, magnitude, per_block, hidden)
+    lora_per_block = 0.0
+    magnitude_per_block = 0.0
+    matrices = 0
+    widest = 0.0
+    for name in names:
+        if name == "lm_head":
+            continue
+        if name == "gate_proj" and not layout.gated_mlp:
+            continue  # a plain two-matrix MLP has only up_proj and down_proj
+        d_in, d_out = _matrix_shape(name, m, layout)
+        copies = layout.routed_expert_count if name in MLP_TARGETS else 1
+        lora_per_block += copies * rank * (d_in + d_out)
+        magnitude_per_block += copies * d_out
+        matrices += copies
+        widest = max(widest, d_out)
+    lora_params = m.layers * lora_per_block
+    magnitude = m.layers * magnitude_per_block
+    if "lm_head" in names:
+        lora_params += rank * (m.hidden + m.vocab)
+        magnitude += m.vocab
+        widest = max(widest, m.vocab)
+    if s.method != "dora":
+        magnitude = 0.0
+    return AdapterCount(lora_params, magnitude, matrices, widest)
+
+
+def trainable_params(s: Scenario) -> float:
+    """Parameters that receive gradients and optimizer states (a count).
+
+    full: every parameter; lora/qlora/dora: the adapters (DoRA adds its magnitude vectors);
+    freeze: v1 does not say which layers, so every parameter is counted (the safe side for
+    memory; no reference case uses it).
+    """
+    if s.uses_adapters:
+        return adapter_count(s).total
+    return s.model.params
