@@ -135,3 +135,25 @@ DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "advisor-demo")
 
 # The hosting-vendor claims, prices and policy figures shipped in fixtures carry their own
 # source and date; see fixtures/ and shared research notes.
+
+# --- Brief signing (docs/decisions/0008) -------------------------------------------------------
+# The organisation's PKCS#12 and passphrase come from the environment in production;
+# `manage.py make_dev_signing_cert` creates a development CA and signer under var/signing/.
+SIGNING_DIR = VAR_DIR / "signing"
+BRIEF_SIGNING = {
+    "PKCS12_PATH": Path(os.environ.get("BRIEF_SIGNING_PKCS12", SIGNING_DIR / "dev-signer.p12")),
+    # The passphrase comes from the environment; without it, from the development file.
+    "PASSPHRASE": os.environ.get("BRIEF_SIGNING_PASSPHRASE") or None,
+    "PASSPHRASE_FILE": SIGNING_DIR / "dev-signer.passphrase",
+    "TRUST_ROOTS": [
+        Path(p)
+        for p in os.environ.get("BRIEF_SIGNING_TRUST_ROOTS", str(SIGNING_DIR / "dev-ca.pem")).split(
+            ","
+        )
+        if p
+    ],
+    "SIGNER_NAME": os.environ.get("BRIEF_SIGNER_NAME", "Procurement Advisor (development)"),
+    "ORGANISATION": os.environ.get("BRIEF_SIGNING_ORGANISATION", "Procurement Advisor Dev"),
+    "LOCATION": os.environ.get("BRIEF_SIGNING_LOCATION", "Guiyang, Guizhou, CN"),
+    "TIMESTAMP_URL": os.environ.get("BRIEF_TIMESTAMP_URL") or None,
+}

@@ -1,0 +1,1 @@
+"""The procurement brief: rendering (WeasyPrint), signing and verification (pyHanko)."""

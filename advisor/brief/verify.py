@@ -1,0 +1,129 @@
+"""Check a PDF: is the signature intact, was the file changed after signing, who signed.
+
+The result is plain data so that the verification page, the ``verify_brief`` command and
+the audit log share one answer. Matching against our records (by SHA-256) is done by the
+caller; this module only looks at the file.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from io import BytesIO
+
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko.sign.validation.errors import SignatureValidationError
+from pyhanko.sign.validation.status import SignatureCoverageLevel
+from pyhanko_certvalidator import ValidationContext
+
+BRIEF_NUMBER = re.compile(rb"FT-\d{4}-\d{6}")
+
+
+class Tampering(enum.StrEnum):
+    NONE = "none"
+    BYTES_CHANGED = "bytes-changed"  # signed bytes no longer hash to the signed digest
+    CONTENT_APPENDED = "content-appended"  # an incremental update (e.g. a page) after signing
+    SIGNATURE_MISSING = "signature-missing"  # no signature at all (never signed or stripped)
+    UNREADABLE = "unreadable"  # not a PDF we can parse
+
+
+@dataclass(frozen=True)
+class SignatureReport:
+    field_name: str
+    signer: str
+    signing_time: datetime | None
+    intact: bool
+    valid: bool
+    trusted: bool
+    covers_whole_file: bool
+    reason: str | None
+    location: str | None
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    sha256: str
+    tampering: Tampering
+    signatures: list[SignatureReport] = field(default_factory=list)
+    brief_numbers_seen: list[str] = field(default_factory=list)
+
+    @property
+    def intact_and_trusted(self) -> bool:
+        return (
+            self.tampering is Tampering.NONE
+            and bool(self.signatures)
+            and all(s.intact and s.valid and s.trusted for s in self.signatures)
+        )
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _signer_name(status) -> str:
+    cert = status.signing_cert
+    return cert.subject.human_friendly if cert is not None else ""
+
+
+def _report(embedded, status) -> SignatureReport:
+    sig_object = embedded.sig_object
+    return SignatureReport(
+        field_name=embedded.field_name,
+        signer=_signer_name(status),
+        signing_time=embedded.self_reported_timestamp,
+        intact=bool(status.intact),
+        valid=bool(status.valid),
+        trusted=bool(status.trusted),
+        covers_whole_file=status.coverage == SignatureCoverageLevel.ENTIRE_FILE,
+        reason=str(sig_object["/Reason"]) if "/Reason" in sig_object else None,
+        location=str(sig_object["/Location"]) if "/Location" in sig_object else None,
+    )
+
+
+def _tampering(reports: list[SignatureReport]) -> Tampering:
+    if not reports:
+        return Tampering.SIGNATURE_MISSING
+    if not all(r.intact for r in reports):
+        return Tampering.BYTES_CHANGED
+    if not reports[-1].covers_whole_file:
+        return Tampering.CONTENT_APPENDED
+    return Tampering.NONE
+
+
+def verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
+    """Validate every signature in ``pdf`` against ``trust_roots`` (asn1crypto certificates)."""
+    digest = sha256_hex(pdf)
+    numbers = sorted({m.decode() for m in BRIEF_NUMBER.findall(pdf)})
+    try:
+        reader = PdfFileReader(BytesIO(pdf), strict=False)
+        embedded = list(reader.embedded_signatures)
+    except Exception:  # noqa: BLE001 - any parse failure means "not a PDF we can read"
+        return VerificationReport(digest, Tampering.UNREADABLE, [], numbers)
+    context = ValidationContext(trust_roots=trust_roots, allow_fetching=False)
+    reports = []
+    for signature in embedded:
+        try:
+            status = validate_pdf_signature(signature, signer_validation_context=context)
+        except (SignatureValidationError, ValueError):
+            reports.append(_broken_report(signature))
+            continue
+        reports.append(_report(signature, status))
+    return VerificationReport(digest, _tampering(reports), reports, numbers)
+
+
+def _broken_report(embedded) -> SignatureReport:
+    return SignatureReport(
+        field_name=embedded.field_name,
+        signer="",
+        signing_time=None,
+        intact=False,
+        valid=False,
+        trusted=False,
+        covers_whole_file=False,
+        reason=None,
+        location=None,
+    )

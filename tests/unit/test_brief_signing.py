@@ -1,0 +1,131 @@
+"""Signing and verifying PDFs: intact, byte flip, appended page, stripped signature, trust."""
+
+import shutil
+import subprocess
+from io import BytesIO
+
+import pytest
+import weasyprint
+from pyhanko.keys import load_cert_from_pemder
+from pyhanko.pdf_utils import generic
+from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+
+from advisor.brief.pki import create_dev_pki
+from advisor.brief.signing import SignatureRequest, SigningConfig, SigningError, sign_pdf
+from advisor.brief.verify import Tampering, verify_pdf
+
+REASON = "Procurement brief FT-2026-000042"
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    return create_dev_pki(
+        tmp_path_factory.mktemp("pki"), "test-pass", "Test Org", "Test Brief Signer"
+    )
+
+
+@pytest.fixture(scope="module")
+def config(pki):
+    return SigningConfig(pki.signer_pkcs12_path, "test-pass", "Test Brief Signer", "Guiyang")
+
+
+@pytest.fixture(scope="module")
+def unsigned():
+    html = "<html lang='zh-Hans'><h1>采购简报 FT-2026-000042</h1><p>Procurement brief</p></html>"
+    return weasyprint.HTML(string=html).write_pdf(pdf_variant="pdf/a-3b")
+
+
+@pytest.fixture(scope="module")
+def signed(unsigned, config):
+    return sign_pdf(unsigned, config, SignatureRequest(reason=REASON))
+
+
+@pytest.fixture(scope="module")
+def root(pki):
+    return load_cert_from_pemder(str(pki.ca_cert_path))
+
+
+def test_signed_pdf_is_intact_trusted_and_names_signer(signed, root):
+    report = verify_pdf(signed, [root])
+    assert report.tampering is Tampering.NONE
+    assert report.intact_and_trusted
+    (signature,) = report.signatures
+    assert "Test Brief Signer" in signature.signer
+    assert signature.reason == REASON
+    assert signature.location == "Guiyang"
+    assert signature.signing_time is not None
+
+
+def test_signing_keeps_pdf_17_for_pdf_a(signed):
+    assert signed.startswith(b"%PDF-1.7")
+
+
+def test_byte_flip_is_reported_as_changed_bytes(signed, unsigned, root):
+    flipped = bytearray(signed)
+    flipped[len(unsigned) // 2] ^= 0x01
+    report = verify_pdf(bytes(flipped), [root])
+    assert report.tampering is Tampering.BYTES_CHANGED
+    assert not report.intact_and_trusted
+
+
+def test_appended_page_is_reported(signed, root):
+    writer = IncrementalPdfFileWriter(BytesIO(signed))
+    page = generic.DictionaryObject(
+        {
+            generic.pdf_name("/Type"): generic.pdf_name("/Page"),
+            generic.pdf_name("/MediaBox"): generic.ArrayObject(
+                [generic.NumberObject(v) for v in (0, 0, 595, 842)]
+            ),
+            generic.pdf_name("/Resources"): generic.DictionaryObject(),
+        }
+    )
+    writer.insert_page(page)
+    out = BytesIO()
+    writer.write(out)
+    report = verify_pdf(out.getvalue(), [root])
+    assert report.tampering is Tampering.CONTENT_APPENDED
+    assert report.signatures[0].intact
+    assert not report.intact_and_trusted
+
+
+def test_stripped_signature_is_reported_missing(unsigned, root):
+    report = verify_pdf(unsigned, [root])
+    assert report.tampering is Tampering.SIGNATURE_MISSING
+    assert not report.intact_and_trusted
+
+
+def test_untrusted_root_is_not_trusted(signed, tmp_path):
+    other = create_dev_pki(tmp_path, "x", "Other Org", "Other Signer")
+    report = verify_pdf(signed, [load_cert_from_pemder(str(other.ca_cert_path))])
+    assert report.signatures[0].intact
+    assert not report.signatures[0].trusted
+    assert not report.intact_and_trusted
+
+
+def test_garbage_is_unreadable(root):
+    assert verify_pdf(b"not a pdf at all", [root]).tampering is Tampering.UNREADABLE
+
+
+def test_wrong_passphrase_is_a_signing_error(unsigned, pki):
+    bad = SigningConfig(pki.signer_pkcs12_path, "wrong", "x", "y")
+    with pytest.raises(SigningError):
+        sign_pdf(unsigned, bad, SignatureRequest(reason=REASON))
+
+
+@pytest.mark.skipif(not shutil.which("pdfsig"), reason="poppler-utils (pdfsig) not installed")
+def test_poppler_pdfsig_reports_valid_and_trusted(signed, pki, tmp_path):
+    nss = tmp_path / "nss"
+    nss.mkdir()
+    subprocess.run(["certutil", "-N", "-d", f"sql:{nss}", "--empty-password"], check=True)
+    subprocess.run(
+        ["certutil", "-A", "-n", "dev-ca", "-t", "CT,C,C", "-i", str(pki.ca_cert_path)]
+        + ["-d", f"sql:{nss}"],
+        check=True,
+    )
+    path = tmp_path / "signed.pdf"
+    path.write_bytes(signed)
+    result = subprocess.run(
+        ["pdfsig", "-nssdir", f"sql:{nss}", str(path)], capture_output=True, text=True
+    )
+    assert "Signature is Valid." in result.stdout, result.stdout
+    assert "Certificate is Trusted." in result.stdout, result.stdout
