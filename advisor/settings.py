@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "simple_history",
     "import_export",
     "advisor",
+    "advisor.wizard",
     "vendors",
 ]
 

@@ -1,0 +1,1 @@
+"""The wizard: drafts (assessments), steps, check answers, results and comparison."""
