@@ -42,6 +42,8 @@ class SignatureReport:
     covers_whole_file: bool
     reason: str | None
     location: str | None
+    timestamp_time: datetime | None = None  # from a trusted timestamp authority (PAdES B-T)
+    timestamp_trusted: bool = False
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ def _signer_name(status) -> str:
 
 def _report(embedded, status) -> SignatureReport:
     sig_object = embedded.sig_object
+    timestamp = status.timestamp_validity
     return SignatureReport(
         field_name=embedded.field_name,
         signer=_signer_name(status),
@@ -81,6 +84,8 @@ def _report(embedded, status) -> SignatureReport:
         covers_whole_file=status.coverage == SignatureCoverageLevel.ENTIRE_FILE,
         reason=str(sig_object["/Reason"]) if "/Reason" in sig_object else None,
         location=str(sig_object["/Location"]) if "/Location" in sig_object else None,
+        timestamp_time=timestamp.timestamp if timestamp is not None else None,
+        timestamp_trusted=bool(timestamp is not None and timestamp.trusted),
     )
 
 

@@ -129,3 +129,27 @@ def test_poppler_pdfsig_reports_valid_and_trusted(signed, pki, tmp_path):
     )
     assert "Signature is Valid." in result.stdout, result.stdout
     assert "Certificate is Trusted." in result.stdout, result.stdout
+
+
+def test_timestamped_signature_with_a_local_tsa(unsigned, pki, root, tmp_path):
+    from tests.support.tsa import local_tsa
+
+    with local_tsa(tmp_path) as tsa:
+        config = SigningConfig(
+            pki.signer_pkcs12_path, "test-pass", "Test Brief Signer", "Guiyang", tsa.url
+        )
+        signed = sign_pdf(unsigned, config, SignatureRequest(reason=REASON))
+        tsa_root = load_cert_from_pemder(str(tsa.ca_cert_path))
+    report = verify_pdf(signed, [root, tsa_root])
+    assert report.intact_and_trusted
+    (signature,) = report.signatures
+    assert signature.timestamp_time is not None
+    assert signature.timestamp_trusted
+    # Without the TSA's root the timestamp is still there but not trusted.
+    untrusted = verify_pdf(signed, [root]).signatures[0]
+    assert untrusted.timestamp_time is not None and not untrusted.timestamp_trusted
+
+
+def test_unsigned_timestamp_is_absent_in_b_b(signed, root):
+    (signature,) = verify_pdf(signed, [root]).signatures
+    assert signature.timestamp_time is None
