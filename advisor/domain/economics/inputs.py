@@ -1,0 +1,359 @@
+"""What the economics service prices: the servers, the site, the prices, the assumptions.
+
+Pure Python (no Django). Money is ``Decimal`` in CNY; units are in the field names
+(``_cny``, ``_kw``, ``_h``, ``_pct``, ``_gb``). Every figure that reaches a result has a
+:class:`Provenance` (quote, example, official tariff, assumption, the buyer's own figure …)
+and the buyer can replace any of them with :class:`Overrides`.
+
+The sizing service builds :class:`ServerLoad`; the economics service does not import it.
+Selectors (``advisor/selectors/economics.py``) turn catalog rows into :class:`Site` and
+:class:`Prices`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from datetime import date
+from decimal import Decimal
+
+from advisor.domain.i18n import N_, Message
+
+HOURS_PER_YEAR = Decimal(8760)
+MONTHS_PER_YEAR = 12
+HOURS_PER_MONTH = HOURS_PER_YEAR / MONTHS_PER_YEAR  # 730 h, the average calendar month
+
+# Where a figure comes from. The presentation shows the label next to every figure.
+BASIS_QUOTE = "quote"
+BASIS_EXAMPLE = "example"
+BASIS_OFFICIAL = "official"
+BASIS_MARKET = "market"
+BASIS_CLAIM = "claim"
+BASIS_CATALOG = "catalog"
+BASIS_SIZING = "sizing"
+BASIS_ASSUMPTION = "assumption"
+BASIS_OVERRIDE = "override"
+
+BASIS_LABELS = {
+    BASIS_QUOTE: N_("vendor quote"),
+    BASIS_EXAMPLE: N_("example price, not a quote"),
+    BASIS_OFFICIAL: N_("official figure"),
+    BASIS_MARKET: N_("market report, not a quote"),
+    BASIS_CLAIM: N_("claim by the vendor or a local government, verify"),
+    BASIS_CATALOG: N_("catalog figure"),
+    BASIS_SIZING: N_("from the sizing"),
+    BASIS_ASSUMPTION: N_("assumption, enter your own figure"),
+    BASIS_OVERRIDE: N_("your figure"),
+}
+
+
+class EconomicsInputError(ValueError):
+    """An input the model cannot price (negative money, zero hours per run …)."""
+
+
+def to_decimal(value) -> Decimal:
+    """``value`` as a Decimal; floats go through ``str`` so 0.1 stays 0.1."""
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, float):
+        return Decimal(str(value))
+    return Decimal(value)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    basis: str = BASIS_ASSUMPTION
+    source: str = ""
+    as_of: date | None = None
+
+    def __post_init__(self):
+        if self.basis not in BASIS_LABELS:
+            raise EconomicsInputError(f"unknown basis {self.basis!r}")
+
+
+@dataclass(frozen=True)
+class ServerLoad:
+    """The hardware and the job, as the sizing service reports them (per server)."""
+
+    server_count: int
+    gpus_per_server: int
+    power_full_kw: Decimal
+    power_idle_kw: Decimal
+    rack_units: int
+    gpu_hours_per_run: Decimal
+    hours_per_run: Decimal
+
+
+@dataclass(frozen=True)
+class Site:
+    """A data center's cost figures.
+
+    ``tariff_cny_per_kwh`` is what one kWh of facility energy costs: the grid tariff when
+    the data center passes power through, or the data center's own power price. When the
+    data center's price is per kWh of IT energy with cooling already included, set
+    ``price_includes_pue`` and the PUE is not applied again.
+    """
+
+    key: str
+    name: str
+    tariff_cny_per_kwh: Decimal
+    pue: Decimal
+    rack_fee_cny_per_month: Decimal
+    rack_power_limit_kw: Decimal
+    rack_units_per_rack: int = 42
+    price_includes_pue: bool = False
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Prices of one server model from one vendor; ``None`` when a mode is not offered."""
+
+    purchase_cny_per_server: Decimal | None = None
+    rent_cny_per_server_month: Decimal | None = None
+    cloud_cny_per_gpu_hour: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """The buyer's usage and the figures no catalog row holds. Defaults: see DEFAULT_PROVENANCE."""
+
+    training_hours_per_year: Decimal = Decimal(2000)
+    horizon_years: int = 3
+    training_power_pct: Decimal = Decimal(100)
+    maintenance_pct_per_year: Decimal = Decimal(5)
+    depreciation_years: int = 5
+    salvage_pct: Decimal = Decimal(5)
+    rent_min_months: Decimal = Decimal(1)
+    transfer_gb_per_run: Decimal = Decimal(0)
+    transfer_cny_per_gb: Decimal = Decimal("0.26")
+
+
+# Why each default in Assumptions is what it is (shown with every result).
+DEFAULT_PROVENANCE: dict[str, Provenance] = {
+    "training_hours_per_year": Provenance(
+        BASIS_ASSUMPTION,
+        "The source article's threshold (~2000 h/year, M3); enter your team's own hours.",
+    ),
+    "horizon_years": Provenance(
+        BASIS_ASSUMPTION, "Three years: the payback window the source article discusses."
+    ),
+    "training_power_pct": Provenance(
+        BASIS_ASSUMPTION,
+        "Fine-tuning runs long and continuous at full load (source article, W3); "
+        "measured draw is usually below the rated maximum, so this leans against buying.",
+    ),
+    "maintenance_pct_per_year": Provenance(
+        BASIS_ASSUMPTION,
+        "No public source; covers a support contract, spares and remote hands. "
+        "Enter the vendor's service quote.",
+    ),
+    "depreciation_years": Provenance(
+        BASIS_ASSUMPTION,
+        "Useful life of a GPU server; the tax minimum for electronic equipment is 3 years "
+        "(企业所得税法实施条例 第六十条).",
+    ),
+    "salvage_pct": Provenance(
+        BASIS_ASSUMPTION, "The customary 5 % residual rate of Chinese fixed-asset accounting."
+    ),
+    "rent_min_months": Provenance(
+        BASIS_ASSUMPTION, "Shortest monthly rental term; ask the vendor."
+    ),
+    "transfer_gb_per_run": Provenance(
+        BASIS_ASSUMPTION, "No hybrid cloud traffic unless you enter it (M2)."
+    ),
+    "transfer_cny_per_gb": Provenance(
+        BASIS_MARKET,
+        "Qiniu Kodo internet egress list price, 0–100 TB, mainland China "
+        "(https://www.qiniu.com/prices/kodo, transcribed 2026-10-07); check your provider.",
+        date(2026, 10, 7),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class EconomicsInputs:
+    load: ServerLoad
+    site: Site
+    prices: Prices
+    assumptions: Assumptions = field(default_factory=Assumptions)
+    # Provenance of the load, site and price figures, keyed like Overrides' fields;
+    # assumptions fall back to DEFAULT_PROVENANCE.
+    provenance: dict[str, Provenance] = field(default_factory=dict)
+
+    def __post_init__(self):
+        validate(self)
+
+    def provenance_of(self, key: str) -> Provenance:
+        if key in self.provenance:
+            return self.provenance[key]
+        return DEFAULT_PROVENANCE.get(key, Provenance())
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """The buyer's own figures; ``None`` keeps the default."""
+
+    training_hours_per_year: Decimal | None = None
+    horizon_years: int | None = None
+    training_power_pct: Decimal | None = None
+    maintenance_pct_per_year: Decimal | None = None
+    depreciation_years: int | None = None
+    salvage_pct: Decimal | None = None
+    rent_min_months: Decimal | None = None
+    transfer_gb_per_run: Decimal | None = None
+    transfer_cny_per_gb: Decimal | None = None
+    tariff_cny_per_kwh: Decimal | None = None
+    pue: Decimal | None = None
+    rack_fee_cny_per_month: Decimal | None = None
+    rack_power_limit_kw: Decimal | None = None
+    rack_units_per_rack: int | None = None
+    power_full_kw: Decimal | None = None
+    power_idle_kw: Decimal | None = None
+    purchase_cny_per_server: Decimal | None = None
+    rent_cny_per_server_month: Decimal | None = None
+    cloud_cny_per_gpu_hour: Decimal | None = None
+
+
+_GROUP_OF = {
+    **{f.name: "assumptions" for f in fields(Assumptions)},
+    "tariff_cny_per_kwh": "site",
+    "pue": "site",
+    "rack_fee_cny_per_month": "site",
+    "rack_power_limit_kw": "site",
+    "rack_units_per_rack": "site",
+    "power_full_kw": "load",
+    "power_idle_kw": "load",
+    "purchase_cny_per_server": "prices",
+    "rent_cny_per_server_month": "prices",
+    "cloud_cny_per_gpu_hour": "prices",
+}
+_INTEGER_FIELDS = {"horizon_years", "depreciation_years", "rack_units_per_rack"}
+
+
+def apply_overrides(inputs: EconomicsInputs, overrides: Overrides) -> EconomicsInputs:
+    """A copy of ``inputs`` with the buyer's figures in place, each marked as theirs."""
+    changes: dict[str, dict] = {"load": {}, "site": {}, "prices": {}, "assumptions": {}}
+    provenance = dict(inputs.provenance)
+    for item in fields(Overrides):
+        value = getattr(overrides, item.name)
+        if value is None:
+            continue
+        value = int(value) if item.name in _INTEGER_FIELDS else to_decimal(value)
+        changes[_GROUP_OF[item.name]][item.name] = value
+        provenance[item.name] = Provenance(BASIS_OVERRIDE)
+    return replace(
+        inputs,
+        load=replace(inputs.load, **changes["load"]),
+        site=replace(inputs.site, **changes["site"]),
+        prices=replace(inputs.prices, **changes["prices"]),
+        assumptions=replace(inputs.assumptions, **changes["assumptions"]),
+        provenance=provenance,
+    )
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise EconomicsInputError(message)
+
+
+def validate(inputs: EconomicsInputs) -> None:
+    """Raise :class:`EconomicsInputError` naming the first figure the model cannot price."""
+    load, site, prices, a = inputs.load, inputs.site, inputs.prices, inputs.assumptions
+    _require(load.server_count >= 1, "server_count must be at least 1")
+    _require(load.gpus_per_server >= 1, "gpus_per_server must be at least 1")
+    _require(load.power_full_kw > 0, "power_full_kw must be positive")
+    _require(0 <= load.power_idle_kw <= load.power_full_kw, "power_idle_kw must be 0..full")
+    _require(load.rack_units >= 1, "rack_units must be at least 1")
+    _require(load.hours_per_run > 0, "hours_per_run must be positive")
+    _require(load.gpu_hours_per_run > 0, "gpu_hours_per_run must be positive")
+    _require(site.tariff_cny_per_kwh >= 0, "tariff_cny_per_kwh must not be negative")
+    _require(site.pue >= 1, "pue must be at least 1")
+    _require(site.rack_fee_cny_per_month >= 0, "rack_fee_cny_per_month must not be negative")
+    _require(site.rack_power_limit_kw > 0, "rack_power_limit_kw must be positive")
+    _require(site.rack_units_per_rack >= 1, "rack_units_per_rack must be at least 1")
+    for name in ("purchase_cny_per_server", "rent_cny_per_server_month", "cloud_cny_per_gpu_hour"):
+        value = getattr(prices, name)
+        _require(value is None or value >= 0, f"{name} must not be negative")
+    _require(0 <= a.training_hours_per_year <= HOURS_PER_YEAR, "training_hours_per_year 0..8760")
+    _require(1 <= a.horizon_years <= 15, "horizon_years must be 1..15")
+    _require(0 <= a.training_power_pct <= 100, "training_power_pct must be 0..100")
+    _require(0 <= a.maintenance_pct_per_year <= 100, "maintenance_pct_per_year must be 0..100")
+    _require(1 <= a.depreciation_years <= 15, "depreciation_years must be 1..15")
+    _require(0 <= a.salvage_pct <= 100, "salvage_pct must be 0..100")
+    _require(0 <= a.rent_min_months <= MONTHS_PER_YEAR, "rent_min_months must be 0..12")
+    _require(a.transfer_gb_per_run >= 0, "transfer_gb_per_run must not be negative")
+    _require(a.transfer_cny_per_gb >= 0, "transfer_cny_per_gb must not be negative")
+
+
+# --- The assumptions listed with every result ------------------------------------------
+
+_TEMPLATES = {
+    "training_hours_per_year": N_("Training hours per year: {value} h"),
+    "horizon_years": N_("Horizon (years): {value}"),
+    "training_power_pct": N_("Power drawn while training: {value} per cent of full load"),
+    "power_full_kw": N_("Full-load power per server: {value} kW"),
+    "power_idle_kw": N_("Idle power per server (outside training hours): {value} kW"),
+    "tariff_cny_per_kwh": N_("Electricity price: {value} CNY/kWh"),
+    "pue": N_("PUE of the data center: {value}"),
+    "rack_fee_cny_per_month": N_("Rack fee: {value} CNY per rack per month"),
+    "rack_power_limit_kw": N_("Power limit per rack: {value} kW"),
+    "rack_units_per_rack": N_("Usable space per rack: {value} U"),
+    "maintenance_pct_per_year": N_("Maintenance: {value} per cent of the purchase price per year"),
+    "depreciation_years": N_("Depreciation period (years, straight line): {value}"),
+    "salvage_pct": N_("Residual value after depreciation: {value} per cent of the purchase price"),
+    "purchase_cny_per_server": N_("Purchase price: {value} CNY per server"),
+    "rent_cny_per_server_month": N_("Rent: {value} CNY per server per month"),
+    "cloud_cny_per_gpu_hour": N_("Cloud price: {value} CNY per GPU-hour"),
+    "rent_min_months": N_("Shortest rental term (months): {value}"),
+    "transfer_gb_per_run": N_(
+        "Data moved between a public cloud and the servers: {value} GB per run"
+    ),
+    "transfer_cny_per_gb": N_("Data transfer price: {value} CNY/GB"),
+}
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """One figure the result rests on, with where it comes from."""
+
+    key: str
+    value: Decimal | int | bool | None
+    message: Message
+    basis: str
+    basis_label: str
+    source: str
+    as_of: date | None
+
+
+def _value_of(inputs: EconomicsInputs, key: str):
+    group = getattr(inputs, _GROUP_OF[key])
+    return getattr(group, key)
+
+
+def _plain(value):
+    """A figure as the buyer would type it: 0.35, 1.2, 2000 (no exponent, no trailing zeros)."""
+    if isinstance(value, Decimal):
+        text = format(value.normalize(), "f")
+        return text
+    return value
+
+
+def assumption_records(inputs: EconomicsInputs) -> list[Assumption]:
+    """Every figure behind a result, in a stable order, with its provenance."""
+    records = []
+    for key, template in _TEMPLATES.items():
+        value = _value_of(inputs, key)
+        if value is None:
+            continue
+        provenance = inputs.provenance_of(key)
+        records.append(
+            Assumption(
+                key=key,
+                value=value,
+                message=Message(template, {"value": _plain(value)}),
+                basis=provenance.basis,
+                basis_label=BASIS_LABELS[provenance.basis],
+                source=provenance.source,
+                as_of=provenance.as_of,
+            )
+        )
+    return records

@@ -1,0 +1,1 @@
+"""Template tags of the advisor app (``{% load money %}`` for CNY amounts)."""
