@@ -1,0 +1,818 @@
+"""Training time: FLOPs per token, achieved utilisation, communication, tokens/s, wall-clock.
+
+The model (docs/sizing-time.md, docs/decisions/0005-throughput-model.md):
+
+* **FLOPs per token** from the architecture: 2 FLOPs per multiply-accumulate through every
+  matrix a token passes (the *active* parameters for mixture-of-experts, without the input
+  embedding lookup), plus causal attention's score and value products; the backward pass costs
+  two forwards for full fine-tuning and one for frozen-base methods (LoRA/QLoRA/DoRA compute the
+  activation gradients but not the frozen weights' gradients); recomputation adds a forward.
+* **Time per micro-batch** on each GPU is the sum of three physical terms: matrix work at the
+  accelerator's dense 16-bit peak times a utilisation calibrated per accelerator family on the
+  published runs (:mod:`calibration`), element-wise memory traffic at the HBM/GDDR bandwidth, and
+  a fixed host/kernel-launch time per layer and pass.
+* **Communication** per step from the strategy's collective volumes over the links
+  (:mod:`network`): tensor-parallel all-reduces on the critical path, data-parallel gradient
+  reductions and FSDP/ZeRO-3 gathers hidden behind the compute they can overlap with; CPU
+  offload adds PCIe transfers and a CPU optimizer step.
+* tokens/s for the whole job, step time, time to train ``dataset_tokens x epochs`` and GPU-hours,
+  with a band from the errors measured on the reference cases.
+
+Inputs and outputs are plain frozen dataclasses; ``assumptions`` lists translatable messages.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from advisor.domain.hardware import AcceleratorSpec, ServerSpec
+from advisor.domain.i18n import N_, Message
+from advisor.domain.scenario import STRATEGIES, Scenario, active_params
+from advisor.domain.scenario import trainable_params as _trainable_params
+from advisor.domain.sizing import calibration
+from advisor.domain.sizing.calibration import Calibration
+from advisor.domain.sizing.network import Links, links_for
+
+# --- Physical constants --------------------------------------------------------------------
+
+# Bytes of one 16-bit value (bf16/fp16 weights, activations and gradients).
+BYTES_16BIT = 2
+
+# Element-wise memory traffic per token, per layer and per pass, in bytes per unit of hidden
+# width. Counted for a Llama-style block in 16-bit: two RMSNorms (read + write h each: 4h),
+# two residual adds (3h each: 6h), rotary on q and k (~4h), the attention kernel's q/k/v/o reads
+# and writes (~4h) and the SwiGLU activation (read 2i, write i with i ~ 2.7-3.5 h: ~9h), about
+# 25 values of h = 50 bytes per pass. The backward pass of these ops moves about twice that and is
+# counted as two passes (see ``_activation_passes``).
+ELEMENTWISE_BYTES_PER_HIDDEN = 50
+
+# Bytes per vocabulary entry per token for the output logits and the loss: 16-bit logits
+# written (2) and read for the fp32 upcast (2), fp32 logits written and read by the softmax /
+# cross-entropy (4 + 4), the fp32 gradient of the logits written and read (4 + 4): 20 bytes.
+LOGITS_BYTES_PER_VOCAB = 20
+
+# Share of the dense 16-bit peak available to fp32 training: NVIDIA's TF32 tensor-core rate is
+# half the BF16 rate on Ampere and Hopper (A100 156 vs 312, H100 SXM 494.5 vs 989 TFLOP/s);
+# frameworks enable TF32 for fp32 matmuls in training (HF Trainer ``tf32``, Lightning).
+FP32_PEAK_SHARE = 0.5
+
+# Dense transformer shape used when a generic model names only its size (v1 rule-of-thumb rows):
+# P ~ 12 x layers x hidden^2 with layers ~ hidden / 128 (Llama 2 7B: 4096 wide, 32 layers;
+# 70B: 8192 wide, 80 layers), the same relation scenario.adapter_count uses.
+GENERIC_HIDDEN_PER_LAYER = 128
+
+FULL_METHODS = ("full", "freeze")
+
+
+@lru_cache(maxsize=256)
+def trainable_params(scenario: Scenario) -> float:
+    """Trained parameters (a count), cached: adapter counting walks every target matrix."""
+    return _trainable_params(scenario)
+
+
+# --- Results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FlopsPerToken:
+    """Training FLOPs per token (whole model; divided over GPUs later)."""
+
+    matmul_params: float  # parameters a token is multiplied through (active, no embedding lookup)
+    forward: float  # one forward pass: matrices + attention + adapters
+    backward: float
+    recompute: float  # the extra forward of gradient checkpointing (0 when off)
+    attention_forward: float  # the attention share of ``forward``
+
+    @property
+    def total(self) -> float:
+        return self.forward + self.backward + self.recompute
+
+
+@dataclass(frozen=True)
+class CommunicationCost:
+    """Communication of one optimizer step on one GPU, in seconds."""
+
+    tensor_parallel_s: float  # on the critical path, already inside the micro-batch time
+    data_parallel_s: float  # gradient reductions and weight gathers, before overlap
+    data_parallel_exposed_s: float  # the part compute cannot hide
+    offload_s: float  # PCIe host transfers and the CPU optimizer step (not overlapped)
+    data_parallel_gbs: float  # one-way GB/s per GPU the data-parallel collectives run at
+    tensor_parallel_gbs: float
+    bytes_per_step: float  # data-parallel bytes one GPU sends per step (for network sizing)
+
+
+@dataclass(frozen=True)
+class TimeEstimate:
+    """Throughput and time of a training job; figures are ``None`` when they cannot be known."""
+
+    accelerator_key: str
+    gpus: int
+    servers: int
+    strategy: str
+    family: str
+    calibrated_family: bool
+    flops_per_token: float
+    peak_tflops_per_gpu: float | None
+    matmul_utilisation: float | None  # calibrated share of peak reached by the matrix work
+    model_flops_utilisation: float | None  # what the whole job achieves (MFU)
+    tokens_per_step: float
+    micro_batch_s: float | None
+    compute_s_per_step: float | None
+    communication: CommunicationCost | None
+    step_time_s: float | None
+    tokens_per_s: float | None
+    tokens_per_s_low: float | None
+    tokens_per_s_high: float | None
+    total_tokens: float | None
+    time_to_train_hours: float | None
+    time_to_train_hours_low: float | None
+    time_to_train_hours_high: float | None
+    gpu_hours: float | None
+    assumptions: list[Message] = field(default_factory=list)
+
+
+# --- Architecture helpers -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The block shape the time model needs, estimated for generic models."""
+
+    layers: float
+    hidden: float
+    q_out: float  # query width (heads x head size)
+    vocab: float  # 0 when unknown
+    untied_embedding_params: float  # the input embedding table (a lookup: no FLOPs)
+
+
+@lru_cache(maxsize=256)  # scenarios are frozen; the catalog sweep reuses them
+def model_shape(scenario: Scenario) -> Shape:
+    m = scenario.model
+    layout = m.layout
+    if layout is None:
+        hidden = (m.params * GENERIC_HIDDEN_PER_LAYER / 12) ** (1 / 3)
+        return Shape(hidden / GENERIC_HIDDEN_PER_LAYER, hidden, hidden, 0.0, 0.0)
+    untied = 0.0 if m.tied_embeddings else m.vocab * m.hidden
+    return Shape(m.layers, m.hidden, layout.q_out, m.vocab, untied)
+
+
+def uses_recompute(scenario: Scenario) -> bool:
+    """Gradient checkpointing when stated; off when not stated (every framework's default)."""
+    return bool(scenario.gradient_checkpointing)
+
+
+@lru_cache(maxsize=256)  # scenarios are frozen; the catalog sweep reuses them
+def flops_per_token(scenario: Scenario) -> FlopsPerToken:
+    """Training FLOPs per token by method (see the module docstring)."""
+    shape = model_shape(scenario)
+    matmul_params = max(active_params(scenario.model) - shape.untied_embedding_params, 0.0)
+    # Causal attention: QK^T and AV each cost 2 x seq x q_out FLOPs per token for a full
+    # score row; the causal mask halves the average row (FlashAttention skips masked blocks).
+    attention_forward = shape.layers * 2 * scenario.seq_len * shape.q_out
+    adapter_forward = 2 * trainable_params(scenario) if scenario.uses_adapters else 0.0
+    forward = 2 * matmul_params + attention_forward + adapter_forward
+    if scenario.method in FULL_METHODS:
+        # Activation gradients and weight gradients: two matrix products per forward product.
+        backward = 2 * (2 * matmul_params) + 2 * attention_forward
+    else:
+        # Frozen base: activation gradients only (one product per forward product); the
+        # adapters get both halves; attention's backward is all activation gradients.
+        backward = 2 * matmul_params + 2 * attention_forward + 2 * adapter_forward
+    recompute = forward if uses_recompute(scenario) else 0.0
+    return FlopsPerToken(matmul_params, forward, backward, recompute, attention_forward)
+
+
+def _activation_passes(scenario: Scenario) -> int:
+    """Element-wise passes over the activations: forward 1, backward 2, recomputation 1."""
+    return 3 + (1 if uses_recompute(scenario) else 0)
+
+
+@lru_cache(maxsize=256)  # scenarios are frozen; the catalog sweep reuses them
+def elementwise_bytes_per_token(scenario: Scenario) -> float:
+    """Memory traffic of the non-matrix work per token (norms, activations, logits, loss)."""
+    shape = model_shape(scenario)
+    passes = _activation_passes(scenario)
+    blocks = ELEMENTWISE_BYTES_PER_HIDDEN * shape.layers * shape.hidden * passes
+    return blocks + LOGITS_BYTES_PER_VOCAB * shape.vocab
+
+
+def _weight_bytes_per_param(scenario: Scenario) -> float:
+    """Bytes per base weight as the GPUs hold and exchange it."""
+    if scenario.method == "qlora":
+        return scenario.quant_bits_or_default / 8
+    return 4 if scenario.precision == "fp32" else BYTES_16BIT
+
+
+def _gradient_bytes_per_param(scenario: Scenario) -> float:
+    """Bytes per gradient value on the wire: 16-bit except in pure fp32 training.
+
+    Mixed precision (amp-*) reduces gradients in the compute type: DeepSpeed's default
+    ``communication_data_type`` is the fp16/bf16 type, Megatron's grad reduction in bf16 with the
+    distributed optimizer, FSDP's ``reduce_dtype`` follows ``param_dtype`` in the common policy.
+    """
+    return 4 if scenario.precision == "fp32" else BYTES_16BIT
+
+
+def peak_tflops(scenario: Scenario, accelerator: AcceleratorSpec) -> float | None:
+    """Dense peak for the scenario's compute type (16-bit; fp32 runs on TF32 at half).
+
+    The BF16 figure, or the FP16 figure where the catalog has only that (Ascend 910B has no
+    published BF16 figure): every catalog accelerator with both figures lists them equal.
+    """
+    peak = accelerator.bf16_dense_tflops or getattr(accelerator, "fp16_dense_tflops", None)
+    if peak is None or peak <= 0:
+        return None
+    return peak * (FP32_PEAK_SHARE if scenario.precision == "fp32" else 1.0)
+
+
+# --- Per-scenario figures (computed once per scenario) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class JobFigures:
+    """What the time model needs from a scenario, computed once (catalog sweeps reuse it)."""
+
+    flops: FlopsPerToken
+    elementwise_bytes_per_token: float
+    tokens_per_micro_batch: int
+    grad_accum: int
+    layers: float
+    hidden: float
+    activation_passes: int
+    recompute: bool
+    tensor_parallel: int
+    pipeline_parallel: int
+    trainable_params: float
+    total_params: float
+    weight_bytes_per_param: float
+    gradient_bytes_per_param: float
+    host_optimizer_bytes_per_param: float
+    offload: str
+    is_qlora: bool
+    is_moe: bool
+    fp32: bool
+
+    @property
+    def model_parallel(self) -> int:
+        return self.tensor_parallel * self.pipeline_parallel
+
+    @property
+    def backward_share(self) -> float:
+        """Share of a micro-batch's FLOPs spent in the backward pass (gradients flow there)."""
+        return self.flops.backward / self.flops.total
+
+
+@lru_cache(maxsize=256)  # scenarios are frozen; the catalog sweep reuses them
+def job_figures(scenario: Scenario) -> JobFigures:
+    shape = model_shape(scenario)
+    return JobFigures(
+        flops=flops_per_token(scenario),
+        elementwise_bytes_per_token=elementwise_bytes_per_token(scenario),
+        tokens_per_micro_batch=scenario.micro_batch * scenario.seq_len,
+        grad_accum=scenario.grad_accum,
+        layers=shape.layers,
+        hidden=shape.hidden,
+        activation_passes=_activation_passes(scenario),
+        recompute=uses_recompute(scenario),
+        tensor_parallel=scenario.parallelism.tensor_parallel,
+        pipeline_parallel=scenario.parallelism.pipeline_parallel,
+        trainable_params=trainable_params(scenario),
+        total_params=scenario.model.params,
+        weight_bytes_per_param=_weight_bytes_per_param(scenario),
+        gradient_bytes_per_param=_gradient_bytes_per_param(scenario),
+        host_optimizer_bytes_per_param=_host_optimizer_bytes_per_param(scenario),
+        offload=scenario.parallelism.offload,
+        is_qlora=scenario.method == "qlora",
+        is_moe=scenario.model.is_moe,
+        fp32=scenario.precision == "fp32",
+    )
+
+
+# --- Time per micro-batch ------------------------------------------------------------------------
+
+
+def matmul_utilisation(
+    job: JobFigures, accelerator: AcceleratorSpec, cal: Calibration
+) -> tuple[float, bool, str]:
+    """Calibrated share of peak reached by matrix work: (value, family calibrated?, family)."""
+    family = calibration.family_of(accelerator)
+    value, calibrated = cal.family_utilisation(family)
+    if job.is_qlora:
+        value *= cal.qlora_factor
+    if job.is_moe:
+        value *= cal.moe_factor
+    return min(value, 1.0), calibrated, family
+
+
+def micro_batch_seconds(
+    job: JobFigures,
+    accelerator: AcceleratorSpec,
+    peak_tflops_per_gpu: float,
+    utilisation: float,
+    cal: Calibration,
+) -> float:
+    """Seconds one GPU spends computing one micro-batch (forward, backward, recomputation).
+
+    Matrix work at the calibrated share of peak, element-wise traffic at the memory bandwidth,
+    and the launch overhead of every layer this GPU holds in every pass.
+    """
+    tokens = job.tokens_per_micro_batch / job.model_parallel
+    matmul_s = job.flops.total * tokens / (peak_tflops_per_gpu * 1e12 * utilisation)
+    memory_s = 0.0
+    if accelerator.memory_bandwidth_tbps:
+        memory_s = (
+            job.elementwise_bytes_per_token * tokens / (accelerator.memory_bandwidth_tbps * 1e12)
+        )
+    layers_here = job.layers / job.pipeline_parallel
+    launch_s = cal.layer_pass_overhead_s * layers_here * job.activation_passes
+    return matmul_s + memory_s + launch_s
+
+
+# --- Communication ---------------------------------------------------------------------------------
+
+
+def _ring_share(group: int) -> float:
+    """Share of a buffer each GPU sends in a ring reduce-scatter or all-gather: (g - 1) / g."""
+    return (group - 1) / group if group > 1 else 0.0
+
+
+def tensor_parallel_seconds(job: JobFigures, links: Links) -> tuple[float, float]:
+    """Per micro-batch: (seconds, GB/s) of Megatron-style tensor-parallel all-reduces.
+
+    Two all-reduces of the micro-batch's activations (tokens x hidden, 16-bit) per layer in the
+    forward, two in the backward and two more in a recomputed forward (Korthikanti et al. 2022;
+    sequence parallelism replaces each by a reduce-scatter plus all-gather of the same volume).
+    """
+    tp = job.tensor_parallel
+    if tp <= 1:
+        return 0.0, 0.0
+    per_layer = 4 + (2 if job.recompute else 0)
+    layers_here = job.layers / job.pipeline_parallel
+    buffer = job.tokens_per_micro_batch * job.hidden * BYTES_16BIT
+    sent = 2 * _ring_share(tp) * buffer * per_layer * layers_here
+    gbs = links.collective_gbs(tp, spans_servers=tp > links.gpus_per_server)
+    return sent / (gbs * 1e9), gbs
+
+
+def data_parallel_bytes(job: JobFigures, strategy: str, data_parallel: int) -> tuple[float, str]:
+    """Bytes one GPU sends per optimizer step for data parallelism, and when they are sent.
+
+    Returns (bytes, timing) where timing is ``"step"`` (once after the last micro-batch: DDP's
+    and ZeRO-1's gradient all-reduce) or ``"micro-batch"`` (ZeRO-2 reduce-scatters each
+    micro-batch's gradients; ZeRO-3/FSDP also gather the weights for the forward and again for
+    the backward of every micro-batch). Ring all-reduce sends 2 (g-1)/g of the buffer,
+    reduce-scatter and all-gather (g-1)/g each.
+    """
+    if data_parallel <= 1:
+        return 0.0, "step"
+    share = _ring_share(data_parallel)
+    grads = job.trainable_params * job.gradient_bytes_per_param / job.model_parallel
+    weights = job.total_params * job.weight_bytes_per_param / job.model_parallel
+    accum = job.grad_accum
+    if strategy in ("zero3", "fsdp"):
+        return accum * (2 * share * weights + share * grads), "micro-batch"
+    if strategy == "zero2":
+        updated = job.trainable_params * BYTES_16BIT / job.model_parallel
+        return accum * share * grads + share * updated, "micro-batch"
+    return 2 * share * grads, "step"  # ddp, zero1, and single with replicas
+
+
+# Effective host memory bandwidth of a CPU optimizer step (Adam is element-wise, memory bound):
+# a 2-socket server with 8 DDR5-4800 channels per socket peaks at ~600 GB/s, and vectorised
+# CPU Adam implementations reach roughly a fifth of that. An engineering estimate: the one
+# offload case in the reference set (torchtune 70B FSDP CPU offload) agrees within its error.
+HOST_OPTIMIZER_GBS = 120.0
+
+
+def _host_optimizer_bytes_per_param(scenario: Scenario) -> float:
+    """Bytes an Adam step reads and writes per parameter on the host.
+
+    Reads weight, gradient and two moments and writes weight and both moments; mixed precision
+    also writes the 16-bit copy sent back to the GPU: 28 bytes for amp-*, 14 for pure 16-bit.
+    """
+    master = 4 if scenario.precision in ("fp32", "amp-bf16", "amp-fp16") else BYTES_16BIT
+    moments = 1 if scenario.optimizer in ("adamw-8bit", "paged-adamw-8bit") else master
+    grads = _gradient_bytes_per_param(scenario)
+    copy = BYTES_16BIT if scenario.precision.startswith("amp") else 0
+    return 2 * master + grads + 4 * moments + copy
+
+
+def offload_seconds(job: JobFigures, links: Links, gpus: int) -> float:
+    """Per optimizer step: PCIe transfers and the CPU optimizer step of CPU offload.
+
+    ``optimizer``: each GPU sends its gradient shard to the host and receives the updated
+    16-bit weights. ``optimizer+params``: the weight shard also streams in for the forward and
+    the backward of every micro-batch and the gradients stream out each micro-batch. The CPU
+    updates the trainable parameters of the GPUs it hosts.
+    """
+    if job.offload == "none":
+        return 0.0
+    trainable_share = job.trainable_params / gpus
+    grads = trainable_share * job.gradient_bytes_per_param
+    pcie_bytes = grads + trainable_share * BYTES_16BIT
+    if job.offload == "optimizer+params":
+        weights_share = job.total_params * job.weight_bytes_per_param / gpus
+        pcie_bytes += job.grad_accum * (2 * weights_share + grads)
+    gpus_per_host = min(gpus, links.gpus_per_server)
+    host_bytes = trainable_share * gpus_per_host * job.host_optimizer_bytes_per_param
+    return pcie_bytes / (links.pcie_gbs * 1e9) + host_bytes / (HOST_OPTIMIZER_GBS * 1e9)
+
+
+# --- One optimizer step ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """One optimizer step of the whole job (every GPU works in parallel)."""
+
+    micro_batch_s: float  # compute of one micro-batch on one GPU, tensor-parallel traffic included
+    compute_s: float  # all micro-batches through the pipeline
+    communication: CommunicationCost
+    step_s: float
+    tokens_per_step: float
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens_per_step / self.step_s
+
+
+def step_time(
+    job: JobFigures,
+    accelerator: AcceleratorSpec,
+    gpus: int,
+    strategy: str,
+    links: Links,
+    peak_tflops_per_gpu: float,
+    utilisation: float,
+    cal: Calibration,
+) -> StepTime:
+    data_parallel = max(1, gpus // job.model_parallel)
+    micro_s = micro_batch_seconds(job, accelerator, peak_tflops_per_gpu, utilisation, cal)
+    tp_s, tp_gbs = tensor_parallel_seconds(job, links)
+    micro_s += tp_s
+    # 1F1B pipeline schedule: grad_accum micro-batches flow through pp stages in
+    # (grad_accum + pp - 1) micro-batch slots (Narayanan et al. 2021, the pipeline bubble).
+    slots = job.grad_accum + job.pipeline_parallel - 1
+    compute_s = micro_s * slots
+    dp_bytes, timing = data_parallel_bytes(job, strategy, data_parallel)
+    spans = gpus > links.gpus_per_server
+    dp_gbs = links.collective_gbs(data_parallel, spans_servers=spans)
+    dp_s = dp_bytes / (dp_gbs * 1e9) if dp_bytes else 0.0
+    # What compute can hide: a step-end all-reduce overlaps the last backward (bucketed
+    # all-reduce in DDP/ZeRO-1); ZeRO-2 reduces buckets during every backward; FSDP/ZeRO-3
+    # prefetch the next layer's weights during all compute.
+    window = micro_s * job.backward_share
+    if timing == "micro-batch":
+        window = compute_s if strategy in ("zero3", "fsdp") else window * job.grad_accum
+    exposed_s = max(0.0, dp_s - window)
+    offload_s = offload_seconds(job, links, gpus)
+    comm = CommunicationCost(
+        tensor_parallel_s=tp_s * slots,
+        data_parallel_s=dp_s,
+        data_parallel_exposed_s=exposed_s,
+        offload_s=offload_s,
+        data_parallel_gbs=dp_gbs,
+        tensor_parallel_gbs=tp_gbs,
+        bytes_per_step=dp_bytes,
+    )
+    return StepTime(
+        micro_batch_s=micro_s,
+        compute_s=compute_s,
+        communication=comm,
+        step_s=compute_s + exposed_s + offload_s,
+        tokens_per_step=job.tokens_per_micro_batch * job.grad_accum * data_parallel,
+    )
+
+
+# --- The estimate -------------------------------------------------------------------------------------
+
+
+def _servers_for(scenario: Scenario, gpus: int, links: Links, server: ServerSpec | None) -> int:
+    if server is None and gpus == scenario.hardware.count:
+        return scenario.hardware.nodes
+    return max(1, math.ceil(gpus / links.gpus_per_server))
+
+
+def _for_gpus(scenario: Scenario, gpus: int) -> Scenario:
+    """The scenario with its tensor/pipeline parallelism, or without when it does not divide."""
+    if gpus % scenario.parallelism.model_parallel == 0:
+        return scenario
+    return _without_model_parallelism(scenario)
+
+
+def tokens_per_second(
+    scenario: Scenario,
+    accelerator: AcceleratorSpec,
+    gpus: int | None = None,
+    server: ServerSpec | None = None,
+    strategy: str | None = None,
+    cal: Calibration | None = None,
+) -> float | None:
+    """Whole-job tokens/s only (no messages): the fast path for sweeping the catalog.
+
+    Same model and arguments as :func:`estimate_time`; ``None`` when the peak is unknown.
+    """
+    cal = cal or calibration.STORED
+    gpus = gpus or scenario.hardware.count
+    scenario = _for_gpus(scenario, gpus)
+    peak = peak_tflops(scenario, accelerator)
+    if peak is None:
+        return None
+    job = job_figures(scenario)
+    utilisation = matmul_utilisation(job, accelerator, cal)[0]
+    links = links_for(accelerator, server)
+    strategy = strategy or scenario.parallelism.strategy
+    return step_time(job, accelerator, gpus, strategy, links, peak, utilisation, cal).tokens_per_s
+
+
+def estimate_time(
+    scenario: Scenario,
+    accelerator: AcceleratorSpec,
+    gpus: int | None = None,
+    server: ServerSpec | None = None,
+    strategy: str | None = None,
+    cal: Calibration | None = None,
+) -> TimeEstimate:
+    """Throughput and time of ``scenario`` on ``gpus`` x ``accelerator`` (in ``server``).
+
+    ``gpus`` and ``strategy`` default to the scenario's own; tensor and pipeline parallelism are
+    kept from the scenario when they divide ``gpus`` (otherwise dropped). The per-GPU micro-batch
+    and accumulation are the scenario's, so more data-parallel GPUs process a larger global batch.
+    ``cal`` replaces the stored calibration (used by the calibration bench).
+    """
+    cal = cal or calibration.STORED
+    gpus = gpus or scenario.hardware.count
+    strategy = strategy or scenario.parallelism.strategy
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}")
+    scenario = _for_gpus(scenario, gpus)
+    job = job_figures(scenario)
+    links = links_for(accelerator, server)
+    servers = _servers_for(scenario, gpus, links, server)
+    data_parallel = max(1, gpus // job.model_parallel)
+    total_tokens = scenario.training.total_tokens
+    assumptions = _method_assumptions(scenario, job.flops)
+    utilisation, calibrated, family = matmul_utilisation(job, accelerator, cal)
+    peak = peak_tflops(scenario, accelerator)
+    base = dict(
+        accelerator_key=accelerator.key,
+        gpus=gpus,
+        servers=servers,
+        strategy=strategy,
+        family=family,
+        calibrated_family=calibrated,
+        flops_per_token=job.flops.total,
+        peak_tflops_per_gpu=peak,
+        tokens_per_step=job.tokens_per_micro_batch * job.grad_accum * data_parallel,
+        total_tokens=total_tokens,
+    )
+    if peak is None:
+        assumptions.append(
+            Message(
+                N_(
+                    "The dense 16-bit peak of {accelerator} is not in the catalog, so its "
+                    "throughput and training time cannot be estimated."
+                ),
+                {"accelerator": accelerator.name},
+            )
+        )
+        return _unknown(base, assumptions)
+    step = step_time(job, accelerator, gpus, strategy, links, peak, utilisation, cal)
+    tokens_per_s = step.tokens_per_s
+    mfu = tokens_per_s * job.flops.total / (gpus * peak * 1e12)
+    low, high = tokens_per_s * cal.error_ratio_low, tokens_per_s * cal.error_ratio_high
+    hours = hours_low = hours_high = gpu_hours = None
+    if total_tokens is not None:
+        hours = total_tokens / tokens_per_s / 3600
+        hours_low, hours_high = total_tokens / high / 3600, total_tokens / low / 3600
+        gpu_hours = hours * gpus
+    spans = gpus > links.gpus_per_server
+    assumptions += _hardware_assumptions(
+        scenario,
+        accelerator,
+        links,
+        peak,
+        utilisation,
+        mfu,
+        calibrated,
+        family,
+        cal,
+        step.communication,
+        spans,
+    )
+    if hours is not None:
+        assumptions.append(_band_message(cal, hours_low, hours_high))
+    return TimeEstimate(
+        **base,
+        matmul_utilisation=utilisation,
+        model_flops_utilisation=mfu,
+        micro_batch_s=step.micro_batch_s,
+        compute_s_per_step=step.compute_s,
+        communication=step.communication,
+        step_time_s=step.step_s,
+        tokens_per_s=tokens_per_s,
+        tokens_per_s_low=low,
+        tokens_per_s_high=high,
+        time_to_train_hours=hours,
+        time_to_train_hours_low=hours_low,
+        time_to_train_hours_high=hours_high,
+        gpu_hours=gpu_hours,
+        assumptions=assumptions,
+    )
+
+
+def _without_model_parallelism(scenario: Scenario) -> Scenario:
+    parallelism = replace(scenario.parallelism, tensor_parallel=1, pipeline_parallel=1)
+    return replace(scenario, parallelism=parallelism)
+
+
+def _unknown(base: dict, assumptions: list[Message]) -> TimeEstimate:
+    return TimeEstimate(
+        **base,
+        matmul_utilisation=None,
+        model_flops_utilisation=None,
+        micro_batch_s=None,
+        compute_s_per_step=None,
+        communication=None,
+        step_time_s=None,
+        tokens_per_s=None,
+        tokens_per_s_low=None,
+        tokens_per_s_high=None,
+        time_to_train_hours=None,
+        time_to_train_hours_low=None,
+        time_to_train_hours_high=None,
+        gpu_hours=None,
+        assumptions=assumptions,
+    )
+
+
+# --- Assumption messages ---------------------------------------------------------------------------
+
+
+def _fmt(value: float, digits: int = 1) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def _method_assumptions(scenario: Scenario, flops: FlopsPerToken) -> list[Message]:
+    out = []
+    params_b = scenario.model.params_b
+    per_param = (flops.total - _attention_total(scenario, flops)) / max(flops.matmul_params, 1.0)
+    out.append(
+        Message(
+            N_(
+                "Compute per trained token: {gflops} GFLOP (about {per_param} x the {params} B "
+                "parameters a token passes through, plus attention at {seq_len} tokens)."
+            ),
+            {
+                "gflops": _fmt(flops.total / 1e9),
+                "per_param": _fmt(per_param),
+                "params": _fmt(flops.matmul_params / 1e9, 2),
+                "seq_len": f"{scenario.seq_len:,}",
+            },
+        )
+    )
+    if scenario.model.is_moe:
+        out.append(
+            Message(
+                N_(
+                    "Mixture of experts: compute follows the {active} B parameters active per "
+                    "token, not the {total} B in memory."
+                ),
+                {
+                    "active": _fmt(active_params(scenario.model) / 1e9, 2),
+                    "total": _fmt(params_b, 2),
+                },
+            )
+        )
+    if scenario.gradient_checkpointing is None:
+        out.append(
+            Message(
+                N_(
+                    "Gradient checkpointing is not stated: taken as off (the frameworks' default), "
+                    "so no recomputation is counted."
+                )
+            )
+        )
+    if scenario.packed is not True:
+        out.append(
+            Message(
+                N_(
+                    "Tokens are counted as the frameworks count them, padding included; with "
+                    "unpacked samples shorter than {seq_len} tokens fewer real tokens are trained "
+                    "per second."
+                ),
+                {"seq_len": f"{scenario.seq_len:,}"},
+            )
+        )
+    return out
+
+
+def _attention_total(scenario: Scenario, flops: FlopsPerToken) -> float:
+    passes = 3 + (1 if flops.recompute else 0)
+    return flops.attention_forward * passes
+
+
+def _hardware_assumptions(
+    scenario: Scenario,
+    accelerator: AcceleratorSpec,
+    links: Links,
+    peak: float,
+    utilisation: float,
+    mfu: float,
+    calibrated: bool,
+    family: str,
+    cal: Calibration,
+    comm: CommunicationCost,
+    spans: bool,
+) -> list[Message]:
+    out = [
+        Message(
+            N_(
+                "{accelerator}: {peak} TFLOP/s dense 16-bit peak; matrix work runs at {util}% of "
+                "it (calibrated for the {family} family), the whole job at {mfu}% after memory-"
+                "bound work, launch overhead and communication."
+            ),
+            {
+                "accelerator": accelerator.name,
+                "peak": _fmt(peak, 0),
+                "util": _fmt(utilisation * 100, 0),
+                "family": family,
+                "mfu": _fmt(mfu * 100, 0),
+            },
+        )
+    ]
+    if not calibrated:
+        out.append(
+            Message(
+                N_(
+                    "No published measured run of the {family} family is in the calibration set: "
+                    "its utilisation is the median of the calibrated families ({util}%)."
+                ),
+                {"family": family, "util": _fmt(cal.fallback_utilisation * 100, 0)},
+            )
+        )
+    if not accelerator.memory_bandwidth_tbps:
+        out.append(
+            Message(
+                N_(
+                    "The memory bandwidth of {accelerator} is not in the catalog: element-wise "
+                    "(memory-bound) work is not counted separately for it."
+                ),
+                {"accelerator": accelerator.name},
+            )
+        )
+    if scenario.method == "qlora":
+        out.append(
+            Message(
+                N_(
+                    "QLoRA dequantises the frozen base in every pass: utilisation x {factor} "
+                    "(calibrated on the published QLoRA runs)."
+                ),
+                {"factor": _fmt(cal.qlora_factor, 2)},
+            )
+        )
+    if comm.data_parallel_s > 0 or comm.tensor_parallel_s > 0:
+        params = {
+            "topology": links.topology,
+            "link": _fmt(comm.data_parallel_gbs or comm.tensor_parallel_gbs, 0),
+            "exposed": _fmt(comm.data_parallel_exposed_s, 2),
+            "total": _fmt(comm.data_parallel_s, 2),
+            "tp": _fmt(comm.tensor_parallel_s, 2),
+        }
+        if spans:
+            template = N_(
+                "Communication within each server over {topology} and between servers over "
+                "the network: {link} GB/s per GPU each way for the slowest hop; {exposed} s per "
+                "step of data-parallel traffic ({total} s in all) and {tp} s of tensor-parallel "
+                "traffic are not hidden behind compute."
+            )
+        else:
+            template = N_(
+                "Communication over {topology}: {link} GB/s per GPU each way; {exposed} s per "
+                "step of data-parallel traffic ({total} s in all) and {tp} s of tensor-parallel "
+                "traffic are not hidden behind compute."
+            )
+        out.append(Message(template, params))
+    if comm.offload_s > 0:
+        out.append(
+            Message(
+                N_(
+                    "CPU offload adds {seconds} s per step for PCIe transfers and the optimizer "
+                    "step on the host."
+                ),
+                {"seconds": _fmt(comm.offload_s, 2)},
+            )
+        )
+    return out
+
+
+def _band_message(cal: Calibration, low_hours: float, high_hours: float) -> Message:
+    return Message(
+        N_(
+            "Training time between {low} and {high} hours: the 10th to 90th percentile of the "
+            "throughput error measured on {cases} published runs."
+        ),
+        {"low": _fmt(low_hours), "high": _fmt(high_hours), "cases": cal.error_cases},
+    )
