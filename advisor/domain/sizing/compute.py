@@ -101,6 +101,7 @@ class CommunicationCost:
     data_parallel_gbs: float  # one-way GB/s per GPU the data-parallel collectives run at
     tensor_parallel_gbs: float
     bytes_per_step: float  # data-parallel bytes one GPU sends per step (for network sizing)
+    overlap_window_s: float  # compute time the data-parallel traffic can hide behind
 
 
 @dataclass(frozen=True)
@@ -476,6 +477,7 @@ def step_time(
         data_parallel_gbs=dp_gbs,
         tensor_parallel_gbs=tp_gbs,
         bytes_per_step=dp_bytes,
+        overlap_window_s=window,
     )
     return StepTime(
         micro_batch_s=micro_s,
