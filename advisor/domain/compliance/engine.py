@@ -1,0 +1,113 @@
+"""Evaluate every rule for one option and aggregate the verdict.
+
+Verdict: *not eligible* when any blocker fails; *eligible with warnings* when any
+blocker or warning rule does not pass (warn, fail or unknown: missing data never passes
+silently); otherwise *eligible*. Advice rules are reported but never change the verdict.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+
+from advisor.domain.compliance.base import Area, Finding, Rule, Severity, Status
+from advisor.domain.compliance.facts import ComplianceInput
+from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS, Parameters
+from advisor.domain.compliance.rules import hardware, site, vendor
+from advisor.domain.i18n import N_
+
+# Bump when a rule, its logic or a default threshold changes; briefs record it.
+RULESET_VERSION = "2026.11-1"
+
+RULES: tuple[Rule, ...] = (*site.RULES, *vendor.RULES, *hardware.RULES)
+RULES_BY_ID = {rule.id: rule for rule in RULES}
+
+
+class Verdict(StrEnum):
+    ELIGIBLE = "eligible"
+    ELIGIBLE_WITH_WARNINGS = "eligible-with-warnings"
+    NOT_ELIGIBLE = "not-eligible"
+
+
+VERDICT_LABELS = {
+    Verdict.ELIGIBLE: N_("eligible"),
+    Verdict.ELIGIBLE_WITH_WARNINGS: N_("eligible with warnings"),
+    Verdict.NOT_ELIGIBLE: N_("not eligible"),
+}
+
+
+@dataclass(frozen=True)
+class ComplianceReport:
+    today: date
+    ruleset_version: str
+    findings: tuple[Finding, ...]
+    verdict: Verdict
+    parameters: Parameters
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Findings per status, e.g. ``{"pass": 20, "warn": 3, "fail": 1, "unknown": 2}``."""
+        counted = Counter(finding.status for finding in self.findings)
+        return {str(status): counted.get(status, 0) for status in Status}
+
+    @property
+    def failed_blockers(self) -> tuple[Finding, ...]:
+        return tuple(finding for finding in self.findings if finding.is_failed_blocker)
+
+    def by_area(self) -> dict[Area, tuple[Finding, ...]]:
+        return {
+            area: tuple(finding for finding in self.findings if finding.area is area)
+            for area in Area
+        }
+
+    def finding(self, rule_id: str) -> Finding:
+        return next(finding for finding in self.findings if finding.rule_id == rule_id)
+
+    def as_dict(self) -> dict:
+        return {
+            "today": self.today.isoformat(),
+            "ruleset_version": self.ruleset_version,
+            "verdict": str(self.verdict),
+            "counts": self.counts,
+            "findings": [finding.as_dict() for finding in self.findings],
+            "parameters": self.parameters.as_rows(),
+        }
+
+
+def evaluate_rule(rule: Rule, facts: ComplianceInput, params: Parameters) -> Finding:
+    result = rule.evaluate(facts, params)
+    return Finding(
+        rule_id=rule.id,
+        area=rule.area,
+        title=rule.title,
+        explanation=rule.explanation,
+        citation=rule.citation,
+        severity=rule.severity,
+        status=result.status,
+        message=result.message,
+        evidence=result.evidence,
+    )
+
+
+def verdict_of(findings) -> Verdict:
+    findings = tuple(findings)
+    if any(finding.is_failed_blocker for finding in findings):
+        return Verdict.NOT_ELIGIBLE
+    if any(
+        finding.status is not Status.PASS and finding.severity is not Severity.ADVICE
+        for finding in findings
+    ):
+        return Verdict.ELIGIBLE_WITH_WARNINGS
+    return Verdict.ELIGIBLE
+
+
+def evaluate(
+    facts: ComplianceInput,
+    params: Parameters = DEFAULT_PARAMETERS,
+    rules: tuple[Rule, ...] = RULES,
+) -> ComplianceReport:
+    """Every rule's finding for one option, in rule order, with the overall verdict."""
+    findings = tuple(evaluate_rule(rule, facts, params) for rule in rules)
+    return ComplianceReport(facts.today, RULESET_VERSION, findings, verdict_of(findings), params)

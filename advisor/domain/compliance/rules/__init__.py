@@ -1,0 +1,1 @@
+"""Compliance rules by area; each module exposes ``RULES``."""

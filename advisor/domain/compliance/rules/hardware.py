@@ -1,0 +1,445 @@
+"""Hardware rules (source items H2-H4, A3): links, NICs, local NVMe, software stack, availability."""
+
+from __future__ import annotations
+
+import re
+
+from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, figure, outcome
+from advisor.domain.compliance.facts import (
+    AVAILABILITY_AVAILABLE,
+    AVAILABILITY_DOMESTIC,
+    AVAILABILITY_LICENCE_REQUIRED,
+    AVAILABILITY_NOT_AVAILABLE,
+    AVAILABILITY_STATUSES,
+    ComplianceInput,
+)
+from advisor.domain.compliance.parameters import Parameters
+from advisor.domain.i18n import N_
+
+# Topologies in which every accelerator reaches every other one over the scale-up fabric.
+ALL_TO_ALL_TOPOLOGIES = ("nvswitch", "hccs-mesh", "xgmi-mesh")
+MULTI_NODE_NICS = ("roce", "infiniband")
+# Technical names, the same in both languages (they fill message placeholders untranslated).
+STACK_NAMES = {"cuda": "CUDA", "rocm": "ROCm", "cann": "CANN"}
+TOPOLOGY_NAMES = {
+    "nvswitch": "NVSwitch",
+    "nvlink-pairs": "NVLink bridge (pairs)",
+    "pcie-switch": "PCIe switch",
+    "hccs-mesh": "HCCS full mesh",
+    "xgmi-mesh": "xGMI full mesh",
+}
+
+
+def _gpus_per_server(facts: ComplianceInput):
+    if facts.option.gpus_per_server is not None:
+        return facts.option.gpus_per_server
+    return None if facts.server is None else facts.server.gpu_count
+
+
+# --- H2: scale-up link inside the server ------------------------------------------------------
+
+
+def intranode_link(facts: ComplianceInput, params: Parameters):
+    option, server = facts.option, facts.server
+    minimum = params["hw.sharded_min_gpus_per_server"]
+    gpus = _gpus_per_server(facts)
+    topology = None if server is None else server.topology
+    bandwidth = None if server is None else figure(server.intra_node_bandwidth_gbs)
+    penalty = figure(option.pcie_communication_penalty_pct)
+    evidence = (
+        Evidence(N_("Topology inside the server"), topology, "all-to-all", "", "=="),
+        Evidence(N_("GPU-to-GPU bandwidth per GPU"), bandwidth, None, "GB/s", ""),
+        Evidence(N_("Expected communication penalty"), penalty, None, "%", ""),
+    )
+    if option.sharded_across_gpus is False:
+        return outcome(
+            Status.PASS,
+            N_(
+                "The job is not sharded across GPUs, so the link between them is not on the critical path."
+            ),
+            evidence,
+        )
+    if gpus is not None and gpus < minimum:
+        return outcome(
+            Status.PASS,
+            N_("{gpus} GPUs per server: the all-to-all requirement applies from {minimum} GPUs."),
+            evidence,
+            gpus=gpus,
+            minimum=minimum,
+        )
+    if option.sharded_across_gpus is None or gpus is None or topology is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_("Whether the job is sharded, or the server's GPU topology, is not known."),
+            evidence,
+        )
+    name = TOPOLOGY_NAMES.get(topology, topology)
+    if topology in ALL_TO_ALL_TOPOLOGIES:
+        return outcome(
+            Status.PASS,
+            N_("{gpus} GPUs joined by {topology} ({bandwidth} GB/s per GPU) suit a sharded job."),
+            evidence,
+            gpus=gpus,
+            topology=name,
+            bandwidth=bandwidth if bandwidth is not None else "—",
+        )
+    if penalty is None:
+        return outcome(
+            Status.WARN,
+            N_(
+                "{gpus} GPUs joined by {topology}, not all-to-all: sharded training loses time to communication (penalty not estimated)."
+            ),
+            evidence,
+            gpus=gpus,
+            topology=name,
+        )
+    return outcome(
+        Status.WARN,
+        N_(
+            "{gpus} GPUs joined by {topology}, not all-to-all: the sizing expects a communication penalty of {penalty}%."
+        ),
+        evidence,
+        gpus=gpus,
+        topology=name,
+        penalty=penalty,
+    )
+
+
+# --- H4: NICs between servers ------------------------------------------------------------------
+
+
+def internode_nic(facts: ComplianceInput, params: Parameters):
+    option, server = facts.option, facts.server
+    nic = None if server is None else server.nic_kind
+    evidence = (
+        Evidence(N_("Server NIC kind"), nic, "roce / infiniband", "", "in"),
+        Evidence(
+            N_("NIC speed"), None if server is None else figure(server.nic_gbps), None, "Gb/s", ""
+        ),
+    )
+    if option.multi_node is False:
+        return outcome(
+            Status.PASS, N_("The job runs on one server; no cluster network is needed."), evidence
+        )
+    if option.multi_node is None or nic is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_("Whether the job spans servers, or the server's NIC kind, is not known."),
+            evidence,
+        )
+    if nic in MULTI_NODE_NICS:
+        return outcome(
+            Status.PASS,
+            N_("The multi-server job has {nic} NICs for parameter synchronisation."),
+            evidence,
+            nic="RoCE" if nic == "roce" else "InfiniBand",
+        )
+    return outcome(
+        Status.FAIL,
+        N_(
+            "The job spans servers but the server has plain Ethernet NICs; RoCE or InfiniBand is needed."
+        ),
+        evidence,
+    )
+
+
+# --- H4: local NVMe ------------------------------------------------------------------------
+
+
+def _against_need(have, need, floor, unit, labels, templates):
+    evidence = (
+        Evidence(labels[0], have, need, unit, ">="),
+        Evidence(labels[1], have, floor, unit, ">="),
+    )
+    if have is None or need is None:
+        return outcome(Status.UNKNOWN, templates["unknown"], evidence)
+    if have < need:
+        return outcome(Status.FAIL, templates["fail"], evidence, have=have, need=need, unit=unit)
+    if have < floor:
+        return outcome(Status.WARN, templates["warn"], evidence, have=have, floor=floor, unit=unit)
+    return outcome(
+        Status.PASS, templates["pass"], evidence, have=have, need=need, floor=floor, unit=unit
+    )
+
+
+def nvme_capacity(facts: ComplianceInput, params: Parameters):
+    have = None if facts.server is None else figure(facts.server.nvme_usable_tb)
+    return _against_need(
+        have,
+        figure(facts.option.nvme_needed_tb),
+        params["hw.nvme_min_usable_tb"],
+        "TB",
+        (N_("Usable NVMe against the job's need"), N_("Usable NVMe against the source's floor")),
+        {
+            "unknown": N_("The server's usable NVMe or the job's need is not known."),
+            "fail": N_("{have} TB of usable NVMe is less than the {need} TB the job needs."),
+            "warn": N_(
+                "{have} TB of usable NVMe covers the job but is below the source article's {floor} TB."
+            ),
+            "pass": N_(
+                "{have} TB of usable NVMe covers the job's {need} TB and the {floor} TB floor."
+            ),
+        },
+    )
+
+
+def nvme_read(facts: ComplianceInput, params: Parameters):
+    have = None if facts.server is None else figure(facts.server.nvme_read_gbs)
+    return _against_need(
+        have,
+        figure(facts.option.nvme_read_needed_gbs),
+        params["hw.nvme_min_read_gbs"],
+        "GB/s",
+        (
+            N_("NVMe sequential read against the job's need"),
+            N_("NVMe sequential read against the source's floor"),
+        ),
+        {
+            "unknown": N_("The server's NVMe read speed or the job's need is not known."),
+            "fail": N_(
+                "NVMe reads at {have} GB/s, less than the {need} GB/s the data loader needs."
+            ),
+            "warn": N_(
+                "NVMe reads at {have} GB/s: enough for the job but below the source article's {floor} GB/s."
+            ),
+            "pass": N_(
+                "NVMe reads at {have} GB/s, covering the job's {need} GB/s and the {floor} GB/s floor."
+            ),
+        },
+    )
+
+
+# --- A3: software stack ------------------------------------------------------------------------
+
+
+def major_version(version: str | None) -> int | None:
+    match = re.match(r"\s*v?(\d+)", version or "")
+    return int(match.group(1)) if match else None
+
+
+def software_stack(facts: ComplianceInput, params: Parameters):
+    accelerator, buyer = facts.accelerator, facts.buyer
+    stack = None if accelerator is None else accelerator.software_stack
+    cuda_min, torch_min = params["hw.cuda_min_major"], params["hw.pytorch_min_major"]
+    evidence = (
+        Evidence(N_("Accelerator software stack"), stack, buyer.stack, "", "=="),
+        Evidence(
+            N_("Stack version"),
+            buyer.stack_version,
+            f"{cuda_min}.x" if stack == "cuda" else None,
+            "",
+            ">=",
+        ),
+        Evidence(
+            N_("Framework version"),
+            buyer.framework_version,
+            f"{torch_min}.x" if _is_pytorch(buyer) else None,
+            "",
+            ">=",
+        ),
+    )
+    if stack is None or buyer.stack is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_(
+                "The accelerator's software stack or the buyer's framework requirement is not known."
+            ),
+            evidence,
+        )
+    if stack != buyer.stack:
+        return outcome(
+            Status.FAIL,
+            N_(
+                "The accelerator runs {stack}; the buyer's code targets {wanted}, so it must be ported first."
+            ),
+            evidence,
+            stack=STACK_NAMES.get(stack, stack),
+            wanted=STACK_NAMES.get(buyer.stack, buyer.stack),
+        )
+    stack_major = major_version(buyer.stack_version)
+    torch_major = major_version(buyer.framework_version) if _is_pytorch(buyer) else None
+    needs_stack_version = stack == "cuda"
+    if (needs_stack_version and stack_major is None) or (
+        _is_pytorch(buyer) and torch_major is None
+    ):
+        return outcome(
+            Status.UNKNOWN,
+            N_("The stack matches ({stack}), but the framework or stack version is not known."),
+            evidence,
+            stack=STACK_NAMES.get(stack, stack),
+        )
+    if needs_stack_version and stack_major < cuda_min:
+        return outcome(
+            Status.WARN,
+            N_(
+                "CUDA {version} is older than the {minimum}.x the source article validates with PyTorch 2.x."
+            ),
+            evidence,
+            version=buyer.stack_version,
+            minimum=cuda_min,
+        )
+    if torch_major is not None and torch_major < torch_min:
+        return outcome(
+            Status.WARN,
+            N_("PyTorch {version} is older than the {minimum}.x the source article recommends."),
+            evidence,
+            version=buyer.framework_version,
+            minimum=torch_min,
+        )
+    return outcome(
+        Status.PASS,
+        N_("{framework} {framework_version} on {stack} {stack_version} matches the accelerator."),
+        evidence,
+        framework=buyer.framework or "—",
+        framework_version=buyer.framework_version or "",
+        stack=STACK_NAMES.get(stack, stack),
+        stack_version=buyer.stack_version or "",
+    )
+
+
+def _is_pytorch(buyer) -> bool:
+    return (buyer.framework or "").strip().lower() == "pytorch"
+
+
+# --- Availability / export-control status (reported, not judged) --------------------------------
+
+
+def availability(facts: ComplianceInput, params: Parameters):
+    record, today = facts.availability, facts.today
+    max_age = params["hw.availability_max_age_days"]
+    status = None if record is None else record.status
+    as_of = None if record is None else record.as_of
+    age = None if as_of is None else (today - as_of).days
+    evidence = (
+        Evidence(N_("Recorded status"), status, AVAILABILITY_AVAILABLE, "", "=="),
+        Evidence(N_("Age of the record"), age, max_age, N_("days"), "<="),
+    )
+    note = (record.note if record else None) or ""
+    if status not in AVAILABILITY_STATUSES or as_of is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_(
+                "The catalog has no dated availability or export-control status for this accelerator."
+            ),
+            evidence,
+        )
+    if status == AVAILABILITY_LICENCE_REQUIRED:
+        return outcome(
+            Status.WARN,
+            N_(
+                "As of {date} the catalog records that exports of this accelerator need a licence. {note} Confirm supply with the seller; this tool does not judge the law."
+            ),
+            evidence,
+            date=as_of.isoformat(),
+            note=note,
+        )
+    if status == AVAILABILITY_NOT_AVAILABLE:
+        return outcome(
+            Status.WARN,
+            N_(
+                "As of {date} the catalog records this accelerator as not available in China. {note} Confirm supply with the seller."
+            ),
+            evidence,
+            date=as_of.isoformat(),
+            note=note,
+        )
+    if age > max_age:
+        return outcome(
+            Status.WARN,
+            N_(
+                "Recorded as available on {date}, {age} days ago (more than {max_age}); check that it still is."
+            ),
+            evidence,
+            date=as_of.isoformat(),
+            age=age,
+            max_age=max_age,
+        )
+    if status == AVAILABILITY_DOMESTIC:
+        return outcome(
+            Status.PASS,
+            N_("Recorded on {date} as a domestic product, not subject to US export licensing."),
+            evidence,
+            date=as_of.isoformat(),
+        )
+    return outcome(
+        Status.PASS,
+        N_("Recorded as available on {date} ({age} days ago)."),
+        evidence,
+        date=as_of.isoformat(),
+        age=age,
+    )
+
+
+RULES = (
+    Rule(
+        "HW-INTRANODE-LINK",
+        Area.HARDWARE,
+        N_("All-to-all link inside the server"),
+        N_(
+            "A job sharded across a 4- or 8-GPU server needs NVLink/NVSwitch-class all-to-all links; over PCIe the GPUs wait on communication (NVSwitch 600 GB/s vs about 50 GB/s through a PCIe switch)."
+        ),
+        N_("Source article H2"),
+        Severity.WARNING,
+        intranode_link,
+        ("hw.sharded_min_gpus_per_server",),
+    ),
+    Rule(
+        "HW-INTERNODE-NIC",
+        Area.HARDWARE,
+        N_("RoCE or InfiniBand between servers"),
+        N_(
+            "A job spread over several servers needs RoCE or InfiniBand NICs so parameter synchronisation does not become the bottleneck."
+        ),
+        N_("Source article H4"),
+        Severity.BLOCKER,
+        internode_nic,
+    ),
+    Rule(
+        "HW-NVME-CAPACITY",
+        Area.HARDWARE,
+        N_("Local NVMe capacity"),
+        N_(
+            "Each server needs enough usable local NVMe for checkpoints and logs; the source article asks for at least 8 TB."
+        ),
+        N_("Source article H4 and A4"),
+        Severity.WARNING,
+        nvme_capacity,
+        ("hw.nvme_min_usable_tb",),
+    ),
+    Rule(
+        "HW-NVME-READ",
+        Area.HARDWARE,
+        N_("Local NVMe read speed"),
+        N_(
+            "Data loading must keep up with the GPUs; the source article asks for at least 6 GB/s sequential read."
+        ),
+        N_("Source article H4 and A4"),
+        Severity.WARNING,
+        nvme_read,
+        ("hw.nvme_min_read_gbs",),
+    ),
+    Rule(
+        "HW-SOFTWARE-STACK",
+        Area.HARDWARE,
+        N_("Software stack and framework"),
+        N_(
+            "The accelerator's stack must match the buyer's code: CUDA 12.x with PyTorch 2.x on NVIDIA, CANN on Ascend, ROCm on AMD."
+        ),
+        N_("Source article A3; NVIDIA compatibility matrix"),
+        Severity.BLOCKER,
+        software_stack,
+        ("hw.cuda_min_major", "hw.pytorch_min_major"),
+    ),
+    Rule(
+        "HW-AVAILABILITY",
+        Area.HARDWARE,
+        N_("Availability and export-control status"),
+        N_(
+            "Reports the availability / export-control status the catalog records, with its date; it does not decide legal questions."
+        ),
+        N_("Catalog record; research hardware-site-facts §4.5"),
+        Severity.WARNING,
+        availability,
+        ("hw.availability_max_age_days",),
+    ),
+)

@@ -1,0 +1,923 @@
+"""Site rules (source items S1-S6): room climate, energy, power, floor, network, operations."""
+
+from __future__ import annotations
+
+import math
+
+from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, figure, outcome
+from advisor.domain.compliance.facts import (
+    COOLING_REAR_DOOR,
+    LIQUID_COOLING,
+    PUE_MEASURED,
+    ComplianceInput,
+)
+from advisor.domain.compliance.parameters import Parameters
+from advisor.domain.i18n import N_
+
+# --- S1/S5: inlet temperature -------------------------------------------------------------
+
+
+def inlet_temperature(facts: ComplianceInput, params: Parameters):
+    dc = facts.data_center
+    low, high = params["site.inlet_temp_min_c"], params["site.inlet_temp_max_c"]
+    target_high = params["site.target_temp_max_c"]
+    held_low, held_high = figure(dc.inlet_temp_min_c), figure(dc.inlet_temp_max_c)
+    evidence = (
+        Evidence(N_("Lowest inlet temperature held"), held_low, low, "°C", ">="),
+        Evidence(N_("Highest inlet temperature held"), held_high, high, "°C", "<="),
+        Evidence(N_("Highest temperature, source target"), held_high, target_high, "°C", "<="),
+    )
+    if held_low is not None and held_low < low:
+        return outcome(
+            Status.FAIL,
+            N_(
+                "The room runs as cold as {held} °C, below the {limit} °C floor of the inlet envelope."
+            ),
+            evidence,
+            held=held_low,
+            limit=low,
+        )
+    if held_high is not None and held_high > high:
+        return outcome(
+            Status.FAIL,
+            N_(
+                "The room runs as warm as {held} °C, above the {limit} °C ceiling of the inlet envelope."
+            ),
+            evidence,
+            held=held_high,
+            limit=high,
+        )
+    if held_low is None or held_high is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_("The inlet temperature range the room holds is not recorded."),
+            evidence,
+        )
+    if held_high > target_high:
+        return outcome(
+            Status.WARN,
+            N_(
+                "The room holds {low}-{high} °C: inside the {env_low}-{env_high} °C envelope but "
+                "warmer than the source article's {target} °C target."
+            ),
+            evidence,
+            low=held_low,
+            high=held_high,
+            env_low=low,
+            env_high=high,
+            target=target_high,
+        )
+    return outcome(
+        Status.PASS,
+        N_(
+            "The room holds {low}-{high} °C, inside the {env_low}-{env_high} °C envelope and the target."
+        ),
+        evidence,
+        low=held_low,
+        high=held_high,
+        env_low=low,
+        env_high=high,
+    )
+
+
+# --- S1/S5: inlet humidity ----------------------------------------------------------------
+
+
+def dew_point_c(temp_c: float, rh_pct: float) -> float:
+    """Dew point by the Magnus formula (Alduchov & Eskridge 1996 constants)."""
+    a, b = 17.625, 243.04
+    gamma = math.log(rh_pct / 100.0) + a * temp_c / (b + temp_c)
+    return b * gamma / (a - gamma)
+
+
+def _dew_point_band(dc):
+    """Recorded dew-point band, or the band at the corners of the held ranges (derived)."""
+    if dc.inlet_dew_point_min_c is not None and dc.inlet_dew_point_max_c is not None:
+        return dc.inlet_dew_point_min_c, dc.inlet_dew_point_max_c, False
+    corners = (dc.inlet_temp_min_c, dc.inlet_temp_max_c, dc.inlet_rh_min_pct, dc.inlet_rh_max_pct)
+    if any(value is None for value in corners) or min(corners[2:]) <= 0:
+        return None, None, False
+    lowest = dew_point_c(dc.inlet_temp_min_c, dc.inlet_rh_min_pct)
+    highest = dew_point_c(dc.inlet_temp_max_c, dc.inlet_rh_max_pct)
+    return lowest, highest, True
+
+
+def inlet_humidity(facts: ComplianceInput, params: Parameters):
+    dc = facts.data_center
+    rh_limit = params["site.inlet_rh_max_pct"]
+    dp_low, dp_high = params["site.inlet_dew_point_min_c"], params["site.inlet_dew_point_max_c"]
+    target_low = params["site.target_rh_min_pct"]
+    dp_min, dp_max, derived = _dew_point_band(dc)
+    dp_min, dp_max = (
+        figure(None if dp_min is None else round(dp_min, 1)),
+        figure(None if dp_max is None else round(dp_max, 1)),
+    )
+    rh_min, rh_max = figure(dc.inlet_rh_min_pct), figure(dc.inlet_rh_max_pct)
+    evidence = (
+        Evidence(N_("Highest inlet RH held"), rh_max, rh_limit, "%", "<="),
+        Evidence(N_("Lowest inlet RH, source target"), rh_min, target_low, "%", ">="),
+        Evidence(N_("Lowest inlet dew point"), dp_min, dp_low, "°C", ">="),
+        Evidence(N_("Highest inlet dew point"), dp_max, dp_high, "°C", "<="),
+    )
+    if rh_max is not None and rh_max > rh_limit:
+        return outcome(
+            Status.FAIL,
+            N_("The room lets humidity reach {held}% RH, above the {limit}% limit."),
+            evidence,
+            held=rh_max,
+            limit=rh_limit,
+        )
+    if not derived and dp_min is not None and dp_min < dp_low:
+        return outcome(
+            Status.FAIL,
+            N_("The dew point falls to {held} °C, below the {limit} °C floor."),
+            evidence,
+            held=dp_min,
+            limit=dp_low,
+        )
+    if not derived and dp_max is not None and dp_max > dp_high:
+        return outcome(
+            Status.FAIL,
+            N_("The dew point rises to {held} °C, above the {limit} °C ceiling."),
+            evidence,
+            held=dp_max,
+            limit=dp_high,
+        )
+    if rh_min is None or rh_max is None or dp_min is None:
+        return outcome(
+            Status.UNKNOWN, N_("The inlet humidity range the room holds is not recorded."), evidence
+        )
+    if derived and (dp_min < dp_low or dp_max > dp_high):
+        return outcome(
+            Status.UNKNOWN,
+            N_(
+                "The dew-point band is not recorded; at the corners of the held ranges it would "
+                "span {low}-{high} °C against the {env_low}-{env_high} °C envelope. Ask for the "
+                "dew-point control band."
+            ),
+            evidence,
+            low=dp_min,
+            high=dp_max,
+            env_low=dp_low,
+            env_high=dp_high,
+        )
+    if rh_min < target_low:
+        return outcome(
+            Status.WARN,
+            N_(
+                "Humidity may fall to {held}% RH: allowed by the standard but below the source "
+                "article's {target}% target for stable running."
+            ),
+            evidence,
+            held=rh_min,
+            target=target_low,
+        )
+    return outcome(
+        Status.PASS,
+        N_("The room holds {low}-{high}% RH with the dew point at {dp_low}-{dp_high} °C."),
+        evidence,
+        low=rh_min,
+        high=rh_max,
+        dp_low=dp_min,
+        dp_high=dp_max,
+    )
+
+
+# --- S1: humidity control in a humid climate ------------------------------------------------
+
+
+def humidity_control(facts: ComplianceInput, params: Parameters):
+    dc = facts.data_center
+    limit = params["site.humid_climate_rh_pct"]
+    climate = figure(dc.climate_mean_rh_pct)
+    evidence = (
+        Evidence(N_("Outdoor mean relative humidity"), climate, limit, "%", "<="),
+        Evidence(N_("Precision humidity control"), dc.precision_humidity_control, True, "", "=="),
+    )
+    if dc.precision_humidity_control:
+        return outcome(Status.PASS, N_("The room has precision humidity control."), evidence)
+    humid = None if climate is None else climate > limit
+    if humid is False:
+        return outcome(
+            Status.PASS,
+            N_(
+                "The outdoor mean RH of {rh}% does not exceed {limit}%; humidity control is optional."
+            ),
+            evidence,
+            rh=climate,
+            limit=limit,
+        )
+    if humid and dc.precision_humidity_control is False:
+        return outcome(
+            Status.FAIL,
+            N_(
+                "The outdoor mean RH is {rh}% (above {limit}%) and the room has no precision "
+                "humidity control: circuit boards risk condensation in the rainy season."
+            ),
+            evidence,
+            rh=climate,
+            limit=limit,
+        )
+    return outcome(
+        Status.UNKNOWN,
+        N_(
+            "Whether the room has precision humidity control, or how humid the climate is, is not recorded."
+        ),
+        evidence,
+    )
+
+
+# --- S2: PUE against the policy zone ------------------------------------------------------
+
+
+def pue(facts: ComplianceInput, params: Parameters):
+    dc, zone = facts.data_center, facts.zone
+    value, limit = figure(dc.pue), figure(zone.pue_limit)
+    evidence = (Evidence(N_("PUE"), value, limit, "", "<="),)
+    source = zone.pue_limit_source or ""
+    if value is None or limit is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_("The data center's PUE or the policy zone's PUE limit is not recorded."),
+            evidence,
+        )
+    if value > limit:
+        return outcome(
+            Status.FAIL,
+            N_(
+                "PUE {pue} is above the zone's limit of {limit} ({source}); capacity expansion approval is at risk."
+            ),
+            evidence,
+            pue=value,
+            limit=limit,
+            source=source,
+        )
+    if dc.pue_basis != PUE_MEASURED:
+        return outcome(
+            Status.WARN,
+            N_(
+                "PUE {pue} meets the limit of {limit} ({source}) but is not a measured annual figure; ask for the measured PUE."
+            ),
+            evidence,
+            pue=value,
+            limit=limit,
+            source=source,
+        )
+    return outcome(
+        Status.PASS,
+        N_("Measured PUE {pue} is within the zone's limit of {limit} ({source})."),
+        evidence,
+        pue=value,
+        limit=limit,
+        source=source,
+    )
+
+
+# --- S2/H3: rack power against the data center ----------------------------------------------
+
+
+def rack_power(facts: ComplianceInput, params: Parameters):
+    option, dc = facts.option, facts.data_center
+    full, typical = figure(option.rack_power_max_kw), figure(option.rack_power_typical_kw)
+    limit = figure(dc.max_rack_kw)
+    evidence = (
+        Evidence(N_("Rack power at full load"), full, limit, "kW", "<="),
+        Evidence(N_("Rack power, typical"), typical, limit, "kW", "<="),
+    )
+    if limit is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_("The data center's maximum power per rack is not recorded."),
+            evidence,
+        )
+    if full is not None and full <= limit:
+        return outcome(
+            Status.PASS,
+            N_("{full} kW per rack at full load fits the data center's {limit} kW per rack."),
+            evidence,
+            full=full,
+            limit=limit,
+        )
+    if typical is not None and typical > limit:
+        return outcome(
+            Status.FAIL,
+            N_(
+                "Even the typical draw of {typical} kW per rack exceeds the data center's {limit} kW; put fewer servers in each rack."
+            ),
+            evidence,
+            typical=typical,
+            limit=limit,
+        )
+    if full is not None and typical is not None:
+        return outcome(
+            Status.WARN,
+            N_(
+                "Full load ({full} kW per rack) exceeds the data center's {limit} kW while the "
+                "typical draw ({typical} kW) fits: only with power capping, or fewer servers per rack."
+            ),
+            evidence,
+            full=full,
+            typical=typical,
+            limit=limit,
+        )
+    return outcome(Status.UNKNOWN, N_("The option's power per rack is not known."), evidence)
+
+
+# --- S2: cooling able to remove the rack's heat ----------------------------------------------
+
+
+def rack_cooling(facts: ComplianceInput, params: Parameters):
+    option, dc, server = facts.option, facts.data_center, facts.server
+    practical = params["site.air_cooling_practical_kw_per_rack"]
+    air_limit = params["site.air_cooling_limit_kw_per_rack"]
+    rear_door_limit = params["site.rear_door_limit_kw_per_rack"]
+    full = figure(option.rack_power_max_kw)
+    kinds = None if dc.cooling_kinds is None else set(dc.cooling_kinds)
+    offered = ", ".join(sorted(kinds)) if kinds else None
+    evidence = (
+        Evidence(N_("Rack power at full load"), full, practical, "kW", "<="),
+        Evidence(N_("Air cooling limit"), full, air_limit, "kW", "<="),
+        Evidence(N_("Cooling offered"), offered, None, "", ""),
+    )
+    liquid = None if kinds is None else bool(kinds & set(LIQUID_COOLING))
+    if server is not None and server.cooling == "liquid" and not liquid:
+        if liquid is None:
+            return outcome(
+                Status.UNKNOWN,
+                N_("The server is liquid-cooled; the data center's cooling is not recorded."),
+                evidence,
+            )
+        return outcome(
+            Status.FAIL,
+            N_("The server is liquid-cooled but the data center offers no liquid cooling."),
+            evidence,
+        )
+    if full is None:
+        return outcome(Status.UNKNOWN, N_("The option's power per rack is not known."), evidence)
+    if full <= practical:
+        return outcome(
+            Status.PASS,
+            N_("{full} kW per rack is within what air cooling handles ({limit} kW)."),
+            evidence,
+            full=full,
+            limit=practical,
+        )
+    if kinds is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_(
+                "{full} kW per rack needs containment or liquid cooling; the data center's cooling is not recorded."
+            ),
+            evidence,
+            full=full,
+        )
+    if liquid or (COOLING_REAR_DOOR in kinds and full <= rear_door_limit):
+        return outcome(
+            Status.PASS,
+            N_("{full} kW per rack is above plain air cooling; the data center offers {cooling}."),
+            evidence,
+            full=full,
+            cooling=offered,
+        )
+    if full <= air_limit:
+        return outcome(
+            Status.WARN,
+            N_(
+                "{full} kW per rack is air-coolable only with hot-aisle containment, rear-door or "
+                "in-row units (air is practical up to about {limit} kW)."
+            ),
+            evidence,
+            full=full,
+            limit=air_limit,
+        )
+    return outcome(
+        Status.FAIL,
+        N_(
+            "{full} kW per rack is beyond what the data center's {cooling} cooling can remove; liquid cooling is needed."
+        ),
+        evidence,
+        full=full,
+        cooling=offered,
+    )
+
+
+# --- S3: power ------------------------------------------------------------------------------
+
+
+def dual_feeds(facts: ComplianceInput, params: Parameters):
+    value = facts.data_center.dual_utility_feeds
+    evidence = (Evidence(N_("Dual utility feeds"), value, True, "", "=="),)
+    if value is None:
+        return outcome(
+            Status.UNKNOWN, N_("Whether the site has dual utility feeds is not recorded."), evidence
+        )
+    if value:
+        return outcome(
+            Status.PASS, N_("The site is fed by two independent utility supplies."), evidence
+        )
+    return outcome(Status.FAIL, N_("The site has a single utility feed."), evidence)
+
+
+def ups_backup(facts: ComplianceInput, params: Parameters):
+    minutes = figure(facts.data_center.ups_backup_min)
+    target, floor = params["site.ups_backup_target_min"], params["site.ups_backup_floor_min"]
+    evidence = (
+        Evidence(N_("UPS backup time"), minutes, target, N_("min"), ">="),
+        Evidence(N_("UPS backup time, GB 50174 Class A"), minutes, floor, N_("min"), ">="),
+    )
+    if minutes is None:
+        return outcome(Status.UNKNOWN, N_("The UPS backup time is not recorded."), evidence)
+    if minutes >= target:
+        return outcome(
+            Status.PASS,
+            N_("UPS backup of {minutes} min meets the {target} min target."),
+            evidence,
+            minutes=minutes,
+            target=target,
+        )
+    if minutes >= floor:
+        return outcome(
+            Status.WARN,
+            N_(
+                "UPS backup of {minutes} min meets GB 50174 Class A ({floor} min) but not the source article's {target} min."
+            ),
+            evidence,
+            minutes=minutes,
+            floor=floor,
+            target=target,
+        )
+    return outcome(
+        Status.FAIL,
+        N_("UPS backup of {minutes} min is below the {floor} min of GB 50174 Class A."),
+        evidence,
+        minutes=minutes,
+        floor=floor,
+    )
+
+
+def generator_start(facts: ComplianceInput, params: Parameters):
+    seconds = figure(facts.data_center.generator_start_s)
+    limit = params["site.generator_start_max_s"]
+    evidence = (Evidence(N_("Generator automatic start time"), seconds, limit, N_("s"), "<="),)
+    if seconds is None:
+        return outcome(
+            Status.UNKNOWN, N_("The diesel generator start time is not recorded."), evidence
+        )
+    if seconds <= limit:
+        return outcome(
+            Status.PASS,
+            N_("Diesel generators start within {seconds} s (limit {limit} s)."),
+            evidence,
+            seconds=seconds,
+            limit=limit,
+        )
+    return outcome(
+        Status.FAIL,
+        N_("Diesel generators take {seconds} s to start, longer than {limit} s."),
+        evidence,
+        seconds=seconds,
+        limit=limit,
+    )
+
+
+def hvdc(facts: ComplianceInput, params: Parameters):
+    dc = facts.data_center
+    efficiency = figure(dc.hvdc_efficiency_pct)
+    limit = params["site.hvdc_efficiency_min_pct"]
+    evidence = (Evidence(N_("HVDC conversion efficiency"), efficiency, limit, "%", ">="),)
+    if dc.hvdc is False:
+        return outcome(
+            Status.WARN,
+            N_(
+                "The site supplies AC only, without HVDC; the {limit}% HVDC efficiency the source recommends is not available."
+            ),
+            evidence,
+            limit=limit,
+        )
+    if efficiency is None:
+        return outcome(
+            Status.UNKNOWN,
+            N_("HVDC supply and its conversion efficiency are not recorded."),
+            evidence,
+        )
+    if efficiency >= limit:
+        return outcome(
+            Status.PASS,
+            N_("HVDC conversion efficiency is {efficiency}% (at least {limit}%)."),
+            evidence,
+            efficiency=efficiency,
+            limit=limit,
+        )
+    return outcome(
+        Status.FAIL,
+        N_("HVDC conversion efficiency is {efficiency}%, below {limit}%."),
+        evidence,
+        efficiency=efficiency,
+        limit=limit,
+    )
+
+
+# --- S5: floor / rack load --------------------------------------------------------------------
+
+
+def floor_load(facts: ComplianceInput, params: Parameters):
+    dc = facts.data_center
+    load = figure(facts.option.rack_load_kg)
+    footprint = params["site.rack_footprint_m2"]
+    floor_allows = None
+    if dc.floor_load_kg_per_m2 is not None:
+        floor_allows = figure(dc.floor_load_kg_per_m2 * footprint)
+    position_allows = figure(dc.rack_max_load_kg)
+    evidence = (
+        Evidence(
+            N_("Server weight per rack, against the rack position's rating"),
+            load,
+            position_allows,
+            "kg",
+            "<=",
+        ),
+        Evidence(
+            N_("Server weight per rack, against the floor rating over one rack's footprint"),
+            load,
+            floor_allows,
+            "kg",
+            "<=",
+        ),
+    )
+    limits = [limit for limit in (position_allows, floor_allows) if limit is not None]
+    if load is None or not limits:
+        return outcome(
+            Status.UNKNOWN,
+            N_("The weight per rack or the site's rated floor load is not known."),
+            evidence,
+        )
+    limit = min(limits)
+    if load <= limit:
+        return outcome(
+            Status.PASS,
+            N_("{load} kg of servers per rack is within the rated {limit} kg."),
+            evidence,
+            load=load,
+            limit=limit,
+        )
+    return outcome(
+        Status.FAIL,
+        N_(
+            "{load} kg of servers per rack exceeds the rated {limit} kg: reinforce the base or use fewer servers per rack."
+        ),
+        evidence,
+        load=load,
+        limit=limit,
+    )
+
+
+# --- S4: network ----------------------------------------------------------------------------
+
+
+def bgp(facts: ComplianceInput, params: Parameters):
+    value = facts.data_center.multi_carrier_bgp
+    evidence = (Evidence(N_("Multi-carrier BGP"), value, True, "", "=="),)
+    if value is None:
+        return outcome(
+            Status.UNKNOWN, N_("Whether the site has multi-carrier BGP is not recorded."), evidence
+        )
+    if value:
+        return outcome(Status.PASS, N_("The site has multi-carrier BGP bandwidth."), evidence)
+    return outcome(Status.FAIL, N_("The site has no multi-carrier BGP bandwidth."), evidence)
+
+
+def latency(facts: ComplianceInput, params: Parameters):
+    dc = facts.data_center
+    limit = params["site.latency_max_ms"]
+    east, south = figure(dc.latency_east_china_ms), figure(dc.latency_south_china_ms)
+    evidence = (
+        Evidence(N_("Latency to East China"), east, limit, "ms", "<="),
+        Evidence(N_("Latency to South China"), south, limit, "ms", "<="),
+    )
+    worst = max((v for v in (east, south) if v is not None), default=None)
+    if worst is not None and worst > limit:
+        return outcome(
+            Status.FAIL,
+            N_(
+                "Latency reaches {latency} ms, above {limit} ms (East China {east} ms, South China {south} ms)."
+            ),
+            evidence,
+            latency=worst,
+            limit=limit,
+            east=_dash(east),
+            south=_dash(south),
+        )
+    if east is None or south is None:
+        return outcome(
+            Status.UNKNOWN, N_("Latency to East China or South China is not recorded."), evidence
+        )
+    return outcome(
+        Status.PASS,
+        N_("Latency is {east} ms to East China and {south} ms to South China (limit {limit} ms)."),
+        evidence,
+        east=east,
+        south=south,
+        limit=limit,
+    )
+
+
+def _dash(value):
+    return "—" if value is None else value
+
+
+def packet_loss(facts: ComplianceInput, params: Parameters):
+    loss = figure(facts.data_center.packet_loss_pct)
+    limit = params["site.packet_loss_max_pct"]
+    evidence = (Evidence(N_("Packet loss"), loss, limit, "%", "<"),)
+    if loss is None:
+        return outcome(Status.UNKNOWN, N_("Packet loss is not recorded."), evidence)
+    if loss < limit:
+        return outcome(
+            Status.PASS,
+            N_("Packet loss of {loss}% is below {limit}%."),
+            evidence,
+            loss=loss,
+            limit=limit,
+        )
+    return outcome(
+        Status.FAIL,
+        N_("Packet loss of {loss}% is not below {limit}%."),
+        evidence,
+        loss=loss,
+        limit=limit,
+    )
+
+
+# --- S6: operations ---------------------------------------------------------------------------
+
+
+def staff_on_site(facts: ComplianceInput, params: Parameters):
+    value = facts.data_center.staff_24x7_on_site
+    evidence = (Evidence(N_("7×24 on-site staff"), value, True, "", "=="),)
+    if value is None:
+        return outcome(
+            Status.UNKNOWN, N_("Whether staff are on site 7×24 is not recorded."), evidence
+        )
+    if value:
+        return outcome(Status.PASS, N_("Engineers are on site 7×24."), evidence)
+    return outcome(Status.FAIL, N_("The site is not staffed 7×24."), evidence)
+
+
+def spare_parts(facts: ComplianceInput, params: Parameters):
+    hours = figure(facts.data_center.spare_parts_replacement_h)
+    limit = params["site.spare_parts_max_h"]
+    evidence = (Evidence(N_("Spare-part replacement time"), hours, limit, N_("h"), "<="),)
+    if hours is None:
+        return outcome(
+            Status.UNKNOWN, N_("The spare-part replacement time is not recorded."), evidence
+        )
+    if hours <= limit:
+        return outcome(
+            Status.PASS,
+            N_("Failed parts are replaced within {hours} h (limit {limit} h)."),
+            evidence,
+            hours=hours,
+            limit=limit,
+        )
+    return outcome(
+        Status.FAIL,
+        N_("Failed parts take {hours} h to replace, longer than {limit} h."),
+        evidence,
+        hours=hours,
+        limit=limit,
+    )
+
+
+def contract_terms(facts: ComplianceInput, params: Parameters):
+    dc = facts.data_center
+    mttr = figure(dc.contract_mttr_h)
+    evidence = (
+        Evidence(
+            N_("MTTR stated in the contract"),
+            mttr if dc.contract_mttr_stated else dc.contract_mttr_stated,
+            None,
+            N_("h"),
+            "",
+        ),
+        Evidence(N_("Compensation clause"), dc.contract_compensation, True, "", "=="),
+    )
+    if dc.contract_mttr_stated is False:
+        return outcome(Status.FAIL, N_("The contract states no MTTR."), evidence)
+    if dc.contract_mttr_stated and dc.contract_compensation is False:
+        return outcome(
+            Status.WARN,
+            N_("The contract states an MTTR of {mttr} h but no compensation when it is missed."),
+            evidence,
+            mttr=_dash(mttr),
+        )
+    if dc.contract_mttr_stated and dc.contract_compensation:
+        return outcome(
+            Status.PASS,
+            N_("The contract states an MTTR of {mttr} h with compensation."),
+            evidence,
+            mttr=_dash(mttr),
+        )
+    return outcome(
+        Status.UNKNOWN, N_("The contract's MTTR and compensation terms are not recorded."), evidence
+    )
+
+
+S1 = N_("Source article S1")
+CITE_ENVELOPE = N_(
+    "GB 50174-2017 Appendix A (cold aisle 18-27 °C; dew point 5.5-15 °C, RH ≤ 60%); "
+    "ASHRAE TC 9.9 recommended envelope; source article S5 (18-25 °C, 40-60% RH)"
+)
+
+RULES = (
+    Rule(
+        "SITE-INLET-TEMP",
+        Area.SITE,
+        N_("Inlet temperature"),
+        N_(
+            "The cold aisle must stay within the inlet envelope; the source article aims for 18-25 °C."
+        ),
+        CITE_ENVELOPE,
+        Severity.BLOCKER,
+        inlet_temperature,
+        ("site.inlet_temp_min_c", "site.inlet_temp_max_c", "site.target_temp_max_c"),
+    ),
+    Rule(
+        "SITE-INLET-HUMIDITY",
+        Area.SITE,
+        N_("Inlet humidity"),
+        N_(
+            "Inlet air must stay within the dew-point and RH envelope; the source article aims for 40-60% RH."
+        ),
+        CITE_ENVELOPE,
+        Severity.BLOCKER,
+        inlet_humidity,
+        (
+            "site.inlet_rh_max_pct",
+            "site.inlet_dew_point_min_c",
+            "site.inlet_dew_point_max_c",
+            "site.target_rh_min_pct",
+        ),
+    ),
+    Rule(
+        "SITE-HUMIDITY-CONTROL",
+        Area.SITE,
+        N_("Humidity control in a humid climate"),
+        N_(
+            "Where the outdoor air is humid (Guiyang ≈ 80% RH), the room needs precision humidity control against condensation."
+        ),
+        N_("Source article S1; GB 50174-2017 Appendix A (RH ≤ 60%)"),
+        Severity.WARNING,
+        humidity_control,
+        ("site.humid_climate_rh_pct",),
+    ),
+    Rule(
+        "SITE-PUE",
+        Area.SITE,
+        N_("PUE against the policy zone"),
+        N_("The data center's PUE must not exceed the limit of its policy zone."),
+        N_(
+            "Policy zone limit (Guizhou 1.2, source article S2; national hub nodes, 2024 NDRC/MIIT/NEA/NDA action plan)"
+        ),
+        Severity.BLOCKER,
+        pue,
+    ),
+    Rule(
+        "SITE-RACK-POWER",
+        Area.SITE,
+        N_("Power per rack"),
+        N_("The option's power per rack must fit the data center's maximum per rack."),
+        N_("Source article H3 (8× H100 ≈ 10 kW per server) and S2"),
+        Severity.BLOCKER,
+        rack_power,
+    ),
+    Rule(
+        "SITE-RACK-COOLING",
+        Area.SITE,
+        N_("Cooling for the rack density"),
+        N_(
+            "Air cooling is practical only up to roughly 30-40 kW per rack; above that liquid cooling is needed."
+        ),
+        N_("Source article S2; rack-density bands (research §3.7, G1)"),
+        Severity.BLOCKER,
+        rack_cooling,
+        (
+            "site.air_cooling_practical_kw_per_rack",
+            "site.air_cooling_limit_kw_per_rack",
+            "site.rear_door_limit_kw_per_rack",
+        ),
+    ),
+    Rule(
+        "SITE-DUAL-FEED",
+        Area.SITE,
+        N_("Dual utility feeds"),
+        N_("The site needs two independent utility supplies."),
+        N_("Source article S3; GB 50174-2017 §8.1 (Class A dual supply)"),
+        Severity.BLOCKER,
+        dual_feeds,
+    ),
+    Rule(
+        "SITE-UPS",
+        Area.SITE,
+        N_("UPS backup time"),
+        N_(
+            "UPS batteries must bridge a utility loss; the source article asks for 30 min, GB 50174 Class A for 15 min."
+        ),
+        N_("Source article S3; GB 50174-2017 §8.1 and Appendix A (Class A ≥ 15 min)"),
+        Severity.BLOCKER,
+        ups_backup,
+        ("site.ups_backup_target_min", "site.ups_backup_floor_min"),
+    ),
+    Rule(
+        "SITE-GENERATOR",
+        Area.SITE,
+        N_("Generator start time"),
+        N_("Diesel generators must start automatically within 15 s."),
+        N_("Source article S3"),
+        Severity.BLOCKER,
+        generator_start,
+        ("site.generator_start_max_s",),
+    ),
+    Rule(
+        "SITE-HVDC",
+        Area.SITE,
+        N_("HVDC supply efficiency"),
+        N_("Servers should run on high-voltage DC with a conversion efficiency of at least 94%."),
+        N_("Source article S3"),
+        Severity.WARNING,
+        hvdc,
+        ("site.hvdc_efficiency_min_pct",),
+    ),
+    Rule(
+        "SITE-FLOOR-LOAD",
+        Area.SITE,
+        N_("Rack and floor load"),
+        N_(
+            "The servers in one rack must not exceed the rack position's rated load; 8-GPU servers weigh over 130 kg."
+        ),
+        N_("Source article S5 and H3"),
+        Severity.BLOCKER,
+        floor_load,
+        ("site.rack_footprint_m2",),
+    ),
+    Rule(
+        "SITE-BGP",
+        Area.SITE,
+        N_("Multi-carrier BGP"),
+        N_("The site should have multi-carrier BGP bandwidth."),
+        N_("Source article S4"),
+        Severity.WARNING,
+        bgp,
+    ),
+    Rule(
+        "SITE-LATENCY",
+        Area.SITE,
+        N_("Latency to East and South China"),
+        N_(
+            "For co-scheduling with eastern nodes, latency to East and South China must be within 30 ms."
+        ),
+        N_("Source article S4"),
+        Severity.WARNING,
+        latency,
+        ("site.latency_max_ms",),
+    ),
+    Rule(
+        "SITE-PACKET-LOSS",
+        Area.SITE,
+        N_("Packet loss"),
+        N_("Cross-region co-scheduling needs packet loss below 0.1%."),
+        N_("Source article S4"),
+        Severity.WARNING,
+        packet_loss,
+        ("site.packet_loss_max_pct",),
+    ),
+    Rule(
+        "SITE-STAFF-24X7",
+        Area.SITE,
+        N_("7×24 on-site staff"),
+        N_("Engineers must be on site around the clock."),
+        N_("Source article S6"),
+        Severity.WARNING,
+        staff_on_site,
+    ),
+    Rule(
+        "SITE-SPARE-PARTS",
+        Area.SITE,
+        N_("Spare-part replacement time"),
+        N_("Failed hardware parts must be replaced within 2 hours from on-site stock."),
+        N_("Source article S6"),
+        Severity.WARNING,
+        spare_parts,
+        ("site.spare_parts_max_h",),
+    ),
+    Rule(
+        "SITE-CONTRACT-MTTR",
+        Area.SITE,
+        N_("MTTR and compensation in the contract"),
+        N_(
+            "The contract must state the mean time to repair and the compensation when it is missed."
+        ),
+        N_("Source article S6"),
+        Severity.WARNING,
+        contract_terms,
+    ),
+)
