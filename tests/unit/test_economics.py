@@ -30,7 +30,7 @@ from advisor.domain.economics import (
     format_cny,
     round_cny,
 )
-from advisor.domain.economics.compare import break_even_hours
+from advisor.domain.economics.compare import break_even_hours, hours_for_payback
 from advisor.domain.economics.costs import (
     electricity_cny_per_year,
     it_energy_kwh_per_year,
@@ -113,6 +113,12 @@ def test_power_price_that_includes_cooling_is_not_multiplied_by_pue():
     # 67,040 kWh × 0.50 = 33,520
     assert electricity_cny_per_year(inputs, D(2000)) == D(33_520)
     assert any("already includes cooling" in m.template for m in evaluate(inputs).messages)
+
+
+def test_power_included_in_the_rack_fee_costs_nothing_extra():
+    inputs = example(replace(GUIYANG, power_in_rack_fee=True))
+    assert electricity_cny_per_year(inputs, D(2000)) == 0
+    assert any("included in the rack fee" in m.template for m in evaluate(inputs).messages)
 
 
 def test_residual_value_straight_line():
@@ -215,6 +221,19 @@ def test_payback_against_cloud_closed_form():
     assert payback.within_horizon is False  # 50.95 > 36 months
     assert payback.message.params["months"] == "51.0"
     assert payback.message.params["years"] == "4.2"
+
+
+def test_hours_for_a_payback_within_the_horizon_closed_form():
+    # running per year: buy 317,900 + 10·H (racks, maintenance, idle + training power),
+    # cloud 640·H; payback in 36 months needs a saving of 4,000,000 × 12 / 36 a year:
+    #   630·H − 317,900 = 1,333,333.33…  ⇒  H = (1,333,333.33… + 317,900) / 630 = 2,621.0 h
+    expected = (D(4_000_000) * 12 / 36 + D(317_900)) / 630
+    hours = hours_for_payback(example(), CLOUD, D(36))
+    assert abs(hours - expected) < D("1e-9")
+    result = evaluate(example())
+    assert abs(result.payback_in_horizon_from_hours[CLOUD] - expected) < D("1e-9")
+    # renting's running cost is below buying's up to 12 months a year: never in 36 months
+    assert result.payback_in_horizon_from_hours[RENT] is None
 
 
 def test_payback_never_when_renting_runs_cheaper_month_by_month():

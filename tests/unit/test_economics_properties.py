@@ -18,7 +18,7 @@ from advisor.domain.economics import (
     compare_sites,
     evaluate,
 )
-from advisor.domain.economics.compare import break_even_hours
+from advisor.domain.economics.compare import break_even_hours, hours_for_payback
 from advisor.domain.economics.costs import (
     annual_cost_cny,
     it_energy_kwh_per_year,
@@ -185,6 +185,22 @@ def test_series_shape(inputs, years):
         assert all(v >= 0 for v in values)
 
 
+@given(options(), st.sampled_from([RENT, CLOUD]))
+def test_payback_hours_give_a_payback_within_the_horizon(inputs, against):
+    # at the hours returned, the payback is the horizon (36 months) or less; just below, more
+    hours = hours_for_payback(inputs, against, D(36))
+    if hours is None:
+        at_full = evaluate(inputs, Overrides(training_hours_per_year=D(8760)))
+        months = at_full.payback[against].months
+        assert months is None or months > 36
+        return
+    at = evaluate(inputs, Overrides(training_hours_per_year=hours)).payback[against].months
+    assert at is not None and at <= D("36.000001")
+    if hours > 1:
+        below = evaluate(inputs, Overrides(training_hours_per_year=hours - 1)).payback[against]
+        assert below.months is None or below.months > 36
+
+
 @given(options())
 def test_no_negative_costs(inputs):
     for mode in (BUY, RENT, CLOUD):
@@ -207,7 +223,7 @@ def test_site_difference_parts_add_up(inputs, tariff, pue, fee):
     diff = compare_sites([inputs, replace(inputs, site=other)]).differences[0]
     assert sum(diff.parts_cny.values()) == diff.total_cny
     assert abs(diff.parts_cny["other"]) < D("1e-12")
-    if tariff > inputs.site.tariff_cny_per_kwh:
+    if uses_energy(inputs) and tariff > inputs.site.tariff_cny_per_kwh:
         assert diff.parts_cny["tariff"] > 0
-    if pue < inputs.site.pue:
+    if uses_energy(inputs) and pue < inputs.site.pue:
         assert diff.parts_cny["pue"] < 0

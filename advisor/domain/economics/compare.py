@@ -25,6 +25,7 @@ from advisor.domain.economics.costs import (
     ModeCost,
     annual_cost_cny,
     effective_pue,
+    effective_tariff_cny_per_kwh,
     it_energy_kwh_per_year,
     mode_cost,
     racks_needed,
@@ -103,6 +104,20 @@ _PAYBACK = {
     ),
     (CLOUD, "never"): N_("Against cloud, buying never pays back: it saves nothing month by month."),
 }
+_PAYBACK_HOURS = {
+    (RENT, "from"): N_(
+        "Against renting, buying pays back within the {horizon}-year horizon from {hours} training hours a year."
+    ),
+    (RENT, "never"): N_(
+        "Against renting, buying does not pay back within the {horizon}-year horizon at any number of training hours."
+    ),
+    (CLOUD, "from"): N_(
+        "Against cloud, buying pays back within the {horizon}-year horizon from {hours} training hours a year."
+    ),
+    (CLOUD, "never"): N_(
+        "Against cloud, buying does not pay back within the {horizon}-year horizon at any number of training hours."
+    ),
+}
 EXAMPLE_PRICES = N_(
     "Some prices are examples or market reports, not quotes: ask the vendors for quotes before deciding."
 )
@@ -112,6 +127,10 @@ RACK_TOO_SMALL = N_(
 )
 PUE_IN_PRICE = N_(
     "The data center's power price already includes cooling, so the PUE is not applied again."
+)
+POWER_IN_FEE = N_(
+    "At {site} power is included in the rack fee, up to the rack's power limit: no separate "
+    "electricity cost is counted."
 )
 TRANSFER_COST = N_(
     "Moving data to and from the public cloud adds ¥{cny_per_year} a year when buying or renting."
@@ -219,6 +238,36 @@ def payback(buy: ModeCost, other: ModeCost) -> Payback:
     return Payback(other.mode, months, within, Message(_PAYBACK[key], params))
 
 
+def _running_saving(inputs: EconomicsInputs, against: str, hours: Decimal) -> Decimal:
+    """Running cost per year of ``against`` minus buying's (what owning saves, before capital)."""
+    other = mode_cost(inputs, against, hours).running_total_cny_per_year
+    return other - mode_cost(inputs, BUY, hours).running_total_cny_per_year
+
+
+def hours_for_payback(inputs: EconomicsInputs, against: str, months: Decimal) -> Decimal | None:
+    """The training hours per year from which buying pays back against ``against`` in ``months``.
+
+    Payback = extra upfront ÷ monthly saving, so it is reached where the yearly saving is
+    12 × extra upfront ÷ months; the saving is piecewise linear in the hours (last crossing,
+    as for the break-even). ``None`` when even 8760 h do not pay back in time.
+    """
+    extra = (
+        mode_cost(inputs, BUY, Decimal(0)).upfront_cny
+        - mode_cost(inputs, against, Decimal(0)).upfront_cny
+    )
+    target = extra * MONTHS_PER_YEAR / Decimal(months)
+    points = _breakpoints(inputs)
+    short = [_running_saving(inputs, against, h) - target for h in points]
+    if short[-1] < 0:
+        return None
+    behind = [i for i, gap in enumerate(short) if gap < 0]
+    if not behind:
+        return Decimal(0)
+    i = behind[-1]
+    start, end, gap_start, gap_end = points[i], points[i + 1], short[i], short[i + 1]
+    return start + (-gap_start) * (end - start) / (gap_end - gap_start)
+
+
 # --- The result --------------------------------------------------------------------------
 
 
@@ -230,6 +279,7 @@ class EconomicsResult:
     cheapest_mode: str | None
     break_even: dict[str, BreakEven]
     payback: dict[str, Payback]
+    payback_in_horizon_from_hours: dict[str, Decimal | None]
     monthly: MonthlySeries
     by_hours: HoursSeries
     assumptions: list[Assumption]
@@ -247,6 +297,13 @@ class EconomicsResult:
             "cash_total": round_cny(cost.cash_total_cny),
             "residual_value": round_cny(cost.residual_value_cny),
         }
+
+
+def _payback_hours_message(against: str, hours: Decimal | None, years: int) -> Message:
+    if hours is None:
+        return Message(_PAYBACK_HOURS[(against, "never")], {"horizon": years})
+    params = {"hours": _hours_text(hours), "horizon": years}
+    return Message(_PAYBACK_HOURS[(against, "from")], params)
 
 
 def _cheapest(costs: dict[str, ModeCost]) -> str | None:
@@ -274,7 +331,9 @@ def _site_messages(inputs: EconomicsInputs) -> list[Message]:
             "rack_u": inputs.site.rack_units_per_rack,
         }
         messages.append(Message(RACK_TOO_SMALL, params))
-    if inputs.site.price_includes_pue:
+    if inputs.site.power_in_rack_fee:
+        messages.append(Message(POWER_IN_FEE, {"site": inputs.site.name}))
+    elif inputs.site.price_includes_pue:
         messages.append(Message(PUE_IN_PRICE))
     transfer = transfer_cny_per_year(inputs, inputs.assumptions.training_hours_per_year)
     if transfer > 0:
@@ -297,13 +356,18 @@ def evaluate(inputs: EconomicsInputs, overrides: Overrides | None = None) -> Eco
             "years": a.horizon_years,
         }
         messages.insert(0, Message(_CHEAPEST[cheapest], params))
-    breaks, paybacks = {}, {}
+    breaks, paybacks, payback_hours = {}, {}, {}
     if BUY in costs:
         for other in (RENT, CLOUD):
             if other in costs:
                 breaks[other] = break_even(inputs, other)
                 paybacks[other] = payback(costs[BUY], costs[other])
+                horizon_months = Decimal(a.horizon_years * MONTHS_PER_YEAR)
+                payback_hours[other] = hours_for_payback(inputs, other, horizon_months)
                 messages.extend([breaks[other].message, paybacks[other].message])
+                messages.append(
+                    _payback_hours_message(other, payback_hours[other], a.horizon_years)
+                )
     return EconomicsResult(
         inputs=inputs,
         racks=racks_needed(inputs),
@@ -311,6 +375,7 @@ def evaluate(inputs: EconomicsInputs, overrides: Overrides | None = None) -> Eco
         cheapest_mode=cheapest,
         break_even=breaks,
         payback=paybacks,
+        payback_in_horizon_from_hours=payback_hours,
         monthly=monthly_series(costs, a.horizon_years),
         by_hours=hours_series(inputs),
         assumptions=assumption_records(inputs),
@@ -367,7 +432,7 @@ def _electricity_split(base: EconomicsResult, other: EconomicsResult) -> tuple[D
         inputs = result.inputs
         hours = inputs.assumptions.training_hours_per_year
         kwh = it_energy_kwh_per_year(inputs, hours) * inputs.assumptions.horizon_years
-        return kwh, effective_pue(inputs), inputs.site.tariff_cny_per_kwh
+        return kwh, effective_pue(inputs), effective_tariff_cny_per_kwh(inputs)
 
     kwh_a, pue_a, tariff_a = energy_price(base)
     kwh_b, pue_b, tariff_b = energy_price(other)

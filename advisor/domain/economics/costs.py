@@ -82,12 +82,18 @@ def it_energy_kwh_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
 
 def effective_pue(inputs: EconomicsInputs) -> Decimal:
     """The PUE applied to IT energy: 1 when the site's power price already includes cooling."""
-    return Decimal(1) if inputs.site.price_includes_pue else inputs.site.pue
+    site = inputs.site
+    return Decimal(1) if site.price_includes_pue or site.power_in_rack_fee else site.pue
+
+
+def effective_tariff_cny_per_kwh(inputs: EconomicsInputs) -> Decimal:
+    """The price of a kWh: nothing extra when power is included in the rack fee."""
+    return Decimal(0) if inputs.site.power_in_rack_fee else inputs.site.tariff_cny_per_kwh
 
 
 def electricity_cny_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
     kwh = it_energy_kwh_per_year(inputs, hours)
-    return kwh * effective_pue(inputs) * inputs.site.tariff_cny_per_kwh
+    return kwh * effective_pue(inputs) * effective_tariff_cny_per_kwh(inputs)
 
 
 # --- Buy and host ------------------------------------------------------------------------

@@ -90,7 +90,9 @@ class Site:
     ``tariff_cny_per_kwh`` is what one kWh of facility energy costs: the grid tariff when
     the data center passes power through, or the data center's own power price. When the
     data center's price is per kWh of IT energy with cooling already included, set
-    ``price_includes_pue`` and the PUE is not applied again.
+    ``price_includes_pue`` and the PUE is not applied again. When power is included in the
+    rack fee (``power_in_rack_fee``), electricity costs nothing extra and the rack's power
+    limit is the power the fee includes.
     """
 
     key: str
@@ -101,6 +103,7 @@ class Site:
     rack_power_limit_kw: Decimal
     rack_units_per_rack: int = 42
     price_includes_pue: bool = False
+    power_in_rack_fee: bool = False
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,8 @@ class EconomicsInputs:
     def provenance_of(self, key: str) -> Provenance:
         if key in self.provenance:
             return self.provenance[key]
+        if key in ("power_full_kw", "power_idle_kw"):
+            return Provenance(BASIS_SIZING)
         return DEFAULT_PROVENANCE.get(key, Provenance())
 
 

@@ -1,0 +1,261 @@
+"""Worked example: one 8 × H100 server (DGX H100 class) bought and hosted in Guiyang vs Shanghai.
+
+    .venv/bin/python bench/economics_examples.py            # the sourced example figures below
+    .venv/bin/python bench/economics_examples.py --hours 1000 4000 8000
+    .venv/bin/python bench/economics_examples.py --catalog SERVER_KEY DC_KEY [DC_KEY ...]
+                                                           # figures from the loaded catalog
+
+Prints, for each site: cost per mode over three years, per year and per run; the
+break-even training hours per year of buying against renting and against cloud; the
+payback period; the Guiyang–Shanghai difference split into tariff, PUE and fees; and how
+the answer moves with the hours per year. The source article's claim (M3: owning in
+Guiyang pays back in 2.5–3 years above ~2000 h/year) is checked, not assumed.
+
+Every figure below is an example with its source; none is a quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import replace
+from datetime import date
+from decimal import Decimal as D
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from advisor.domain.economics import (  # noqa: E402
+    BUY,
+    CLOUD,
+    MODES,
+    RENT,
+    EconomicsInputs,
+    Prices,
+    Provenance,
+    ServerLoad,
+    Site,
+    compare_sites,
+    evaluate,
+    format_cny,
+)
+from advisor.domain.economics.inputs import (  # noqa: E402
+    BASIS_ASSUMPTION,
+    BASIS_CLAIM,
+    BASIS_EXAMPLE,
+    BASIS_MARKET,
+    BASIS_OFFICIAL,
+)
+
+# One DGX H100-class server: 10.2 kW maximum, 8 U (NVIDIA DGX H100 User Guide); idle 30 %
+# of maximum (assumption). A LoRA run of 100 h on the 8 GPUs = 800 GPU-hours (example job).
+LOAD = ServerLoad(
+    server_count=1,
+    gpus_per_server=8,
+    power_full_kw=D("10.2"),
+    power_idle_kw=D("3.06"),
+    rack_units=8,
+    gpu_hours_per_run=D(800),
+    hours_per_run=D(100),
+)
+PRICES = Prices(
+    purchase_cny_per_server=D(2_700_000),
+    rent_cny_per_server_month=D(70_000),
+    cloud_cny_per_gpu_hour=D("48.85"),
+)
+PROVENANCE = {
+    "power_idle_kw": Provenance(BASIS_ASSUMPTION, "30 % of maximum; no published idle figure."),
+    "purchase_cny_per_server": Provenance(
+        BASIS_MARKET,
+        "8 × H100 NVLink, spot, ~2.7 M CNY (虎嗅 dealer report, https://ghytv.com/?p=36952)",
+        date(2024, 7, 14),
+    ),
+    "rent_cny_per_server_month": Provenance(
+        BASIS_MARKET,
+        "H100 8-GPU node ~70 k CNY, read as monthly (cnBeta, https://m.cnbeta.com.tw/view/1449972.htm)",
+    ),
+    "cloud_cny_per_gpu_hour": Provenance(
+        BASIS_EXAMPLE,
+        "Import parity: AWS p5.48xlarge $6.88/GPU-h (retrieved 2026-11-09) × 7.1 CNY/USD "
+        "(assumed rate); not sold in mainland China",
+        date(2026, 11, 9),
+    ),
+}
+GUIYANG = Site(
+    key="guiyang",
+    name="Guiyang (Gui'an)",
+    tariff_cny_per_kwh=D("0.35"),
+    pue=D("1.2"),
+    rack_fee_cny_per_month=D(5000),
+    rack_power_limit_kw=D(20),
+)
+SHANGHAI = Site(
+    key="shanghai",
+    name="Shanghai",
+    tariff_cny_per_kwh=D("0.708"),
+    pue=D("1.35"),
+    rack_fee_cny_per_month=D(8742),
+    rack_power_limit_kw=D(20),
+)
+SITE_PROVENANCE = {
+    "guiyang": {
+        "tariff_cny_per_kwh": Provenance(
+            BASIS_CLAIM,
+            "Guizhou data-center price 0.35 CNY/kWh as claimed by Gui'an officials (2020, "
+            "repeated 2026); no tariff document found: a negotiated-tariff scenario",
+            date(2026, 4, 11),
+        ),
+        "pue": Provenance(
+            BASIS_EXAMPLE, "Design PUE at the hub-node cap of 1.2 (2024 action plan); example"
+        ),
+        "rack_fee_cny_per_month": Provenance(
+            BASIS_ASSUMPTION, "No published Guiyang rack price; get operator quotes"
+        ),
+        "rack_power_limit_kw": Provenance(BASIS_EXAMPLE, "20 kW high-density rack; example"),
+    },
+    "shanghai": {
+        "tariff_cny_per_kwh": Provenance(
+            BASIS_OFFICIAL,
+            "Eastern proxy: Beijing 1–10 kV two-part agency-purchase tariff, 24 h flat-load "
+            "average 0.708 (State Grid Beijing, 2024-07); Shanghai's table is not sourced yet",
+            date(2024, 7, 1),
+        ),
+        "pue": Provenance(BASIS_EXAMPLE, "Existing eastern data center; example"),
+        "rack_fee_cny_per_month": Provenance(
+            BASIS_MARKET,
+            "VNET retail MRR per cabinet 8,742 CNY (2024 call summary); ceiling anchor",
+        ),
+        "rack_power_limit_kw": Provenance(BASIS_EXAMPLE, "20 kW high-density rack; example"),
+    },
+}
+
+
+def example_inputs(site: Site) -> EconomicsInputs:
+    return EconomicsInputs(
+        load=LOAD,
+        site=site,
+        prices=PRICES,
+        provenance={**PROVENANCE, **SITE_PROVENANCE[site.key]},
+    )
+
+
+def catalog_inputs(server_key: str, dc_keys: list[str]) -> list[EconomicsInputs]:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "advisor.settings")
+    import django
+
+    django.setup()
+    from advisor.selectors.economics import option_inputs
+
+    return [
+        option_inputs(
+            server_key,
+            key,
+            server_count=LOAD.server_count,
+            gpu_hours_per_run=LOAD.gpu_hours_per_run,
+            hours_per_run=LOAD.hours_per_run,
+        )
+        for key in dc_keys
+    ]
+
+
+def hours_text(value) -> str:
+    return "never" if value is None else f"{value:,.0f} h/year"
+
+
+def from_hours_text(value) -> str:
+    return "at no hours" if value is None else f"from {value:,.0f} h/year"
+
+
+def months_text(value) -> str:
+    return "never" if value is None else f"{value:,.1f} months ({value / 12:.1f} years)"
+
+
+def print_result(inputs: EconomicsInputs) -> None:
+    result = evaluate(inputs)
+    a = inputs.assumptions
+    print(
+        f"\n== {inputs.site.name}: {a.training_hours_per_year} training h/year, "
+        f"{a.horizon_years} years, {result.racks} rack(s)"
+    )
+    print(f"   {'mode':<6} {'upfront':>14} {'per year':>14} {'per run':>12} {'horizon net':>14}")
+    for mode in MODES:
+        if mode not in result.costs:
+            continue
+        s = result.summary_cny(mode)
+        per_run = "-" if s["per_run"] is None else format_cny(s["per_run"])
+        print(
+            f"   {mode:<6} {format_cny(s['upfront']):>14} {format_cny(s['per_year']):>14} "
+            f"{per_run:>12} {format_cny(s['horizon_total']):>14}"
+        )
+    buy = result.costs.get(BUY)
+    if buy:
+        parts = ", ".join(f"{k} {format_cny(v)}" for k, v in buy.running_cny_per_year.items())
+        print(f"   buy running per year: {parts}; residual {format_cny(buy.residual_value_cny)}")
+    print(f"   cheapest: {result.cheapest_mode}")
+    for other in (RENT, CLOUD):
+        if other in result.break_even:
+            print(
+                f"   buy vs {other:<5}: break-even {hours_text(result.break_even[other].hours_per_year)}, "
+                f"payback {months_text(result.payback[other].months)}; "
+                f"{a.horizon_years}-year payback {from_hours_text(result.payback_in_horizon_from_hours[other])}"
+            )
+
+
+def print_hours_table(options: list[EconomicsInputs], hours: list[D]) -> None:
+    print("\n== How the answer moves with training hours per year (3-year net cost)")
+    header = f"   {'h/year':>7} " + " ".join(
+        f"{o.site.name[:14] + ' ' + m:>24}" for o in options for m in (BUY,)
+    )
+    print(header + f" {'rent':>14} {'cloud':>14}")
+    for h in hours:
+        row = [
+            evaluate(replace(o, assumptions=replace(o.assumptions, training_hours_per_year=h)))
+            for o in options
+        ]
+        cells = " ".join(
+            f"{format_cny(r.costs[BUY].horizon_total_cny):>24}" for r in row if BUY in r.costs
+        )
+        rent = format_cny(row[0].costs[RENT].horizon_total_cny) if RENT in row[0].costs else "-"
+        cloud = format_cny(row[0].costs[CLOUD].horizon_total_cny) if CLOUD in row[0].costs else "-"
+        print(f"   {h:>7,.0f} {cells} {rent:>14} {cloud:>14}")
+
+
+def print_site_difference(options: list[EconomicsInputs]) -> None:
+    comparison = compare_sites(options)
+    for diff in comparison.differences:
+        print(
+            f"\n== Buying at {diff.other_key} minus at {diff.base_key}: {format_cny(diff.total_cny)}"
+        )
+        for name, amount in diff.parts_cny.items():
+            print(f"   {name:<11} {format_cny(amount):>14}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--hours", type=D, nargs="*", default=[D(500), D(1000), D(2000), D(4000), D(8000)]
+    )
+    parser.add_argument(
+        "--catalog", nargs="+", metavar="KEY", help="SERVER_KEY DC_KEY [DC_KEY ...]"
+    )
+    args = parser.parse_args()
+    if args.catalog:
+        options = catalog_inputs(args.catalog[0], args.catalog[1:])
+    else:
+        options = [example_inputs(GUIYANG), example_inputs(SHANGHAI)]
+    print("Figures: examples and market reports, not quotes (see the assumptions below).")
+    for inputs in options:
+        print_result(inputs)
+    if len(options) > 1:
+        print_site_difference(options)
+    print_hours_table(options, args.hours)
+    print("\n== Assumptions (first site)")
+    for record in evaluate(options[0]).assumptions:
+        source = f" — {record.source}" if record.source else ""
+        print(f"   {record.message.render()} [{record.basis}]{source}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
