@@ -1,0 +1,95 @@
+"""Throughput fidelity on the published measured runs, and the stored calibration's drift.
+
+Scores every reference case with ``"throughput"`` in ``uses`` and ``measured_kind`` "measured"
+(``../shared/reference-cases/cases.json``) and fails when the median absolute error exceeds
+25 % (issue 3's acceptance). Then refits the calibration exactly as
+``bench/throughput_calibration.py`` does and fails when a stored value has drifted from it.
+"""
+
+import importlib.util
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.domain.sizing import calibration
+from advisor.domain.sizing.calibration import STORED
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH_PATH = ROOT / "bench" / "throughput_calibration.py"
+
+MEDIAN_ABS_ERROR_LIMIT = 0.25
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("throughput_calibration", BENCH_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while decorating
+    spec.loader.exec_module(module)
+    return module
+
+
+BENCH = load_bench()
+
+pytestmark = pytest.mark.skipif(
+    not BENCH.CASES_PATH.exists(),
+    reason=f"reference cases not found at {BENCH.CASES_PATH} (the shared checkout is absent)",
+)
+
+
+@pytest.fixture(scope="module")
+def observations():
+    return BENCH.load_observations()
+
+
+@pytest.fixture(scope="module")
+def errors(observations):
+    return {o.case_id: BENCH.error(o, STORED) for o in observations}
+
+
+def test_every_measured_throughput_case_is_scored(observations):
+    import json
+
+    cases = json.loads(BENCH.CASES_PATH.read_text(encoding="utf-8"))
+    expected = {c["id"] for c in calibration.measured_throughput_cases(cases)}
+    assert {o.case_id for o in observations} == expected
+    assert len(observations) >= 30
+
+
+def test_median_absolute_throughput_error_within_25_percent(errors):
+    median = statistics.median(abs(e) for e in errors.values())
+    assert median <= MEDIAN_ABS_ERROR_LIMIT, f"median |error| {median:.1%}"
+
+
+def test_every_prediction_is_positive_and_finite(observations):
+    for o in observations:
+        predicted = BENCH.predict(o, STORED)
+        assert predicted is not None and 0 < predicted < float("inf"), o.case_id
+
+
+def test_stored_calibration_matches_a_refit(observations):
+    """Drift check: the stored constants are what the bench's fit produces today."""
+    fitted, _grid = calibration.fit(observations, BENCH.predict)
+    fitted = calibration.rounded(fitted)
+    assert fitted.layer_pass_overhead_s == pytest.approx(STORED.layer_pass_overhead_s)
+    assert fitted.cases_by_family == STORED.cases_by_family
+    for family, value in fitted.utilisation_by_family.items():
+        assert STORED.utilisation_by_family[family] == pytest.approx(value, abs=0.002), family
+    assert STORED.qlora_factor == pytest.approx(fitted.qlora_factor, abs=0.002)
+    assert STORED.moe_factor == pytest.approx(fitted.moe_factor, abs=0.002)
+
+
+def test_stored_error_band_is_the_measured_percentiles(observations):
+    """The time band comes from the errors measured with the stored calibration."""
+    recomputed = calibration.with_error_band(STORED, observations, BENCH.predict)
+    assert STORED.error_ratio_low == pytest.approx(recomputed.error_ratio_low, abs=0.002)
+    assert STORED.error_ratio_high == pytest.approx(recomputed.error_ratio_high, abs=0.002)
+    assert STORED.error_cases == recomputed.error_cases
+    assert STORED.error_ratio_low < 1 < STORED.error_ratio_high
+
+
+def test_utilisation_is_a_physical_share_of_peak():
+    for family, value in STORED.utilisation_by_family.items():
+        assert 0.05 < value <= 1.0, family
+    assert 0 < STORED.qlora_factor <= 1 and 0 < STORED.moe_factor <= 1
