@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "import_export",
     "advisor",
     "advisor.wizard",
+    "advisor.brief",
     "vendors",
 ]
 

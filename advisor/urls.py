@@ -10,5 +10,6 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("brief/", include("advisor.brief.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -99,15 +99,27 @@ def _tampering(reports: list[SignatureReport]) -> Tampering:
     return Tampering.NONE
 
 
+def _numbers_in_document_info(reader) -> set[str]:
+    """Brief numbers in the title, subject or keywords (streams may be compressed)."""
+    info = reader.trailer_view.get("/Info")
+    if info is None:
+        return set()
+    info = info.get_object()
+    text = " ".join(str(info.get(key, "")) for key in ("/Title", "/Subject", "/Keywords"))
+    return {m.decode() for m in BRIEF_NUMBER.findall(text.encode("utf-8", "ignore"))}
+
+
 def verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
     """Validate every signature in ``pdf`` against ``trust_roots`` (asn1crypto certificates)."""
     digest = sha256_hex(pdf)
-    numbers = sorted({m.decode() for m in BRIEF_NUMBER.findall(pdf)})
+    numbers = {m.decode() for m in BRIEF_NUMBER.findall(pdf)}
     try:
         reader = PdfFileReader(BytesIO(pdf), strict=False)
         embedded = list(reader.embedded_signatures)
+        numbers |= _numbers_in_document_info(reader)
     except Exception:  # noqa: BLE001 - any parse failure means "not a PDF we can read"
-        return VerificationReport(digest, Tampering.UNREADABLE, [], numbers)
+        return VerificationReport(digest, Tampering.UNREADABLE, [], sorted(numbers))
+    numbers = sorted(numbers)
     context = ValidationContext(trust_roots=trust_roots, allow_fetching=False)
     reports = []
     for signature in embedded:

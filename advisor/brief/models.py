@@ -1,0 +1,156 @@
+"""Issued briefs (immutable snapshots with their signed PDF) and the audit trail."""
+
+from django.conf import settings
+from django.db import models, transaction
+from django.utils.translation import gettext_lazy as _
+
+NUMBER_PREFIX = "FT"
+SHA256_HEX_LENGTH = 64
+
+
+class BriefStatus(models.TextChoices):
+    GENERATING = "generating", _("Being generated")
+    FAILED = "failed", _("Generation failed")
+    AWAITING_APPROVAL = "awaiting_approval", _("Awaiting approval")
+    SENT_BACK = "sent_back", _("Sent back")
+    APPROVED = "approved", _("Approved")
+    ISSUED = "issued", _("Issued (no approval required)")
+
+
+class BriefCounter(models.Model):
+    """The last brief number used in a year; locked while the next number is taken."""
+
+    year = models.PositiveIntegerField(verbose_name=_("year"), primary_key=True)
+    last = models.PositiveIntegerField(verbose_name=_("last number"), default=0)
+
+    class Meta:
+        verbose_name = _("brief number counter")
+        verbose_name_plural = _("brief number counters")
+
+    def __str__(self):
+        return f"{self.year}: {self.last}"
+
+
+def next_brief_number(year: int) -> str:
+    """``FT-2026-000123``: sequential within the year, safe under concurrent issuing."""
+    with transaction.atomic():
+        BriefCounter.objects.get_or_create(year=year)
+        counter = BriefCounter.objects.select_for_update().get(year=year)
+        counter.last += 1
+        counter.save(update_fields=["last"])
+    return f"{NUMBER_PREFIX}-{year:04d}-{counter.last:06d}"
+
+
+class Brief(models.Model):
+    number = models.CharField(
+        verbose_name=_("brief number"),
+        max_length=20,
+        unique=True,
+    )
+    language = models.CharField(
+        verbose_name=_("language"),
+        max_length=10,
+        choices=settings.LANGUAGES,
+    )
+    status = models.CharField(
+        verbose_name=_("status"),
+        max_length=20,
+        choices=BriefStatus.choices,
+        default=BriefStatus.GENERATING,
+    )
+    assessment = models.ForeignKey(
+        "wizard.Assessment",
+        verbose_name=_("assessment"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="briefs",
+    )
+    prepared_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("prepared by"),
+        on_delete=models.PROTECT,
+        related_name="prepared_briefs",
+    )
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("approved by"),
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="approved_briefs",
+    )
+    approved_at = models.DateTimeField(verbose_name=_("approved at"), null=True, blank=True)
+    review_comment = models.TextField(verbose_name=_("review comment"), blank=True)
+    # The frozen content: everything the PDF shows, so it reads the same after catalog edits.
+    snapshot = models.JSONField(verbose_name=_("snapshot"), default=dict)
+    ruleset_version = models.CharField(verbose_name=_("compliance rule-set version"), max_length=40)
+    pdf = models.FileField(verbose_name=_("signed PDF"), upload_to="briefs/%Y/", blank=True)
+    sha256 = models.CharField(
+        verbose_name=_("SHA-256 of the signed PDF"), max_length=SHA256_HEX_LENGTH, blank=True
+    )
+    unsigned_sha256 = models.CharField(
+        verbose_name=_("SHA-256 of the PDF before signing"),
+        max_length=SHA256_HEX_LENGTH,
+        blank=True,
+    )
+    failure = models.TextField(verbose_name=_("failure"), blank=True)
+    created_at = models.DateTimeField(verbose_name=_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(verbose_name=_("last changed"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("brief")
+        verbose_name_plural = _("briefs")
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(fields=["sha256"], name="brief_sha256"),
+            models.Index(fields=["unsigned_sha256"], name="brief_unsigned_sha256"),
+        ]
+
+    def __str__(self):
+        return self.number
+
+
+class AuditAction(models.TextChoices):
+    SIGN_IN = "sign_in", _("Signed in")
+    SIGN_IN_FAILED = "sign_in_failed", _("Failed sign-in")
+    BRIEF_ISSUED = "brief_issued", _("Brief issued")
+    BRIEF_APPROVED = "brief_approved", _("Brief approved")
+    BRIEF_SENT_BACK = "brief_sent_back", _("Brief sent back")
+    BRIEF_DOWNLOADED = "brief_downloaded", _("Brief downloaded")
+    BRIEF_VERIFIED = "brief_verified", _("PDF verified")
+    CATALOG_EDITED = "catalog_edited", _("Catalog edited")
+
+
+class AuditEvent(models.Model):
+    """Who did what, when. Kept when a user is deactivated or deleted (the name is copied)."""
+
+    at = models.DateTimeField(verbose_name=_("time"), auto_now_add=True, db_index=True)
+    action = models.CharField(verbose_name=_("action"), max_length=32, choices=AuditAction.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    actor_username = models.CharField(verbose_name=_("user name"), max_length=150, blank=True)
+    brief = models.ForeignKey(
+        Brief,
+        verbose_name=_("brief"),
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="audit_events",
+    )
+    brief_number = models.CharField(verbose_name=_("brief number"), max_length=20, blank=True)
+    detail = models.JSONField(verbose_name=_("detail"), default=dict, blank=True)
+
+    class Meta:
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
+        ordering = ["-at", "-pk"]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor_username or '-'} {self.action}"

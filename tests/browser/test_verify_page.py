@@ -1,0 +1,44 @@
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import override_settings
+
+from advisor.brief.models import Brief, BriefStatus
+from tests.support.briefs import make_pki, make_signed_pdf, signing_settings
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_anyone_can_verify_a_brief_in_the_browser(page, live_server, screenshot, tmp_path):
+    make_pki(tmp_path)
+    # pyHanko runs its own event loop; Playwright's sync API already runs one in this thread.
+    with ThreadPoolExecutor(1) as pool:
+        pdf = pool.submit(make_signed_pdf, tmp_path).result()
+    Brief.objects.create(
+        number=pdf.number,
+        language="en",
+        status=BriefStatus.APPROVED,
+        prepared_by=User.objects.create_user("buyer9"),
+        approved_by=User.objects.create_user("approver9"),
+        ruleset_version="test",
+        sha256=pdf.sha256,
+        unsigned_sha256=pdf.unsigned_sha256,
+    )
+    good, bad = tmp_path / "good.pdf", tmp_path / "bad.txt"
+    good.write_bytes(pdf.signed)
+    bad.write_bytes(b"hello")
+    with override_settings(BRIEF_SIGNING=signing_settings(tmp_path)):
+        page.goto(f"{live_server.url}/brief/verify/")
+        page.set_input_files("#id_pdf", str(bad))
+        page.click("main button[type=submit]")
+        screenshot("verify-error-en")
+        assert "not a PDF" in page.locator(".error-summary").inner_text()
+        screenshot("verify-error-en")
+
+        page.set_input_files("#id_pdf", str(good))
+        page.click("main button[type=submit]")
+        verdict = page.locator("#verdict")
+        assert "on record" in verdict.inner_text()
+        assert pdf.number in page.locator(".summary-list").inner_text()
+        screenshot("verify-ok-en")
