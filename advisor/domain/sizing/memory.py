@@ -1,0 +1,756 @@
+"""Per-GPU memory of a fine-tuning job, broken down into named components.
+
+The model follows what the frameworks behind the reference cases (PyTorch with the Hugging Face
+Trainer/PEFT, DeepSpeed, FSDP, torchtune, LitGPT, Megatron) actually keep on the device:
+
+* model states: weights (frozen and trained, 16-bit, fp32 or quantised), the fp32 master copy of
+  mixed precision, gradients and optimizer states, each divided by the sharding that the
+  strategy applies (ZeRO-1 optimizer, ZeRO-2 + gradients, ZeRO-3/FSDP + weights) and by the
+  tensor x pipeline split;
+* activations saved for the backward pass, per token and per block, counted tensor by tensor
+  after Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+  Models" (arXiv:2205.05198, section 4.1: 34*s*b*h + 5*a*s^2*b bytes per layer), adapted to
+  grouped-query attention, gated MLPs, mixture-of-experts routing, FlashAttention (no s^2 term,
+  Dao et al. 2022) and frozen layers (a frozen linear layer needs no saved input);
+* the logits/loss spike of the output layer (b*s*vocab elements in 16 bits, upcast to fp32 for
+  the loss, and their gradient);
+* work buffers (ZeRO-3/FSDP parameter gathers, gradient buckets, dequantisation), the
+  caching allocator's fragmentation, and the CUDA context.
+
+Every constant carries its reason. The figures are calibrated against the measured reference
+cases only through the few framework constants marked "calibrated"; no case is special-cased.
+Bytes everywhere inside; GiB (2**30 bytes) in the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from advisor.domain.hardware import AcceleratorSpec
+from advisor.domain.i18n import N_, Message
+from advisor.domain.scenario import (
+    LIMITS,
+    ArchLayout,
+    ModelArch,
+    Scenario,
+    adapter_count,
+    arch_layout,
+)
+
+GIB = 2**30
+
+# --- Storage sizes -----------------------------------------------------------------------
+# Bytes per element of each floating-point type (IEEE 754 / bfloat16).
+DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+# Bytes per element of the compute (activation) type of each precision regime: the amp-*
+# regimes compute in 16 bits through autocast or a 16-bit working copy.
+COMPUTE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "amp-bf16": 2, "amp-fp16": 2}
+FP32 = 4
+# QLoRA storage: bitsandbytes NF4 keeps one fp32 absmax per block of 64 weights
+# (32/64 = 0.5 bit per weight) unless double quantisation is on (0.127 bit, Dettmers et al.
+# 2023, section 2); the Hugging Face BitsAndBytesConfig default is off, so 0.5 bit is counted
+# (GPTQ int4 with group 128 needs 0.16 bit, below it). LLM.int8 keeps one fp32 scale per row:
+# negligible, counted as 0.
+QUANT_CONSTANT_BITS = {4: 0.5, 8: 0.0}
+
+# --- Optimizer states ----------------------------------------------------------------------
+# AdamW keeps two moments per trained parameter (Loshchilov & Hutter 2019), in the parameter's
+# dtype under pure 16-bit or fp32 training and in fp32 under mixed precision. bitsandbytes 8-bit
+# AdamW quantises both moments to 1 byte (Dettmers et al. 2022, "8-bit Optimizers via
+# Block-wise Quantization"; its fp32 block constants, one per 2048 values, are negligible).
+# SGD is counted with one momentum buffer (the safe side; without momentum it keeps none).
+# Adafactor (Shazeer & Stern 2018) keeps factored second moments, one row and one column vector
+# per matrix: about 2/hidden fp32 values per parameter (handled in code).
+ADAM_MOMENTS = 2
+OPTIMIZER_8BIT_BYTES = 2.0
+PAGED_OPTIMIZERS = ("paged-adamw", "paged-adamw-8bit")
+
+# --- Frameworks' buffers -------------------------------------------------------------------
+# DeepSpeed ZeRO reduce and all-gather buckets: 2e8 elements each in the configs shipped by
+# Qwen, ms-swift and the Hugging Face examples ("allgather_bucket_size": 2e8,
+# "reduce_bucket_size": 2e8, "overlap_comm": true). DeepSpeed's configuration docs: "overlap_comm
+# uses 4.5x the allgather_bucket_size and reduce_bucket_size values" (5e8 x 2 bytes x 2 x 4.5 =
+# 9 GB), allocated whatever the number of trained parameters.
+ZERO_BUCKET_ELEMENTS = 2e8
+ZERO_BUCKETS = 2
+# ZeRO-3 keeps up to stage3_max_live_parameters gathered parameters (DeepSpeed default and the
+# value in the HF/Qwen/PEFT/ms-swift configs: 1e9).
+ZERO3_MAX_LIVE_PARAMETERS = 1e9
+# FSDP gathers the unit being computed, prefetches the next one, and holds the unsharded
+# gradient of the current unit before its reduce-scatter: three units of parameters (PyTorch
+# FSDP docs, "backward_prefetch").
+FSDP_GATHERED_UNITS = 3
+# Dequantised copies alive at once under QLoRA (the weight being multiplied, and its transpose
+# in the backward pass), in 16 bits.
+DEQUANT_COPIES = 2
+
+# --- Fixed overhead ------------------------------------------------------------------------
+# CUDA context with PyTorch's kernels, cuBLAS and cuDNN workspaces as nvidia-smi shows them
+# before any tensor is allocated: 0.5-1 GiB on A100/H100 with CUDA 12 lazy loading (PyTorch
+# forum measurements and the sizing notes' 0.3-2 GiB range); 0.75 GiB taken. NCCL adds its
+# channel buffers when more than one GPU takes part (NCCL_BUFFSIZE 4 MiB x channels x peers,
+# about 0.25 GiB for 8 GPUs).
+CONTEXT_GIB = {"cuda": 1.0, "rocm": 1.0, "cann": 3.5, "other": 1.0}
+NCCL_GIB = 0.25
+# The caching allocator reserves more than the live tensors (rounding to 2 MiB blocks, freed
+# blocks of other sizes): calibrated as a share of the live peak on the reference cases that
+# report reserved or nvidia-smi figures next to an allocated-style prediction.
+FRAGMENTATION_SHARE = 0.05
+
+# Host RAM each rank's process takes besides offloaded or paged states: the Python process with
+# PyTorch and CUDA libraries (about 3 GiB resident) and its data-loader workers with pinned
+# staging buffers (PyTorch DataLoader default of 2 prefetched batches per worker).
+HOST_PROCESS_GIB = 4.0
+
+# --- Usable capacity -----------------------------------------------------------------------
+# The number in a card's name is its installed memory in binary units (HBM and GDDR devices
+# come in power-of-two sizes: an "80 GB" A100/H100 has 80 GiB of HBM). The driver keeps part
+# of it: PyTorch reports 79.1-79.3 GiB total on 80 GB A100/H100 (about 1 %); datacenter GDDR6
+# cards with ECC on by default also lose 1/16 of it to ECC (A10G 24 GB shows 22.5 GiB, L40S
+# 48 GB shows 45.0 GiB in nvidia-smi).
+DRIVER_RESERVE_SHARE = 0.01
+GDDR_ECC_SHARE = 1 / 16
+GDDR_ECC_DEFAULT_ON = ("a10g-24gb", "l40s-48gb", "l40-48gb", "l20-48gb")
+
+
+# Planning reserve: a job counts as fitting only if its predicted peak leaves this share of the
+# usable memory free, for what the model cannot see (framework versions, longer-than-stated
+# samples, allocator behaviour over a long run). The spread itself is reported as a band.
+FIT_RESERVE_SHARE = 0.05
+
+# Uncertainty band: 10th and 90th percentiles of the signed relative error
+# (predicted - measured) / measured over the measured memory cases of the reference set, as
+# printed by bench/sizing_fidelity.py; tests/unit/test_sizing_fidelity.py recomputes them and
+# fails when these stored values drift. The real peak lies between predicted / (1 + P90) and
+# predicted / (1 + P10) for 80 % of the cases.
+MEMORY_ERROR_P10 = -0.244
+MEMORY_ERROR_P90 = 0.318
+
+
+def usable_capacity_gib(accelerator: AcceleratorSpec) -> float:
+    """Memory PyTorch can allocate on this card, in GiB (installed minus driver and ECC)."""
+    installed = float(accelerator.memory_gb)
+    ecc = GDDR_ECC_SHARE if accelerator.key in GDDR_ECC_DEFAULT_ON else 0.0
+    return installed * (1 - DRIVER_RESERVE_SHARE - ecc)
+
+
+def plannable_capacity_gib(accelerator: AcceleratorSpec) -> float:
+    """Usable memory less the planning reserve: what a job may be sized against."""
+    return usable_capacity_gib(accelerator) * (1 - FIT_RESERVE_SHARE)
+
+
+def context_gib(accelerator: AcceleratorSpec | None, gpus: int) -> float:
+    """Device memory taken before the first tensor: runtime context plus collective buffers."""
+    stack = accelerator.software_stack if accelerator is not None else "cuda"
+    base = CONTEXT_GIB.get(stack, CONTEXT_GIB["other"])
+    return base + (NCCL_GIB if gpus > 1 else 0.0)
+
+
+# --- Layout of one candidate -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the job is laid out on the GPUs: what the parallelism search varies."""
+
+    gpus: int
+    strategy: str
+    offload: str
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+
+    @property
+    def model_parallel(self) -> int:
+        return self.tensor_parallel * self.pipeline_parallel
+
+    @property
+    def data_parallel(self) -> int:
+        return max(1, self.gpus // self.model_parallel)
+
+
+def layout_of(scenario: Scenario) -> Layout:
+    p = scenario.parallelism
+    return Layout(
+        gpus=scenario.hardware.count,
+        strategy=p.strategy,
+        offload=p.offload,
+        tensor_parallel=p.tensor_parallel,
+        pipeline_parallel=p.pipeline_parallel,
+    )
+
+
+# --- Result ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Peak memory per GPU in GiB, by component, with the host RAM the job needs."""
+
+    frozen_weights: float
+    trainable_weights: float
+    master_weights: float
+    gradients: float
+    optimizer_states: float
+    activations: float
+    logits: float
+    work_buffers: float
+    fragmentation: float
+    framework_overhead: float
+    paged_optimizer_gib: float  # states in unified memory, paged to host RAM (not in total)
+    host_ram_per_gpu_gib: float
+
+    @property
+    def allocated(self) -> float:
+        """Live tensors at the peak (what ``torch.cuda.max_memory_allocated`` reports)."""
+        return (
+            self.frozen_weights
+            + self.trainable_weights
+            + self.master_weights
+            + self.gradients
+            + self.optimizer_states
+            + self.activations
+            + self.logits
+            + self.work_buffers
+        )
+
+    @property
+    def reserved(self) -> float:
+        """What the caching allocator holds (``max_memory_reserved``)."""
+        return self.allocated + self.fragmentation
+
+    @property
+    def total(self) -> float:
+        """Everything the card must hold: reserved memory plus the runtime context."""
+        return self.reserved + self.framework_overhead
+
+    def components(self) -> dict[str, float]:
+        """The device components and the total, in GiB (the JSON ``memory_per_gpu_gib``)."""
+        names = [
+            f.name
+            for f in fields(self)
+            if f.name not in ("paged_optimizer_gib", "host_ram_per_gpu_gib")
+        ]
+        out = {name: getattr(self, name) for name in names}
+        out["total"] = self.total
+        return out
+
+    def at_metric(self, metric: str) -> float:
+        """The prediction comparable with a reported figure of the given kind."""
+        if metric == "allocated":
+            return self.allocated
+        if metric == "reserved":
+            return self.reserved
+        return self.total
+
+
+COMPONENT_LABELS = {
+    "frozen_weights": N_("Frozen weights"),
+    "trainable_weights": N_("Trained weights"),
+    "master_weights": N_("fp32 master copy"),
+    "gradients": N_("Gradients"),
+    "optimizer_states": N_("Optimizer states"),
+    "activations": N_("Activations"),
+    "logits": N_("Logits and loss"),
+    "work_buffers": N_("Gather, bucket and dequantisation buffers"),
+    "fragmentation": N_("Allocator fragmentation"),
+    "framework_overhead": N_("CUDA context and communication library"),
+    "total": N_("Total"),
+}
+
+
+# --- The model ---------------------------------------------------------------------------------
+
+
+def effective_arch(model: ModelArch) -> tuple[ModelArch, ArchLayout]:
+    """The model's shape, or for rule-of-thumb rows that name only a size a Llama-like shape.
+
+    Generic sizes: hidden from P ~ 12 x layers x hidden^2 with layers ~ hidden / 128 (the
+    Llama 2 aspect ratio: 4096/32, 8192/80), rounded to 128; MLP 8/3 x hidden (SwiGLU);
+    128-wide heads, full multi-head attention; a 32,000-row vocabulary (Llama 2).
+    """
+    if model.layout is not None:
+        return model, model.layout
+    hidden = max(128, round((model.params * 128 / 12) ** (1 / 3) / 128) * 128)
+    layers = max(1, round(model.params / (12 * hidden * hidden)))
+    heads = hidden // 128
+    generic = ModelArch(
+        name=model.name,
+        params_b=model.params_b,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=heads,
+        intermediate=round(hidden * 8 / 3 / 128) * 128,
+        vocab=32_000,
+        tied_embeddings=False,
+        experts=None,
+        experts_per_token=None,
+    )
+    return generic, arch_layout(generic)
+
+
+class MemoryModel:
+    """Everything about a scenario's memory that does not depend on the GPU layout.
+
+    Built once per scenario (and micro-batch/sequence length); :meth:`per_gpu` then costs a few
+    dozen float operations, so the parallelism search can try thousands of layouts.
+    """
+
+    def __init__(
+        self, scenario: Scenario, *, micro_batch: int | None = None, seq_len: int | None = None
+    ):
+        self.scenario = scenario
+        self.micro_batch = micro_batch or scenario.micro_batch
+        self.seq_len = seq_len or scenario.seq_len
+        arch, layout = effective_arch(scenario.model)
+        self.arch = arch
+        self.layout = layout
+        self.compute_bytes = COMPUTE_BYTES[scenario.precision]
+        self._state_cache: dict = {}
+        self._activation_cache: dict = {}
+        self._model_states(scenario, arch, layout)
+        self._activation_rates(scenario, arch, layout)
+
+    # -- model states ------------------------------------------------------------------
+
+    def _model_states(self, s: Scenario, m: ModelArch, lay: ArchLayout) -> None:
+        total = s.model.params
+        block_params = min(
+            total,
+            m.layers * (lay.attention_params_per_layer + lay.mlp_params_per_layer),
+        )
+        self.block_params = block_params
+        self.layer_params = block_params / m.layers
+        self.embedding_unit_params = m.vocab * m.hidden
+        amp = s.precision.startswith("amp-")
+        weight_bytes = 2 if amp else DTYPE_BYTES[s.precision]
+        self.weight_elem_bytes = weight_bytes
+        adapters = adapter_count(s)
+        if s.uses_adapters:
+            trained = adapters.total
+            self.frozen_bytes = self._frozen_base_bytes(s, total, block_params)
+        else:
+            trained = total
+            self.frozen_bytes = 0.0
+        self.trained_params = trained
+        if s.uses_adapters and not amp:
+            # PEFT keeps adapters in fp32 even when the base is 16-bit (LoraConfig
+            # autocast_adapter_dtype=True, the default since PEFT 0.12, and nn.Linear's fp32
+            # default before it), so their gradients and AdamW moments are fp32 too. Frameworks
+            # that keep them in 16 bits (torchtune, LitGPT) use less: the safe side.
+            weight_bytes = max(weight_bytes, FP32)
+        self.trainable_bytes = trained * weight_bytes
+        self.trained_elem_bytes = weight_bytes
+        self.master_bytes = trained * FP32 if amp else 0.0
+        # Gradients: the 16-bit (or fp32) gradient of each trained weight; mixed precision
+        # also keeps an fp32 gradient for the optimizer (DeepSpeed's fp32 partition gradients,
+        # Megatron's main_grad buffer, or the fp32 .grad of an autocast fp32 model).
+        grad_elem = weight_bytes + (FP32 if amp else 0)
+        self.grad_elem_bytes = grad_elem
+        self.gradient_bytes = trained * grad_elem
+        if s.optimizer_in_backward:
+            # Each gradient is applied and freed during the backward pass: only the largest
+            # single tensor's gradient exists at once (the embedding or one MLP matrix).
+            largest = self._largest_trained_tensor(s, m, lay, adapters)
+            self.gradient_bytes = min(self.gradient_bytes, largest * grad_elem)
+        state_bytes = FP32 if (amp or weight_bytes == FP32) else DTYPE_BYTES[s.precision]
+        self.optimizer_bytes = trained * self._optimizer_bytes_per_param(s, state_bytes, m)
+        self.paged = s.optimizer in PAGED_OPTIMIZERS
+        self.dequant_bytes = 0.0
+        if s.method == "qlora":
+            widest = max(m.hidden * max(m.intermediate, lay.q_out), m.hidden * lay.q_out)
+            self.dequant_bytes = DEQUANT_COPIES * widest * 2
+        self.dora_bytes = 0.0
+        if s.method == "dora":
+            # DoRA materialises W + scale x B A of the adapted matrix to take its column norm.
+            widest = m.hidden * max(m.intermediate, lay.q_out)
+            self.dora_bytes = 2 * widest * weight_bytes
+
+    def _frozen_base_bytes(self, s: Scenario, total: float, block_params: float) -> float:
+        base_bytes = DTYPE_BYTES["fp32"] if s.precision == "fp32" else 2
+        bits = s.quant_bits_or_default
+        if bits is None:
+            return total * base_bytes
+        # Quantised: the linear layers of the blocks; embeddings, output head and norms stay
+        # in 16 bits (bitsandbytes/PEFT and torchao quantise nn.Linear modules of the blocks).
+        quantised = block_params * (bits + QUANT_CONSTANT_BITS[bits]) / 8
+        return quantised + (total - block_params) * base_bytes
+
+    @staticmethod
+    def _largest_trained_tensor(s, m, lay, adapters) -> float:
+        if s.uses_adapters:
+            return max(adapters.largest_adapted_out, 1.0) * s.lora_or_default.rank_or_default
+        return max(m.vocab * m.hidden, m.hidden * m.intermediate, m.hidden * lay.q_out)
+
+    @staticmethod
+    def _optimizer_bytes_per_param(s: Scenario, state_bytes: int, m: ModelArch) -> float:
+        if s.optimizer == "adamw":
+            return ADAM_MOMENTS * state_bytes
+        if s.optimizer == "paged-adamw":
+            return ADAM_MOMENTS * FP32  # bitsandbytes PagedAdamW keeps 32-bit states
+        if s.optimizer in ("adamw-8bit", "paged-adamw-8bit"):
+            return OPTIMIZER_8BIT_BYTES
+        if s.optimizer == "sgd":
+            return state_bytes
+        return FP32 * 2 / m.hidden  # adafactor: a row and a column vector per matrix
+
+    # -- activations -------------------------------------------------------------------
+
+    def _activation_rates(self, s: Scenario, m: ModelArch, lay: ArchLayout) -> None:
+        """Bytes saved per token: per block (all of it, and with checkpointing), and the rest."""
+        b = self.compute_bytes
+        h, inter = m.hidden, m.intermediate
+        q_out, kv_out = lay.q_out, lay.kv_out
+        frozen_base = s.uses_adapters
+        quantised = s.method == "qlora"
+        targets = set(s.lora_or_default.target_names) if frozen_base else set()
+
+        # Attention block (Korthikanti et al. 2022, 4.1, with their dropout masks left out:
+        # fine-tuning recipes use attention dropout 0). Saved for every layer whatever trains:
+        # the norm's input (the residual stream), q, k and v after rotary embedding and the
+        # attention output (both FlashAttention and eager keep them), and the softmax
+        # statistics (one fp32 value per head).
+        attention = h * b + (2 * q_out + 2 * kv_out) * b + 4 * m.heads
+        if s.flash_attention is not True:
+            # Eager attention (assumed when not stated: the safe side) also keeps the s x s scores and their softmax, per head
+            # (Korthikanti's 5as/h term without its dropout mask: 4 bytes per score in 16 bits).
+            attention += 2 * m.heads * self.seq_len * b
+
+        # Inputs of the linear layers: a trained (or adapted) linear layer keeps its input for
+        # its weight gradient; a frozen 16-bit one does not need it (PyTorch saves only what
+        # the required gradients use). Quantised linears (bitsandbytes MatMul4Bit, GPTQ) save
+        # their input whenever the activation needs a gradient, so QLoRA keeps them all. The
+        # o_proj input is the attention output, already counted.
+        def keeps_input(names: set[str]) -> bool:
+            return not frozen_base or quantised or bool(targets & names)
+
+        if keeps_input({"q_proj", "k_proj", "v_proj", "qkv_proj"}):
+            attention += h * b
+        # MLP: the norm's input, and what the nonlinearity needs: the gate output, its
+        # activation and the up projection for a gated MLP (SwiGLU: act(g) * u), the first
+        # projection's output for a plain GELU MLP.
+        expert = (3 if lay.gated_mlp else 1) * inter * b
+        expert_input = h * b if keeps_input({"gate_proj", "up_proj"}) else 0
+        if keeps_input({"down_proj"}):
+            expert += inter * b
+        if m.is_moe:
+            # Each token's MLP work happens in its top-k experts; the dispatcher keeps a
+            # permuted copy of the token per expert, and the router its fp32 logits and
+            # softmax.
+            mlp = lay.active_experts * (expert + h * b) + expert_input + 2 * m.experts * FP32
+        else:
+            mlp = expert + expert_input
+        mlp += h * b  # the MLP norm's input
+        adapters = 0.0
+        if frozen_base:
+            # x A (rank r) per adapted matrix, kept for B's weight gradient.
+            rank = s.lora_or_default.rank_or_default
+            per_block = adapter_count(s).adapted_matrices
+            adapter_inputs = self._adapter_input_width(s, m, lay)
+            if m.is_moe:
+                per_block = per_block / lay.routed_expert_count * lay.active_experts
+            adapters = per_block * rank * b
+            # LoRA dropout (0.05 in the LitGPT, Qwen, ms-swift and LLaMA-Factory recipes; PEFT's
+            # default is 0): each adapted matrix keeps its own dropped-out copy of its input and
+            # the 1-byte mask. Counted always: the safe side.
+            adapters += adapter_inputs * (b + 1)
+            if s.method == "dora":
+                # PEFT DoRA also keeps the base output of every adapted matrix for the
+                # magnitude's gradient (about one output row per adapted matrix and token).
+                adapters += per_block * max(q_out, inter) * b
+        self.block_bytes_per_token = attention + mlp + adapters
+        # Gradient checkpointing (one checkpoint per block, as HF, torchtune, LitGPT and
+        # Megatron's full recompute do): the block input in 16 bits is kept; the block's
+        # activations are recomputed one block at a time in the backward pass.
+        self.checkpoint_bytes_per_token = h * b
+        # Outside the blocks: the embedding output and the final norm's input and output.
+        self.outside_bytes_per_token = 3 * h * b
+        # Logits and loss (the "loss spike"): the 16-bit logits, their fp32 upcast kept as the
+        # log-softmax output, and the fp32 gradient of the logits in the backward pass.
+        self.logit_bytes_per_token = m.vocab * (b + FP32 + FP32 + b)
+
+    @staticmethod
+    def _adapter_input_width(s: Scenario, m: ModelArch, lay: ArchLayout) -> float:
+        """Sum of the input widths of the adapted matrices of one block (routed experts: top-k)."""
+        width = {
+            "q_proj": m.hidden,
+            "k_proj": m.hidden,
+            "v_proj": m.hidden,
+            "qkv_proj": m.hidden,
+            "o_proj": lay.q_out,
+            "gate_proj": m.hidden if lay.gated_mlp else 0,
+            "up_proj": m.hidden,
+            "down_proj": m.intermediate,
+        }
+        total = 0.0
+        for name in s.lora_or_default.target_names:
+            if name == "lm_head":
+                total += m.hidden / m.layers  # once per model, spread over the blocks
+                continue
+            copies = lay.active_experts if name in ("gate_proj", "up_proj", "down_proj") else 1
+            total += copies * width[name]
+        return total
+
+    # -- one layout ---------------------------------------------------------------------
+
+    def activation_bytes(
+        self, layout: Layout, micro_batch: int | None = None, seq_len: int | None = None
+    ) -> tuple[float, float]:
+        """(activations, logits) in bytes per GPU for one micro-batch in this layout."""
+        mb = micro_batch or self.micro_batch
+        seq = seq_len or self.seq_len
+        tokens = mb * seq
+        m = self.arch
+        tp, pp = layout.tensor_parallel, layout.pipeline_parallel
+        block = self.block_bytes_per_token
+        if self.scenario.flash_attention is not True and seq != self.seq_len:
+            block += 2 * m.heads * (seq - self.seq_len) * self.compute_bytes
+        layers_here = -(-m.layers // pp)  # the fullest stage
+        # Pipeline schedules (1F1B) keep up to pp micro-batches in flight on the first stage
+        # (Korthikanti et al. 2022, 4.2.3); never more than there are micro-batches.
+        in_flight = min(pp, self.scenario.grad_accum) if pp > 1 else 1
+        if self.scenario.gradient_checkpointing:
+            # The checkpoints stay; the block being recomputed is the working set on top.
+            saved = layers_here * self.checkpoint_bytes_per_token * in_flight
+            working = 2 * block  # its recomputed activations and the gradients through it
+        else:
+            saved = layers_here * block * in_flight
+            working = block  # the gradients flowing through the block being differentiated
+        saved_bytes = tokens * (saved + self.outside_bytes_per_token) / tp
+        working_bytes = tokens * working / tp
+        logits = tokens * self.logit_bytes_per_token / tp
+        # The logits spike happens at the end of the forward pass and is freed once the output
+        # layer's backward is done, before any block's backward starts: the peak is the saved
+        # activations plus the larger of the two, not both.
+        activations = saved_bytes + max(0.0, working_bytes - logits)
+        return activations, logits
+
+    def _gathered_bytes(self, strategy: str, mp: int) -> float:
+        """Parameters gathered at once under ZeRO-3 (DeepSpeed) or FSDP, in bytes."""
+        unit = max(self.layer_params, self.embedding_unit_params) / mp
+        if strategy == "fsdp":
+            return FSDP_GATHERED_UNITS * unit * self.weight_elem_bytes
+        live = min(self.scenario.model.params / mp, ZERO3_MAX_LIVE_PARAMETERS)
+        return max(live, unit) * self.weight_elem_bytes
+
+    def _state_bytes(self, layout: Layout) -> tuple[float, ...]:
+        """Model states and buffers per GPU in bytes, and host RAM per GPU, for a layout.
+
+        Returns (frozen, trainable, master, gradients, optimizer, buffers, paged, host).
+        """
+        key = (layout.gpus, layout.strategy, layout.offload, layout.model_parallel)
+        cached = self._state_cache.get(key)
+        if cached is not None:
+            return cached
+        strategy, offload = layout.strategy, layout.offload
+        dp = layout.data_parallel
+        mp = layout.model_parallel
+        shard_optimizer = dp if strategy in ("zero1", "zero2", "zero3", "fsdp") else 1
+        shard_grads = dp if strategy in ("zero2", "zero3", "fsdp") else 1
+        shard_weights = dp if strategy in ("zero3", "fsdp") else 1
+        params_offloaded = offload == "optimizer+params"
+        optimizer_offloaded = offload in ("optimizer", "optimizer+params")
+
+        frozen = self.frozen_bytes / mp / shard_weights
+        trainable = self.trainable_bytes / mp / shard_weights
+        master = self.master_bytes / mp / shard_optimizer
+        gradients = self.gradient_bytes / mp / shard_grads
+        optimizer = self.optimizer_bytes / mp / shard_optimizer
+        host = 0.0
+        paged = 0.0
+        if self.paged and not optimizer_offloaded:
+            paged, optimizer = optimizer, 0.0
+        if optimizer_offloaded:
+            # The optimizer step runs on the CPU: fp32 master copy, moments and an fp32
+            # gradient per trained parameter live in host RAM (DeepSpeed ZeRO-Offload).
+            host += optimizer + master + self.trained_params * FP32 / mp / shard_optimizer
+            optimizer = master = 0.0
+        buffers = self.dequant_bytes + self.dora_bytes
+        if params_offloaded:
+            # Parameters and gradients live in host RAM and stream in one unit at a time.
+            host += frozen + trainable + gradients
+            frozen = trainable = gradients = 0.0
+            buffers += self._gathered_bytes(strategy, mp)
+        elif strategy in ("zero3", "fsdp"):
+            buffers += self._gathered_bytes(strategy, mp)
+        if strategy in ("zero1", "zero2", "zero3"):
+            buckets = ZERO_BUCKETS * min(self.trained_params / mp, ZERO_BUCKET_ELEMENTS)
+            buffers += buckets * self.weight_elem_bytes
+        elif strategy == "ddp":
+            # DDP's default gradient buckets (gradient_as_bucket_view=False) copy every
+            # gradient once more.
+            buffers += self.trained_params / mp * self.weight_elem_bytes
+        # Host RAM per GPU besides offload: the paged optimizer states when the GPU runs
+        # short, this rank's share of the checkpoint read before it moves to the device, and
+        # the rank's process with its data-loader workers.
+        host += paged + (self.frozen_bytes + self.trainable_bytes) / layout.gpus
+        host += HOST_PROCESS_GIB * GIB
+        result = (frozen, trainable, master, gradients, optimizer, buffers, paged, host)
+        self._state_cache[key] = result
+        return result
+
+    def _dynamic_bytes(self, layout: Layout, micro_batch: int, seq_len: int) -> tuple[float, float]:
+        key = (layout.tensor_parallel, layout.pipeline_parallel, micro_batch, seq_len)
+        cached = self._activation_cache.get(key)
+        if cached is None:
+            cached = self.activation_bytes(layout, micro_batch, seq_len)
+            self._activation_cache[key] = cached
+        return cached
+
+    def total_gib(
+        self,
+        layout: Layout,
+        context: float,
+        *,
+        micro_batch: int | None = None,
+        seq_len: int | None = None,
+    ) -> float:
+        """The per-GPU total in GiB (fast path of :meth:`per_gpu` for searches)."""
+        states = self._state_bytes(layout)
+        activations, logits = self._dynamic_bytes(
+            layout, micro_batch or self.micro_batch, seq_len or self.seq_len
+        )
+        allocated = sum(states[:6]) + activations + logits
+        return allocated * (1 + FRAGMENTATION_SHARE) / GIB + context
+
+    def per_gpu(
+        self,
+        layout: Layout,
+        *,
+        context: float = CONTEXT_GIB["cuda"],
+        micro_batch: int | None = None,
+        seq_len: int | None = None,
+    ) -> MemoryBreakdown:
+        """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL)."""
+        frozen, trainable, master, gradients, optimizer, buffers, paged, host = self._state_bytes(
+            layout
+        )
+        activations, logits = self._dynamic_bytes(
+            layout, micro_batch or self.micro_batch, seq_len or self.seq_len
+        )
+        allocated = (
+            frozen + trainable + master + gradients + optimizer + activations + logits + buffers
+        )
+        return MemoryBreakdown(
+            frozen_weights=frozen / GIB,
+            trainable_weights=trainable / GIB,
+            master_weights=master / GIB,
+            gradients=gradients / GIB,
+            optimizer_states=optimizer / GIB,
+            activations=activations / GIB,
+            logits=logits / GIB,
+            work_buffers=buffers / GIB,
+            fragmentation=FRAGMENTATION_SHARE * allocated / GIB,
+            framework_overhead=context,
+            paged_optimizer_gib=paged / GIB,
+            host_ram_per_gpu_gib=host / GIB,
+        )
+
+    def max_micro_batch(self, layout: Layout, capacity_gib: float, context: float) -> int:
+        """The largest micro-batch that fits (0 when not even one sequence does)."""
+        limit = int(LIMITS["micro_batch"][1])
+        return _largest_fitting(
+            lambda mb: self.total_gib(layout, context, micro_batch=mb) <= capacity_gib, limit
+        )
+
+    def max_seq_len(self, layout: Layout, capacity_gib: float, context: float) -> int:
+        """The longest sequence (at the scenario's micro-batch) that fits (0 when none)."""
+        limit = int(LIMITS["seq_len"][1])
+        return _largest_fitting(
+            lambda seq: self.total_gib(layout, context, seq_len=seq) <= capacity_gib, limit
+        )
+
+
+def _largest_fitting(fits, limit: int) -> int:
+    """Largest n in 1..limit with fits(n), for a predicate that is monotone (true then false)."""
+    if not fits(1):
+        return 0
+    low, high = 1, 2
+    while high <= limit and fits(high):
+        low, high = high, high * 2
+    high = min(high, limit + 1)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def estimate_memory(
+    scenario: Scenario, layout: Layout | None = None, *, accelerator: AcceleratorSpec | None = None
+) -> MemoryBreakdown:
+    """Peak per-GPU memory of the scenario (in its own layout unless one is given)."""
+    layout = layout or layout_of(scenario)
+    model = MemoryModel(scenario)
+    return model.per_gpu(layout, context=context_gib(accelerator, layout.gpus))
+
+
+def memory_assumptions(scenario: Scenario) -> list[Message]:
+    """Plain sentences for what the memory model assumed about this scenario."""
+    out: list[Message] = []
+    if scenario.gradient_checkpointing is None:
+        out.append(
+            Message(N_("Gradient checkpointing was not stated; it is assumed off (more memory)."))
+        )
+    if scenario.flash_attention is None:
+        out.append(
+            Message(
+                N_(
+                    "The attention kernel was not stated; eager attention, which stores the "
+                    "sequence-by-sequence scores, is assumed (more memory)."
+                )
+            )
+        )
+    if scenario.packed is False:
+        out.append(
+            Message(
+                N_(
+                    "Samples are not packed: memory is sized for batches padded to the full "
+                    "sequence length of {seq_len} tokens, the longest batch the run can meet."
+                ),
+                {"seq_len": scenario.seq_len},
+            )
+        )
+    if scenario.uses_adapters:
+        out.append(
+            Message(
+                N_(
+                    "Adapters are counted in fp32 with fp32 gradients and AdamW states (PEFT's "
+                    "default), with LoRA dropout keeping a copy of each adapted input."
+                )
+            )
+        )
+    if scenario.method == "qlora":
+        out.append(
+            Message(
+                N_(
+                    "The frozen base is stored in {bits} bits with {constants} bit per weight of "
+                    "quantisation constants; embeddings and the output layer stay in 16 bits."
+                ),
+                {
+                    "bits": scenario.quant_bits_or_default,
+                    "constants": QUANT_CONSTANT_BITS[scenario.quant_bits_or_default],
+                },
+            )
+        )
+    if scenario.model.layout is None:
+        out.append(
+            Message(
+                N_(
+                    "The model's shape is not given: a Llama-like shape of {params} billion "
+                    "parameters with a 32,000-token vocabulary is assumed."
+                ),
+                {"params": f"{scenario.model.params_b:g}"},
+            )
+        )
+    out.append(
+        Message(
+            N_(
+                "The loss is assumed computed on the whole vocabulary at once in fp32 (the "
+                "Hugging Face default); chunked or fused loss kernels need less memory."
+            )
+        )
+    )
+    return out

@@ -1,0 +1,156 @@
+"""The fewest GPUs of an accelerator that hold a job, and the strategy that makes it fit.
+
+Candidates are laid out by GPU count, tensor-parallel degree and data-parallel strategy
+(single GPU, DDP, ZeRO-1/2/3, FSDP, optionally with CPU offload). For each GPU count, from one
+up, the first candidate whose peak memory fits the card's usable capacity wins, in the order of
+:data:`STRATEGY_PREFERENCE`: the simplest and fastest way first (no sharding, then sharding of
+optimizer states, gradients, weights, then tensor parallelism, then offload, which trades GPU
+memory for PCIe traffic and host RAM).
+
+The memory model is built once per scenario; each candidate then costs a few float operations,
+so sweeping a whole catalog stays within milliseconds (``bench/sizing_speed.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from advisor.domain.hardware import AcceleratorSpec, ServerSpec
+from advisor.domain.scenario import LIMITS, Scenario
+from advisor.domain.sizing.memory import (
+    Layout,
+    MemoryBreakdown,
+    MemoryModel,
+    context_gib,
+    plannable_capacity_gib,
+)
+
+# Data-parallel strategies in order of preference when several fit on the same GPU count:
+# each step down shards more state and communicates more per step (ZeRO paper, Rajbhandari et
+# al. 2020, section 5: ZeRO-1/2 keep DDP's traffic, ZeRO-3 adds 50 %).
+STRATEGY_PREFERENCE = ("ddp", "zero1", "zero2", "fsdp", "zero3")
+# Offload options in order of preference: none, then optimizer on the CPU (DeepSpeed
+# ZeRO-Offload), then parameters too (ZeRO-Infinity/FSDP CPU offload).
+OFFLOAD_PREFERENCE = ("none", "optimizer", "optimizer+params")
+# Tensor-parallel degrees tried: powers of two within one 8-GPU server (tensor parallelism
+# across servers is far slower than data parallelism; Narayanan et al. 2021, Megatron-LM).
+TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8)
+# Servers hold this many GPUs when no server model is given (HGX/DGX, Atlas 800T A2, MI300X
+# platforms all hold eight).
+DEFAULT_GPUS_PER_SERVER = 8
+# How many GPUs the search tries at most (the scenario format's own limit).
+MAX_GPUS = int(LIMITS["hardware.count"][1])
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A job laid out on ``layout.gpus`` GPUs, with its memory and whether it fits."""
+
+    layout: Layout
+    memory: MemoryBreakdown
+    capacity_gib: float
+    gpus_per_server: int
+
+    @property
+    def fits(self) -> bool:
+        return self.memory.total <= self.capacity_gib
+
+    @property
+    def headroom_gib(self) -> float:
+        return self.capacity_gib - self.memory.total
+
+    @property
+    def servers(self) -> int:
+        return math.ceil(self.layout.gpus / self.gpus_per_server)
+
+
+def candidate_layouts(
+    gpus: int, heads: int | None, *, allow_offload: bool = True, gpus_per_server: int = 8
+) -> list[Layout]:
+    """Every layout tried on ``gpus`` GPUs, most preferred first."""
+    out: list[Layout] = []
+    offloads = OFFLOAD_PREFERENCE if allow_offload else ("none",)
+    for offload in offloads:
+        for tp in TENSOR_PARALLEL_DEGREES:
+            if gpus % tp or tp > gpus_per_server or (heads and heads % tp):
+                continue
+            dp = gpus // tp
+            if dp == 1 and offload == "none":
+                out.append(Layout(gpus, "single", "none", tp, 1))
+            for strategy in STRATEGY_PREFERENCE:
+                if strategy == "ddp" and (dp == 1 or offload != "none"):
+                    continue
+                if offload == "optimizer+params" and strategy not in ("zero3", "fsdp"):
+                    continue
+                if offload == "optimizer" and strategy in ("fsdp",):
+                    continue  # FSDP offloads parameters and optimizer together
+                out.append(Layout(gpus, strategy, offload, tp, 1))
+    return out
+
+
+class PlacementSearch:
+    """Finds placements of one scenario on one or many accelerators (memory model built once)."""
+
+    def __init__(self, scenario: Scenario, *, allow_offload: bool = False):
+        self.scenario = scenario
+        self.model = MemoryModel(scenario)
+        self.allow_offload = allow_offload
+        self._layouts: dict[tuple[int, int], list[Layout]] = {}
+
+    def layouts(self, gpus: int, gpus_per_server: int) -> list[Layout]:
+        key = (gpus, gpus_per_server)
+        if key not in self._layouts:
+            self._layouts[key] = candidate_layouts(
+                gpus,
+                self.scenario.model.heads,
+                allow_offload=self.allow_offload,
+                gpus_per_server=gpus_per_server,
+            )
+        return self._layouts[key]
+
+    def place(
+        self, layout: Layout, accelerator: AcceleratorSpec, gpus_per_server: int
+    ) -> Placement:
+        memory = self.model.per_gpu(layout, context=context_gib(accelerator, layout.gpus))
+        return Placement(layout, memory, plannable_capacity_gib(accelerator), gpus_per_server)
+
+    def fewest_gpus(
+        self,
+        accelerator: AcceleratorSpec,
+        *,
+        server: ServerSpec | None = None,
+        max_gpus: int = MAX_GPUS,
+    ) -> Placement | None:
+        """The first fitting placement by GPU count, then preference; ``None`` if none fits."""
+        per_server = server.gpu_count if server is not None else DEFAULT_GPUS_PER_SERVER
+        capacity = plannable_capacity_gib(accelerator)
+        for gpus in _gpu_counts(max_gpus, per_server):
+            context = context_gib(accelerator, gpus)
+            for layout in self.layouts(gpus, per_server):
+                if self.model.total_gib(layout, context) <= capacity:
+                    return self.place(layout, accelerator, per_server)
+        return None
+
+
+def _gpu_counts(max_gpus: int, per_server: int):
+    """1, 2, ... up to one server, then whole servers (jobs do not buy part of a server)."""
+    for gpus in range(1, min(per_server, max_gpus) + 1):
+        yield gpus
+    gpus = per_server * 2
+    while gpus <= max_gpus:
+        yield gpus
+        gpus += per_server
+
+
+def fewest_gpus(
+    scenario: Scenario,
+    accelerator: AcceleratorSpec,
+    *,
+    server: ServerSpec | None = None,
+    allow_offload: bool = False,
+    max_gpus: int = MAX_GPUS,
+) -> Placement | None:
+    """The fewest GPUs of ``accelerator`` that hold ``scenario``, and how (``None``: none)."""
+    search = PlacementSearch(scenario, allow_offload=allow_offload)
+    return search.fewest_gpus(accelerator, server=server, max_gpus=max_gpus)

@@ -1,0 +1,184 @@
+"""Scoring the sizing engine against the public reference cases (pure Python).
+
+The cases live outside the application (``shared/reference-cases/cases.json``, beside the
+checkout); only tests and ``bench/`` read them, through :func:`load_cases`. Scoring follows the
+cases' README: a case is scored only on what its ``uses`` lists, ``measured`` cases count towards
+the acceptance figures, ``published-estimate`` rows are shown for comparison only.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from advisor.domain.hardware import AcceleratorSpec
+from advisor.domain.scenario import Scenario, load_scenario
+from advisor.domain.sizing.memory import (
+    MemoryModel,
+    context_gib,
+    layout_of,
+    usable_capacity_gib,
+)
+
+# Relative to the repository root: CI checks shared/ out beside the repository.
+CASES_RELATIVE_PATH = Path("..") / "shared" / "reference-cases" / "cases.json"
+
+
+def default_cases_path(repo_root: Path) -> Path:
+    return (repo_root / CASES_RELATIVE_PATH).resolve()
+
+
+@dataclass(frozen=True)
+class ReferenceCase:
+    id: str
+    scenario: Scenario
+    measured: dict
+    uses: tuple[str, ...]
+    kind: str  # "measured" or "published-estimate"
+
+    @property
+    def is_measured(self) -> bool:
+        return self.kind == "measured"
+
+
+def load_cases(path: Path) -> list[ReferenceCase]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [
+        ReferenceCase(
+            id=item["id"],
+            scenario=load_scenario(item["scenario"]),
+            measured=item["measured"],
+            uses=tuple(item["uses"]),
+            kind=item["measured_kind"],
+        )
+        for item in data
+    ]
+
+
+# --- Memory -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryScore:
+    """One memory case: the figure predicted and what it is compared with."""
+
+    case_id: str
+    kind: str  # "peak", "oom" or "fits_within"
+    predicted_gib: float
+    measured_gib: float | None  # the reported peak, the card's capacity or the claimed bound
+    metric: str
+    passed: bool | None  # for oom / fits_within cases
+    measured_case: bool
+
+    @property
+    def error(self) -> float | None:
+        """Signed relative error (predicted - measured) / measured for peak cases."""
+        if self.kind != "peak":
+            return None
+        return (self.predicted_gib - self.measured_gib) / self.measured_gib
+
+
+def score_memory_case(case: ReferenceCase, accelerators: dict[str, AcceleratorSpec]) -> MemoryScore:
+    scenario = case.scenario
+    layout = layout_of(scenario)
+    accelerator = accelerators.get(scenario.hardware.accelerator or "")
+    breakdown = MemoryModel(scenario).per_gpu(layout, context=context_gib(accelerator, layout.gpus))
+    metric = case.measured.get("memory_metric") or "unknown"
+    if case.measured.get("oom"):
+        capacity = usable_capacity_gib(accelerator)
+        predicted = breakdown.total
+        return MemoryScore(
+            case.id, "oom", predicted, capacity, metric, predicted > capacity, case.is_measured
+        )
+    bound = case.measured.get("fits_within_gib")
+    if case.measured.get("peak_memory_gib") is None and bound is not None:
+        predicted = breakdown.total
+        return MemoryScore(
+            case.id, "fits_within", predicted, bound, metric, predicted <= bound, case.is_measured
+        )
+    predicted = breakdown.at_metric(metric)
+    return MemoryScore(
+        case.id,
+        "peak",
+        predicted,
+        case.measured["peak_memory_gib"],
+        metric,
+        None,
+        case.is_measured,
+    )
+
+
+def score_memory(
+    cases: Iterable[ReferenceCase], accelerators: dict[str, AcceleratorSpec]
+) -> list[MemoryScore]:
+    return [score_memory_case(c, accelerators) for c in cases if "memory" in c.uses]
+
+
+@dataclass(frozen=True)
+class ErrorSummary:
+    """Summary of signed relative errors (fractions, not percent)."""
+
+    count: int
+    median_abs: float
+    within_20: float  # share of cases within +-20 %
+    worst_under: float  # most negative error (0 when none is negative)
+    p10: float
+    p90: float
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Linear-interpolation percentile (``share`` in 0..1) of a non-empty list."""
+    ordered = sorted(values)
+    position = share * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def summarise(errors: list[float]) -> ErrorSummary:
+    if not errors:
+        return ErrorSummary(0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    return ErrorSummary(
+        count=len(errors),
+        median_abs=statistics.median(abs(e) for e in errors),
+        within_20=sum(abs(e) <= 0.20 for e in errors) / len(errors),
+        worst_under=min(0.0, min(errors)),
+        p10=percentile(errors, 0.10),
+        p90=percentile(errors, 0.90),
+    )
+
+
+# --- Throughput (wired to sizing-time's compute model when it exists) -----------------------
+
+
+@dataclass(frozen=True)
+class ThroughputScore:
+    case_id: str
+    predicted: float
+    measured: float
+    measured_case: bool
+
+    @property
+    def error(self) -> float:
+        return (self.predicted - self.measured) / self.measured
+
+
+def score_throughput(
+    cases: Iterable[ReferenceCase],
+    predict: Callable[[ReferenceCase], float | None],
+) -> list[ThroughputScore]:
+    """Score every throughput case with ``predict`` (job tokens/s, or None when it cannot)."""
+    out = []
+    for case in cases:
+        if "throughput" not in case.uses or case.measured.get("tokens_per_s") is None:
+            continue
+        predicted = predict(case)
+        if predicted is None:
+            continue
+        out.append(
+            ThroughputScore(case.id, predicted, case.measured["tokens_per_s"], case.is_measured)
+        )
+    return out
