@@ -9,6 +9,7 @@ urlpatterns = [
     path("health/", views.health, name="health"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("assessments/", include("advisor.wizard.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("brief/", include("advisor.brief.urls")),
     path("admin/", admin.site.urls),

@@ -3,10 +3,13 @@ from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
 
+from advisor.wizard.selectors import assessments_for
+
 
 @login_required
 def home(request):
-    return render(request, "advisor/home.html")
+    """The user's assessments, drafts and confirmed ones, most recently changed first."""
+    return render(request, "advisor/home.html", {"assessments": assessments_for(request.user)})
 
 
 def health(request):

@@ -1,0 +1,161 @@
+"""Turn an assessment's stored answers into the documents the engine reads.
+
+The output is a scenario v1 document (``shared/reference-cases/README.md``) with two extra
+sections, ``site`` and ``procurement`` (described in ``docs/wizard.md``). The scenario part
+is checked with :func:`advisor.domain.scenario.load_scenario`.
+"""
+
+from __future__ import annotations
+
+from advisor.domain.scenario import (
+    ADAPTER_METHODS,
+    DEFAULT_QUANT_BITS,
+    ScenarioError,
+    load_scenario,
+)
+from advisor.wizard import catalog
+
+PROCUREMENT_MODES = ("buy", "rent", "cloud")
+
+
+def dataset_tokens(training: dict) -> int | None:
+    if training.get("dataset_mode") == "tokens":
+        return training.get("total_tokens")
+    samples, average = training.get("samples"), training.get("avg_tokens")
+    if samples and average:
+        return samples * average
+    return None
+
+
+def _lora(model: dict) -> dict | None:
+    if model.get("method") not in ADAPTER_METHODS:
+        return None
+    targets = model.get("lora_targets") or None
+    if targets == "custom":
+        targets = list(model.get("lora_target_names") or []) or None
+    return {"rank": model.get("lora_rank"), "alpha": model.get("lora_alpha"), "targets": targets}
+
+
+def _quant_bits(model: dict) -> int | None:
+    if model.get("method") != "qlora":
+        return None
+    return int(model.get("quant_bits") or DEFAULT_QUANT_BITS)
+
+
+def _yes(value) -> bool | None:
+    return {"yes": True, "no": False}.get(value)
+
+
+def scenario_document(
+    answers: dict, *, accelerator: str | None = None, gpus: int = 1, strategy: str | None = None
+) -> dict | None:
+    """The scenario v1 document, or None while the model or training step is unanswered.
+
+    The wizard does not ask for a GPU type or count (the advisor chooses them); callers that
+    size a concrete option pass ``accelerator`` and ``gpus``. Several GPUs default to FSDP full
+    sharding, the usual way to fine-tune on one multi-GPU server.
+    """
+    model_answers = answers.get("model") or {}
+    training = answers.get("training") or {}
+    model = catalog.model_fields(model_answers)
+    if model is None or not training.get("seq_len") or not model_answers.get("method"):
+        return None
+    strategy = strategy or ("single" if gpus == 1 else "fsdp")
+    document = {
+        "model": model,
+        "method": model_answers["method"],
+        "lora": _lora(model_answers),
+        "precision": training.get("precision") or "amp-bf16",
+        "quant_bits": _quant_bits(model_answers),
+        "optimizer": training.get("optimizer") or "adamw",
+        "optimizer_in_backward": False,
+        "seq_len": training["seq_len"],
+        "micro_batch": training.get("micro_batch") or 1,
+        "grad_accum": 1,
+        "gradient_checkpointing": _yes(training.get("gradient_checkpointing")),
+        "flash_attention": _yes(training.get("flash_attention")),
+        "packed": None,
+        "hardware": {"accelerator": accelerator, "count": gpus, "nodes": 1},
+        "parallelism": {
+            "strategy": strategy,
+            "offload": "none",
+            "tensor_parallel": 1,
+            "pipeline_parallel": 1,
+        },
+        "training": {
+            "dataset_tokens": dataset_tokens(training),
+            "epochs": training.get("epochs"),
+        },
+    }
+    site = site_section(answers.get("site"))
+    if site is not None:
+        document["site"] = site
+    procurement = procurement_section(answers.get("procurement"), training)
+    if procurement is not None:
+        document["procurement"] = procurement
+    return document
+
+
+def site_section(site: dict | None) -> dict | None:
+    if not site:
+        return None
+    mode = site.get("mode")
+    if mode == "catalog":
+        return {"data_centers": [site["data_center"]]}
+    if mode == "compare":
+        return {"data_centers": list(site.get("compare") or [])}
+    if mode == "own":
+        room_fields = (
+            "max_kw_per_rack",
+            "cooling_available",
+            "floor_load_kg_per_m2",
+            "inlet_temp_min_c",
+            "inlet_temp_max_c",
+            "humidity_min_pct",
+            "humidity_max_pct",
+            "pue",
+            "power_feeds",
+            "ups_minutes",
+            "generator_start_s",
+        )
+        room = {"name": site.get("room_name"), "policy_zone": site.get("province")}
+        room.update({name: site.get(name) for name in room_fields})
+        return {"room": room}
+    return None
+
+
+def _accelerators(family_keys) -> list[str]:
+    families = catalog.families()
+    keys: list[str] = []
+    for family in family_keys or []:
+        keys.extend(families.get(family, {}).get("keys", []))
+    return keys
+
+
+def procurement_section(procurement: dict | None, training: dict | None = None) -> dict | None:
+    if not procurement:
+        return None
+    mode = procurement.get("mode") or "any"
+    return {
+        "modes": list(PROCUREMENT_MODES) if mode == "any" else [mode],
+        "budget_cny": procurement.get("budget_cny"),
+        "qualifications": list(procurement.get("qualifications") or []),
+        "preferred_accelerators": _accelerators(procurement.get("preferred_families")),
+        "excluded_accelerators": _accelerators(procurement.get("excluded_families")),
+        "domestic_only": bool(procurement.get("domestic_only")),
+        "years": procurement.get("years"),
+        "hours_per_year": procurement.get("hours_per_year"),
+        "deadline": (training or {}).get("deadline"),
+    }
+
+
+def scenario_problem(answers: dict) -> ScenarioError | None:
+    """The first thing the scenario validator refuses, or None when it is valid."""
+    document = scenario_document(answers)
+    if document is None:
+        return None
+    try:
+        load_scenario(document)
+    except ScenarioError as error:
+        return error
+    return None

@@ -1,0 +1,74 @@
+"""The only code that writes assessments. Every write checks and bumps the version."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from advisor.wizard.models import TITLE_MAX_LENGTH, Assessment
+
+
+class StaleDraft(Exception):
+    """The draft changed since the page was loaded (another tab or window saved it)."""
+
+    def __init__(self, assessment: Assessment):
+        self.assessment = assessment
+        super().__init__(f"assessment {assessment.pk} is at version {assessment.version}")
+
+
+def default_title() -> str:
+    now = timezone.localtime()
+    return _("Assessment of %(date)s") % {"date": now.strftime("%Y-%m-%d %H:%M")}
+
+
+def create_assessment(owner, title: str = "") -> Assessment:
+    return Assessment.objects.create(owner=owner, title=(title.strip() or default_title()))
+
+
+def _write(assessment: Assessment, version: int, **changes) -> Assessment:
+    """Apply ``changes`` only if the row is still at ``version``; bump it; refresh the object."""
+    updated = Assessment.objects.filter(pk=assessment.pk, version=version).update(
+        version=F("version") + 1, updated_at=timezone.now(), **changes
+    )
+    assessment.refresh_from_db()
+    if not updated:
+        raise StaleDraft(assessment)
+    return assessment
+
+
+def save_step(assessment: Assessment, slug: str, values: dict, version: int) -> Assessment:
+    """Store one step's validated answers. A changed answer reopens a confirmed assessment."""
+    with transaction.atomic():
+        current = Assessment.objects.select_for_update().get(pk=assessment.pk)
+        if current.version != version:
+            assessment.refresh_from_db()
+            raise StaleDraft(assessment)
+        answers = dict(current.answers or {})
+        changed = answers.get(slug) != values
+        answers[slug] = values
+        status = Assessment.Status.DRAFT if changed else current.status
+        return _write(assessment, version, answers=answers, status=status)
+
+
+def confirm_answers(assessment: Assessment, version: int) -> Assessment:
+    return _write(assessment, version, status=Assessment.Status.COMPLETE)
+
+
+def rename_assessment(assessment: Assessment, title: str, version: int) -> Assessment:
+    return _write(assessment, version, title=title.strip()[:TITLE_MAX_LENGTH])
+
+
+def duplicate_assessment(assessment: Assessment) -> Assessment:
+    title = _("Copy of %(title)s") % {"title": assessment.title}
+    return Assessment.objects.create(
+        owner=assessment.owner,
+        title=title[:TITLE_MAX_LENGTH],
+        answers=assessment.answers,
+        status=Assessment.Status.DRAFT,
+    )
+
+
+def delete_assessment(assessment: Assessment) -> None:
+    assessment.delete()

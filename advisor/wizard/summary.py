@@ -1,0 +1,72 @@
+"""Stored answers as rows for the check-answers page, formatted for the reader's language."""
+
+from __future__ import annotations
+
+import datetime
+
+from django import forms
+from django.utils import formats
+from django.utils.dateparse import parse_date
+from django.utils.translation import gettext as _
+
+from advisor.wizard.steps import Step
+
+
+def _choice_labels(field: forms.ChoiceField) -> dict:
+    labels = {}
+    for value, label in field.choices:
+        if isinstance(label, list | tuple):  # an optgroup
+            labels.update({str(v): str(lbl) for v, lbl in label})
+        else:
+            labels[str(value)] = str(label)
+    return labels
+
+
+def display_value(field: forms.Field, value) -> str:
+    if value in (None, "", []):
+        return _("Not given")
+    if isinstance(field, forms.MultipleChoiceField):
+        labels = _choice_labels(field)
+        return "; ".join(labels.get(str(v), str(v)) for v in value)
+    if isinstance(field, forms.ChoiceField):
+        return _choice_labels(field).get(str(value), str(value))
+    if isinstance(field, forms.BooleanField):
+        return _("Yes") if value else _("No")
+    if isinstance(field, forms.DateField):
+        day = parse_date(value) if isinstance(value, str) else value
+        if isinstance(day, datetime.date):
+            return formats.date_format(day, "DATE_FORMAT")
+        return str(value)
+    if isinstance(value, bool):
+        return _("Yes") if value else _("No")
+    if isinstance(value, int | float):
+        return formats.number_format(value, force_grouping=True)
+    return str(value)
+
+
+def step_rows(step: Step, answers: dict) -> list[dict]:
+    form = step.form(answers)
+    stored = answers.get(step.slug) or {}
+    rows = []
+    for name in form.shown_fields(stored):
+        field = form.fields[name]
+        grouped = isinstance(field.widget, forms.RadioSelect | forms.CheckboxSelectMultiple)
+        rows.append(
+            {
+                "name": name,
+                "label": str(field.label),
+                "value": display_value(field, stored.get(name)),
+                "anchor": f"id_{name}_0" if grouped else f"id_{name}",
+            }
+        )
+    if step.slug == "model" and stored.get("config_filename") and stored.get("source") == "upload":
+        rows.insert(
+            1,
+            {
+                "name": "config_file",
+                "label": _("Uploaded file"),
+                "value": stored["config_filename"],
+                "anchor": "id_config_file",
+            },
+        )
+    return rows
