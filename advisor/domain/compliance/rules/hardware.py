@@ -347,7 +347,7 @@ def availability(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.WARN,
             N_(
-                "Recorded as available on {date}, {age} days ago (more than {max_age}); check that it still is."
+                "Status recorded on {date}, {age} days ago (more than {max_age}); check that it still holds."
             ),
             evidence,
             date=as_of.isoformat(),

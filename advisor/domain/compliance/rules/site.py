@@ -795,7 +795,7 @@ RULES = (
         Area.SITE,
         N_("Cooling for the rack density"),
         N_(
-            "Air cooling is practical only up to roughly 30-40 kW per rack; above that liquid cooling is needed."
+            "Air cooling is practical only up to roughly 30-40 kW per rack; rear-door units reach about 60 kW; above that liquid cooling is needed."
         ),
         N_("Source article S2; rack-density bands (research §3.7, G1)"),
         Severity.BLOCKER,
@@ -852,7 +852,7 @@ RULES = (
         Area.SITE,
         N_("Rack and floor load"),
         N_(
-            "The servers in one rack must not exceed the rack position's rated load; 8-GPU servers weigh over 130 kg."
+            "The servers in one rack must not exceed the rated load of the rack position or of the floor under it; 8-GPU servers weigh over 130 kg."
         ),
         N_("Source article S5 and H3"),
         Severity.BLOCKER,
