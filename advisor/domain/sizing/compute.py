@@ -657,6 +657,11 @@ def _fmt(value: float, digits: int = 1) -> str:
     return f"{value:,.{digits}f}"
 
 
+def _percent(share: float) -> str:
+    """A share as a percentage with its sign (kept out of templates: "%" confuses gettext)."""
+    return f"{share * 100:.0f}%"
+
+
 def _method_assumptions(scenario: Scenario, flops: FlopsPerToken) -> list[Message]:
     out = []
     params_b = scenario.model.params_b
@@ -732,16 +737,16 @@ def _hardware_assumptions(
     out = [
         Message(
             N_(
-                "{accelerator}: {peak} TFLOP/s dense 16-bit peak; matrix work runs at {util}% of "
-                "it (calibrated for the {family} family), the whole job at {mfu}% after memory-"
+                "{accelerator}: {peak} TFLOP/s dense 16-bit peak; matrix work runs at {util} of "
+                "it (calibrated for the {family} family), the whole job at {mfu} after memory-"
                 "bound work, launch overhead and communication."
             ),
             {
                 "accelerator": accelerator.name,
                 "peak": _fmt(peak, 0),
-                "util": _fmt(utilisation * 100, 0),
+                "util": _percent(utilisation),
                 "family": family,
-                "mfu": _fmt(mfu * 100, 0),
+                "mfu": _percent(mfu),
             },
         )
     ]
@@ -750,9 +755,9 @@ def _hardware_assumptions(
             Message(
                 N_(
                     "No published measured run of the {family} family is in the calibration set: "
-                    "its utilisation is the median of the calibrated families ({util}%)."
+                    "its utilisation is the median of the calibrated families ({util})."
                 ),
-                {"family": family, "util": _fmt(cal.fallback_utilisation * 100, 0)},
+                {"family": family, "util": _percent(cal.fallback_utilisation)},
             )
         )
     if not accelerator.memory_bandwidth_tbps:

@@ -102,13 +102,13 @@ def estimate_power(
     assumptions.append(
         Message(
             N_(
-                "Typical draw while training is {typical} kW per server ({share}% of the "
+                "Typical draw while training is {typical} kW per server ({share} of the "
                 "{maximum} kW maximum), as measured on 8-GPU H100 servers; plan circuits and "
                 "cooling for the maximum ({btu} BTU/h per server)."
             ),
             {
                 "typical": f"{typical / 1000:,.1f}",
-                "share": f"{typical / maximum * 100:.0f}",
+                "share": f"{typical / maximum:.0%}",
                 "maximum": f"{maximum / 1000:,.1f}",
                 "btu": f"{btu_per_hour(maximum):,.0f}",
             },

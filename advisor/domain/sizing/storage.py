@@ -199,12 +199,12 @@ def _with_assumptions(
     out.append(
         Message(
             N_(
-                "Local NVMe: {needed} TB computed (two checkpoints, the dataset and {headroom}% "
+                "Local NVMe: {needed} TB computed (two checkpoints, the dataset and {headroom} "
                 "free space); the source's floor of {floor} TB per server applies."
             ),
             {
                 "needed": f"{estimate.local_nvme_needed_tb:,.2f}",
-                "headroom": f"{NVME_HEADROOM_SHARE * 100:.0f}",
+                "headroom": f"{NVME_HEADROOM_SHARE:.0%}",
                 "floor": f"{SOURCE_MIN_NVME_TB:g}",
             },
         )
