@@ -1,0 +1,223 @@
+"""Acceptance checklist (A1–A4), operating risks (O1–O3) and contract terms (S6)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from advisor.domain.hardware import AcceleratorSpec, ServerSpec
+from advisor.domain.i18n import N_, Message
+
+# A1: the source article asks for a 30-minute full-load burn-in with a smooth temperature curve.
+BURN_IN_MIN = 30
+# A2: nccl-tests reports "bus bandwidth", normalised so that it is comparable with the
+# hardware's per-GPU unidirectional link bandwidth (NVIDIA/nccl-tests doc/PERFORMANCE.md,
+# "Bus bandwidth"). Our catalog stores per-GPU *bidirectional* aggregate bandwidth
+# (NVIDIA's convention, e.g. NVLink 4 = 900 GB/s), so the theoretical bus bandwidth is half.
+BIDIRECTIONAL_TO_BUS = 0.5
+# Tuned 8-GPU NVSwitch systems reach roughly 80-90 % of the link rate in all_reduce_perf at
+# large message sizes; below 80 % points at a cabling, topology or driver problem.
+ACCEPTABLE_BUS_FRACTION = 0.8
+# A4 / H4: the source asks for at least 8 TB usable local NVMe and 6 GB/s sequential read.
+SOURCE_MIN_NVME_TB = 8.0
+SOURCE_MIN_READ_GBS = 6.0
+# O2: the source says thermal throttling costs 20-30 % of throughput.
+THROTTLE_LOSS_PCT = (20, 30)
+# S6: the source's operations terms.
+SPARE_PARTS_H = 2
+FAULT_RESPONSE_H = 24
+
+COLLECTIVE_TOOLS = {
+    "cuda": "nccl-tests all_reduce_perf -b 8 -e 8G -f 2 -g {gpus}",
+    "rocm": "rccl-tests all_reduce_perf -b 8 -e 8G -f 2 -g {gpus}",
+    "cann": "hccl_test (mpirun -n {gpus} all_reduce_test -b 8 -e 8G -f 2 -p {gpus})",
+}
+FRAMEWORKS = {
+    "cuda": "CUDA 12.x, PyTorch 2.x (CUDA), NCCL 2.x",
+    "rocm": "ROCm 6.x, PyTorch 2.x (ROCm), RCCL",
+    "cann": "CANN 8.x, torch_npu + PyTorch 2.x, HCCL",
+}
+
+
+@dataclass(frozen=True)
+class DeliveryInputs:
+    accelerator: AcceleratorSpec
+    server: ServerSpec | None
+    gpus_per_server: int
+    servers: int
+    checkpoint_gib: float | None = None
+    checkpoints_kept: int | None = None
+    read_needed_gbs: float | None = None
+    nvme_needed_tb: float | None = None
+
+
+@dataclass(frozen=True)
+class ChecklistItem:
+    item: str  # the source article's item id, e.g. "A2"
+    title: str  # N_-marked
+    check: Message
+    citation: str
+
+
+def expected_bus_bandwidth_gbs(inputs: DeliveryInputs) -> float | None:
+    """The theoretical all-reduce bus bandwidth inside one server, in GB/s."""
+    link = inputs.server.intra_node_bandwidth_gbs if inputs.server else None
+    if link is None:
+        link = inputs.accelerator.interconnect_bandwidth_gbs
+    return None if link is None else link * BIDIRECTIONAL_TO_BUS
+
+
+def _burn_in(inputs: DeliveryInputs) -> ChecklistItem:
+    return ChecklistItem(
+        item="A1",
+        title=N_("Full-load burn-in"),
+        check=Message(
+            N_(
+                "Run all {gpus} accelerators of every server at full load for {minutes} minutes "
+                "(e.g. DCGM diagnostics level 3 or gpu-burn). The temperature curve must level "
+                "off smoothly, clocks must not drop, and no ECC or Xid errors may appear."
+            ),
+            {"gpus": inputs.gpus_per_server, "minutes": BURN_IN_MIN},
+        ),
+        citation="A1",
+    )
+
+
+def _collectives(inputs: DeliveryInputs) -> ChecklistItem:
+    tool = COLLECTIVE_TOOLS.get(inputs.accelerator.software_stack, COLLECTIVE_TOOLS["cuda"])
+    expected = expected_bus_bandwidth_gbs(inputs)
+    if expected is None:
+        check = Message(
+            N_(
+                "Run {tool} on each server and record the bus bandwidth; the catalog has no "
+                "link bandwidth for this hardware, so ask the vendor for the expected figure "
+                "in writing before delivery."
+            ),
+            {"tool": tool.format(gpus=inputs.gpus_per_server)},
+        )
+    else:
+        check = Message(
+            N_(
+                "Run {tool} on each server. The theoretical bus bandwidth of this interconnect "
+                "is {expected} GB/s; accept at least {accept} GB/s at large message sizes."
+            ),
+            {
+                "tool": tool.format(gpus=inputs.gpus_per_server),
+                "expected": f"{expected:,.0f}",
+                "accept": f"{expected * ACCEPTABLE_BUS_FRACTION:,.0f}",
+            },
+        )
+    return ChecklistItem("A2", N_("Collective communication bandwidth"), check, "A2; nccl-tests")
+
+
+def _software(inputs: DeliveryInputs) -> ChecklistItem:
+    stack = FRAMEWORKS.get(inputs.accelerator.software_stack)
+    if stack is None:
+        check = Message(
+            N_(
+                "Agree the driver and framework versions with the vendor in writing; this "
+                "accelerator's software stack is not one the advisor knows."
+            )
+        )
+    else:
+        check = Message(
+            N_(
+                "Install and verify: {stack}. Versions must be identical on every node; run one "
+                "training step of your own job before signing the delivery note."
+            ),
+            {"stack": stack},
+        )
+    return ChecklistItem("A3", N_("Driver and framework compatibility"), check, "A3")
+
+
+def _data_cache(inputs: DeliveryInputs) -> ChecklistItem:
+    read = max(inputs.read_needed_gbs or 0.0, SOURCE_MIN_READ_GBS)
+    capacity = max(inputs.nvme_needed_tb or 0.0, SOURCE_MIN_NVME_TB)
+    return ChecklistItem(
+        item="A4",
+        title=N_("Training data cache on fast local disk"),
+        check=Message(
+            N_(
+                "Put the training data cache on local NVMe. Measure sequential read with fio: at "
+                "least {read} GB/s per server, and at least {capacity} TB usable."
+            ),
+            {"read": f"{read:,.1f}", "capacity": f"{capacity:,.0f}"},
+        ),
+        citation="A4; H4",
+    )
+
+
+def acceptance_checklist(inputs: DeliveryInputs) -> list[ChecklistItem]:
+    return [_burn_in(inputs), _collectives(inputs), _software(inputs), _data_cache(inputs)]
+
+
+def operating_risks(inputs: DeliveryInputs) -> list[ChecklistItem]:
+    kept = inputs.checkpoints_kept or 1
+    if inputs.checkpoint_gib:
+        backup_tb = math.ceil(inputs.checkpoint_gib * kept * 1.073741824 / 1000 * 10) / 10
+        backup = Message(
+            N_(
+                "Back up a checkpoint at least every epoch to storage independent of the "
+                "training servers: {size} GiB each, {kept} kept, about {tb} TB. A power cut "
+                "otherwise loses hours of work."
+            ),
+            {"size": f"{inputs.checkpoint_gib:,.1f}", "kept": kept, "tb": f"{backup_tb:,.1f}"},
+        )
+    else:
+        backup = Message(
+            N_(
+                "Back up a checkpoint at least every epoch to storage independent of the "
+                "training servers. A power cut otherwise loses hours of work."
+            )
+        )
+    throttling = Message(
+        N_(
+            "Monitor GPU clocks and temperatures: thermal throttling costs {low}–{high}% of "
+            "throughput and stretches the training time accordingly."
+        ),
+        {"low": THROTTLE_LOSS_PCT[0], "high": THROTTLE_LOSS_PCT[1]},
+    )
+    consistency = Message(
+        N_(
+            "Keep firmware, drivers and software identical on all {servers} server(s); prefer a "
+            "vendor that inspects versions automatically."
+        ),
+        {"servers": inputs.servers},
+    )
+    return [
+        ChecklistItem("O1", N_("Checkpoint backup"), backup, "O1"),
+        ChecklistItem("O2", N_("Thermal throttling"), throttling, "O2"),
+        ChecklistItem("O3", N_("Version consistency across nodes"), consistency, "O3"),
+    ]
+
+
+def contract_terms() -> list[ChecklistItem]:
+    return [
+        ChecklistItem(
+            "S6",
+            N_("On-site staff around the clock"),
+            Message(N_("7×24 on-site engineers, named in the contract.")),
+            "S6",
+        ),
+        ChecklistItem(
+            "S6",
+            N_("Spare parts"),
+            Message(
+                N_("Spare PSUs, fans and disks stocked on site; replacement within {hours} hours."),
+                {"hours": SPARE_PARTS_H},
+            ),
+            "S6",
+        ),
+        ChecklistItem(
+            "S6",
+            N_("Fault response and repair time"),
+            Message(
+                N_(
+                    "Fault response within {hours} hours; a contractual MTTR with compensation "
+                    "(service credits or fee reduction) when it is missed."
+                ),
+                {"hours": FAULT_RESPONSE_H},
+            ),
+            "S6",
+        ),
+    ]
