@@ -1,0 +1,200 @@
+"""``manage.py size``: size a fine-tuning job (scenario v1 JSON) on a catalog accelerator."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import translation
+from django.utils.translation import gettext
+
+from advisor.domain.scenario import LIMITS, ScenarioError, load_scenario
+from advisor.domain.sizing.estimate import SizingResult, size
+from advisor.domain.sizing.memory import COMPONENT_LABELS
+from advisor.selectors import sizing as selectors
+
+# Exit status for bad input, as argparse and most Unix tools use for usage errors.
+BAD_INPUT = 2
+
+
+class Command(BaseCommand):
+    help = (
+        "Size a fine-tuning job: per-GPU memory by component, whether it fits, the fewest GPUs, "
+        "throughput, time, power, checkpoint storage and network. Input is a scenario v1 JSON "
+        "file (docs/sizing.md); accelerator and server figures come from the catalog."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--input", required=True, help="scenario v1 JSON file, or - for stdin")
+        parser.add_argument("--format", choices=("json", "table"), default="table")
+        parser.add_argument("--accelerator", help="catalog accelerator key (overrides the file)")
+        parser.add_argument("--gpus", type=int, help="GPU count (overrides hardware.count)")
+        parser.add_argument(
+            "--server",
+            help="catalog server model key (default: the largest "
+            "catalog server holding the accelerator)",
+        )
+        parser.add_argument(
+            "--allow-offload",
+            action="store_true",
+            help="let the fewest-GPU search offload to the CPU",
+        )
+        parser.add_argument(
+            "--language",
+            default="en",
+            choices=("en", "zh-hans"),
+            help="language of the assumptions and table labels",
+        )
+
+    def handle(self, *args, **options):
+        scenario = load_scenario_or_fail(options["input"])
+        accelerator = self._accelerator(scenario, options["accelerator"])
+        server = self._server(accelerator.key, options["server"])
+        gpus = options["gpus"]
+        if (
+            gpus is not None
+            and not LIMITS["hardware.count"][0] <= gpus <= LIMITS["hardware.count"][1]
+        ):
+            raise bad_input("gpus: must be between 1 and 4,096")
+        result = size(
+            scenario, accelerator, gpus=gpus, server=server, allow_offload=options["allow_offload"]
+        )
+        with translation.override(options["language"]):
+            if options["format"] == "json":
+                text = json.dumps(result.to_json(gettext), indent=2, ensure_ascii=False)
+            else:
+                text = render_table(result)
+        self.stdout.write(text)
+
+    def _accelerator(self, scenario, key_option):
+        key = key_option or scenario.hardware.accelerator
+        field_name = "accelerator" if key_option else "hardware.accelerator"
+        if not key:
+            raise bad_input(
+                "hardware.accelerator: is null; name a catalog accelerator with --accelerator KEY"
+            )
+        spec = selectors.accelerator_spec(key)
+        if spec is None:
+            known = ", ".join(sorted(selectors.accelerator_specs()))
+            raise bad_input(f"{field_name}: unknown accelerator {key!r} (catalog: {known})")
+        return spec
+
+    def _server(self, accelerator_key, key_option):
+        if key_option:
+            spec = selectors.server_spec(key_option)
+            if spec is None:
+                raise bad_input(f"server: unknown server model {key_option!r}")
+            if spec.accelerator_key != accelerator_key:
+                raise bad_input(
+                    f"server: {key_option!r} holds {spec.accelerator_key}, not {accelerator_key}"
+                )
+            return spec
+        candidates = selectors.servers_for_accelerator(accelerator_key)
+        return candidates[0] if candidates else None
+
+
+def bad_input(message: str) -> CommandError:
+    return CommandError(message, returncode=BAD_INPUT)
+
+
+def load_scenario_or_fail(path: str):
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise bad_input(f"input: cannot read {path}: {error.__class__.__name__}") from error
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise bad_input(
+            f"input: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        ) from error
+    try:
+        return load_scenario(data)
+    except ScenarioError as error:
+        raise bad_input(str(error)) from error
+
+
+def _fmt(value, unit: str = "", digits: int = 1) -> str:
+    if value is None:
+        return gettext("unknown")
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    text = f"{value:,.{digits}f}" if isinstance(value, float) else f"{value:,}"
+    return f"{text} {unit}".rstrip()
+
+
+def render_table(result: SizingResult) -> str:
+    """A terminal table: labels left, values right-aligned with their units."""
+    memory = result.memory
+    time = result.time
+    power = result.power
+    rows: list[tuple[str, str]] = [
+        (gettext("Accelerator"), result.accelerator.name),
+        (
+            gettext("GPUs / servers"),
+            f"{result.layout.gpus} / {result.servers} ({result.gpus_per_server} per server)",
+        ),
+        (
+            gettext("Strategy"),
+            f"{result.layout.strategy}, offload {result.layout.offload}, "
+            f"TP {result.layout.tensor_parallel}, PP {result.layout.pipeline_parallel}",
+        ),
+        ("", ""),
+        (gettext("Memory per GPU"), ""),
+    ]
+    for name, value in memory.components().items():
+        if name == "total":
+            continue
+        rows.append(("  " + gettext(COMPONENT_LABELS[name]), _fmt(value, "GiB", 2)))
+    rows += [
+        ("  " + gettext(COMPONENT_LABELS["total"]), _fmt(memory.total, "GiB", 2)),
+        (
+            "  " + gettext("Band (10th-90th percentile)"),
+            f"{result.memory_low_gib:,.1f} - {result.memory_high_gib:,.1f} GiB",
+        ),
+        ("  " + gettext("Capacity (after reserve)"), _fmt(result.capacity_gib, "GiB", 2)),
+        ("  " + gettext("Fits"), _fmt(result.fits)),
+        ("  " + gettext("Largest micro-batch"), _fmt(result.max_micro_batch)),
+        ("  " + gettext("Longest sequence"), _fmt(result.max_seq_len, gettext("tokens"))),
+        ("  " + gettext("Host RAM per server"), _fmt(result.host_ram_per_server_gib, "GiB")),
+    ]
+    if result.fewest is not None:
+        fewest = result.fewest.layout
+        rows.append(
+            (
+                "  " + gettext("Fewest GPUs that fit"),
+                f"{fewest.gpus} ({fewest.strategy}, TP {fewest.tensor_parallel})",
+            )
+        )
+    rows += [
+        ("", ""),
+        (gettext("Throughput"), _fmt(time.tokens_per_s if time else None, "tokens/s", 0)),
+        (gettext("Step time"), _fmt(time.step_time_s if time else None, "s", 2)),
+        (gettext("Time to train"), _fmt(time.time_to_train_hours if time else None, "h", 1)),
+        (gettext("GPU-hours"), _fmt(time.gpu_hours if time else None, "GPU-h", 0)),
+        (
+            gettext("Power per server (max)"),
+            _fmt(power.max_kw_per_server if power else None, "kW", 2),
+        ),
+        (
+            gettext("Heat per server"),
+            _fmt(power.btu_per_hour_per_server if power else None, "BTU/h", 0),
+        ),
+        (gettext("Checkpoint"), _fmt(result.storage.checkpoint_gib, "GiB", 2)),
+        (gettext("Local NVMe"), _fmt(result.storage.local_nvme_recommended_tb, "TB", 1)),
+    ]
+    if result.network is not None and result.network.needed_gbps_per_server is not None:
+        rows.append(
+            (gettext("Network per server"), _fmt(result.network.needed_gbps_per_server, "Gb/s"))
+        )
+    label_width = max(len(label) for label, _ in rows)
+    value_width = max(len(value) for _, value in rows)
+    lines = [
+        f"{label:<{label_width}}  {value:>{value_width}}" if value else label
+        for label, value in rows
+    ]
+    lines += ["", gettext("Assumptions")]
+    lines += [f"- {message.render(gettext)}" for message in result.assumptions]
+    return "\n".join(lines)
