@@ -170,3 +170,11 @@ def family_label(key: str) -> str:
 def family_is_domestic(key: str) -> bool:
     entry = families().get(key)
     return bool(entry and entry["domestic"])
+
+
+def domestic_accelerator_keys() -> set[str]:
+    return set(
+        catalog.Accelerator.objects.filter(china_availability="domestic").values_list(
+            "key", flat=True
+        )
+    )

@@ -11,12 +11,27 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 
 from advisor.domain.scenario import ScenarioError, load_scenario
+from advisor.domain.sizing.memory import plannable_capacity_gib
+from advisor.domain.sizing.parallelism import PlacementSearch
+from advisor.selectors import sizing as sizing_selectors
 from advisor.wizard import answers as answer_docs
+from advisor.wizard import catalog
+
+# The article's candidates (H100, A100, L40S, Ascend 910B) and the parts sold in China.
+PANEL_ACCELERATORS = (
+    "h100-sxm-80gb",
+    "h20-96gb",
+    "a800-sxm-80gb",
+    "l40s-48gb",
+    "ascend-910b-64gb",
+)
+PANEL_ROWS = 5
+# Fine-tuning runs on one server or a small cluster (W1); the panel stops looking at 8 servers.
+PANEL_MAX_GPUS = 64
 
 READY = "ready"
 INCOMPLETE = "incomplete"
 INVALID = "invalid"
-UNAVAILABLE = "unavailable"
 
 
 @dataclass(frozen=True)
@@ -33,6 +48,7 @@ class Estimate:
     state: str
     message: str = ""
     rows: list[Row] = field(default_factory=list)
+    max_gpus: int = 0
 
     @property
     def leading(self) -> Row | None:
@@ -55,7 +71,38 @@ def for_answers(answers: dict) -> Estimate:
     return _sized(scenario, answers)
 
 
+def candidate_accelerators(answers: dict) -> list:
+    """The accelerators the panel shows: the article's candidates plus the China-market parts,
+    narrowed by the procurement answers (domestic only, excluded families), preferred first."""
+    specs = sizing_selectors.accelerator_specs()
+    procurement = answer_docs.procurement_section(answers.get("procurement")) or {}
+    excluded = set(procurement.get("excluded_accelerators") or [])
+    preferred = [key for key in procurement.get("preferred_accelerators") or [] if key in specs]
+    keys = [key for key in (*preferred, *PANEL_ACCELERATORS) if key in specs]
+    keys = [key for key in keys if key not in excluded]
+    if procurement.get("domestic_only"):
+        domestic = catalog.domestic_accelerator_keys()
+        keys = [key for key in keys if key in domestic]
+    return [specs[key] for key in dict.fromkeys(keys)][:PANEL_ROWS]
+
+
 def _sized(scenario, answers: dict) -> Estimate:
-    return Estimate(
-        UNAVAILABLE, _("The estimate appears here once the sizing engine is available.")
-    )
+    accelerators = candidate_accelerators(answers)
+    if not accelerators:
+        return Estimate(
+            INVALID, _("No accelerator in the catalog matches your procurement answers.")
+        )
+    search = PlacementSearch(scenario)
+    rows = []
+    for spec in accelerators:
+        placement = search.fewest_gpus(spec, max_gpus=PANEL_MAX_GPUS)
+        rows.append(
+            Row(
+                accelerator_key=spec.key,
+                accelerator=spec.name,
+                gpus=placement.layout.gpus if placement else None,
+                memory_per_gpu_gib=placement.memory.total if placement else None,
+                capacity_gib=plannable_capacity_gib(spec),
+            )
+        )
+    return Estimate(READY, rows=rows, max_gpus=PANEL_MAX_GPUS)

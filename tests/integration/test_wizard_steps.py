@@ -454,3 +454,34 @@ def test_preset_search_returns_options(client, buyer):
     assert "Qwen2.5-7B" not in html
     response = client.get(reverse("wizard:preset_options"), {"q": "llama", "preset": "qwen2-5-7b"})
     assert 'value="qwen2-5-7b" selected' in response.content.decode()
+
+
+def test_estimate_panel_shows_gpus_and_memory_from_the_sizing_engine(client, draft):
+    fill(client, draft, "model")
+    endpoint = reverse("wizard:estimate", args=[draft.pk, "training"])
+    lora = client.post(endpoint, {**TRAINING}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "H100 SXM5 80GB" in lora
+    assert "Ascend 910B 64GB" in lora
+    assert "1 GPU: H100 SXM5 80GB" in lora
+    post(client, draft, "model", {**MODEL, "method": "full"})
+    full = client.post(endpoint, {**TRAINING}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "GPUs: H100 SXM5 80GB" in full  # full fine-tuning of 7B needs several GPUs
+
+
+def test_estimate_follows_domestic_only(client, draft):
+    fill(client, draft, "model", "training")
+    post(client, draft, "procurement", {**PROCUREMENT, "domestic_only": "on"})
+    html = client.get(url(draft, "training"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Ascend 910B 64GB" in html
+    assert "H100 SXM5 80GB" not in html
+
+
+def test_no_javascript_estimate_button_previews_without_saving(client, draft):
+    fill(client, draft, "model")
+    response = post(client, draft, "training", {**TRAINING, "preview": "1"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "GPU: H100 SXM5 80GB" in html
+    assert 'value="20000"' in html
+    draft.refresh_from_db()
+    assert "training" not in draft.answers
