@@ -94,6 +94,29 @@ def explain(case_notes: str) -> str:
     return "; ".join(found) or "no unmodelled feature named in the notes"
 
 
+def source_of(case_id: str) -> str:
+    """The source prefix of a case id (tt, qwen1, nemo-am, ml, swift, ...)."""
+    for prefix in ("nemo-am", "swift-npu", "swift", "qwen1", "tt", "lg", "ml", "peft"):
+        if case_id.startswith(prefix + "-"):
+            return prefix
+    return case_id.split("-")[0]
+
+
+def leave_one_source_out(observations: list[Observation]) -> list[tuple[str, float]]:
+    """Median |error| of each source's cases under a calibration fitted on the other sources.
+
+    A family left without cases falls back to the lowest of the others, as an uncalibrated
+    accelerator would.
+    """
+    out = []
+    for source in sorted({source_of(o.case_id) for o in observations}):
+        held_out = [o for o in observations if source_of(o.case_id) == source]
+        rest = [o for o in observations if source_of(o.case_id) != source]
+        cal, _ = calibration.fit(rest, predict)
+        out.append((source, statistics.median(abs(error(o, cal)) for o in held_out)))
+    return out
+
+
 def write_stored(cal: Calibration) -> None:
     text = CALIBRATION_PATH.read_text(encoding="utf-8")
     start = text.index("STORED = Calibration(")
@@ -177,6 +200,9 @@ def main(argv=None) -> int:
         errs = [abs(e) for o, _, e in rows if calibration.family_of(o.accelerator) == family]
         if errs:
             print(f"  {family:10s} median |error| {statistics.median(errs):.1%} ({len(errs)})")
+    print("\nOut of sample: each source's cases predicted by a calibration fitted without them")
+    for source, err in leave_one_source_out(observations):
+        print(f"  {source:10s} median |error| {err:6.1%}")
     print("\nWorst five")
     for o, predicted, err in sorted(rows, key=lambda r: -abs(r[2]))[:5]:
         print(

@@ -270,7 +270,7 @@ def test_qlora_runs_slower_than_lora_on_the_same_gpu():
     assert qlora < lora
 
 
-def test_uncalibrated_family_uses_the_median_and_says_so():
+def test_uncalibrated_family_uses_the_lowest_calibrated_and_says_so():
     e = estimate_time(scenario(), ACCELERATORS["b200-sxm-180gb"])
     assert not e.calibrated_family
     assert e.matmul_utilisation == pytest.approx(STORED.fallback_utilisation)

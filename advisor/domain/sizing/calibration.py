@@ -20,8 +20,8 @@ test_throughput_fidelity.py`` recomputes them and fails when a stored value drif
 * **Error band**: the 10th and 90th percentiles of measured / predicted over all cases, applied
   to tokens/s (and inversely to time); not an invented +/-.
 
-Families without a measured run (Blackwell, CDNA 3, ...) take the median of the calibrated
-families, and the estimate says so.
+Families without a measured run (Blackwell, CDNA 3, ...) take the lowest calibrated family's
+utilisation, and the estimate says so.
 """
 
 from __future__ import annotations
@@ -66,8 +66,10 @@ class Calibration:
 
     @property
     def fallback_utilisation(self) -> float:
+        """For families without a measured run: the lowest calibrated family (the safe side,
+        since a buyer is hurt by an optimistic time on hardware nobody has measured here)."""
         values = list(self.utilisation_by_family.values())
-        return statistics.median(values) if values else 0.4
+        return min(values) if values else START_UTILISATION
 
     def family_utilisation(self, family: str) -> tuple[float, bool]:
         """(utilisation, calibrated?) for ``family``."""

@@ -755,7 +755,7 @@ def _hardware_assumptions(
             Message(
                 N_(
                     "No published measured run of the {family} family is in the calibration set: "
-                    "its utilisation is the median of the calibrated families ({util})."
+                    "its utilisation is taken as the lowest of the calibrated families ({util})."
                 ),
                 {"family": family, "util": _percent(cal.fallback_utilisation)},
             )
