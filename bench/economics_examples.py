@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/economics_examples.py            # the sourced example figures below
     .venv/bin/python bench/economics_examples.py --hours 1000 4000 8000
-    .venv/bin/python bench/economics_examples.py --catalog SERVER_KEY DC_KEY [DC_KEY ...]
-                                                           # figures from the loaded catalog
+    .venv/bin/python bench/economics_examples.py --catalog SERVER_KEY DC_KEY [DC_KEY ...] \
+        [--fill rack_fee_cny_per_month=5000] [--set pue=1.3] [--preferential]   # figures from the loaded catalog
 
 Prints, for each site: cost per mode over three years, per year and per run; the
 break-even training hours per year of buying against renting and against cloud; the
@@ -32,6 +32,7 @@ from advisor.domain.economics import (  # noqa: E402
     MODES,
     RENT,
     EconomicsInputs,
+    Overrides,
     Prices,
     Provenance,
     ServerLoad,
@@ -140,23 +141,51 @@ def example_inputs(site: Site) -> EconomicsInputs:
     )
 
 
-def catalog_inputs(server_key: str, dc_keys: list[str]) -> list[EconomicsInputs]:
+def catalog_inputs(
+    server_key: str, dc_keys: list[str], overrides: dict, fills: dict, preferential: bool
+) -> list[EconomicsInputs]:
+    """The same job at each data center, from the loaded catalog (``scripts/run`` loads it).
+
+    ``overrides`` apply at every site; ``fills`` only where the catalog has no figure.
+    """
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "advisor.settings")
     import django
 
     django.setup()
-    from advisor.selectors.economics import option_inputs
+    from advisor.selectors.economics import MissingFigures, option_inputs, site_figures
+    from vendors.models import DataCenter
 
-    return [
-        option_inputs(
-            server_key,
-            key,
-            server_count=LOAD.server_count,
-            gpu_hours_per_run=LOAD.gpu_hours_per_run,
-            hours_per_run=LOAD.hours_per_run,
-        )
-        for key in dc_keys
-    ]
+    options = []
+    for key in dc_keys:
+        figures = site_figures(DataCenter.objects.get(key=key), preferential_tariff=preferential)
+        gaps = {k: v for k, v in fills.items() if getattr(figures, k, None) is None}
+        try:
+            options.append(
+                option_inputs(
+                    server_key,
+                    key,
+                    server_count=LOAD.server_count,
+                    gpu_hours_per_run=LOAD.gpu_hours_per_run,
+                    hours_per_run=LOAD.hours_per_run,
+                    power_full_kw=LOAD.power_full_kw,
+                    power_idle_kw=LOAD.power_idle_kw,
+                    rack_units=LOAD.rack_units,
+                    overrides=Overrides(**{**gaps, **overrides}),
+                    preferential_tariff=preferential,
+                )
+            )
+        except MissingFigures as missing:
+            keys = " ".join(f"--fill {k}=..." for k in missing.keys)
+            raise SystemExit(f"{missing}\n  give them, e.g.: {keys}") from None
+    return options
+
+
+def parse_pairs(pairs: list[str] | None) -> dict:
+    values = {}
+    for pair in pairs or []:
+        name, _, value = pair.partition("=")
+        values[name.strip()] = D(value)
+    return values
 
 
 def hours_text(value) -> str:
@@ -239,9 +268,24 @@ def main() -> int:
     parser.add_argument(
         "--catalog", nargs="+", metavar="KEY", help="SERVER_KEY DC_KEY [DC_KEY ...]"
     )
+    parser.add_argument(
+        "--set", action="append", metavar="NAME=VALUE", help="override at every site: pue=1.3"
+    )
+    parser.add_argument(
+        "--fill", action="append", metavar="NAME=VALUE", help="only where the catalog has none"
+    )
+    parser.add_argument(
+        "--preferential", action="store_true", help="use a zone's claimed data-center tariff"
+    )
     args = parser.parse_args()
     if args.catalog:
-        options = catalog_inputs(args.catalog[0], args.catalog[1:])
+        options = catalog_inputs(
+            args.catalog[0],
+            args.catalog[1:],
+            parse_pairs(args.set),
+            parse_pairs(args.fill),
+            args.preferential,
+        )
     else:
         options = [example_inputs(GUIYANG), example_inputs(SHANGHAI)]
     print("Figures: examples and market reports, not quotes (see the assumptions below).")
