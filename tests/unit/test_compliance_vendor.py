@@ -9,6 +9,7 @@ from advisor.domain.compliance.facts import LicenceFacts
 from advisor.domain.compliance.rules.vendor import licence_classes, same_province
 from tests.unit.test_compliance_support import (
     TODAY,
+    certificate,
     days,
     evaluate_one,
     facts,
@@ -79,6 +80,7 @@ CASES = [
     ("VENDOR-ISO27001", cert("iso27001", valid_until=None), U),
     ("VENDOR-ISO27001", cert("iso27001", last_audit_on=None), U),
     ("VENDOR-ISO27001", vendor(certificates=()), F),
+    ("VENDOR-ISO27001", vendor(certificates=(), certificates_complete=False), U),
     ("VENDOR-ISO27001", vendor(certificates=None), U),
     # ISO 9001.
     ("VENDOR-ISO9001", cert("iso9001", valid_until=days(91)), P),
@@ -96,6 +98,11 @@ CASES = [
     ("VENDOR-MLPS3", cert("mlps", level=None), U),
     ("VENDOR-MLPS3", cert("mlps", last_audit_on=None), U),
     ("VENDOR-MLPS3", vendor(certificates=()), F),
+    (
+        "VENDOR-MLPS3",
+        vendor(certificates=(certificate("iso9001"),), certificates_complete=False),
+        U,
+    ),
     ("VENDOR-MLPS3", vendor(certificates=None), U),
     # Self-operated data center.
     ("VENDOR-SELF-OPERATED", {"data_center": {"operator_key": "vendor-a"}}, P),

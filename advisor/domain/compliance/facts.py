@@ -170,6 +170,9 @@ class VendorFacts:
     licences: tuple[LicenceFacts, ...] | None = None
     icp_filing_number: str | None = None  # "" = known to have none
     certificates: tuple[CertificateFacts, ...] | None = None
+    # True: ``certificates`` lists everything the vendor holds, so a kind missing from it is
+    # known to be absent (fail). False: it lists claims only, so a missing kind is unknown.
+    certificates_complete: bool = True
     own_bgp: bool | None = None
     cnnic_ip_alliance: bool | None = None
     network_notes: str | None = None

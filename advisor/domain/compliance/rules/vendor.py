@@ -279,9 +279,13 @@ def icp_filing(facts: ComplianceInput, params: Parameters):
 
 
 def _held(facts: ComplianceInput, kind: str) -> list[CertificateFacts] | None:
-    if facts.vendor.certificates is None:
+    vendor = facts.vendor
+    if vendor.certificates is None:
         return None
-    return [cert for cert in facts.vendor.certificates if cert.kind == kind]
+    held = [cert for cert in vendor.certificates if cert.kind == kind]
+    if not held and not vendor.certificates_complete:
+        return None
+    return held
 
 
 def _latest(certificates: list[CertificateFacts]) -> CertificateFacts:
