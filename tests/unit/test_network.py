@@ -151,3 +151,12 @@ def test_plain_ethernet_is_not_enough_for_a_multi_server_job():
     time = estimate_time(load_scenario(SCENARIO), ACCELERATORS["h100-sxm-80gb"], 16, server)
     network = estimate_network(time, server)
     assert network.rdma is False and network.sufficient is False
+
+
+def test_unknown_throughput_still_reports_the_servers():
+    accelerator = replace(ACCELERATORS["h100-sxm-80gb"], bf16_dense_tflops=None)
+    server = replace(SERVERS["dgx-h100"], nic_kind="ethernet")
+    time = estimate_time(load_scenario(SCENARIO), accelerator, 16, server)
+    network = estimate_network(time, server)
+    assert network.multi_node and network.needed_gbps_per_gpu is None
+    assert network.sufficient is False  # plain Ethernet, whatever the need

@@ -1,10 +1,13 @@
 """Checkpoint sizes, retention, local NVMe and read rate."""
 
 import copy
+import math
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from advisor.domain.hardware import load_fixture_specs
 from advisor.domain.scenario import load_scenario
@@ -144,3 +147,47 @@ def test_server_below_the_floor_is_flagged():
     e = estimate_storage(scenario(), server=server)
     assert e.nvme_sufficient is False and e.read_sufficient is False
     assert all(m.render() for m in e.assumptions)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    method=st.sampled_from(["full", "lora", "qlora", "dora", "freeze"]),
+    precision=st.sampled_from(["bf16", "fp16", "fp32", "amp-bf16", "amp-fp16"]),
+    optimizer=st.sampled_from(
+        ["adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "adafactor"]
+    ),
+    tokens=st.one_of(st.none(), st.integers(1, 10**13)),
+    epochs=st.one_of(st.none(), st.floats(0.001, 100)),
+    tokens_per_s=st.one_of(st.none(), st.floats(1, 1e7)),
+    keep_last=st.one_of(st.none(), st.integers(1, 50)),
+)
+def test_no_negative_or_nan_storage_figure(
+    method, precision, optimizer, tokens, epochs, tokens_per_s, keep_last
+):
+    changes = {
+        "method": method,
+        "precision": precision,
+        "optimizer": optimizer,
+        "training": {"dataset_tokens": tokens, "epochs": epochs},
+    }
+    if method in ("lora", "qlora", "dora"):
+        changes["lora"] = {"rank": 16, "alpha": 32, "targets": "all-linear"}
+    if method == "qlora":
+        changes["quant_bits"] = 4
+    e = estimate_storage(
+        scenario(**changes), tokens_per_s, SERVERS["dgx-h100"], RetentionPolicy(keep_last=keep_last)
+    )
+    for value in (
+        e.checkpoint_gib,
+        e.weights_gib,
+        e.backup_gib,
+        e.local_nvme_needed_tb,
+        e.local_nvme_recommended_tb,
+        e.checkpoint_load_s,
+        e.feed_read_gbs,
+        e.dataset_gib,
+    ):
+        if value is not None:
+            assert math.isfinite(value) and value >= 0
+    assert 1 <= e.checkpoints_kept <= e.checkpoints_written
+    assert e.local_nvme_recommended_tb >= SOURCE_MIN_NVME_TB

@@ -169,6 +169,28 @@ def estimate_network(time: TimeEstimate, server: ServerSpec | None = None) -> Ne
     elif server is not None:
         kind = server.nic_kind
     rdma = None if kind is None else kind in RDMA_NIC_KINDS
+    if comm is None and servers > 1:
+        # No throughput (unknown peak): the servers are known, the bandwidth need is not.
+        return NetworkEstimate(
+            servers=servers,
+            multi_node=True,
+            bytes_per_step_per_gpu=0.0,
+            needed_gbps_per_gpu=None,
+            needed_gbps_per_server=None,
+            offered_gbps_per_server=offered,
+            nic_kind=kind,
+            rdma=rdma,
+            sufficient=False if rdma is False else None,  # Ethernet fails whatever the need
+            assumptions=[
+                Message(
+                    N_(
+                        "{servers} servers: the bandwidth between them cannot be sized without "
+                        "a throughput estimate; multi-server jobs need RoCE or InfiniBand."
+                    ),
+                    {"servers": servers},
+                )
+            ],
+        )
     if servers <= 1 or comm is None:
         return NetworkEstimate(
             servers=servers,
