@@ -40,6 +40,7 @@ from advisor.domain.economics.costs import (
     residual_value_cny,
 )
 from advisor.domain.economics.inputs import BASIS_EXAMPLE, BASIS_OVERRIDE
+from advisor.domain.i18n import Message
 
 LOAD = ServerLoad(
     server_count=2,
@@ -398,3 +399,25 @@ def test_format_cny_in_both_languages():
     assert format_cny(D("1234567.4")) == "¥1,234,567"
     assert format_cny(D("1234567.4"), translate=lambda t: chinese.get(t, t)) == "1,234,567 元"
     assert format_cny(D("-0.004"), 2) == "¥0.00"
+
+
+# --- Snapshot for drafts and the brief ------------------------------------------------------
+
+
+def test_snapshot_is_json_and_keeps_the_figures():
+    import json
+
+    from advisor.domain.economics.snapshot import snapshot
+
+    record = json.loads(json.dumps(snapshot(evaluate(example()))))
+    assert record["costs"]["buy"]["horizon_total"] == "3293700.00"
+    assert record["costs"]["buy"]["running_per_year"]["electricity"] == "41900.00"
+    assert record["break_even_hours"] == {"rent": "6982.0", "cloud": "1711.0"}
+    assert record["payback_months"] == {"rent": None, "cloud": "51.0"}
+    assert len(record["monthly"]["cumulative_cny"]["buy"]) == 37
+    assert record["monthly"]["cumulative_cny"]["buy"][0] == "4000000.00"
+    tariff = next(a for a in record["assumptions"] if a["key"] == "tariff_cny_per_kwh")
+    assert tariff["template"] == "Electricity price: {value} CNY/kWh"
+    assert tariff["params"] == {"value": "0.5"}
+    rendered = Message(**record["messages"][0]).render()
+    assert rendered.startswith("At 2,000 training hours a year, renting costs least")

@@ -173,23 +173,30 @@ def _buy_minus(inputs: EconomicsInputs, against: str, hours: Decimal) -> Decimal
     return annual_cost_cny(inputs, BUY, hours) - annual_cost_cny(inputs, against, hours)
 
 
+def _last_crossing(points: list[Decimal], values: list[Decimal]) -> Decimal | None:
+    """Where a piecewise-linear function (``values`` at ``points``) falls to 0 for the last time.
+
+    0 when it is never above 0; ``None`` when it is still above 0 at the last point. Linear
+    between the points, so the crossing is interpolated exactly.
+    """
+    if values[-1] > 0:
+        return None
+    above = [i for i, value in enumerate(values) if value > 0]
+    if not above:
+        return Decimal(0)
+    i = above[-1]
+    start, end, high, low = points[i], points[i + 1], values[i], values[i + 1]
+    return start + high * (end - start) / (high - low)
+
+
 def break_even_hours(inputs: EconomicsInputs, against: str) -> Decimal | None:
     """The training hours per year from which buying costs no more than ``against``, up to 8760.
 
     0 when buying costs no more at any hours; ``None`` when it costs more even at 8760 h.
-    The yearly costs are linear between the breakpoints, so the crossing is interpolated
-    exactly; it is the last one, above which buying stays the cheaper of the two.
+    The last crossing is reported: above it buying stays the cheaper of the two.
     """
     points = _breakpoints(inputs)
-    gaps = [_buy_minus(inputs, against, h) for h in points]
-    if gaps[-1] > 0:
-        return None
-    dearer = [i for i, gap in enumerate(gaps) if gap > 0]
-    if not dearer:
-        return Decimal(0)
-    i = dearer[-1]
-    start, end, gap_start, gap_end = points[i], points[i + 1], gaps[i], gaps[i + 1]
-    return start + gap_start * (end - start) / (gap_start - gap_end)
+    return _last_crossing(points, [_buy_minus(inputs, against, h) for h in points])
 
 
 def break_even(inputs: EconomicsInputs, against: str) -> BreakEven:
@@ -257,15 +264,7 @@ def hours_for_payback(inputs: EconomicsInputs, against: str, months: Decimal) ->
     )
     target = extra * MONTHS_PER_YEAR / Decimal(months)
     points = _breakpoints(inputs)
-    short = [_running_saving(inputs, against, h) - target for h in points]
-    if short[-1] < 0:
-        return None
-    behind = [i for i, gap in enumerate(short) if gap < 0]
-    if not behind:
-        return Decimal(0)
-    i = behind[-1]
-    start, end, gap_start, gap_end = points[i], points[i + 1], short[i], short[i + 1]
-    return start + (-gap_start) * (end - start) / (gap_end - gap_start)
+    return _last_crossing(points, [target - _running_saving(inputs, against, h) for h in points])
 
 
 # --- The result --------------------------------------------------------------------------
