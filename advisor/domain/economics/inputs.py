@@ -188,7 +188,7 @@ class EconomicsInputs:
     def provenance_of(self, key: str) -> Provenance:
         if key in self.provenance:
             return self.provenance[key]
-        if key in ("power_full_kw", "power_idle_kw"):
+        if _GROUP_OF.get(key) == "load":
             return Provenance(BASIS_SIZING)
         return DEFAULT_PROVENANCE.get(key, Provenance())
 
@@ -227,6 +227,9 @@ _GROUP_OF = {
     "rack_units_per_rack": "site",
     "power_full_kw": "load",
     "power_idle_kw": "load",
+    "server_count": "load",
+    "hours_per_run": "load",
+    "gpu_hours_per_run": "load",
     "purchase_cny_per_server": "prices",
     "rent_cny_per_server_month": "prices",
     "cloud_cny_per_gpu_hour": "prices",
@@ -292,6 +295,9 @@ def validate(inputs: EconomicsInputs) -> None:
 # --- The assumptions listed with every result ------------------------------------------
 
 _TEMPLATES = {
+    "server_count": N_("Servers: {value}"),
+    "hours_per_run": N_("Hours per training run: {value} h"),
+    "gpu_hours_per_run": N_("GPU-hours per training run: {value}"),
     "training_hours_per_year": N_("Training hours per year: {value} h"),
     "horizon_years": N_("Horizon (years): {value}"),
     "training_power_pct": N_("Power drawn while training: {value} per cent of full load"),
