@@ -1,0 +1,432 @@
+"""Enumerate procurement options for a job and rank them.
+
+An option is a server model (with its accelerator) × a data center (with its hosting vendor
+and policy zone). For each server model the job is sized once: the fewest whole servers that
+hold it, then more servers (up to ``max_servers``) when the deadline needs them. Each sized
+hardware choice is then checked against every site (compliance) and priced there
+(economics). Options that do not qualify stay in the list with their reasons.
+
+Pure Python: the caller (``advisor/selectors/recommend.py``) turns catalog rows into the
+candidate dataclasses below.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+
+from advisor.domain.compliance.engine import ComplianceReport, evaluate
+from advisor.domain.compliance.facts import (
+    AvailabilityFacts,
+    BuyerRequirement,
+    ComplianceInput,
+    DataCenterFacts,
+    OptionFacts,
+    PolicyZoneFacts,
+    VendorFacts,
+)
+from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS, Parameters
+from advisor.domain.economics import compare as economics
+from advisor.domain.economics.inputs import (
+    Assumptions,
+    EconomicsInputs,
+    Prices,
+    Provenance,
+    ServerLoad,
+    Site,
+)
+from advisor.domain.hardware import AcceleratorSpec, ServerSpec
+from advisor.domain.i18n import N_, Message
+from advisor.domain.scenario import Scenario
+from advisor.domain.sizing.estimate import SizingResult, size
+from advisor.domain.sizing.parallelism import PlacementSearch
+
+# W1: fine-tuning runs on one multi-GPU server or a small cluster, not a pre-training fleet.
+DEFAULT_MAX_SERVERS = 8
+MODES = ("buy", "rent", "cloud")
+DOMESTIC_STACKS = ("cann",)  # Huawei Ascend; extend when other domestic stacks are catalogued
+
+
+@dataclass(frozen=True)
+class HardwareCandidate:
+    accelerator: AcceleratorSpec
+    server: ServerSpec
+    family: str  # e.g. "nvidia-hopper", "huawei-ascend"; for include/exclude filters
+    domestic: bool
+    availability: AvailabilityFacts | None = None
+    prices: Prices = Prices()
+    price_provenance: dict[str, Provenance] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SiteCandidate:
+    data_center: DataCenterFacts
+    vendor: VendorFacts
+    zone: PolicyZoneFacts
+    costs: Site
+    cost_provenance: dict[str, Provenance] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Procurement:
+    modes: tuple[str, ...] = MODES  # which of buy / rent / cloud the buyer considers
+    budget_cny: Decimal | None = None  # ceiling on the horizon total of the chosen mode
+    deadline_hours: float | None = None  # wall-clock the training must finish within
+    include_families: tuple[str, ...] = ()  # empty: every family
+    exclude_families: tuple[str, ...] = ()
+    domestic_only: bool = False
+    required_rules: tuple[str, ...] = ()  # rule ids that must pass, e.g. "VENDOR-MLPS"
+    assumptions: Assumptions = Assumptions()
+    buyer: BuyerRequirement = BuyerRequirement()
+    max_servers: int = DEFAULT_MAX_SERVERS
+
+
+@dataclass(frozen=True)
+class Option:
+    hardware: HardwareCandidate
+    site: SiteCandidate
+    sizing: SizingResult
+    compliance: ComplianceReport
+    economics: economics.EconomicsResult | None
+    mode: str | None  # the cheapest of the buyer's modes at their hours per year
+    cost_cny: Decimal | None  # that mode's horizon total
+    reasons: tuple[Message, ...]  # why the option does not qualify (empty: it does)
+
+    @property
+    def qualifies(self) -> bool:
+        return not self.reasons
+
+    @property
+    def time_to_train_hours(self) -> float | None:
+        return self.sizing.time.time_to_train_hours if self.sizing.time else None
+
+    @property
+    def key(self) -> str:
+        return f"{self.hardware.server.key}@{self.site.data_center.key}"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    options: tuple[Option, ...]  # best first (the "recommended" order)
+    rankings: dict[str, tuple[Option, ...]]  # named rankings over qualifying options
+
+
+RANKING_LABELS = {
+    "recommended": N_("Recommended: qualifying options, cheapest first"),
+    "fastest_within_budget": N_("Fastest within budget"),
+    "cheapest_meeting_deadline": N_("Cheapest that meets the deadline"),
+    "best_compliance": N_("Best compliance"),
+}
+
+
+# --- Sizing one hardware choice --------------------------------------------------------------
+
+
+def _servers_needed(search: PlacementSearch, hardware: HardwareCandidate, max_servers: int):
+    per_server = hardware.server.gpu_count
+    fewest = search.fewest_gpus(
+        hardware.accelerator, server=hardware.server, max_gpus=max_servers * per_server
+    )
+    return None if fewest is None else math.ceil(fewest.layout.gpus / per_server)
+
+
+def size_hardware(
+    scenario: Scenario, hardware: HardwareCandidate, procurement: Procurement
+) -> SizingResult:
+    """The whole-server sizing: fewest servers that hold the job, more if the deadline needs."""
+    search = PlacementSearch(scenario)
+    per_server = hardware.server.gpu_count
+    servers = _servers_needed(search, hardware, procurement.max_servers)
+    if servers is None:  # does not fit even on the largest cluster considered: show why
+        return size(scenario, hardware.accelerator, per_server, hardware.server)
+    result = size(scenario, hardware.accelerator, servers * per_server, hardware.server)
+    while _misses_deadline(result, procurement) and servers < procurement.max_servers:
+        servers += 1
+        faster = size(scenario, hardware.accelerator, servers * per_server, hardware.server)
+        if not faster.fits:
+            break
+        result = faster
+    return result
+
+
+def _misses_deadline(result: SizingResult, procurement: Procurement) -> bool:
+    hours = result.time.time_to_train_hours if result.time else None
+    return (
+        procurement.deadline_hours is not None
+        and hours is not None
+        and (hours > procurement.deadline_hours)
+    )
+
+
+# --- Compliance and economics at one site ------------------------------------------------------
+
+
+def _pcie_penalty_pct(result: SizingResult) -> float | None:
+    time = result.time
+    if time is None or time.communication is None or not time.step_time_s:
+        return None
+    exposed = time.communication.data_parallel_exposed_s + time.communication.tensor_parallel_s
+    return 100.0 * exposed / time.step_time_s
+
+
+def option_facts(result: SizingResult) -> OptionFacts:
+    power, storage, network = result.power, result.storage, result.network
+    topology = result.server.topology if result.server else None
+    return OptionFacts(
+        gpu_count=result.layout.gpus,
+        server_count=result.servers,
+        gpus_per_server=result.gpus_per_server,
+        server_power_max_kw=power.max_kw_per_server if power else None,
+        server_power_typical_kw=power.typical_kw_per_server if power else None,
+        servers_per_rack=power.servers_per_rack if power else None,
+        server_weight_kg=result.server.weight_kg if result.server else None,
+        sharded_across_gpus=min(result.layout.gpus, result.gpus_per_server) > 1,
+        multi_node=network.multi_node if network else result.servers > 1,
+        pcie_communication_penalty_pct=_pcie_penalty_pct(result)
+        if topology == "pcie-switch"
+        else None,
+        nvme_needed_tb=storage.local_nvme_needed_tb,
+        nvme_read_needed_gbs=storage.feed_read_gbs,
+    )
+
+
+def server_load(result: SizingResult) -> ServerLoad | None:
+    time, power, server = result.time, result.power, result.server
+    if time is None or time.time_to_train_hours is None or power is None or server is None:
+        return None
+    return ServerLoad(
+        server_count=result.servers,
+        gpus_per_server=result.gpus_per_server,
+        power_full_kw=Decimal(str(round(power.max_kw_per_server, 3))),
+        power_idle_kw=Decimal(str(round(_idle_kw(result), 3))),
+        rack_units=server.rack_units or UNKNOWN_SERVER_RACK_UNITS,
+        gpu_hours_per_run=Decimal(str(round(time.gpu_hours, 3))),
+        hours_per_run=Decimal(str(round(max(time.time_to_train_hours, 0.001), 3))),
+    )
+
+
+# Height assumed for a server whose rack units the catalog lacks: the 8U of an NVIDIA DGX
+# H100/H200 (DGX H100/H200 user guide), the tallest common 8-GPU chassis, so rack space is not
+# under-counted.
+UNKNOWN_SERVER_RACK_UNITS = 8
+
+# Idle draw of a GPU server outside training hours, as a share of its full-load power.
+# NVIDIA DGX H100 user guide: ~10.2 kW max; idle H100 SXM draws ~70-90 W of its 700 W TDP, and
+# the host (CPUs, fans, NICs, NVMe) ~1-1.5 kW: together roughly 20 % of the maximum.
+IDLE_SHARE_OF_MAX = 0.2
+
+
+def _idle_kw(result: SizingResult) -> float:
+    return result.power.max_kw_per_server * IDLE_SHARE_OF_MAX
+
+
+def price(
+    result: SizingResult, hardware: HardwareCandidate, site: SiteCandidate, procurement
+) -> economics.EconomicsResult | None:
+    load = server_load(result)
+    if load is None:
+        return None
+    offered = Prices(
+        purchase_cny_per_server=hardware.prices.purchase_cny_per_server
+        if "buy" in procurement.modes
+        else None,
+        rent_cny_per_server_month=hardware.prices.rent_cny_per_server_month
+        if "rent" in procurement.modes
+        else None,
+        cloud_cny_per_gpu_hour=hardware.prices.cloud_cny_per_gpu_hour
+        if "cloud" in procurement.modes
+        else None,
+    )
+    if offered == Prices():
+        return None
+    inputs = EconomicsInputs(
+        load=load,
+        site=site.costs,
+        prices=offered,
+        assumptions=procurement.assumptions,
+        provenance={**site.cost_provenance, **hardware.price_provenance},
+    )
+    return economics.evaluate(inputs)
+
+
+def _cost(result: economics.EconomicsResult | None) -> tuple[str | None, Decimal | None]:
+    if result is None or result.cheapest_mode is None:
+        return None, None
+    return result.cheapest_mode, result.costs[result.cheapest_mode].horizon_total_cny
+
+
+# --- Reasons an option does not qualify ------------------------------------------------------
+
+
+def _gib(value: float) -> str:
+    return f"{value:,.1f}"
+
+
+def _fit_reason(result: SizingResult) -> Message | None:
+    if result.fits:
+        return None
+    return Message(
+        N_("does not fit: {need} GiB needed per GPU, {have} GiB available"),
+        {"need": _gib(result.memory.total), "have": _gib(result.capacity_gib)},
+    )
+
+
+def _filter_reasons(hardware: HardwareCandidate, procurement: Procurement) -> list[Message]:
+    reasons = []
+    if procurement.domestic_only and not hardware.domestic:
+        reasons.append(Message(N_("not a domestic accelerator")))
+    if procurement.include_families and hardware.family not in procurement.include_families:
+        reasons.append(Message(N_("accelerator family not among your preferred ones")))
+    if hardware.family in procurement.exclude_families:
+        reasons.append(Message(N_("accelerator family excluded by you")))
+    return reasons
+
+
+def _deadline_reason(result: SizingResult, procurement: Procurement) -> Message | None:
+    if not _misses_deadline(result, procurement):
+        return None
+    return Message(
+        N_("misses the deadline: {hours} h to train, {deadline} h allowed"),
+        {
+            "hours": f"{result.time.time_to_train_hours:,.0f}",
+            "deadline": f"{procurement.deadline_hours:,.0f}",
+        },
+    )
+
+
+def _compliance_reasons(report: ComplianceReport, procurement: Procurement) -> list[Message]:
+    blocked = {finding.rule_id for finding in report.failed_blockers}
+    reasons = [Message(N_("fails a blocking check: {rule}"), {"rule": rule}) for rule in blocked]
+    for finding in report.findings:
+        required = finding.rule_id in procurement.required_rules
+        if required and finding.rule_id not in blocked and str(finding.status) != "pass":
+            reasons.append(
+                Message(N_("required qualification not shown: {rule}"), {"rule": finding.rule_id})
+            )
+    return reasons
+
+
+def _budget_reason(cost: Decimal | None, procurement: Procurement) -> Message | None:
+    if procurement.budget_cny is None or cost is None or cost <= procurement.budget_cny:
+        return None
+    return Message(
+        N_("over budget: ¥{cost} against ¥{budget}"),
+        {"cost": f"{cost:,.0f}", "budget": f"{procurement.budget_cny:,.0f}"},
+    )
+
+
+def _time_reason(result: SizingResult) -> Message | None:
+    if result.time is not None and result.time.tokens_per_s is not None:
+        return None
+    return Message(
+        N_(
+            "training time cannot be estimated: the catalog has no dense BF16 peak for "
+            "{accelerator}, so the option cannot be priced"
+        ),
+        {"accelerator": result.accelerator.name},
+    )
+
+
+def _price_reason(result: SizingResult, cost: Decimal | None) -> Message | None:
+    if cost is not None or _time_reason(result) is not None:
+        return None
+    return Message(N_("no price for the procurement modes you chose"))
+
+
+# --- Putting it together ---------------------------------------------------------------------
+
+
+def build_option(
+    result: SizingResult,
+    hardware: HardwareCandidate,
+    site: SiteCandidate,
+    procurement: Procurement,
+    today: date,
+    params: Parameters,
+) -> Option:
+    facts = ComplianceInput(
+        today=today,
+        option=option_facts(result),
+        server=hardware.server,
+        accelerator=hardware.accelerator,
+        availability=hardware.availability,
+        data_center=site.data_center,
+        vendor=site.vendor,
+        zone=site.zone,
+        buyer=procurement.buyer,
+    )
+    report = evaluate(facts, params)
+    priced = price(result, hardware, site, procurement)
+    mode, cost = _cost(priced)
+    reasons = [
+        _fit_reason(result),
+        *_filter_reasons(hardware, procurement),
+        _deadline_reason(result, procurement),
+        *_compliance_reasons(report, procurement),
+        _time_reason(result),
+        _price_reason(result, cost),
+        _budget_reason(cost, procurement),
+    ]
+    return Option(
+        hardware=hardware,
+        site=site,
+        sizing=result,
+        compliance=report,
+        economics=priced,
+        mode=mode,
+        cost_cny=cost,
+        reasons=tuple(r for r in reasons if r is not None),
+    )
+
+
+def _recommended_key(option: Option):
+    return (
+        not option.qualifies,
+        option.cost_cny if option.cost_cny is not None else Decimal("Infinity"),
+        option.time_to_train_hours if option.time_to_train_hours is not None else math.inf,
+        option.key,
+    )
+
+
+def _compliance_key(option: Option):
+    counts = option.compliance.counts
+    return (counts["fail"], counts["warn"], counts["unknown"], *_recommended_key(option)[1:])
+
+
+def _time_key(option: Option):
+    hours = option.time_to_train_hours
+    return (hours if hours is not None else math.inf, *_recommended_key(option)[1:])
+
+
+def rank(options: list[Option], procurement: Procurement) -> Recommendation:
+    ordered = tuple(sorted(options, key=_recommended_key))
+    qualifying = [o for o in ordered if o.qualifies]
+    return Recommendation(
+        options=ordered,
+        rankings={
+            "recommended": tuple(qualifying),
+            "fastest_within_budget": tuple(sorted(qualifying, key=_time_key)),
+            "cheapest_meeting_deadline": tuple(qualifying),
+            "best_compliance": tuple(sorted(qualifying, key=_compliance_key)),
+        },
+    )
+
+
+def recommend(
+    scenario: Scenario,
+    hardware: list[HardwareCandidate],
+    sites: list[SiteCandidate],
+    procurement: Procurement = Procurement(),
+    *,
+    today: date,
+    params: Parameters = DEFAULT_PARAMETERS,
+) -> Recommendation:
+    """Every hardware × site option for ``scenario``, ranked; non-qualifying ones kept."""
+    options = []
+    for candidate in hardware:
+        result = size_hardware(scenario, candidate, procurement)
+        for site in sites:
+            options.append(build_option(result, candidate, site, procurement, today, params))
+    return rank(options, procurement)

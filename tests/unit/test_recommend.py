@@ -1,0 +1,260 @@
+"""Enumerating and ranking options: sizing × compliance × economics, with reasons kept."""
+
+from dataclasses import replace
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from advisor.domain.compliance.facts import (
+    CERT_ISO9001,
+    CERT_ISO27001,
+    CERT_MLPS,
+    CertificateFacts,
+    DataCenterFacts,
+    LicenceFacts,
+    PolicyZoneFacts,
+    VendorFacts,
+)
+from advisor.domain.economics.inputs import Prices, Site
+from advisor.domain.hardware import load_fixture_specs
+from advisor.domain.recommend import (
+    HardwareCandidate,
+    Procurement,
+    SiteCandidate,
+    recommend,
+    size_hardware,
+)
+from advisor.domain.scenario import load_scenario
+
+TODAY = date(2026, 11, 29)
+ACCELERATORS, SERVERS = load_fixture_specs(Path(__file__).resolve().parents[2] / "fixtures/catalog")
+
+
+def scenario(method="lora", params_b=8.030261, seq_len=4096, **training):
+    return load_scenario(
+        {
+            "model": {
+                "name": "Llama 3.1 8B",
+                "params_b": params_b,
+                "layers": 32,
+                "hidden": 4096,
+                "heads": 32,
+                "kv_heads": 8,
+                "intermediate": 14336,
+                "vocab": 128256,
+                "tied_embeddings": False,
+                "experts": None,
+                "experts_per_token": None,
+            },
+            "method": method,
+            "lora": {"rank": 16, "alpha": 32, "targets": "all-linear"}
+            if method != "full"
+            else None,
+            "precision": "bf16",
+            "quant_bits": None,
+            "optimizer": "adamw",
+            "optimizer_in_backward": False,
+            "seq_len": seq_len,
+            "micro_batch": 1,
+            "grad_accum": 8,
+            "gradient_checkpointing": True,
+            "flash_attention": True,
+            "packed": True,
+            "hardware": {"accelerator": None, "count": 1, "nodes": 1},
+            "parallelism": {
+                "strategy": "single",
+                "offload": "none",
+                "tensor_parallel": 1,
+                "pipeline_parallel": 1,
+            },
+            "training": {
+                "dataset_tokens": training.get("dataset_tokens", 200_000_000),
+                "epochs": training.get("epochs", 3),
+            },
+        }
+    )
+
+
+def hardware(server_key, family, *, domestic=False, buy=2_000_000, rent=90_000, cloud=30):
+    server = SERVERS[server_key]
+    return HardwareCandidate(
+        accelerator=ACCELERATORS[server.accelerator_key],
+        server=server,
+        family=family,
+        domestic=domestic,
+        prices=Prices(
+            purchase_cny_per_server=Decimal(buy),
+            rent_cny_per_server_month=Decimal(rent),
+            cloud_cny_per_gpu_hour=Decimal(cloud),
+        ),
+    )
+
+
+GOOD_VENDOR = VendorFacts(
+    key="good",
+    name="Good IDC",
+    licences=(LicenceFacts(number="B1-1", categories=("B11",), valid_until=date(2030, 1, 1)),),
+    icp_filing_number="黔ICP备1号",
+    certificates=(
+        CertificateFacts(
+            kind=CERT_ISO27001,
+            edition="2022",
+            valid_until=date(2028, 1, 1),
+            last_audit_on=date(2026, 6, 1),
+        ),
+        CertificateFacts(kind=CERT_ISO9001, valid_until=date(2028, 1, 1)),
+        CertificateFacts(kind=CERT_MLPS, level=3, last_audit_on=date(2026, 5, 1)),
+    ),
+)
+
+
+def site(key="guiyang", *, tariff="0.45", pue=1.2, max_rack_kw=40.0, vendor=GOOD_VENDOR):
+    return SiteCandidate(
+        data_center=DataCenterFacts(
+            key=key,
+            name=key,
+            pue=pue,
+            max_rack_kw=max_rack_kw,
+            cooling_kinds=("air", "direct-liquid"),
+            dual_utility_feeds=True,
+            ups_backup_min=30,
+            generator_start_s=15,
+            self_operated=True,
+        ),
+        vendor=vendor,
+        zone=PolicyZoneFacts(key="guizhou", pue_limit=1.2),
+        costs=Site(
+            key=key,
+            name=key,
+            tariff_cny_per_kwh=Decimal(tariff),
+            pue=Decimal(str(pue)),
+            rack_fee_cny_per_month=Decimal(8000),
+            rack_power_limit_kw=Decimal(str(max_rack_kw)),
+        ),
+    )
+
+
+def test_every_hardware_site_pair_is_an_option():
+    result = recommend(
+        scenario(),
+        [hardware("dgx-h100", "nvidia-hopper"), hardware("hgx-a100-80gb-8gpu", "nvidia-ampere")],
+        [site("guiyang"), site("shanghai", tariff="0.75", pue=1.3)],
+        today=TODAY,
+    )
+    assert len(result.options) == 4
+    assert {o.key for o in result.options} == {
+        "dgx-h100@guiyang",
+        "dgx-h100@shanghai",
+        "hgx-a100-80gb-8gpu@guiyang",
+        "hgx-a100-80gb-8gpu@shanghai",
+    }
+
+
+def test_lora_8b_needs_one_server_and_is_sized_on_whole_servers():
+    result = size_hardware(scenario(), hardware("dgx-h100", "nvidia-hopper"), Procurement())
+    assert result.fits
+    assert result.servers == 1
+    assert result.layout.gpus == 8  # you buy whole servers: every GPU of it is used
+
+
+def test_deadline_adds_servers_until_met():
+    slow = scenario(dataset_tokens=2_000_000_000, epochs=3)
+    relaxed = size_hardware(slow, hardware("dgx-h100", "nvidia-hopper"), Procurement())
+    deadline = relaxed.time.time_to_train_hours / 2.5
+    rushed = size_hardware(
+        slow, hardware("dgx-h100", "nvidia-hopper"), Procurement(deadline_hours=deadline)
+    )
+    assert rushed.servers > relaxed.servers
+    assert rushed.time.time_to_train_hours <= deadline
+
+
+def test_option_that_does_not_fit_stays_with_the_reason():
+    full_70b = scenario(method="full", params_b=70.553706)
+    full_70b = replace(
+        full_70b,
+        model=replace(full_70b.model, layers=80, hidden=8192, heads=64, intermediate=28672),
+    )
+    result = recommend(
+        full_70b,
+        [hardware("supermicro-sys-521ge-tnrt-l40s", "nvidia-ada")],
+        [site()],
+        Procurement(max_servers=1),
+        today=TODAY,
+    )
+    (option,) = result.options
+    assert not option.qualifies
+    text = " ".join(r.render() for r in option.reasons)
+    assert "does not fit:" in text and "GiB needed per GPU" in text
+    assert result.rankings["recommended"] == ()
+
+
+@pytest.mark.parametrize(
+    ("procurement", "expected_reason"),
+    [
+        (Procurement(domestic_only=True), "not a domestic accelerator"),
+        (Procurement(exclude_families=("nvidia-hopper",)), "excluded by you"),
+        (Procurement(include_families=("huawei-ascend",)), "not among your preferred"),
+        (Procurement(budget_cny=Decimal(1000)), "over budget"),
+        (Procurement(modes=("cloud",), deadline_hours=0.01), "misses the deadline"),
+    ],
+)
+def test_buyer_constraints_are_explained(procurement, expected_reason):
+    result = recommend(
+        scenario(), [hardware("dgx-h100", "nvidia-hopper")], [site()], procurement, today=TODAY
+    )
+    (option,) = result.options
+    assert any(expected_reason in r.render() for r in option.reasons)
+
+
+def test_failed_blocker_disqualifies_and_is_named():
+    unlicensed = replace(GOOD_VENDOR, licences=())
+    result = recommend(
+        scenario(),
+        [hardware("dgx-h100", "nvidia-hopper")],
+        [site(vendor=unlicensed)],
+        today=TODAY,
+    )
+    (option,) = result.options
+    assert option.compliance.verdict == "not-eligible"
+    assert any("fails a blocking check" in r.render() for r in option.reasons)
+
+
+def test_cheaper_site_ranks_first_and_costs_follow_the_tariff():
+    result = recommend(
+        scenario(),
+        [hardware("dgx-h100", "nvidia-hopper")],
+        [site("shanghai", tariff="0.80", pue=1.25), site("guiyang", tariff="0.40", pue=1.15)],
+        Procurement(modes=("buy",)),
+        today=TODAY,
+    )
+    first, second = result.options
+    assert first.site.data_center.key == "guiyang"
+    assert first.cost_cny < second.cost_cny
+    assert first.mode == "buy"
+
+
+def test_rankings_only_hold_qualifying_options_and_fastest_is_by_time():
+    result = recommend(
+        scenario(),
+        [hardware("dgx-h100", "nvidia-hopper"), hardware("hgx-a100-80gb-8gpu", "nvidia-ampere")],
+        [site()],
+        today=TODAY,
+    )
+    fastest = result.rankings["fastest_within_budget"]
+    assert all(o.qualifies for o in fastest)
+    times = [o.time_to_train_hours for o in fastest]
+    assert times == sorted(times)
+    assert fastest[0].hardware.accelerator.key == "h100-sxm-80gb"
+
+
+def test_unknown_peak_is_named_instead_of_a_missing_price():
+    candidate = hardware("dgx-h100", "nvidia-hopper")
+    candidate = replace(
+        candidate, accelerator=replace(candidate.accelerator, bf16_dense_tflops=None)
+    )
+    (option,) = recommend(scenario(), [candidate], [site()], today=TODAY).options
+    texts = [r.render() for r in option.reasons]
+    assert any("cannot be estimated" in t for t in texts)
+    assert not any("no price" in t for t in texts)
