@@ -19,6 +19,7 @@ parameter count of each method (LoRA/DoRA adapters by rank and targets).
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -260,10 +261,17 @@ def _section(data: dict, key: str, path: str) -> dict:
     return value
 
 
+def _key_text(key) -> str:
+    """A key as it may appear in a one-line field path (odd keys JSON-quoted, shortened)."""
+    if isinstance(key, str) and key.isidentifier():
+        return key
+    return json.dumps(key if isinstance(key, str) else str(key), ensure_ascii=True)[:40]
+
+
 def _check_keys(data: dict, allowed: tuple[str, ...], prefix: str) -> None:
     for key in data:
         if key not in allowed:
-            path = f"{prefix}{key}"
+            path = f"{prefix}{_key_text(key)}"
             raise ScenarioError(
                 path,
                 Message(

@@ -66,13 +66,12 @@ OPTIMIZER_8BIT_BYTES = 2.0
 PAGED_OPTIMIZERS = ("paged-adamw", "paged-adamw-8bit")
 
 # --- Frameworks' buffers -------------------------------------------------------------------
-# DeepSpeed ZeRO reduce and all-gather buckets: 2e8 elements each in the configs shipped by
-# Qwen, ms-swift and the Hugging Face examples ("allgather_bucket_size": 2e8,
-# "reduce_bucket_size": 2e8, "overlap_comm": true). DeepSpeed's configuration docs: "overlap_comm
-# uses 4.5x the allgather_bucket_size and reduce_bucket_size values" (5e8 x 2 bytes x 2 x 4.5 =
-# 9 GB), allocated whatever the number of trained parameters.
+# DeepSpeed ZeRO gradient bucket: reduce_bucket_size 2e8 elements in the configs shipped by Qwen,
+# ms-swift and the Hugging Face examples, 16-bit, never larger than the trained parameters it
+# collects (contiguous_gradients). The all-gather of updated parameters after the step reuses
+# memory the gradients freed, so one bucket is counted.
 ZERO_BUCKET_ELEMENTS = 2e8
-ZERO_BUCKETS = 2
+ZERO_BUCKETS = 1
 # ZeRO-3 keeps up to stage3_max_live_parameters gathered parameters (DeepSpeed default and the
 # value in the HF/Qwen/PEFT/ms-swift configs: 1e9).
 ZERO3_MAX_LIVE_PARAMETERS = 1e9
@@ -525,13 +524,24 @@ class MemoryModel:
         activations = saved_bytes + max(0.0, working_bytes - logits)
         return activations, logits
 
-    def _gathered_bytes(self, strategy: str, mp: int) -> float:
-        """Parameters gathered at once under ZeRO-3 (DeepSpeed) or FSDP, in bytes."""
+    def _gathered_bytes(self, strategy: str, mp: int, dp: int, offloaded: bool) -> float:
+        """Parameters gathered at once under ZeRO-3 (DeepSpeed) or FSDP, in bytes.
+
+        Never more than sharding saves on weights when the partition stays on the GPU: with
+        everything gathered, ZeRO-3/FSDP hold what ZeRO-2 holds, not more (both free a unit's
+        full parameters once it is done; the live-parameter ceiling is an upper bound).
+        """
         unit = max(self.layer_params, self.embedding_unit_params) / mp
         if strategy == "fsdp":
-            return FSDP_GATHERED_UNITS * unit * self.weight_elem_bytes
-        live = min(self.scenario.model.params / mp, ZERO3_MAX_LIVE_PARAMETERS)
-        return max(live, unit) * self.weight_elem_bytes
+            gathered = FSDP_GATHERED_UNITS * unit
+        else:
+            live = min(self.scenario.model.params / mp, ZERO3_MAX_LIVE_PARAMETERS)
+            gathered = max(live, unit)
+        gathered *= self.weight_elem_bytes
+        if not offloaded:
+            weights = (self.frozen_bytes + self.trainable_bytes) / mp
+            gathered = min(gathered, weights * (1 - 1 / dp))
+        return gathered
 
     def _state_bytes(self, layout: Layout) -> tuple[float, ...]:
         """Model states and buffers per GPU in bytes, and host RAM per GPU, for a layout.
@@ -570,16 +580,16 @@ class MemoryModel:
             # Parameters and gradients live in host RAM and stream in one unit at a time.
             host += frozen + trainable + gradients
             frozen = trainable = gradients = 0.0
-            buffers += self._gathered_bytes(strategy, mp)
+            buffers += self._gathered_bytes(strategy, mp, dp, offloaded=True)
         elif strategy in ("zero3", "fsdp"):
-            buffers += self._gathered_bytes(strategy, mp)
+            buffers += self._gathered_bytes(strategy, mp, dp, offloaded=False)
         if strategy in ("zero1", "zero2", "zero3"):
             buckets = ZERO_BUCKETS * min(self.trained_params / mp, ZERO_BUCKET_ELEMENTS)
-            buffers += buckets * self.weight_elem_bytes
+            buffers += buckets * self.trained_elem_bytes
         elif strategy == "ddp":
             # DDP's default gradient buckets (gradient_as_bucket_view=False) copy every
             # gradient once more.
-            buffers += self.trained_params / mp * self.weight_elem_bytes
+            buffers += self.trained_params / mp * self.trained_elem_bytes
         # Host RAM per GPU besides offload: the paged optimizer states when the GPU runs
         # short, this rank's share of the checkpoint read before it moves to the device, and
         # the rank's process with its data-loader workers.

@@ -1,0 +1,284 @@
+"""Memory model: each component against hand-computed byte counts, regime by regime."""
+
+import copy
+
+import pytest
+
+from advisor.domain.hardware import AcceleratorSpec
+from advisor.domain.scenario import load_scenario
+from advisor.domain.sizing.memory import (
+    GIB,
+    HOST_PROCESS_GIB,
+    Layout,
+    MemoryModel,
+    context_gib,
+    layout_of,
+    plannable_capacity_gib,
+    usable_capacity_gib,
+)
+
+P = 8.030261e9  # Llama 3.1 8B
+LLAMA_8B = {
+    "model": {
+        "name": "Llama 3.1 8B",
+        "params_b": 8.030261,
+        "layers": 32,
+        "hidden": 4096,
+        "heads": 32,
+        "kv_heads": 8,
+        "intermediate": 14336,
+        "vocab": 128256,
+        "tied_embeddings": False,
+        "experts": None,
+        "experts_per_token": None,
+    },
+    "method": "full",
+    "lora": None,
+    "precision": "bf16",
+    "quant_bits": None,
+    "optimizer": "adamw",
+    "optimizer_in_backward": False,
+    "seq_len": 2048,
+    "micro_batch": 1,
+    "grad_accum": 1,
+    "gradient_checkpointing": True,
+    "flash_attention": True,
+    "packed": True,
+    "hardware": {"accelerator": "h100-sxm-80gb", "count": 1, "nodes": 1},
+    "parallelism": {
+        "strategy": "single",
+        "offload": "none",
+        "tensor_parallel": 1,
+        "pipeline_parallel": 1,
+    },
+    "training": {"dataset_tokens": None, "epochs": None},
+}
+
+
+def scenario(**changes):
+    data = copy.deepcopy(LLAMA_8B)
+    for path, value in changes.items():
+        target = data
+        *parents, last = path.split("__")
+        for key in parents:
+            target = target[key]
+        target[last] = value
+    return load_scenario(data)
+
+
+def memory(s, layout=None):
+    return MemoryModel(s).per_gpu(layout or layout_of(s), context=0.0)
+
+
+def spec(key, memory_gb, stack="cuda"):
+    return AcceleratorSpec(
+        key=key,
+        maker="x",
+        name=key,
+        architecture="x",
+        memory_gb=memory_gb,
+        memory_bandwidth_tbps=None,
+        bf16_dense_tflops=None,
+        fp8_dense_tflops=None,
+        tdp_w=None,
+        interconnect_kind="nvlink",
+        interconnect_bandwidth_gbs=None,
+        software_stack=stack,
+    )
+
+
+# --- model states by precision and optimizer (bytes per trained parameter) ---------------
+
+STATE_CASES = [
+    # precision, optimizer, weights, master, gradients, optimizer states (bytes/param)
+    ("bf16", "adamw", 2, 0, 2, 4),  # pure bf16: 2 + 2 + 2x2
+    ("fp32", "adamw", 4, 0, 4, 8),  # fp32 throughout: 4 + 4 + 2x4
+    ("amp-bf16", "adamw", 2, 4, 6, 8),  # 16-bit copy, fp32 master, 16+32-bit grads, fp32 moments
+    ("amp-fp16", "adamw", 2, 4, 6, 8),
+    ("bf16", "adamw-8bit", 2, 0, 2, 2),  # bitsandbytes 8-bit: one byte per moment
+    ("bf16", "sgd", 2, 0, 2, 2),  # one momentum buffer in the parameter dtype
+]
+
+
+@pytest.mark.parametrize(("precision", "optimizer", "w", "m", "g", "o"), STATE_CASES)
+def test_full_fine_tuning_model_states(precision, optimizer, w, m, g, o):
+    result = memory(scenario(precision=precision, optimizer=optimizer))
+    assert result.frozen_weights == 0
+    assert result.trainable_weights == pytest.approx(P * w / GIB)
+    assert result.master_weights == pytest.approx(P * m / GIB)
+    assert result.gradients == pytest.approx(P * g / GIB)
+    assert result.optimizer_states == pytest.approx(P * o / GIB)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "weights_div", "grads_div", "optimizer_div"),
+    [
+        ("ddp", 1, 1, 1),
+        ("zero1", 1, 1, 8),
+        ("zero2", 1, 8, 8),
+        ("zero3", 8, 8, 8),
+        ("fsdp", 8, 8, 8),
+    ],
+)
+def test_sharding_divides_the_right_states_by_the_data_parallel_degree(
+    strategy, weights_div, grads_div, optimizer_div
+):
+    s = scenario(precision="amp-bf16", hardware__count=8, parallelism__strategy=strategy)
+    result = memory(s)
+    assert result.trainable_weights == pytest.approx(P * 2 / weights_div / GIB)
+    assert result.master_weights == pytest.approx(P * 4 / optimizer_div / GIB)
+    assert result.gradients == pytest.approx(P * 6 / grads_div / GIB)
+    assert result.optimizer_states == pytest.approx(P * 8 / optimizer_div / GIB)
+
+
+def test_tensor_parallel_divides_weights_and_activations():
+    single = scenario(hardware__count=1)
+    tp4 = scenario(hardware__count=4, parallelism__tensor_parallel=4)
+    a, b = memory(single), memory(tp4)
+    assert b.trainable_weights == pytest.approx(a.trainable_weights / 4)
+    assert b.logits == pytest.approx(a.logits / 4)
+    assert b.activations == pytest.approx(a.activations / 4)
+
+
+def test_lora_freezes_the_base_in_16_bits_and_trains_fp32_adapters():
+    s = scenario(method="lora", lora={"rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]})
+    adapters = 8 * (8192 + 5120) * 32
+    result = memory(s)
+    assert result.frozen_weights == pytest.approx(P * 2 / GIB)
+    assert result.trainable_weights == pytest.approx(adapters * 4 / GIB)
+    assert result.gradients == pytest.approx(adapters * 4 / GIB)
+    assert result.optimizer_states == pytest.approx(adapters * 8 / GIB)
+
+
+def test_qlora_quantises_the_block_linears_only():
+    s = scenario(method="qlora", quant_bits=4, lora={"rank": 8, "alpha": 16, "targets": None})
+    blocks = 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336)
+    rest = P - blocks  # embeddings, output head, norms in bf16
+    expected = blocks * 4.5 / 8 + rest * 2
+    assert memory(s).frozen_weights == pytest.approx(expected / GIB)
+
+
+def test_optimizer_in_backward_keeps_only_the_largest_gradient():
+    result = memory(scenario(optimizer_in_backward=True))
+    assert result.gradients == pytest.approx(128256 * 4096 * 2 / GIB)  # the embedding's
+
+
+def test_paged_optimizer_states_leave_the_gpu_total_and_go_to_host_ram():
+    plain = memory(scenario(optimizer="adamw-8bit"))
+    paged = memory(scenario(optimizer="paged-adamw-8bit"))
+    assert paged.optimizer_states == 0
+    assert paged.paged_optimizer_gib == pytest.approx(plain.optimizer_states)
+    assert paged.host_ram_per_gpu_gib > plain.host_ram_per_gpu_gib
+
+
+def test_cpu_offload_moves_optimizer_and_master_to_host():
+    s = scenario(precision="amp-bf16", hardware__count=8, parallelism__strategy="zero3")
+    on_gpu = memory(s)
+    offloaded = memory(s, Layout(8, "zero3", "optimizer"))
+    both = memory(s, Layout(8, "zero3", "optimizer+params"))
+    assert offloaded.optimizer_states == offloaded.master_weights == 0
+    assert offloaded.total < on_gpu.total
+    assert both.trainable_weights == both.gradients == 0
+    assert both.total < offloaded.total
+    host_states = P * (8 + 4 + 4) / 8 / GIB  # moments, master, fp32 gradient per GPU
+    assert offloaded.host_ram_per_gpu_gib > host_states + HOST_PROCESS_GIB
+
+
+def test_logits_are_tokens_times_vocabulary_times_twelve_bytes():
+    s = scenario(micro_batch=2, seq_len=4096)
+    assert memory(s).logits == pytest.approx(2 * 4096 * 128256 * 12 / GIB)
+
+
+def test_checkpointing_keeps_one_hidden_state_per_block():
+    with_ckpt = memory(scenario(gradient_checkpointing=True, seq_len=8192))
+    without = memory(scenario(gradient_checkpointing=False, seq_len=8192))
+    assert with_ckpt.activations < without.activations / 5
+    # 32 checkpoints of 4096 bf16 values per token, at least.
+    assert with_ckpt.activations >= 8192 * 32 * 4096 * 2 / GIB
+
+
+def test_eager_attention_adds_the_quadratic_score_matrix():
+    flash = memory(scenario(flash_attention=True, gradient_checkpointing=False, seq_len=4096))
+    eager = memory(scenario(flash_attention=False, gradient_checkpointing=False, seq_len=4096))
+    scores = 32 * 4096 * 4096 * 2 * 2 * 32  # heads x s x s x 2 tensors x 2 bytes x layers
+    assert eager.activations - flash.activations == pytest.approx(scores / GIB, rel=0.1)
+
+
+def test_unknown_switches_take_the_memory_heavier_side():
+    unknown = memory(scenario(flash_attention=None, gradient_checkpointing=None))
+    known = memory(scenario(flash_attention=True, gradient_checkpointing=True))
+    assert unknown.activations > known.activations
+
+
+def test_moe_keeps_every_expert_resident():
+    moe = scenario(
+        model={
+            "name": "Mixtral 8x7B",
+            "params_b": 46.702792,
+            "layers": 32,
+            "hidden": 4096,
+            "heads": 32,
+            "kv_heads": 8,
+            "intermediate": 14336,
+            "vocab": 32000,
+            "tied_embeddings": False,
+            "experts": 8,
+            "experts_per_token": 2,
+        },
+        method="lora",
+        lora={"rank": 8, "alpha": 16, "targets": "attention"},
+    )
+    assert memory(moe).frozen_weights == pytest.approx(46.702792e9 * 2 / GIB)
+
+
+def test_total_is_the_sum_of_components():
+    result = MemoryModel(scenario()).per_gpu(layout_of(scenario()), context=1.25)
+    parts = result.components()
+    total = parts.pop("total")
+    assert total == pytest.approx(sum(parts.values()))
+    assert result.allocated < result.reserved < result.total
+
+
+@pytest.mark.parametrize(
+    ("key", "memory_gb", "stack", "usable"),
+    [
+        ("h100-sxm-80gb", 80, "cuda", 79.2),  # PyTorch reports about 79.1-79.3 GiB
+        ("a10g-24gb", 24, "cuda", 22.26),  # GDDR6 with ECC on: 1/16 less
+        ("rtx-4090-24gb", 24, "cuda", 23.76),
+        ("ascend-910b-64gb", 64, "cann", 63.36),
+    ],
+)
+def test_usable_capacity(key, memory_gb, stack, usable):
+    accelerator = spec(key, memory_gb, stack)
+    assert usable_capacity_gib(accelerator) == pytest.approx(usable, abs=0.01)
+    assert plannable_capacity_gib(accelerator) < usable_capacity_gib(accelerator)
+
+
+def test_context_adds_collective_buffers_on_several_gpus():
+    h100 = spec("h100-sxm-80gb", 80)
+    assert context_gib(h100, 8) > context_gib(h100, 1) > 0
+    assert context_gib(spec("ascend-910b-64gb", 64, "cann"), 1) > context_gib(h100, 1)
+
+
+def test_largest_micro_batch_and_sequence_are_the_edge_of_fitting():
+    s = scenario(method="lora", lora={"rank": 8, "alpha": 16, "targets": None})
+    model = MemoryModel(s)
+    layout = layout_of(s)
+    capacity = 40.0
+    best = model.max_micro_batch(layout, capacity, 1.0)
+    assert best >= 1
+    assert model.total_gib(layout, 1.0, micro_batch=best) <= capacity
+    assert model.total_gib(layout, 1.0, micro_batch=best + 1) > capacity
+    longest = model.max_seq_len(layout, capacity, 1.0)
+    assert model.total_gib(layout, 1.0, seq_len=longest) <= capacity
+    assert model.total_gib(layout, 1.0, seq_len=longest + 1) > capacity
+    assert model.max_micro_batch(layout, 10.0, 1.0) == 0  # the weights alone exceed 10 GiB
+
+
+def test_fast_total_matches_the_breakdown():
+    s = scenario(precision="amp-bf16", hardware__count=8, parallelism__strategy="zero2")
+    model = MemoryModel(s)
+    for layout in (layout_of(s), Layout(8, "fsdp", "none"), Layout(8, "zero3", "optimizer")):
+        assert model.total_gib(layout, 1.25) == pytest.approx(
+            model.per_gpu(layout, context=1.25).total
+        )

@@ -1,0 +1,250 @@
+"""Property tests (hypothesis) of the scenario loader and the memory model."""
+
+import contextlib
+import copy
+import math
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from advisor.domain.scenario import (
+    LIMITS,
+    METHODS,
+    OPTIMIZERS,
+    PRECISIONS,
+    ScenarioError,
+    load_scenario,
+)
+from advisor.domain.sizing.memory import Layout, MemoryModel, layout_of
+
+BASE = {
+    "model": {
+        "name": "m",
+        "params_b": 8.030261,
+        "layers": 32,
+        "hidden": 4096,
+        "heads": 32,
+        "kv_heads": 8,
+        "intermediate": 14336,
+        "vocab": 128256,
+        "tied_embeddings": False,
+        "experts": None,
+        "experts_per_token": None,
+    },
+    "method": "full",
+    "lora": None,
+    "precision": "bf16",
+    "quant_bits": None,
+    "optimizer": "adamw",
+    "optimizer_in_backward": False,
+    "seq_len": 2048,
+    "micro_batch": 1,
+    "grad_accum": 1,
+    "gradient_checkpointing": True,
+    "flash_attention": True,
+    "packed": True,
+    "hardware": {"accelerator": None, "count": 1, "nodes": 1},
+    "parallelism": {
+        "strategy": "single",
+        "offload": "none",
+        "tensor_parallel": 1,
+        "pipeline_parallel": 1,
+    },
+    "training": {"dataset_tokens": None, "epochs": None},
+}
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def scenarios(draw):
+    """Valid scenarios across methods, precisions, optimizers, shapes and switches."""
+    data = copy.deepcopy(BASE)
+    heads = draw(st.sampled_from([8, 16, 32, 64]))
+    head_dim = draw(st.sampled_from([64, 128]))
+    hidden = heads * head_dim
+    layers = draw(st.integers(1, 96))
+    intermediate = draw(st.integers(hidden, 4 * hidden))
+    vocab = draw(st.integers(1000, 260_000))
+    moe = draw(st.booleans())
+    experts = draw(st.integers(2, 64)) if moe else None
+    per_token = draw(st.integers(1, experts)) if moe else None
+    blocks = layers * (4 * hidden * hidden + (experts or 1) * 3 * hidden * intermediate)
+    params_b = max(0.01, min(2000.0, (blocks + 2 * vocab * hidden) / 1e9))
+    data["model"].update(
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=draw(st.sampled_from([h for h in (1, 2, 4, 8, heads) if h <= heads])),
+        intermediate=intermediate,
+        vocab=vocab,
+        params_b=params_b,
+        experts=experts,
+        experts_per_token=per_token,
+        tied_embeddings=draw(st.booleans()),
+    )
+    method = draw(st.sampled_from([m for m in METHODS if m != "freeze"]))
+    data["method"] = method
+    if method in ("lora", "qlora", "dora"):
+        data["lora"] = {
+            "rank": draw(st.sampled_from([None, 4, 16, 64])),
+            "alpha": None,
+            "targets": draw(st.sampled_from([None, "attention", "all-linear", ["q_proj"]])),
+        }
+    if method == "qlora":
+        data["quant_bits"] = draw(st.sampled_from([None, 4, 8]))
+    data["precision"] = draw(st.sampled_from(PRECISIONS))
+    data["optimizer"] = draw(st.sampled_from(OPTIMIZERS))
+    data["optimizer_in_backward"] = draw(st.booleans())
+    data["seq_len"] = draw(st.integers(1, 65_536))
+    data["micro_batch"] = draw(st.integers(1, 64))
+    data["grad_accum"] = draw(st.integers(1, 64))
+    data["gradient_checkpointing"] = draw(st.sampled_from([True, False, None]))
+    data["flash_attention"] = draw(st.sampled_from([True, False, None]))
+    tp = draw(st.sampled_from([t for t in (1, 2, 4, 8) if heads % t == 0]))
+    pp = draw(st.sampled_from([p for p in (1, 2, 4) if p <= layers]))
+    dp = draw(st.integers(1, 16))
+    strategy = (
+        "single" if dp == 1 else draw(st.sampled_from(["ddp", "zero1", "zero2", "zero3", "fsdp"]))
+    )
+    offload = draw(st.sampled_from(["none", "optimizer", "optimizer+params"]))
+    data["hardware"]["count"] = tp * pp * dp
+    data["parallelism"] = {
+        "strategy": strategy,
+        "offload": offload,
+        "tensor_parallel": tp,
+        "pipeline_parallel": pp,
+    }
+    return load_scenario(data)
+
+
+def total(scenario, **overrides):
+    return MemoryModel(scenario).total_gib(layout_of(scenario), 1.0, **overrides)
+
+
+@FAST
+@given(scenarios())
+def test_every_figure_is_finite_and_non_negative(scenario):
+    result = MemoryModel(scenario).per_gpu(layout_of(scenario), context=1.0)
+    for name, value in result.components().items():
+        assert math.isfinite(value) and value >= 0, name
+    assert math.isfinite(result.host_ram_per_gpu_gib) and result.host_ram_per_gpu_gib >= 0
+    assert result.total > 0
+
+
+@FAST
+@given(scenarios(), st.integers(1, 32_768))
+def test_memory_grows_with_sequence_length(scenario, extra):
+    longer = min(scenario.seq_len + extra, int(LIMITS["seq_len"][1]))
+    assume(longer > scenario.seq_len)
+    assert total(scenario, seq_len=longer) > total(scenario)
+
+
+@FAST
+@given(scenarios(), st.integers(1, 64))
+def test_memory_grows_with_micro_batch(scenario, extra):
+    assert total(scenario, micro_batch=scenario.micro_batch + extra) > total(scenario)
+
+
+@FAST
+@given(scenarios(), st.floats(1.05, 4.0))
+def test_memory_grows_with_parameters(scenario, factor):
+    data = load_scenario_dict(scenario)
+    data["model"]["params_b"] = min(2000.0, scenario.model.params_b * factor)
+    assume(data["model"]["params_b"] > scenario.model.params_b)
+    bigger, smaller = total(load_scenario(data)), total(scenario)
+    if scenario.parallelism.offload == "optimizer+params":
+        assert bigger >= smaller  # weights live in host RAM; the GPU holds gather buffers
+    else:
+        assert bigger > smaller
+
+
+def load_scenario_dict(scenario):
+    from advisor.domain.scenario import dump_scenario
+
+    return copy.deepcopy(dump_scenario(scenario))
+
+
+SHARDING_ORDER = ["ddp", "zero1", "zero2", "zero3"]
+
+
+@FAST
+@given(scenarios(), st.sampled_from([2, 4, 8, 16, 64]))
+def test_more_sharding_never_raises_per_gpu_memory(scenario, gpus):
+    model = MemoryModel(scenario)
+    tp = scenario.parallelism.tensor_parallel
+    totals = [
+        model.total_gib(Layout(gpus * tp, strategy, "none", tp, 1), 1.0)
+        for strategy in SHARDING_ORDER
+    ]
+    for less, more in zip(totals, totals[1:], strict=False):
+        assert more <= less + 1e-9
+    # More data-parallel GPUs under full sharding never raise it either.
+    assert model.total_gib(Layout(2 * gpus * tp, "zero3", "none", tp, 1), 1.0) <= totals[-1]
+    fsdp = [model.total_gib(Layout(n * tp, "fsdp", "none", tp, 1), 1.0) for n in (2, 4, 8)]
+    assert fsdp[0] >= fsdp[1] >= fsdp[2]
+
+
+# --- invalid input: always ScenarioError, never another exception -------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+FIELD_PATHS = [
+    ("model",),
+    ("model", "params_b"),
+    ("model", "layers"),
+    ("model", "hidden"),
+    ("model", "heads"),
+    ("model", "kv_heads"),
+    ("model", "vocab"),
+    ("model", "experts"),
+    ("model", "experts_per_token"),
+    ("method",),
+    ("lora",),
+    ("precision",),
+    ("quant_bits",),
+    ("optimizer",),
+    ("seq_len",),
+    ("micro_batch",),
+    ("grad_accum",),
+    ("gradient_checkpointing",),
+    ("hardware",),
+    ("hardware", "count"),
+    ("hardware", "nodes"),
+    ("parallelism",),
+    ("parallelism", "strategy"),
+    ("parallelism", "tensor_parallel"),
+    ("training",),
+    ("training", "epochs"),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(FIELD_PATHS), json_values)
+def test_any_value_in_any_field_loads_or_raises_scenario_error(path, value):
+    data = copy.deepcopy(BASE)
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    try:
+        scenario = load_scenario(data)
+    except ScenarioError as error:
+        assert error.field
+        assert "\n" not in str(error)
+        return
+    # Whatever loaded is sizeable.
+    assert total(scenario) > 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_values)
+def test_any_document_loads_or_raises_scenario_error(document):
+    with contextlib.suppress(ScenarioError):
+        load_scenario(document)
