@@ -93,6 +93,7 @@ class ClaimStatus(models.TextChoices):
 
 class PolicyZoneKind(models.TextChoices):
     PROVINCE = "province", _("Province or municipality")
+    CITY = "city", _("City")
     HUB = "hub", _("National computing hub cluster")
 
 
@@ -157,3 +158,18 @@ class ModelFamily(models.TextChoices):
     PHI = "phi", "Phi"
     FALCON = "falcon", "Falcon"
     OTHER = "other", _("Other")
+
+
+# Value-added telecom service categories (电信业务分类目录 2015); B11 = IDC, B14 = ISP.
+TELECOM_CATEGORIES = {
+    "B11": _("B11 Internet data center (IDC)"),
+    "B12": _("B12 Content delivery network (CDN)"),
+    "B13": _("B13 Domestic IP-VPN"),
+    "B14": _("B14 Internet access (ISP)"),
+    "B21": _("B21 Online data and transaction processing"),
+    "B22": "B22",
+    "B23": "B23",
+    "B24": "B24",
+    "B25": _("B25 Information services (ICP licence)"),
+    "B26": "B26",
+}

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
-from django.db.models.signals import pre_save
+from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -26,6 +26,9 @@ from simple_history.models import HistoricalRecords
 from vendors import choices, constants
 
 # --------------------------------------------------------------------------- helpers
+
+AUDIT_FIELDS = {"created_at", "updated_at"}
+FIXTURE_CHANGE_REASON = "Loaded from catalog fixture"
 
 
 def positive(**kwargs):
@@ -108,6 +111,29 @@ class CatalogEntry(models.Model):
 
     def natural_key(self):
         return (self.key,)
+
+
+@receiver(post_save)
+def record_fixture_history(sender, instance, raw=False, created=False, **kwargs):
+    """Fixture loads (raw saves) get a history entry too, so later edits show a diff.
+
+    django-simple-history skips raw saves; without a baseline the first admin edit would have
+    nothing to compare with. A reload that changes nothing adds no entry.
+    """
+    if not raw or not isinstance(instance, CatalogEntry):
+        return
+    history_model = sender.history.model
+    fields = [f for f in history_model.tracked_fields if f.attname not in AUDIT_FIELDS]
+    latest = history_model.objects.filter(id=instance.pk).order_by("-history_date").first()
+    if latest and all(getattr(latest, f.attname) == getattr(instance, f.attname) for f in fields):
+        return
+    history_model.objects.create(
+        history_date=timezone.now(),
+        history_type="+" if latest is None else "~",
+        history_change_reason=FIXTURE_CHANGE_REASON,
+        history_user=None,
+        **{f.attname: getattr(instance, f.attname) for f in history_model.tracked_fields},
+    )
 
 
 @receiver(pre_save)
@@ -444,5 +470,918 @@ class ServerModel(CatalogEntry):
                 "accelerator": accelerator,
                 "actual": accelerator.get_interconnect_kind_display(),
             }
+        if errors:
+            raise ValidationError(errors)
+
+
+# --------------------------------------------------------------------------- hosting vendors
+
+
+class HostingVendor(CatalogEntry):
+    """An IDC provider that hosts or rents out GPU servers."""
+
+    name = models.CharField(
+        verbose_name=_("name"),
+        max_length=constants.NAME_MAX_LENGTH,
+        help_text=_("Brand or trade name as the vendor uses it, e.g. 酷番云."),
+    )
+    legal_name = models.CharField(
+        verbose_name=_("registered legal name"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("As on the business licence; empty until checked."),
+    )
+    founded_year = models.PositiveSmallIntegerField(
+        verbose_name=_("year founded"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1949), MaxValueValidator(2100)],
+    )
+    registered_capital_cny = models.DecimalField(
+        verbose_name=_("registered capital (CNY)"),
+        max_digits=16,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    licence_number = models.CharField(
+        verbose_name=_("value-added telecom licence number"),
+        max_length=100,
+        blank=True,
+        help_text=_("增值电信业务经营许可证 number, e.g. B1-20180000 or 豫B2-20261089."),
+    )
+    licence_categories = models.CharField(
+        verbose_name=_("licensed service categories"),
+        max_length=100,
+        blank=True,
+        help_text=_("Comma-separated codes from the 2015 catalogue, e.g. B11,B14 (B11 = IDC)."),
+    )
+    licence_valid_until = models.DateField(
+        verbose_name=_("licence valid until"), null=True, blank=True
+    )
+    icp_filing_number = models.CharField(
+        verbose_name=_("ICP filing number"),
+        max_length=100,
+        blank=True,
+        help_text=_("ICP 备案 number, e.g. 滇ICP备2020007656号."),
+    )
+    carriers = models.CharField(
+        verbose_name=_("carriers connected"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("e.g. China Telecom, China Mobile, China Unicom"),
+    )
+    has_own_bgp = models.BooleanField(
+        verbose_name=_("own multi-carrier BGP"), null=True, blank=True
+    )
+    backbone = models.CharField(
+        verbose_name=_("backbone / private lines"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+    )
+    cnnic_member = models.BooleanField(
+        verbose_name=_("CNNIC IP alliance member"), null=True, blank=True
+    )
+    multi_cloud_failover = models.BooleanField(
+        verbose_name=_("multi-cloud active-active failover"), null=True, blank=True
+    )
+    node_coverage = models.CharField(
+        verbose_name=_("regional node coverage"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+    )
+    supports_model_filing = models.BooleanField(
+        verbose_name=_("supports the customer's model filing (模型备案)"), null=True, blank=True
+    )
+    onsite_24x7 = models.BooleanField(verbose_name=_("7×24 on-site staff"), null=True, blank=True)
+    spare_parts_stock = models.BooleanField(
+        verbose_name=_("spare-parts stock on site (PSUs, fans, disks)"), null=True, blank=True
+    )
+    spare_part_replacement_hours = models.FloatField(
+        verbose_name=_("spare-part replacement time (hours)"),
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    fault_response_hours = models.FloatField(
+        verbose_name=_("fault response time (hours)"), null=True, blank=True, validators=positive()
+    )
+    mttr_hours = models.FloatField(
+        verbose_name=_("contractual MTTR (hours)"), null=True, blank=True, validators=positive()
+    )
+    compensation_terms = models.TextField(verbose_name=_("compensation terms"), blank=True)
+    automatic_inspection = models.BooleanField(
+        verbose_name=_("automatic firmware/software consistency inspection"),
+        null=True,
+        blank=True,
+    )
+    self_operated_dcs = models.BooleanField(
+        verbose_name=_("licensed, self-operated data centers"), null=True, blank=True
+    )
+    claim_status = models.CharField(
+        verbose_name=_("verification status"),
+        max_length=20,
+        choices=choices.ClaimStatus.choices,
+        default=choices.ClaimStatus.VENDOR_CLAIM,
+    )
+
+    class Meta:
+        verbose_name = _("hosting vendor")
+        verbose_name_plural = _("hosting vendors")
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["name"], name="%(app_label)s_%(class)s_unique_name"),
+            models.CheckConstraint(
+                condition=null_or(Q(registered_capital_cny__gte=0), "registered_capital_cny"),
+                name="%(app_label)s_%(class)s_capital_not_negative",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def years_in_business(self) -> int | None:
+        if not self.founded_year:
+            return None
+        return max(0, timezone.localdate().year - self.founded_year)
+
+    @property
+    def licence_category_list(self) -> list[str]:
+        return [c.strip().upper() for c in self.licence_categories.split(",") if c.strip()]
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        unknown = [c for c in self.licence_category_list if c not in choices.TELECOM_CATEGORIES]
+        if unknown:
+            errors["licence_categories"] = _(
+                "Unknown licence category: %(codes)s. Use codes such as B11, B12, B14, B25."
+            ) % {"codes": ", ".join(unknown)}
+        else:
+            self.licence_categories = ",".join(self.licence_category_list)
+        if self.founded_year and self.founded_year > timezone.localdate().year:
+            errors["founded_year"] = _("The founding year cannot be in the future.")
+        if errors:
+            raise ValidationError(errors)
+
+
+class Certificate(CatalogEntry):
+    """A management-system certificate or MLPS assessment held by a hosting vendor."""
+
+    key = models.SlugField(
+        verbose_name=_("key"),
+        max_length=constants.KEY_MAX_LENGTH,
+        unique=True,
+        blank=True,
+        help_text=_("Left empty, it is made from the vendor and the kind."),
+    )
+    vendor = models.ForeignKey(
+        HostingVendor,
+        verbose_name=_("hosting vendor"),
+        on_delete=models.CASCADE,
+        related_name="certificates",
+    )
+    kind = models.CharField(
+        verbose_name=_("kind"), max_length=20, choices=choices.CertificateKind.choices
+    )
+    iso27001_edition = models.CharField(
+        verbose_name=_("ISO/IEC 27001 edition"),
+        max_length=4,
+        choices=choices.Iso27001Edition.choices,
+        blank=True,
+    )
+    mlps_level = models.PositiveSmallIntegerField(
+        verbose_name=_("MLPS level"), choices=choices.MlpsLevel.choices, null=True, blank=True
+    )
+    number = models.CharField(verbose_name=_("certificate number"), max_length=100, blank=True)
+    issuer = models.CharField(
+        verbose_name=_("issuer / assessment body"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+    )
+    scope = models.CharField(
+        verbose_name=_("scope"), max_length=constants.NAME_MAX_LENGTH, blank=True
+    )
+    issued_on = models.DateField(verbose_name=_("issued on"), null=True, blank=True)
+    valid_until = models.DateField(verbose_name=_("valid until"), null=True, blank=True)
+    last_surveillance_audit = models.DateField(
+        verbose_name=_("last surveillance audit"), null=True, blank=True
+    )
+    last_assessment_date = models.DateField(
+        verbose_name=_("last MLPS assessment"), null=True, blank=True
+    )
+    claim_status = models.CharField(
+        verbose_name=_("verification status"),
+        max_length=20,
+        choices=choices.ClaimStatus.choices,
+        default=choices.ClaimStatus.VENDOR_CLAIM,
+    )
+
+    class Meta:
+        verbose_name = _("certificate")
+        verbose_name_plural = _("certificates")
+        ordering = ["vendor__name", "kind"]
+        constraints = [
+            models.CheckConstraint(
+                condition=null_or(
+                    Q(valid_until__gt=models.F("issued_on")), "valid_until", "issued_on"
+                ),
+                name="%(app_label)s_%(class)s_valid_after_issue",
+            ),
+            models.CheckConstraint(
+                condition=Q(mlps_level__isnull=True) | Q(kind=choices.CertificateKind.MLPS),
+                name="%(app_label)s_%(class)s_mlps_level_only_for_mlps",
+            ),
+        ]
+
+    def __str__(self):
+        label = self.get_kind_display()
+        if self.iso27001_edition:
+            label = f"ISO/IEC 27001:{self.iso27001_edition}"
+        elif self.mlps_level:
+            label = f"{label} ({self.get_mlps_level_display()})"
+        return f"{self.vendor} – {label}"
+
+    def save(self, *args, **kwargs):
+        if not self.key and self.vendor_id:
+            self.key = self.make_key()
+        super().save(*args, **kwargs)
+
+    def natural_key(self):
+        return (self.key,)
+
+    natural_key.dependencies = ["vendors.hostingvendor"]
+
+    def make_key(self) -> str:
+        base = f"{self.vendor.key}-{self.kind}"[: constants.KEY_MAX_LENGTH - 4]
+        key, n = base, 2
+        while Certificate.objects.filter(key=key).exclude(pk=self.pk).exists():
+            key, n = f"{base}-{n}", n + 1
+        return key
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        iso27001 = self.kind == choices.CertificateKind.ISO_27001
+        mlps = self.kind == choices.CertificateKind.MLPS
+        if not iso27001 and self.iso27001_edition:
+            errors["iso27001_edition"] = _("Only ISO/IEC 27001 certificates have this edition.")
+        if mlps and not self.mlps_level:
+            errors["mlps_level"] = _("Give the MLPS level assessed.")
+        if not mlps and self.mlps_level:
+            errors["mlps_level"] = _("Only MLPS assessments have a level.")
+        if not mlps and self.last_assessment_date:
+            errors["last_assessment_date"] = _(
+                "Only MLPS assessments have an assessment date; use the surveillance audit."
+            )
+        if self.issued_on and self.valid_until and self.valid_until <= self.issued_on:
+            errors["valid_until"] = _("The valid-until date must be after the issue date.")
+        if (
+            self.issued_on
+            and self.last_surveillance_audit
+            and self.last_surveillance_audit < self.issued_on
+        ):
+            errors["last_surveillance_audit"] = _(
+                "A surveillance audit cannot come before the certificate was issued."
+            )
+        if (
+            self.valid_until
+            and self.last_surveillance_audit
+            and self.last_surveillance_audit > self.valid_until
+        ):
+            errors["last_surveillance_audit"] = _(
+                "A surveillance audit cannot come after the certificate expired."
+            )
+        if errors:
+            raise ValidationError(errors)
+
+
+# --------------------------------------------------------------------------- sites
+
+
+class PolicyZone(CatalogEntry):
+    """A province or national hub cluster with its PUE limit and electricity tariff."""
+
+    name = models.CharField(verbose_name=_("name"), max_length=constants.NAME_MAX_LENGTH)
+    name_zh = models.CharField(
+        verbose_name=_("Chinese name"), max_length=constants.NAME_MAX_LENGTH, blank=True
+    )
+    kind = models.CharField(
+        verbose_name=_("kind"), max_length=10, choices=choices.PolicyZoneKind.choices
+    )
+    province = models.CharField(
+        verbose_name=_("province"), max_length=50, help_text=_("e.g. Guizhou, Shanghai")
+    )
+    pue_limit = models.FloatField(
+        verbose_name=_("PUE limit for new data centers"),
+        null=True,
+        blank=True,
+        validators=pue(),
+    )
+    pue_limit_basis = models.CharField(
+        verbose_name=_("PUE limit: instrument"),
+        max_length=500,
+        blank=True,
+        help_text=_("Which policy sets the limit, and for which projects."),
+    )
+    pue_limit_source = models.TextField(verbose_name=_("PUE limit: source"), blank=True)
+    pue_limit_flag = models.CharField(
+        verbose_name=_("PUE limit: reliability"),
+        max_length=10,
+        choices=choices.SourceFlag.choices,
+        blank=True,
+    )
+    pue_limit_as_of = models.DateField(verbose_name=_("PUE limit as of"), null=True, blank=True)
+    tariff_cny_per_kwh = models.FloatField(
+        verbose_name=_("electricity tariff (CNY/kWh)"),
+        null=True,
+        blank=True,
+        validators=positive(),
+        help_text=_("Energy price for a flat 24×7 load (TOU-weighted), excluding demand charges."),
+    )
+    tariff_basis = models.CharField(
+        verbose_name=_("tariff: class and basis"), max_length=500, blank=True
+    )
+    tariff_source = models.TextField(verbose_name=_("tariff: source"), blank=True)
+    tariff_flag = models.CharField(
+        verbose_name=_("tariff: reliability"),
+        max_length=10,
+        choices=choices.SourceFlag.choices,
+        blank=True,
+    )
+    tariff_as_of = models.DateField(verbose_name=_("tariff as of"), null=True, blank=True)
+    demand_charge_cny_per_kw_month = models.FloatField(
+        verbose_name=_("demand (basic) charge (CNY per kW per month)"),
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    preferential_tariff_cny_per_kwh = models.FloatField(
+        verbose_name=_("claimed preferential data-center tariff (CNY/kWh)"),
+        null=True,
+        blank=True,
+        validators=positive(),
+        help_text=_("A negotiated-tariff scenario, never a default."),
+    )
+    preferential_tariff_note = models.TextField(
+        verbose_name=_("preferential tariff: claim and source"), blank=True
+    )
+
+    class Meta:
+        verbose_name = _("policy zone")
+        verbose_name_plural = _("policy zones")
+        ordering = ["province", "name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=null_or(Q(pue_limit__gte=1), "pue_limit"),
+                name="%(app_label)s_%(class)s_pue_at_least_one",
+            ),
+            models.CheckConstraint(
+                condition=null_or(Q(tariff_cny_per_kwh__gt=0), "tariff_cny_per_kwh"),
+                name="%(app_label)s_%(class)s_tariff_positive",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        if self.pue_limit is not None and not self.pue_limit_source:
+            errors["pue_limit_source"] = _("Cite the policy that sets this PUE limit.")
+        if self.tariff_cny_per_kwh is not None:
+            if not self.tariff_source:
+                errors["tariff_source"] = _("Cite the tariff table the price comes from.")
+            if not self.tariff_as_of:
+                errors["tariff_as_of"] = _("Give the month the tariff applies to.")
+            if self.tariff_flag in (choices.SourceFlag.LOW, choices.SourceFlag.VENDOR):
+                errors["tariff_flag"] = _(
+                    "Low-confidence figures and vendor claims never become the default tariff; "
+                    "record a vendor claim as the preferential tariff instead."
+                )
+        if self.preferential_tariff_cny_per_kwh is not None and not self.preferential_tariff_note:
+            errors["preferential_tariff_note"] = _("Say who claims this tariff, when and where.")
+        if errors:
+            raise ValidationError(errors)
+
+
+class DataCenter(CatalogEntry):
+    """A hosting site: one data center (or park) of a vendor."""
+
+    name = models.CharField(verbose_name=_("name"), max_length=constants.NAME_MAX_LENGTH)
+    vendor = models.ForeignKey(
+        HostingVendor,
+        verbose_name=_("hosting vendor"),
+        on_delete=models.PROTECT,
+        related_name="data_centers",
+        null=True,
+        blank=True,
+    )
+    city = models.CharField(verbose_name=_("city"), max_length=50)
+    province = models.CharField(verbose_name=_("province"), max_length=50)
+    policy_zone = models.ForeignKey(
+        PolicyZone,
+        verbose_name=_("policy zone"),
+        on_delete=models.PROTECT,
+        related_name="data_centers",
+        null=True,
+        blank=True,
+    )
+    is_example = models.BooleanField(
+        verbose_name=_("example figures (not a vendor's data)"),
+        default=False,
+        help_text=_("Planning examples to compare sites with; shown as examples everywhere."),
+    )
+    claim_status = models.CharField(
+        verbose_name=_("verification status"),
+        max_length=20,
+        choices=choices.ClaimStatus.choices,
+        default=choices.ClaimStatus.VENDOR_CLAIM,
+    )
+    gb50174_class = models.CharField(
+        verbose_name=_("GB 50174 class"),
+        max_length=1,
+        choices=choices.Gb50174Class.choices,
+        blank=True,
+    )
+    uptime_tier = models.CharField(
+        verbose_name=_("Uptime Institute tier"),
+        max_length=10,
+        choices=choices.UptimeTier.choices,
+        blank=True,
+    )
+    pue_design = models.FloatField(
+        verbose_name=_("design PUE"), null=True, blank=True, validators=pue()
+    )
+    pue_measured = models.FloatField(
+        verbose_name=_("measured annual PUE"), null=True, blank=True, validators=pue()
+    )
+    cooling_available = models.JSONField(
+        verbose_name=_("cooling available"),
+        default=list,
+        blank=True,
+        help_text=_("Any of: air, rear-door, direct-liquid, immersion."),
+    )
+    max_kw_per_rack = models.FloatField(
+        verbose_name=_("maximum power per rack (kW)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(constants.RACK_KW_MAX)],
+    )
+    floor_load_kg_per_m2 = models.FloatField(
+        verbose_name=_("floor load (kg/m²)"), null=True, blank=True, validators=positive()
+    )
+    power_feeds = models.PositiveSmallIntegerField(
+        verbose_name=_("independent utility feeds"),
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(constants.POWER_FEEDS_MAX)],
+    )
+    ups_minutes = models.FloatField(
+        verbose_name=_("UPS autonomy (minutes)"), null=True, blank=True, validators=positive()
+    )
+    generator_start_s = models.FloatField(
+        verbose_name=_("generator start time (seconds)"),
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    hvdc = models.BooleanField(verbose_name=_("HVDC power supply"), null=True, blank=True)
+    hvdc_efficiency_pct = models.FloatField(
+        verbose_name=_("HVDC conversion efficiency (%)"),
+        null=True,
+        blank=True,
+        validators=percent(),
+    )
+    inlet_temp_min_c = models.FloatField(
+        verbose_name=_("inlet temperature held, minimum (°C)"),
+        null=True,
+        blank=True,
+        validators=inlet_temp(),
+    )
+    inlet_temp_max_c = models.FloatField(
+        verbose_name=_("inlet temperature held, maximum (°C)"),
+        null=True,
+        blank=True,
+        validators=inlet_temp(),
+    )
+    humidity_min_pct = models.FloatField(
+        verbose_name=_("relative humidity held, minimum (%)"),
+        null=True,
+        blank=True,
+        validators=percent(),
+    )
+    humidity_max_pct = models.FloatField(
+        verbose_name=_("relative humidity held, maximum (%)"),
+        null=True,
+        blank=True,
+        validators=percent(),
+    )
+    humidity_control = models.BooleanField(
+        verbose_name=_("precision humidity control"), null=True, blank=True
+    )
+    dust_filtration = models.BooleanField(verbose_name=_("dust filtration"), null=True, blank=True)
+    latency_east_china_ms = models.FloatField(
+        verbose_name=_("latency to East China (ms)"), null=True, blank=True, validators=positive()
+    )
+    latency_south_china_ms = models.FloatField(
+        verbose_name=_("latency to South China (ms)"), null=True, blank=True, validators=positive()
+    )
+    latency_other_region = models.CharField(
+        verbose_name=_("other region measured"), max_length=100, blank=True
+    )
+    latency_other_ms = models.FloatField(
+        verbose_name=_("latency to the other region (ms)"),
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    packet_loss_pct = models.FloatField(
+        verbose_name=_("packet loss (%)"), null=True, blank=True, validators=percent()
+    )
+    rack_fee_cny_per_month = models.DecimalField(
+        verbose_name=_("rack fee (CNY per rack per month)"),
+        max_digits=12,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    rack_fee_kw = models.FloatField(
+        verbose_name=_("power included in the rack fee (kW)"),
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    power_pricing = models.CharField(
+        verbose_name=_("how power is charged"),
+        max_length=20,
+        choices=choices.PowerPricing.choices,
+        blank=True,
+    )
+    power_price_cny_per_kwh = models.FloatField(
+        verbose_name=_("power price (CNY/kWh)"), null=True, blank=True, validators=positive()
+    )
+
+    class Meta:
+        verbose_name = _("data center")
+        verbose_name_plural = _("data centers")
+        ordering = ["province", "city", "name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=null_or(
+                    Q(inlet_temp_min_c__lt=models.F("inlet_temp_max_c")),
+                    "inlet_temp_min_c",
+                    "inlet_temp_max_c",
+                ),
+                name="%(app_label)s_%(class)s_inlet_temp_range",
+            ),
+            models.CheckConstraint(
+                condition=null_or(
+                    Q(humidity_min_pct__lt=models.F("humidity_max_pct")),
+                    "humidity_min_pct",
+                    "humidity_max_pct",
+                ),
+                name="%(app_label)s_%(class)s_humidity_range",
+            ),
+            models.CheckConstraint(
+                condition=null_or(Q(pue_design__gte=1), "pue_design"),
+                name="%(app_label)s_%(class)s_design_pue_at_least_one",
+            ),
+            models.CheckConstraint(
+                condition=null_or(Q(pue_measured__gte=1), "pue_measured"),
+                name="%(app_label)s_%(class)s_measured_pue_at_least_one",
+            ),
+            models.UniqueConstraint(
+                fields=["vendor", "name"], name="%(app_label)s_%(class)s_unique_name_per_vendor"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.city})"
+
+    def natural_key(self):
+        return (self.key,)
+
+    natural_key.dependencies = ["vendors.hostingvendor", "vendors.policyzone"]
+
+    @property
+    def cooling_labels(self) -> list[str]:
+        labels = dict(choices.SiteCooling.choices)
+        return [str(labels.get(value, value)) for value in self.cooling_available or []]
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        cooling = self.cooling_available
+        if not isinstance(cooling, list) or any(
+            value not in choices.SiteCooling.values for value in cooling
+        ):
+            errors["cooling_available"] = _("Choose from: %(values)s.") % {
+                "values": ", ".join(choices.SiteCooling.values)
+            }
+        if (
+            self.inlet_temp_min_c is not None
+            and self.inlet_temp_max_c is not None
+            and self.inlet_temp_min_c >= self.inlet_temp_max_c
+        ):
+            errors["inlet_temp_max_c"] = _("The maximum temperature must be above the minimum.")
+        if (
+            self.humidity_min_pct is not None
+            and self.humidity_max_pct is not None
+            and self.humidity_min_pct >= self.humidity_max_pct
+        ):
+            errors["humidity_max_pct"] = _("The maximum humidity must be above the minimum.")
+        if self.hvdc_efficiency_pct is not None and self.hvdc is not True:
+            errors["hvdc_efficiency_pct"] = _("An HVDC efficiency needs an HVDC supply.")
+        if (
+            self.power_pricing == choices.PowerPricing.FIXED
+            and self.power_price_cny_per_kwh is None
+        ):
+            errors["power_price_cny_per_kwh"] = _("A fixed power price needs the price.")
+        if (
+            self.power_pricing == choices.PowerPricing.PASS_THROUGH
+            and self.power_price_cny_per_kwh is not None
+        ):
+            errors["power_price_cny_per_kwh"] = _(
+                "Pass-through power is charged at the zone's tariff; leave the price empty."
+            )
+        zone = self.policy_zone if self.policy_zone_id else None
+        if (
+            zone
+            and zone.kind == choices.PolicyZoneKind.PROVINCE
+            and self.province
+            and zone.province.lower() != self.province.lower()
+        ):
+            errors["policy_zone"] = _(
+                "The policy zone is in %(zone)s but the site is in %(site)s."
+            ) % {"zone": zone.province, "site": self.province}
+        if errors:
+            raise ValidationError(errors)
+
+
+# --------------------------------------------------------------------------- offers
+
+
+class Offer(CatalogEntry):
+    """A price for a server model: to buy, to rent monthly, or by the hour in a cloud."""
+
+    server_model = models.ForeignKey(
+        ServerModel,
+        verbose_name=_("server model"),
+        on_delete=models.PROTECT,
+        related_name="offers",
+    )
+    vendor = models.ForeignKey(
+        HostingVendor,
+        verbose_name=_("hosting vendor"),
+        on_delete=models.PROTECT,
+        related_name="offers",
+        null=True,
+        blank=True,
+    )
+    data_center = models.ForeignKey(
+        DataCenter,
+        verbose_name=_("data center"),
+        on_delete=models.PROTECT,
+        related_name="offers",
+        null=True,
+        blank=True,
+    )
+    seller_name = models.CharField(
+        verbose_name=_("seller (when not a catalog vendor)"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("e.g. a dealer or cloud named in a market report"),
+    )
+    kind = models.CharField(
+        verbose_name=_("kind"), max_length=10, choices=choices.OfferKind.choices
+    )
+    currency = models.CharField(
+        verbose_name=_("currency"),
+        max_length=3,
+        choices=choices.Currency.choices,
+        default=choices.Currency.CNY,
+    )
+    purchase_price = models.DecimalField(
+        verbose_name=_("purchase price per server (offer currency)"),
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    monthly_rent = models.DecimalField(
+        verbose_name=_("rent per server per month (offer currency)"),
+        max_digits=14,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    hourly_price_per_gpu = models.DecimalField(
+        verbose_name=_("cloud price per GPU-hour (offer currency)"),
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        validators=positive(),
+    )
+    lead_time_weeks = models.PositiveSmallIntegerField(
+        verbose_name=_("lead time (weeks)"), null=True, blank=True
+    )
+    quoted_on = models.DateField(verbose_name=_("price date"), null=True, blank=True)
+    valid_until = models.DateField(verbose_name=_("valid until"), null=True, blank=True)
+    is_example = models.BooleanField(
+        verbose_name=_("example price (not a quote)"),
+        default=True,
+        help_text=_("Market reports and planning figures are examples; only a quote is not."),
+    )
+    price_flag = models.CharField(
+        verbose_name=_("price reliability"),
+        max_length=10,
+        choices=choices.SourceFlag.choices,
+        blank=True,
+    )
+
+    class Meta:
+        verbose_name = _("offer")
+        verbose_name_plural = _("offers")
+        ordering = ["server_model__name", "kind"]
+        constraints = [
+            models.CheckConstraint(
+                condition=null_or(
+                    Q(valid_until__gte=models.F("quoted_on")), "valid_until", "quoted_on"
+                ),
+                name="%(app_label)s_%(class)s_valid_after_price_date",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    (Q(kind=choices.OfferKind.BUY) & Q(purchase_price__isnull=False))
+                    | (Q(kind=choices.OfferKind.RENT) & Q(monthly_rent__isnull=False))
+                    | (Q(kind=choices.OfferKind.CLOUD) & Q(hourly_price_per_gpu__isnull=False))
+                ),
+                name="%(app_label)s_%(class)s_price_matches_kind",
+            ),
+        ]
+
+    def __str__(self):
+        seller = self.data_center or self.vendor or self.seller_name
+        label = f"{self.server_model} – {self.get_kind_display()} – {seller}"
+        return f"{label} [{_('example')}]" if self.is_example else label
+
+    def natural_key(self):
+        return (self.key,)
+
+    natural_key.dependencies = [
+        "vendors.servermodel",
+        "vendors.hostingvendor",
+        "vendors.datacenter",
+    ]
+
+    PRICE_FIELD = {
+        choices.OfferKind.BUY: "purchase_price",
+        choices.OfferKind.RENT: "monthly_rent",
+        choices.OfferKind.CLOUD: "hourly_price_per_gpu",
+    }
+
+    @property
+    def price(self):
+        field = self.PRICE_FIELD.get(self.kind)
+        return getattr(self, field) if field else None
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        field = self.PRICE_FIELD.get(self.kind)
+        if field and getattr(self, field) is None:
+            errors[field] = _("A %(kind)s offer needs this price.") % {
+                "kind": self.get_kind_display()
+            }
+        for other in set(self.PRICE_FIELD.values()) - {field}:
+            if getattr(self, other) is not None:
+                errors[other] = _("Only the price that matches the offer kind may be filled in.")
+        if not (self.vendor_id or self.data_center_id or self.seller_name):
+            errors["seller_name"] = _("Say who offers this: a vendor, a data center or a seller.")
+        if (
+            self.vendor_id
+            and self.data_center_id
+            and self.data_center.vendor_id
+            and self.data_center.vendor_id != self.vendor_id
+        ):
+            errors["data_center"] = _("The data center belongs to another vendor.")
+        if self.quoted_on and self.valid_until and self.valid_until < self.quoted_on:
+            errors["valid_until"] = _("The offer cannot expire before its price date.")
+        if not self.is_example and not self.source:
+            errors["is_example"] = _("A price that is not an example needs its quote as source.")
+        if errors:
+            raise ValidationError(errors)
+
+
+# --------------------------------------------------------------------------- model presets
+
+
+class ModelPreset(CatalogEntry):
+    """An LLM's architecture as the sizing engine needs it (scenario v1 ``model`` fields)."""
+
+    name = models.CharField(verbose_name=_("name"), max_length=constants.NAME_MAX_LENGTH)
+    family = models.CharField(
+        verbose_name=_("family"), max_length=20, choices=choices.ModelFamily.choices
+    )
+    hf_repo = models.CharField(
+        verbose_name=_("Hugging Face repository"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("e.g. Qwen/Qwen2.5-7B-Instruct"),
+    )
+    params_b = models.FloatField(
+        verbose_name=_("total parameters (billions)"),
+        validators=[MinValueValidator(0.001), MaxValueValidator(constants.MODEL_PARAMS_B_MAX)],
+        help_text=_("Every expert included; tied embedding and output counted once."),
+    )
+    active_params_b = models.FloatField(
+        verbose_name=_("active parameters per token (billions)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.001), MaxValueValidator(constants.MODEL_PARAMS_B_MAX)],
+    )
+    layers = models.PositiveIntegerField(verbose_name=_("layers"), null=True, blank=True)
+    hidden = models.PositiveIntegerField(verbose_name=_("hidden size"), null=True, blank=True)
+    heads = models.PositiveIntegerField(verbose_name=_("attention heads"), null=True, blank=True)
+    kv_heads = models.PositiveIntegerField(verbose_name=_("key/value heads"), null=True, blank=True)
+    head_dim = models.PositiveIntegerField(
+        verbose_name=_("head size"),
+        null=True,
+        blank=True,
+        help_text=_("Only when it differs from hidden size / heads."),
+    )
+    intermediate = models.PositiveIntegerField(
+        verbose_name=_("intermediate size (one MLP / one routed expert)"), null=True, blank=True
+    )
+    vocab = models.PositiveIntegerField(
+        verbose_name=_("vocabulary (embedding rows)"), null=True, blank=True
+    )
+    tied_embeddings = models.BooleanField(
+        verbose_name=_("tied input/output embeddings"), null=True, blank=True
+    )
+    experts = models.PositiveIntegerField(
+        verbose_name=_("routed experts per MoE layer"), null=True, blank=True
+    )
+    experts_per_token = models.PositiveIntegerField(
+        verbose_name=_("experts per token (top-k)"), null=True, blank=True
+    )
+    context_length = models.PositiveIntegerField(
+        verbose_name=_("context length (tokens)"), null=True, blank=True
+    )
+
+    class Meta:
+        verbose_name = _("model preset")
+        verbose_name_plural = _("model presets")
+        ordering = ["family", "params_b"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(params_b__gt=0), name="%(app_label)s_%(class)s_params_positive"
+            ),
+            models.CheckConstraint(
+                condition=null_or(Q(active_params_b__lte=models.F("params_b")), "active_params_b"),
+                name="%(app_label)s_%(class)s_active_within_total",
+            ),
+            models.CheckConstraint(
+                condition=null_or(Q(kv_heads__lte=models.F("heads")), "kv_heads", "heads"),
+                name="%(app_label)s_%(class)s_kv_heads_within_heads",
+            ),
+            models.CheckConstraint(
+                condition=null_or(
+                    Q(experts_per_token__lte=models.F("experts")), "experts_per_token", "experts"
+                ),
+                name="%(app_label)s_%(class)s_top_k_within_experts",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_moe(self) -> bool:
+        return bool(self.experts and self.experts > 1)
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        if self.active_params_b is not None and self.active_params_b > self.params_b:
+            errors["active_params_b"] = _("Active parameters cannot exceed the total.")
+        if self.heads and self.kv_heads:
+            if self.kv_heads > self.heads:
+                errors["kv_heads"] = _("There cannot be more key/value heads than heads.")
+            elif self.heads % self.kv_heads:
+                errors["kv_heads"] = _("The heads must divide evenly into key/value groups.")
+        if bool(self.experts) != bool(self.experts_per_token):
+            field = "experts_per_token" if self.experts else "experts"
+            errors[field] = _("A mixture-of-experts model needs both experts and top-k.")
+        elif self.experts and self.experts_per_token > self.experts:
+            errors["experts_per_token"] = _("Top-k cannot exceed the number of experts.")
         if errors:
             raise ValidationError(errors)

@@ -1,0 +1,106 @@
+"""django-import-export resources: CSV/XLSX import (with a dry-run preview) and export.
+
+Rows are matched on ``key`` (the natural key), foreign keys are written and read as the related
+row's ``key``, and every imported row goes through the model's ``full_clean()`` so a bad row is
+refused with the field and the reason (the admin's preview lists them by row number).
+"""
+
+from import_export import fields, resources, widgets
+
+from vendors import models
+
+
+class KeyWidget(widgets.ForeignKeyWidget):
+    """A foreign key as the related row's key; an unknown key is a clear error."""
+
+    def __init__(self, model):
+        super().__init__(model, field="key")
+
+    def clean(self, value, row=None, **kwargs):
+        try:
+            return super().clean(value, row, **kwargs)
+        except self.model.DoesNotExist as exc:
+            raise ValueError(
+                f"no {self.model._meta.verbose_name} with key '{value}' in the catalog"
+            ) from exc
+
+
+class ListWidget(widgets.Widget):
+    """A list stored as JSON, written in a cell as comma-separated values (e.g. air,immersion)."""
+
+    def clean(self, value, row=None, **kwargs):
+        if value is None or str(value).strip() == "":
+            return []
+        return [part.strip() for part in str(value).split(",") if part.strip()]
+
+    def render(self, value, obj=None, **kwargs):
+        return ",".join(value or [])
+
+
+class CatalogResource(resources.ModelResource):
+    class Meta:
+        import_id_fields = ("key",)
+        exclude = ("id", "created_at", "updated_at")
+        skip_unchanged = True
+        report_skipped = True
+        clean_model_instances = True
+
+
+def fk(name, model):
+    return fields.Field(attribute=name, column_name=name, widget=KeyWidget(model))
+
+
+class AcceleratorResource(CatalogResource):
+    class Meta(CatalogResource.Meta):
+        model = models.Accelerator
+
+
+class ServerModelResource(CatalogResource):
+    accelerator = fk("accelerator", models.Accelerator)
+
+    class Meta(CatalogResource.Meta):
+        model = models.ServerModel
+
+
+class HostingVendorResource(CatalogResource):
+    class Meta(CatalogResource.Meta):
+        model = models.HostingVendor
+
+
+class CertificateResource(CatalogResource):
+    vendor = fk("vendor", models.HostingVendor)
+
+    class Meta(CatalogResource.Meta):
+        model = models.Certificate
+
+
+class PolicyZoneResource(CatalogResource):
+    class Meta(CatalogResource.Meta):
+        model = models.PolicyZone
+
+
+class DataCenterResource(CatalogResource):
+    vendor = fk("vendor", models.HostingVendor)
+    policy_zone = fk("policy_zone", models.PolicyZone)
+    cooling_available = fields.Field(
+        attribute="cooling_available",
+        column_name="cooling_available",
+        widget=ListWidget(),
+    )
+
+    class Meta(CatalogResource.Meta):
+        model = models.DataCenter
+
+
+class OfferResource(CatalogResource):
+    server_model = fk("server_model", models.ServerModel)
+    vendor = fk("vendor", models.HostingVendor)
+    data_center = fk("data_center", models.DataCenter)
+
+    class Meta(CatalogResource.Meta):
+        model = models.Offer
+
+
+class ModelPresetResource(CatalogResource):
+    class Meta(CatalogResource.Meta):
+        model = models.ModelPreset
