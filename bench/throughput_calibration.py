@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from advisor.domain.hardware import AcceleratorSpec  # noqa: E402
-from advisor.domain.scenario import load_scenario  # noqa: E402
+from advisor.domain.scenario import STRATEGIES, load_scenario  # noqa: E402
 from advisor.domain.sizing import calibration  # noqa: E402
 from advisor.domain.sizing.calibration import Calibration, Observation  # noqa: E402
-from advisor.domain.sizing.compute import estimate_time  # noqa: E402
+from advisor.domain.sizing.compute import estimate_time, tokens_per_second  # noqa: E402
 
 CASES_PATH = ROOT.parent / "shared" / "reference-cases" / "cases.json"
 CATALOG_PATH = ROOT / "fixtures" / "catalog" / "10_accelerators.json"
@@ -115,6 +115,17 @@ def leave_one_source_out(observations: list[Observation]) -> list[tuple[str, flo
         cal, _ = calibration.fit(rest, predict)
         out.append((source, statistics.median(abs(error(o, cal)) for o in held_out)))
     return out
+
+
+def catalog_sweep_ms(scenario) -> float:
+    """Milliseconds for the fast path over the whole catalog (accelerators x 1-64 x strategies)."""
+    accelerators = list(load_accelerators().values())
+    started = time.perf_counter()
+    for accelerator in accelerators:
+        for gpus in range(1, 65):
+            for strategy in STRATEGIES:
+                tokens_per_second(scenario, accelerator, gpus=gpus, strategy=strategy)
+    return (time.perf_counter() - started) * 1000
 
 
 def write_stored(cal: Calibration) -> None:
@@ -203,6 +214,10 @@ def main(argv=None) -> int:
     print("\nOut of sample: each source's cases predicted by a calibration fitted without them")
     for source, err in leave_one_source_out(observations):
         print(f"  {source:10s} median |error| {err:6.1%}")
+    print(
+        f"\nSpeed: {catalog_sweep_ms(observations[0].scenario):.1f} ms for tokens/s of one scenario "
+        "on every catalog accelerator x 1-64 GPUs x every strategy"
+    )
     print("\nWorst five")
     for o, predicted, err in sorted(rows, key=lambda r: -abs(r[2]))[:5]:
         print(

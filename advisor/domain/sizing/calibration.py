@@ -29,6 +29,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from advisor.domain.hardware import AcceleratorSpec
 
@@ -44,7 +45,12 @@ _FAMILY_ALIASES = {
 
 def family_of(accelerator: AcceleratorSpec) -> str:
     """The accelerator family the calibration is keyed by (normalised ``architecture``)."""
-    raw = (accelerator.architecture or "").lower().replace(" ", "").replace("_", "")
+    return _family(accelerator.architecture or "")
+
+
+@lru_cache(maxsize=128)
+def _family(architecture: str) -> str:
+    raw = architecture.lower().replace(" ", "").replace("_", "")
     for prefix, family in _FAMILY_ALIASES.items():
         if raw.startswith(prefix):
             return family

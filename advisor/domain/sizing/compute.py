@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Message
@@ -259,14 +259,39 @@ class JobFigures:
     def model_parallel(self) -> int:
         return self.tensor_parallel * self.pipeline_parallel
 
+    @cached_property
+    def without_model_parallelism(self) -> JobFigures:
+        """The same job with tensor and pipeline parallelism dropped (cached per job)."""
+        return replace(self, tensor_parallel=1, pipeline_parallel=1)
+
+    def for_gpus(self, gpus: int) -> JobFigures:
+        """Model parallelism kept when it divides ``gpus``, dropped otherwise."""
+        return self if gpus % self.model_parallel == 0 else self.without_model_parallelism
+
     @property
     def backward_share(self) -> float:
         """Share of a micro-batch's FLOPs spent in the backward pass (gradients flow there)."""
         return self.flops.backward / self.flops.total
 
 
-@lru_cache(maxsize=256)  # scenarios are frozen; the catalog sweep reuses them
+# The last scenario asked about and its figures: a catalog sweep asks about the same object
+# thousands of times, and an identity check is cheaper than hashing the nested dataclass.
+_LAST_JOB: tuple[Scenario | None, JobFigures | None] = (None, None)
+
+
 def job_figures(scenario: Scenario) -> JobFigures:
+    """The scenario's :class:`JobFigures`, computed once per scenario."""
+    global _LAST_JOB
+    last_scenario, last_job = _LAST_JOB  # one tuple read: safe under threads
+    if last_scenario is scenario:
+        return last_job
+    job = _job_figures(scenario)
+    _LAST_JOB = (scenario, job)
+    return job
+
+
+@lru_cache(maxsize=256)  # scenarios are frozen; equal scenarios share their figures
+def _job_figures(scenario: Scenario) -> JobFigures:
     shape = model_shape(scenario)
     return JobFigures(
         flops=flops_per_token(scenario),
@@ -518,11 +543,10 @@ def tokens_per_second(
     """
     cal = cal or calibration.STORED
     gpus = gpus or scenario.hardware.count
-    scenario = _for_gpus(scenario, gpus)
     peak = peak_tflops(scenario, accelerator)
     if peak is None:
         return None
-    job = job_figures(scenario)
+    job = job_figures(scenario).for_gpus(gpus)
     utilisation = matmul_utilisation(job, accelerator, cal)[0]
     links = links_for(accelerator, server)
     strategy = strategy or scenario.parallelism.strategy
