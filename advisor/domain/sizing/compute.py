@@ -769,7 +769,7 @@ def _hardware_assumptions(
                 "accelerator": accelerator.name,
                 "peak": _fmt(peak, 0),
                 "util": _percent(utilisation),
-                "family": family,
+                "family": accelerator.architecture or family,
                 "mfu": _percent(mfu),
             },
         )
@@ -781,7 +781,10 @@ def _hardware_assumptions(
                     "No published measured run of the {family} family is in the calibration set: "
                     "its utilisation is taken as the lowest of the calibrated families ({util})."
                 ),
-                {"family": family, "util": _percent(cal.fallback_utilisation)},
+                {
+                    "family": accelerator.architecture or family,
+                    "util": _percent(cal.fallback_utilisation),
+                },
             )
         )
     if not accelerator.memory_bandwidth_tbps:
