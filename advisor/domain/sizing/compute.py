@@ -762,8 +762,8 @@ def _hardware_assumptions(
         Message(
             N_(
                 "{accelerator}: {peak} TFLOP/s dense 16-bit peak; matrix work runs at {util} of "
-                "it (calibrated for the {family} family), the whole job at {mfu} after memory-"
-                "bound work, launch overhead and communication."
+                "it (the utilisation of the {family} family), the whole job at {mfu} after "
+                "memory-bound work, launch overhead and communication."
             ),
             {
                 "accelerator": accelerator.name,
