@@ -1,0 +1,169 @@
+"""Score the memory model (and the whole sizing path's throughput) on the reference cases.
+
+Usage: ``.venv/bin/python bench/sizing_fidelity.py [--write]``
+
+Reads ``../shared/reference-cases/cases.json`` (relative to the repository root) and the
+catalog's accelerator figures (``fixtures/catalog``) and prints:
+
+* the memory table: case, metric compared, predicted and measured GiB, signed error (or, for
+  out-of-memory and "fits within" claims, whether the prediction agrees);
+* the memory summary on measured cases (median |error|, share within +/-20 %, worst
+  under-prediction, 10th/90th percentiles) against issue 3's acceptance, and the same figures
+  for the published rule-of-thumb estimates, shown for comparison only;
+* the five worst measured memory cases;
+* the throughput table through :func:`advisor.domain.sizing.estimate.size` and its median.
+
+``--write`` stores the 10th/90th error percentiles (the memory band) in ``memory.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from advisor.domain.hardware import load_fixture_specs  # noqa: E402
+from advisor.domain.sizing.estimate import size  # noqa: E402
+from advisor.domain.sizing.reference import (  # noqa: E402
+    default_cases_path,
+    load_cases,
+    score_memory,
+    score_throughput,
+    summarise,
+)
+
+MEMORY_PATH = ROOT / "advisor" / "domain" / "sizing" / "memory.py"
+CATALOG_DIR = ROOT / "fixtures" / "catalog"
+
+# Issue 3's acceptance on measured cases.
+MEMORY_MEDIAN_LIMIT = 0.10
+MEMORY_WITHIN_20_MIN = 0.85
+MEMORY_WORST_UNDER_LIMIT = -0.15
+THROUGHPUT_MEDIAN_LIMIT = 0.25
+
+
+def accelerators():
+    return load_fixture_specs(CATALOG_DIR)[0]
+
+
+def memory_scores(cases=None, specs=None):
+    cases = cases if cases is not None else load_cases(default_cases_path(ROOT))
+    return score_memory(cases, specs or accelerators())
+
+
+def measured_errors(scores) -> list[float]:
+    return [s.error for s in scores if s.measured_case and s.error is not None]
+
+
+def predict_throughput(case, specs):
+    accelerator = specs.get(case.scenario.hardware.accelerator or "")
+    if accelerator is None:
+        return None
+    result = size(case.scenario, accelerator)
+    return result.time.tokens_per_s if result.time else None
+
+
+def throughput_scores(cases=None, specs=None):
+    cases = cases if cases is not None else load_cases(default_cases_path(ROOT))
+    specs = specs or accelerators()
+    return score_throughput(cases, lambda case: predict_throughput(case, specs))
+
+
+def write_band(p10: float, p90: float) -> None:
+    text = MEMORY_PATH.read_text(encoding="utf-8")
+    text = re.sub(r"MEMORY_ERROR_P10 = -?[0-9.]+", f"MEMORY_ERROR_P10 = {p10:.3f}", text)
+    text = re.sub(r"MEMORY_ERROR_P90 = -?[0-9.]+", f"MEMORY_ERROR_P90 = {p90:.3f}", text)
+    MEMORY_PATH.write_text(text, encoding="utf-8")
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:+.1f}%"
+
+
+def print_memory(scores) -> None:
+    print("Memory per GPU (GiB): predicted at the case's metric vs measured")
+    print(f"{'case':<44} {'kind':<6} {'metric':<9} {'predicted':>9} {'measured':>9} {'error':>8}")
+    for s in scores:
+        tag = "" if s.measured_case else " (est)"
+        agrees = "ok" if s.passed else "WRONG"
+        outcome = _pct(s.error) if s.kind == "peak" else agrees
+        label = {"peak": "peak", "oom": "OOM", "fits_within": "fits"}[s.kind]
+        print(
+            f"{(s.case_id + tag)[:44]:<44} {label:<6} {s.metric:<9} {s.predicted_gib:9.1f} "
+            f"{s.measured_gib:9.1f} {outcome:>8}"
+        )
+
+
+def print_summary(title: str, errors: list[float]) -> None:
+    summary = summarise(errors)
+    print(
+        f"{title}: {summary.count} cases, median |error| {summary.median_abs:.1%}, "
+        f"within +/-20% {summary.within_20:.0%}, worst under-prediction "
+        f"{summary.worst_under:+.1%}, p10 {summary.p10:+.1%}, p90 {summary.p90:+.1%}"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help="store the memory error band")
+    args = parser.parse_args()
+    path = default_cases_path(ROOT)
+    if not path.exists():
+        print(f"reference cases not found at {path}", file=sys.stderr)
+        return 1
+    cases = load_cases(path)
+    specs = accelerators()
+    scores = memory_scores(cases, specs)
+    print_memory(scores)
+    print()
+    errors = measured_errors(scores)
+    summary = summarise(errors)
+    print_summary("Measured memory cases", errors)
+    print(
+        f"  acceptance: median <= {MEMORY_MEDIAN_LIMIT:.0%}: "
+        f"{'PASS' if summary.median_abs <= MEMORY_MEDIAN_LIMIT else 'FAIL'}; "
+        f">= {MEMORY_WITHIN_20_MIN:.0%} within +/-20%: "
+        f"{'PASS' if summary.within_20 >= MEMORY_WITHIN_20_MIN else 'FAIL'}; "
+        f"no under-prediction beyond {MEMORY_WORST_UNDER_LIMIT:.0%}: "
+        f"{'PASS' if summary.worst_under >= MEMORY_WORST_UNDER_LIMIT else 'FAIL'}"
+    )
+    checks = [s for s in scores if s.measured_case and s.kind != "peak"]
+    wrong = [s.case_id for s in checks if not s.passed]
+    print(f"  OOM / fits-within claims: {len(checks) - len(wrong)} of {len(checks)} agree {wrong}")
+    estimates = [s.error for s in scores if not s.measured_case and s.error is not None]
+    print_summary("Published rule-of-thumb estimates (comparison only)", estimates)
+    print()
+    print("Worst five measured memory cases:")
+    peaks = [s for s in scores if s.measured_case and s.error is not None]
+    for s in sorted(peaks, key=lambda s: abs(s.error), reverse=True)[:5]:
+        print(f"  {s.case_id:<44} {_pct(s.error):>8}  ({s.predicted_gib:.1f} vs {s.measured_gib})")
+    print()
+    throughput = throughput_scores(cases, specs)
+    print("Throughput through size() (tokens/s, whole job)")
+    print(f"{'case':<44} {'predicted':>11} {'measured':>11} {'error':>8}")
+    for t in throughput:
+        tag = "" if t.measured_case else " (est)"
+        print(
+            f"{(t.case_id + tag)[:44]:<44} {t.predicted:11,.0f} {t.measured:11,.0f} "
+            f"{_pct(t.error):>8}"
+        )
+    measured = [abs(t.error) for t in throughput if t.measured_case]
+    if measured:
+        median = statistics.median(measured)
+        verdict = "PASS" if median <= THROUGHPUT_MEDIAN_LIMIT else "FAIL"
+        print(
+            f"Throughput: {len(measured)} measured cases, median |error| {median:.1%} ({verdict})"
+        )
+    if args.write:
+        write_band(summary.p10, summary.p90)
+        print(f"stored memory band p10 {summary.p10:+.3f}, p90 {summary.p90:+.3f} in {MEMORY_PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

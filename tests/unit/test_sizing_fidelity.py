@@ -1,0 +1,111 @@
+"""Fidelity of the sizing engine on the public reference cases (issue 3's acceptance).
+
+Memory: every measured case with ``"memory"`` in ``uses``; peaks compared at the case's metric
+(allocated, reserved, or everything the card holds when unknown). Fails below: median |error|
+<= 10 %, >= 85 % within +/-20 %, no under-prediction beyond 15 %, every reported out-of-memory
+run predicted not to fit, every "fits within N GiB" claim at or below N. Published estimates are
+printed by ``bench/sizing_fidelity.py`` for comparison, not scored.
+
+Throughput: every measured ``"throughput"`` case through :func:`size` (the whole path the CLI
+takes), median |error| <= 25 %.
+
+The stored memory band (``MEMORY_ERROR_P10``/``P90``) must match the percentiles recomputed here.
+"""
+
+import importlib.util
+import statistics
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.domain.sizing import memory
+from advisor.domain.sizing.reference import default_cases_path, load_cases, summarise
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES_PATH = default_cases_path(ROOT)
+
+pytestmark = pytest.mark.skipif(
+    not CASES_PATH.exists(),
+    reason=f"reference cases not found at {CASES_PATH} (shared/ is not checked out beside the repo)",
+)
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location(
+        "sizing_fidelity", ROOT / "bench" / "sizing_fidelity.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return load_bench()
+
+
+@pytest.fixture(scope="module")
+def cases():
+    return load_cases(CASES_PATH)
+
+
+@pytest.fixture(scope="module")
+def scores(bench, cases):
+    return bench.memory_scores(cases)
+
+
+@pytest.fixture(scope="module")
+def errors(bench, scores):
+    return dict((s.case_id, s.error) for s in scores if s.measured_case and s.error is not None)
+
+
+def test_every_measured_memory_case_is_scored(cases, scores):
+    expected = {c.id for c in cases if "memory" in c.uses and c.is_measured}
+    assert {s.case_id for s in scores if s.measured_case} == expected
+    assert len(expected) >= 40
+
+
+def test_memory_median_absolute_error_at_most_10_percent(errors):
+    median = statistics.median(abs(e) for e in errors.values())
+    assert median <= 0.10, f"median |error| {median:.1%}"
+
+
+def test_at_least_85_percent_of_memory_cases_within_20_percent(errors):
+    outside = {case: f"{e:+.0%}" for case, e in errors.items() if abs(e) > 0.20}
+    share = 1 - len(outside) / len(errors)
+    assert share >= 0.85, f"{share:.0%} within +/-20%; outside: {outside}"
+
+
+def test_no_memory_case_under_predicted_by_more_than_15_percent(errors):
+    under = {case: f"{e:+.0%}" for case, e in errors.items() if e < -0.15}
+    assert not under, f"under-predicted (buyer would run out of memory): {under}"
+
+
+def test_every_reported_out_of_memory_run_is_predicted_not_to_fit(scores):
+    wrong = [s.case_id for s in scores if s.measured_case and s.kind == "oom" and not s.passed]
+    assert not wrong
+
+
+def test_every_fits_within_claim_is_respected(scores):
+    wrong = {
+        s.case_id: f"{s.predicted_gib:.1f} > {s.measured_gib}"
+        for s in scores
+        if s.measured_case and s.kind == "fits_within" and not s.passed
+    }
+    assert not wrong
+
+
+def test_stored_memory_band_matches_the_measured_percentiles(errors):
+    summary = summarise(list(errors.values()))
+    assert pytest.approx(summary.p10, abs=0.0015) == memory.MEMORY_ERROR_P10
+    assert pytest.approx(summary.p90, abs=0.0015) == memory.MEMORY_ERROR_P90
+    assert memory.MEMORY_ERROR_P10 < 0 < memory.MEMORY_ERROR_P90
+
+
+def test_throughput_through_size_median_within_25_percent(bench, cases):
+    scores = [t for t in bench.throughput_scores(cases) if t.measured_case]
+    assert len(scores) >= 30
+    median = statistics.median(abs(t.error) for t in scores)
+    assert median <= 0.25, f"median |error| {median:.1%}"
