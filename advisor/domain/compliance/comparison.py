@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from advisor.domain.compliance.base import Finding, Status
+from advisor.domain.compliance.base import STATUS_LABELS, Finding, Status
 from advisor.domain.compliance.engine import RULES_BY_ID, evaluate_rule
 from advisor.domain.compliance.facts import (
     CERT_ISO9001,
@@ -78,18 +78,10 @@ class VendorComparison:
             for cell in row.cells:
                 text = "; ".join(line.render(translate) for line in cell.lines)
                 if cell.status is not None:
-                    text += f" [{translate(STATUS_WORDS[cell.status])}]"
+                    text += f" [{translate(STATUS_LABELS[cell.status])}]"
                 texts.append(text)
             table.append([translate(row.label), *texts])
         return table
-
-
-STATUS_WORDS = {
-    Status.PASS: N_("pass"),
-    Status.WARN: N_("warning"),
-    Status.FAIL: N_("fail"),
-    Status.UNKNOWN: N_("unknown"),
-}
 
 
 def background_lines(vendor: VendorFacts, today: date) -> tuple[Message, ...]:
