@@ -607,6 +607,17 @@ class MemoryModel:
             self._activation_cache[key] = cached
         return cached
 
+    def reserved_gib(
+        self, layout: Layout, *, micro_batch: int | None = None, seq_len: int | None = None
+    ) -> float:
+        """The per-GPU peak without the runtime context, in GiB (fast path for searches)."""
+        states = self._state_bytes(layout)
+        activations, logits = self._dynamic_bytes(
+            layout, micro_batch or self.micro_batch, seq_len or self.seq_len
+        )
+        allocated = sum(states[:6]) + activations + logits
+        return allocated * (1 + FRAGMENTATION_SHARE) / GIB
+
     def total_gib(
         self,
         layout: Layout,
@@ -616,12 +627,7 @@ class MemoryModel:
         seq_len: int | None = None,
     ) -> float:
         """The per-GPU total in GiB (fast path of :meth:`per_gpu` for searches)."""
-        states = self._state_bytes(layout)
-        activations, logits = self._dynamic_bytes(
-            layout, micro_batch or self.micro_batch, seq_len or self.seq_len
-        )
-        allocated = sum(states[:6]) + activations + logits
-        return allocated * (1 + FRAGMENTATION_SHARE) / GIB + context
+        return self.reserved_gib(layout, micro_batch=micro_batch, seq_len=seq_len) + context
 
     def per_gpu(
         self,

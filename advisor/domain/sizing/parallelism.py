@@ -96,18 +96,31 @@ class PlacementSearch:
         self.scenario = scenario
         self.model = MemoryModel(scenario)
         self.allow_offload = allow_offload
-        self._layouts: dict[tuple[int, int], list[Layout]] = {}
+        self._layouts: dict[tuple[int, int], tuple[list[Layout], list[float]]] = {}
 
     def layouts(self, gpus: int, gpus_per_server: int) -> list[Layout]:
+        return self._candidates(gpus, gpus_per_server)[0]
+
+    def reserved_gib(self, gpus: int, gpus_per_server: int) -> list[float]:
+        """Per-GPU peak without the runtime context for each of :meth:`layouts`, in GiB.
+
+        Independent of the accelerator, so a catalog sweep computes it once per GPU count.
+        """
+        return self._candidates(gpus, gpus_per_server)[1]
+
+    def _candidates(self, gpus: int, gpus_per_server: int) -> tuple[list[Layout], list[float]]:
         key = (gpus, gpus_per_server)
-        if key not in self._layouts:
-            self._layouts[key] = candidate_layouts(
+        cached = self._layouts.get(key)
+        if cached is None:
+            layouts = candidate_layouts(
                 gpus,
                 self.scenario.model.heads,
                 allow_offload=self.allow_offload,
                 gpus_per_server=gpus_per_server,
             )
-        return self._layouts[key]
+            cached = (layouts, [self.model.reserved_gib(layout) for layout in layouts])
+            self._layouts[key] = cached
+        return cached
 
     def place(
         self, layout: Layout, accelerator: AcceleratorSpec, gpus_per_server: int
@@ -126,9 +139,10 @@ class PlacementSearch:
         per_server = server.gpu_count if server is not None else DEFAULT_GPUS_PER_SERVER
         capacity = plannable_capacity_gib(accelerator)
         for gpus in _gpu_counts(max_gpus, per_server):
-            context = context_gib(accelerator, gpus)
-            for layout in self.layouts(gpus, per_server):
-                if self.model.total_gib(layout, context) <= capacity:
+            room = capacity - context_gib(accelerator, gpus)
+            layouts, reserved = self._candidates(gpus, per_server)
+            for layout, peak in zip(layouts, reserved, strict=True):
+                if peak <= room:
                     return self.place(layout, accelerator, per_server)
         return None
 
