@@ -3,8 +3,10 @@
 from datetime import date
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from advisor.domain.compliance.base import Area, Severity, Status
+from advisor.domain.compliance.base import Area, Finding, Severity, Status
 from advisor.domain.compliance.engine import (
     RULES,
     RULES_BY_ID,
@@ -19,6 +21,7 @@ from advisor.domain.compliance.parameters import (
     ParameterError,
     resolve_parameters,
 )
+from advisor.domain.i18n import Message
 from tests.unit import (
     test_compliance_hardware,
     test_compliance_site,
@@ -175,3 +178,36 @@ def test_override_equal_to_default_is_not_marked_overridden():
 def test_bad_override_is_rejected(key, text):
     with pytest.raises(ParameterError):
         resolve_parameters({key: text})
+
+
+findings_strategy = st.lists(
+    st.tuples(st.sampled_from(list(Severity)), st.sampled_from(list(Status))), max_size=12
+)
+
+
+@given(findings_strategy)
+def test_verdict_follows_its_definition(pairs):
+    rule = RULES[0]
+    findings = [
+        Finding(rule.id, rule.area, "", "", "", severity, status, Message(""))
+        for severity, status in pairs
+    ]
+    verdict = verdict_of(findings)
+    failed_blocker = any(p == (Severity.BLOCKER, Status.FAIL) for p in pairs)
+    all_counted_pass = all(
+        status is Status.PASS for severity, status in pairs if severity is not Severity.ADVICE
+    )
+    assert (verdict is Verdict.NOT_ELIGIBLE) == failed_blocker
+    assert (verdict is Verdict.ELIGIBLE) == (all_counted_pass and not failed_blocker)
+    # Adding a passing finding never changes the verdict; adding a failed blocker always rejects.
+    assert (
+        verdict_of(
+            [
+                *findings,
+                Finding(rule.id, rule.area, "", "", "", Severity.WARNING, Status.PASS, Message("")),
+            ]
+        )
+        is verdict
+    )
+    blocker = Finding(rule.id, rule.area, "", "", "", Severity.BLOCKER, Status.FAIL, Message(""))
+    assert verdict_of([*findings, blocker]) is Verdict.NOT_ELIGIBLE
