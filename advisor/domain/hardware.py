@@ -40,6 +40,8 @@ class AcceleratorSpec:
     interconnect_kind: str
     interconnect_bandwidth_gbs: float | None
     software_stack: str
+    # Some accelerators publish only an FP16 peak (e.g. Ascend 910B); compute falls back to it.
+    fp16_dense_tflops: float | None = None
 
 
 @dataclass(frozen=True)

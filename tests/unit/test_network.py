@@ -154,7 +154,9 @@ def test_plain_ethernet_is_not_enough_for_a_multi_server_job():
 
 
 def test_unknown_throughput_still_reports_the_servers():
-    accelerator = replace(ACCELERATORS["h100-sxm-80gb"], bf16_dense_tflops=None)
+    accelerator = replace(
+        ACCELERATORS["h100-sxm-80gb"], bf16_dense_tflops=None, fp16_dense_tflops=None
+    )
     server = replace(SERVERS["dgx-h100"], nic_kind="ethernet")
     time = estimate_time(load_scenario(SCENARIO), accelerator, 16, server)
     network = estimate_network(time, server)

@@ -222,7 +222,7 @@ def peak_tflops(scenario: Scenario, accelerator: AcceleratorSpec) -> float | Non
     The BF16 figure, or the FP16 figure where the catalog has only that (Ascend 910B has no
     published BF16 figure): every catalog accelerator with both figures lists them equal.
     """
-    peak = accelerator.bf16_dense_tflops or getattr(accelerator, "fp16_dense_tflops", None)
+    peak = accelerator.bf16_dense_tflops or accelerator.fp16_dense_tflops
     if peak is None or peak <= 0:
         return None
     return peak * (FP32_PEAK_SHARE if scenario.precision == "fp32" else 1.0)
