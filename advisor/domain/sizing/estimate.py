@@ -276,13 +276,13 @@ def _sizing_assumptions(result: SizingResult, original: Scenario) -> list[Messag
         Message(
             N_(
                 "A card counts as fitting when the peak stays within {capacity} GiB: the memory "
-                "PyTorch can use on a {card} ({usable} GiB) less a {reserve}% reserve."
+                "PyTorch can use on a {card} ({usable} GiB) less a reserve of {reserve}."
             ),
             {
                 "capacity": _gib(result.capacity_gib),
                 "card": result.accelerator.name,
                 "usable": _gib(result.capacity_gib / (1 - FIT_RESERVE_SHARE)),
-                "reserve": round(FIT_RESERVE_SHARE * 100),
+                "reserve": f"{FIT_RESERVE_SHARE:.0%}",
             },
         )
     )
