@@ -183,6 +183,7 @@ def data_center_facts(dc: DataCenter, vendor: HostingVendor | None = None) -> Da
         packet_loss_pct=dc.packet_loss_pct,
         staff_24x7_on_site=None if hosting is None else hosting.onsite_24x7,
         spare_parts_replacement_h=None if hosting is None else hosting.spare_part_replacement_hours,
+        fault_response_h=None if hosting is None else hosting.fault_response_hours,
         contract_mttr_stated=None if mttr is None else True,
         contract_mttr_h=mttr,
         contract_compensation=compensation,

@@ -105,7 +105,7 @@ SELF_OPERATED = {
     ("example-guian", "jianmi"): "unknown",  # example site, no operator
     ("example-guian", "kufanyun"): "unknown",
 }
-OPERATIONS = ("SITE-STAFF-24X7", "SITE-SPARE-PARTS", "SITE-CONTRACT-MTTR")
+OPERATIONS = ("SITE-STAFF-24X7", "SITE-SPARE-PARTS", "SITE-FAULT-RESPONSE", "SITE-CONTRACT-MTTR")
 
 
 @pytest.fixture

@@ -46,6 +46,7 @@ CANNOT = {
     "SITE-PACKET-LOSS": {"warn"},
     "SITE-STAFF-24X7": {"warn"},
     "SITE-SPARE-PARTS": {"warn"},
+    "SITE-FAULT-RESPONSE": {"warn"},
     "VENDOR-LICENCE-REGION": {"warn"},
     "VENDOR-SELF-OPERATED": {"warn"},
     "VENDOR-NETWORK": {"fail"},

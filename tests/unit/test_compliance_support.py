@@ -112,6 +112,7 @@ GOOD_DC = DataCenterFacts(
     packet_loss_pct=0.05,
     staff_24x7_on_site=True,
     spare_parts_replacement_h=2,
+    fault_response_h=24,
     contract_mttr_stated=True,
     contract_mttr_h=4,
     contract_compensation=True,

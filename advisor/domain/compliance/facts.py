@@ -126,6 +126,7 @@ class DataCenterFacts:
     # Operations and contract (S6).
     staff_24x7_on_site: bool | None = None
     spare_parts_replacement_h: float | None = None
+    fault_response_h: float | None = None
     contract_mttr_stated: bool | None = None
     contract_mttr_h: float | None = None
     contract_compensation: bool | None = None

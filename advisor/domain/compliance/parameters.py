@@ -150,6 +150,13 @@ DEFINITIONS: tuple[ParameterDefinition, ...] = (
         N_("Spare-part replacement time, longest"),
         N_("Source article S6: spare parts replaced within 2 hours"),
     ),
+    _p(
+        "site.fault_response_max_h",
+        24,
+        N_("h"),
+        N_("Fault response time, longest"),
+        N_("Source article S6: a 24-hour fault response mechanism"),
+    ),
     # Vendor (V1-V2).
     _p(
         "vendor.expiry_warning_days",

@@ -688,6 +688,29 @@ def spare_parts(facts: ComplianceInput, params: Parameters):
     )
 
 
+def fault_response(facts: ComplianceInput, params: Parameters):
+    hours = figure(facts.data_center.fault_response_h)
+    limit = params["site.fault_response_max_h"]
+    evidence = (Evidence(N_("Fault response time"), hours, limit, N_("h"), "<="),)
+    if hours is None:
+        return outcome(Status.UNKNOWN, N_("The fault response time is not recorded."), evidence)
+    if hours <= limit:
+        return outcome(
+            Status.PASS,
+            N_("Faults are responded to within {hours} h (limit {limit} h)."),
+            evidence,
+            hours=hours,
+            limit=limit,
+        )
+    return outcome(
+        Status.FAIL,
+        N_("Faults are responded to within {hours} h, longer than {limit} h."),
+        evidence,
+        hours=hours,
+        limit=limit,
+    )
+
+
 def contract_terms(facts: ComplianceInput, params: Parameters):
     dc = facts.data_center
     mttr = figure(dc.contract_mttr_h)
@@ -908,6 +931,16 @@ RULES = (
         Severity.WARNING,
         spare_parts,
         ("site.spare_parts_max_h",),
+    ),
+    Rule(
+        "SITE-FAULT-RESPONSE",
+        Area.SITE,
+        N_("Fault response time"),
+        N_("The vendor must respond to hardware faults around the clock, within 24 hours."),
+        N_("Source article S6"),
+        Severity.WARNING,
+        fault_response,
+        ("site.fault_response_max_h",),
     ),
     Rule(
         "SITE-CONTRACT-MTTR",
