@@ -236,8 +236,9 @@ class Scenario:
 # --- Validation helpers -------------------------------------------------------------------
 
 
-def _type_error(path: str, expected: str) -> ScenarioError:
-    return ScenarioError(path, Message(N_("must be {expected}"), {"expected": expected}))
+def _type_error(path: str, template: str) -> ScenarioError:
+    """``template`` is an ``N_``-marked sentence fragment such as "must be a number"."""
+    return ScenarioError(path, Message(template))
 
 
 def _range_error(path: str) -> ScenarioError:
@@ -257,7 +258,7 @@ def _section(data: dict, key: str, path: str) -> dict:
         raise ScenarioError(path, Message(N_("is required")))
     value = data[key]
     if not isinstance(value, dict):
-        raise _type_error(path, "an object")
+        raise _type_error(path, N_("must be an object"))
     return value
 
 
@@ -298,7 +299,7 @@ def _int(data: dict, key: str, path: str, *, nullable: bool = False) -> int | No
     if isinstance(value, float) and value.is_integer() and math.isfinite(value):
         value = int(value)
     if not _is_int(value):
-        raise _type_error(path, "a whole number")
+        raise _type_error(path, N_("must be a whole number"))
     low, high = LIMITS[path]
     if not low <= value <= high:
         raise _range_error(path)
@@ -312,7 +313,7 @@ def _number(data: dict, key: str, path: str, *, nullable: bool = False) -> float
             return None
         raise ScenarioError(path, Message(N_("is required")))
     if not _is_number(value):
-        raise _type_error(path, "a number")
+        raise _type_error(path, N_("must be a number"))
     low, high = LIMITS[path]
     if not low <= value <= high:
         raise _range_error(path)
@@ -331,7 +332,9 @@ def _bool(data: dict, key: str, path: str, *, nullable: bool = False) -> bool | 
             return None
         raise ScenarioError(path, Message(N_("is required")))
     if not isinstance(value, bool):
-        raise _type_error(path, "true or false" + (" or null" if nullable else ""))
+        raise _type_error(
+            path, N_("must be true, false or null") if nullable else N_("must be true or false")
+        )
     return value
 
 
@@ -354,7 +357,7 @@ def _string(data: dict, key: str, path: str, *, nullable: bool = False) -> str |
             return None
         raise ScenarioError(path, Message(N_("is required")))
     if not isinstance(value, str) or not value.strip() or len(value) > 200:
-        raise _type_error(path, "a non-empty text of at most 200 characters")
+        raise _type_error(path, N_("must be a non-empty text of at most 200 characters"))
     return value
 
 
@@ -434,12 +437,12 @@ def _load_lora(data) -> LoraConfig | None:
     if data is None:
         return None
     if not isinstance(data, dict):
-        raise _type_error("lora", "an object or null")
+        raise _type_error("lora", N_("must be an object or null"))
     _check_keys(data, _LORA_KEYS, "lora.")
     targets = data.get("targets")
     if isinstance(targets, list):
         if not targets:
-            raise _type_error("lora.targets", "a non-empty list")
+            raise _type_error("lora.targets", N_("must be a non-empty list"))
         for index, name in enumerate(targets):
             if name not in LORA_TARGET_NAMES:
                 raise ScenarioError(
@@ -468,7 +471,7 @@ def _load_hardware(data: dict) -> Hardware:
     _check_keys(data, _HARDWARE_KEYS, "hardware.")
     accelerator = data.get("accelerator")
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator.strip()):
-        raise _type_error("hardware.accelerator", "an accelerator key or null")
+        raise _type_error("hardware.accelerator", N_("must be an accelerator key or null"))
     hardware = Hardware(
         accelerator=accelerator,
         count=_int(data, "count", "hardware.count"),
@@ -496,7 +499,7 @@ def _load_training(data) -> Training:
     if data is None:
         return Training(None, None)
     if not isinstance(data, dict):
-        raise _type_error("training", "an object or null")
+        raise _type_error("training", N_("must be an object or null"))
     _check_keys(data, _TRAINING_KEYS, "training.")
     return Training(
         dataset_tokens=_int(data, "dataset_tokens", "training.dataset_tokens", nullable=True),
@@ -560,11 +563,11 @@ def load_scenario(data: dict) -> Scenario:
     Raises :class:`ScenarioError` (never anything else) for any invalid input.
     """
     if not isinstance(data, dict):
-        raise _type_error("scenario", "a JSON object")
+        raise _type_error("scenario", N_("must be a JSON object"))
     extensions = {}
     for key, value in data.items():
         if not isinstance(key, str):
-            raise _type_error("scenario", "an object with text keys")
+            raise _type_error("scenario", N_("must be an object with text keys"))
         if key not in _TOP_KEYS:
             if isinstance(value, dict):
                 extensions[key] = value  # a future section: kept, not interpreted

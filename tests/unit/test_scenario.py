@@ -131,7 +131,7 @@ def test_optional_fields_take_documented_defaults():
         ("seq_len", 2_000_000, "seq_len", "between 1 and 1,048,576"),
         ("seq_len", _DELETE, "seq_len", "required"),
         ("micro_batch", 5000, "micro_batch", "between 1 and 4,096"),
-        ("gradient_checkpointing", "yes", "gradient_checkpointing", "true or false"),
+        ("gradient_checkpointing", "yes", "gradient_checkpointing", "true, false or null"),
         ("hardware.count", 0, "hardware.count", "between 1 and 4,096"),
         ("hardware.count", 8, "parallelism.strategy", "single"),
         ("hardware.nodes", 2, "hardware.nodes", "at most hardware.count"),
