@@ -37,6 +37,15 @@ class ListWidget(widgets.Widget):
         return ",".join(value or [])
 
 
+class NullableTextWidget(widgets.CharWidget):
+    """Text whose empty cell means "not known" (None), e.g. the NIC kind."""
+
+    def clean(self, value, row=None, **kwargs):
+        if value is None or str(value).strip() == "":
+            return None
+        return super().clean(value, row, **kwargs)
+
+
 class CatalogResource(resources.ModelResource):
     class Meta:
         import_id_fields = ("key",)
@@ -57,6 +66,9 @@ class AcceleratorResource(CatalogResource):
 
 class ServerModelResource(CatalogResource):
     accelerator = fk("accelerator", models.Accelerator)
+    nic_kind = fields.Field(
+        attribute="nic_kind", column_name="nic_kind", widget=NullableTextWidget()
+    )
 
     class Meta(CatalogResource.Meta):
         model = models.ServerModel
