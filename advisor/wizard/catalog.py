@@ -116,7 +116,7 @@ def data_center_choices() -> list:
 
 def data_center_label(row) -> str:
     vendor = f" · {row.vendor.name}" if getattr(row, "vendor", None) else ""
-    return f"{row.name} ({row.city}){vendor}"
+    return f"{row.name} · {row.city}{vendor}"
 
 
 def data_center_labels(keys) -> list[str]:

@@ -6,7 +6,7 @@ hint while typing, the results page is the answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.utils.translation import gettext as _
 
@@ -49,6 +49,7 @@ class Estimate:
     message: str = ""
     rows: list[Row] = field(default_factory=list)
     max_gpus: int = 0
+    note: str = ""
 
     @property
     def leading(self) -> Row | None:
@@ -57,10 +58,29 @@ class Estimate:
 
 
 def incomplete() -> Estimate:
-    return Estimate(INCOMPLETE, _("Answer the model and training questions to see an estimate."))
+    return Estimate(INCOMPLETE, _("Answer the questions on this page to see an estimate."))
+
+
+# Until the training step is answered the panel assumes the usual settings (the training
+# step's defaults and a 2,048-token sequence) and says so.
+ASSUMED_TRAINING = {
+    "seq_len": 2048,
+    "micro_batch": 1,
+    "precision": "amp-bf16",
+    "optimizer": "adamw",
+    "gradient_checkpointing": "yes",
+    "flash_attention": "yes",
+}
 
 
 def for_answers(answers: dict) -> Estimate:
+    note = ""
+    if not (answers.get("training") or {}).get("seq_len"):
+        answers = {**answers, "training": ASSUMED_TRAINING}
+        note = _(
+            "Assumes %(seq_len)s-token sequences, one per GPU, mixed bf16 and gradient "
+            "checkpointing until you answer the training questions."
+        ) % {"seq_len": f"{ASSUMED_TRAINING['seq_len']:,}"}
     document = answer_docs.scenario_document(answers)
     if document is None:
         return incomplete()
@@ -68,7 +88,7 @@ def for_answers(answers: dict) -> Estimate:
         scenario = load_scenario(document)
     except ScenarioError as error:
         return Estimate(INVALID, error.message.render(_))
-    return _sized(scenario, answers)
+    return replace(_sized(scenario, answers), note=note)
 
 
 def candidate_accelerators(answers: dict) -> list:

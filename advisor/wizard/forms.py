@@ -82,6 +82,8 @@ class StepForm(forms.Form):
 
     # Choice hints shown under each radio option: {field: {value: sentence}}.
     choice_hints: dict[str, dict[str, str]] = {}
+    # What the check-answers page says for an empty optional answer: {field: sentence}.
+    empty_display: dict = {}
 
     def __init__(self, *args, context: dict | None = None, stored: dict | None = None, **kw):
         self.context = context or {}
@@ -102,6 +104,8 @@ class StepForm(forms.Form):
 
     def require(self, *names):
         for name in names:
+            if name in self.errors:  # already explained (e.g. "Enter a whole number")
+                continue
             if self.cleaned_data.get(name) in (None, "", []):
                 self.add_error(name, forms.ValidationError(_("Enter this value.")))
 
@@ -135,7 +139,11 @@ METHOD_HINTS = {
         "stay on the safe side."
     ),
 }
-QUANT_CHOICES = [("", _("Not quantised")), ("4", _("4 bits (NF4)")), ("8", _("8 bits"))]
+QUANT_CHOICES = [
+    ("", _("Not set (4 bits for QLoRA)")),
+    ("4", _("4 bits (NF4)")),
+    ("8", _("8 bits")),
+]
 TARGET_CHOICES = [
     ("", _("Default (query and value projections)")),
     ("attention", _("All attention projections")),
@@ -146,6 +154,14 @@ TARGET_CHOICES = [
 
 class ModelStepForm(StepForm):
     choice_hints = {"method": METHOD_HINTS}
+    empty_display = {
+        "lora_rank": _("8 (the PEFT default)"),
+        "lora_alpha": _("Not set (does not change memory)"),
+        "kv_heads": _("Same as the attention heads"),
+        "experts": _("None (a dense model)"),
+        "experts_per_token": _("None (a dense model)"),
+        "quant_bits": _("4 bits (NF4)"),
+    }
 
     source = radios(_("Where should the model come from?"), SOURCE_CHOICES, initial="preset")
     preset = forms.ChoiceField(
@@ -368,6 +384,7 @@ OPTIMIZER_HINTS = {
 
 class TrainingStepForm(StepForm):
     choice_hints = {"precision": PRECISION_HINTS, "optimizer": OPTIMIZER_HINTS}
+    empty_display = {"deadline": _("No deadline")}
 
     seq_len = whole(
         _("Sequence length (tokens)"),
@@ -620,6 +637,12 @@ QUALIFICATION_CHOICES = [
 
 
 class ProcurementStepForm(StepForm):
+    empty_display = {
+        "budget_cny": _("No ceiling"),
+        "qualifications": _("No requirement"),
+        "preferred_families": _("No preference"),
+        "excluded_families": _("None excluded"),
+    }
     mode = radios(_("How would you like to pay?"), MODE_CHOICES, initial="any")
     budget_cny = decimal(
         _("Budget ceiling (CNY)"),

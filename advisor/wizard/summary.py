@@ -22,9 +22,13 @@ def _choice_labels(field: forms.ChoiceField) -> dict:
     return labels
 
 
-def display_value(field: forms.Field, value) -> str:
+def display_value(field: forms.Field, value, empty: str = "") -> str:
+    if isinstance(field, forms.ChoiceField) and value in (None, ""):
+        label = _choice_labels(field).get("")
+        if label:
+            return label
     if value in (None, "", []):
-        return _("Not given")
+        return str(empty) if empty else _("Not given")
     if isinstance(field, forms.MultipleChoiceField):
         labels = _choice_labels(field)
         return "; ".join(labels.get(str(v), str(v)) for v in value)
@@ -39,6 +43,8 @@ def display_value(field: forms.Field, value) -> str:
         return str(value)
     if isinstance(value, bool):
         return _("Yes") if value else _("No")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     if isinstance(value, int | float):
         return formats.number_format(value, force_grouping=True)
     return str(value)
@@ -55,7 +61,7 @@ def step_rows(step: Step, answers: dict) -> list[dict]:
             {
                 "name": name,
                 "label": str(field.label),
-                "value": display_value(field, stored.get(name)),
+                "value": display_value(field, stored.get(name), form.empty_display.get(name, "")),
                 "anchor": f"id_{name}_0" if grouped else f"id_{name}",
             }
         )

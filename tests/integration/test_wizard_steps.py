@@ -439,7 +439,7 @@ def test_estimate_partial_for_incomplete_entries(client, draft):
         {"source": "preset"},
         HTTP_ACCEPT_LANGUAGE="en",
     )
-    assert "Answer the model and training questions" in response.content.decode()
+    assert "Answer the questions on this page" in response.content.decode()
 
 
 def test_estimate_only_on_steps_that_have_it(client, draft):
