@@ -1,0 +1,221 @@
+"""Catalog → economics: a seeded 8 × H100 server priced at the seeded Gui'an and Shanghai sites.
+
+The sizing's figures for the job are given as the sizing would report them (10.2 kW at full
+load, 3.06 kW idle, 8 U; a 100-hour run on 8 GPUs = 800 GPU-hours). Site and offer figures
+come from the loaded catalog; the catalog leaves some of them empty (no official Guizhou
+tariff, no Gui'an rack price), and the selector must name those instead of pricing them as
+zero. The buyer's figures then fill the gaps.
+"""
+
+from datetime import date
+from decimal import Decimal as D
+
+import pytest
+from django.core.management import call_command
+
+from advisor.domain.economics import BUY, RENT, Overrides, ServerLoad, compare_sites
+from advisor.domain.economics.inputs import (
+    BASIS_CLAIM,
+    BASIS_EXAMPLE,
+    BASIS_OVERRIDE,
+    BASIS_QUOTE,
+)
+from advisor.selectors.economics import (
+    MissingFigures,
+    economics_inputs,
+    option_inputs,
+    prices_for,
+    site_figures,
+)
+from vendors import choices
+from vendors.models import DataCenter, Offer, ServerModel
+
+pytestmark = pytest.mark.django_db
+
+GUIAN, SHANGHAI, SERVER = "example-guian", "example-shanghai-qingpu", "hgx-h100-8gpu"
+LOAD = ServerLoad(
+    server_count=1,
+    gpus_per_server=8,
+    power_full_kw=D("10.2"),
+    power_idle_kw=D("3.06"),
+    rack_units=8,
+    gpu_hours_per_run=D(800),
+    hours_per_run=D(100),
+)
+# What a buyer enters where the catalog has nothing (their own quote or bill).
+BUYER = {"tariff_cny_per_kwh": D("0.45"), "rack_fee_cny_per_month": D(5000)}
+
+
+@pytest.fixture
+def catalog():
+    call_command("load_catalog", verbosity=0)
+    dcs = DataCenter.objects.select_related("policy_zone", "vendor")
+    return {
+        "guian": dcs.get(key=GUIAN),
+        "shanghai": dcs.get(key=SHANGHAI),
+        "server": ServerModel.objects.get(key=SERVER),
+    }
+
+
+def missing_keys(dc):
+    figures = site_figures(dc)
+    names = ("tariff_cny_per_kwh", "rack_fee_cny_per_month", "rack_power_limit_kw")
+    return sorted(name for name in names if getattr(figures, name) is None)
+
+
+def buyer_overrides(dc) -> Overrides:
+    return Overrides(**{key: BUYER[key] for key in missing_keys(dc)})
+
+
+def test_missing_site_figures_are_named_not_zero(catalog):
+    dc = catalog["guian"]
+    missing = missing_keys(dc)
+    if not missing:
+        pytest.skip("the catalog now has every Gui'an cost figure")
+    with pytest.raises(MissingFigures) as error:
+        economics_inputs(LOAD, catalog["server"], dc)
+    assert sorted(error.value.keys) == missing
+    inputs = economics_inputs(LOAD, catalog["server"], dc, overrides=buyer_overrides(dc))
+    for key in missing:
+        assert inputs.provenance_of(key).basis == BASIS_OVERRIDE
+
+
+def test_seeded_offers_become_prices_marked_as_examples(catalog):
+    prices, provenance = prices_for(catalog["server"], catalog["guian"])
+    offers = {o.kind: o for o in catalog["server"].offers.filter(currency=choices.Currency.CNY)}
+    assert prices.purchase_cny_per_server == offers[choices.OfferKind.BUY].purchase_price
+    assert prices.rent_cny_per_server_month == offers[choices.OfferKind.RENT].monthly_rent
+    cloud = offers.get(choices.OfferKind.CLOUD)
+    if cloud is None:  # the H100 cloud reference is in USD: not converted silently
+        assert prices.cloud_cny_per_gpu_hour is None
+    else:
+        assert prices.cloud_cny_per_gpu_hour == cloud.hourly_price_per_gpu
+    for key in ("purchase_cny_per_server", "rent_cny_per_server_month"):
+        assert provenance[key].basis == BASIS_EXAMPLE
+        assert provenance[key].source
+
+
+def test_guian_vs_shanghai_difference_is_tariff_pue_and_fees(catalog):
+    guian, shanghai, server = catalog["guian"], catalog["shanghai"], catalog["server"]
+    options = [
+        economics_inputs(LOAD, server, dc, overrides=buyer_overrides(dc))
+        for dc in (guian, shanghai)
+    ]
+    comparison = compare_sites(options)
+    diff = comparison.differences[0]
+    gy, sh = (r.inputs.site for r in comparison.results.values())
+
+    # The same offer prices both sites, so purchase, maintenance and residual cancel.
+    assert diff.parts_cny["other"] == 0
+    assert sum(diff.parts_cny.values()) == diff.total_cny
+
+    # By hand: 3 years of IT energy = 3 × (10.2 kW × 2000 h + 3.06 kW × 6760 h) = 123,256.8 kWh
+    kwh = D(3) * (D("10.2") * 2000 + D("3.06") * 6760)
+    assert kwh == D("123256.8")
+
+    def pue_and_price(site):
+        if site.power_in_rack_fee:
+            return D(1), D(0)  # power is in the rack fee
+        if site.price_includes_pue:
+            return D(1), site.tariff_cny_per_kwh
+        return site.pue, site.tariff_cny_per_kwh
+
+    pue_a, price_a = pue_and_price(gy)
+    pue_b, price_b = pue_and_price(sh)
+    assert diff.parts_cny["tariff"] == kwh * (price_b - price_a) * (pue_a + pue_b) / 2
+    assert diff.parts_cny["pue"] == kwh * (pue_b - pue_a) * (price_a + price_b) / 2
+    electricity = [
+        comparison.results[k].costs[BUY].running_cny_per_year["electricity"]
+        for k in (gy.key, sh.key)
+    ]
+    assert diff.parts_cny["tariff"] + diff.parts_cny["pue"] == 3 * (electricity[1] - electricity[0])
+
+    # Racks: one 10.2 kW, 8 U server fits one rack at both sites (40 kW and 20 kW limits).
+    assert [r.racks for r in comparison.results.values()] == [1, 1]
+    fees = diff.parts_cny["rack_fee"] + diff.parts_cny["rack_count"]
+    assert fees == (sh.rack_fee_cny_per_month - gy.rack_fee_cny_per_month) * 36
+
+    # Rent comes from the same market offer at both sites.
+    assert (
+        comparison.results[gy.key].costs[RENT].horizon_total_cny
+        == comparison.results[sh.key].costs[RENT].horizon_total_cny
+    )
+    headline = diff.messages[0]
+    assert headline.params["base"] == guian.name and headline.params["other"] == shanghai.name
+
+
+def test_preferential_tariff_is_a_claim_scenario(catalog):
+    dc = catalog["guian"]
+    zone = dc.policy_zone
+    if zone is None or zone.preferential_tariff_cny_per_kwh is None:
+        pytest.skip("no preferential tariff seeded")
+    overrides = Overrides(**{k: BUYER[k] for k in missing_keys(dc) if k != "tariff_cny_per_kwh"})
+    inputs = option_inputs(
+        SERVER,
+        GUIAN,
+        server_count=1,
+        gpu_hours_per_run=800,
+        hours_per_run=100,
+        power_full_kw=D("10.2"),
+        power_idle_kw=D("3.06"),
+        rack_units=8,
+        overrides=overrides,
+        preferential_tariff=True,
+    )
+    assert inputs.site.tariff_cny_per_kwh == D(str(zone.preferential_tariff_cny_per_kwh))
+    assert inputs.provenance_of("tariff_cny_per_kwh").basis == BASIS_CLAIM
+
+
+def test_power_from_the_catalog_when_sizing_gives_none(catalog):
+    dgx = ServerModel.objects.get(key="dgx-h100")
+    dc = catalog["shanghai"]
+    inputs = option_inputs(
+        dgx.key,
+        dc.key,
+        server_count=2,
+        gpu_hours_per_run=1600,
+        hours_per_run=100,
+        overrides=buyer_overrides(dc),
+    )
+    # DGX H100: 10,200 W maximum → 10.2 kW; idle 30 % of it (stated assumption) = 3.06 kW
+    assert inputs.load.power_full_kw == D("10.2")
+    assert inputs.load.power_idle_kw == D("3.06")
+    assert inputs.load.rack_units == dgx.rack_units
+    assert inputs.provenance_of("power_idle_kw").source.startswith("30 %")
+
+
+def test_foreign_currency_offers_need_the_buyers_rate(catalog):
+    server = catalog["server"]
+    usd = server.offers.filter(currency=choices.Currency.USD, kind=choices.OfferKind.CLOUD).first()
+    if usd is None:
+        pytest.skip("no USD cloud offer seeded")
+    prices, _ = prices_for(server, catalog["guian"])
+    cny_cloud = server.offers.filter(currency=choices.Currency.CNY, kind=choices.OfferKind.CLOUD)
+    if not cny_cloud.exists():
+        assert prices.cloud_cny_per_gpu_hour is None
+    prices, provenance = prices_for(server, catalog["guian"], {"USD": D("7.1")})
+    if not cny_cloud.exists():
+        # e.g. 6.88 USD per GPU-hour × 7.1 = 48.848 CNY
+        assert prices.cloud_cny_per_gpu_hour == usd.hourly_price_per_gpu * D("7.1")
+        assert "7.1 CNY (your rate)" in provenance["cloud_cny_per_gpu_hour"].source
+
+
+def test_a_quote_at_the_site_wins_over_a_market_example(catalog):
+    server, dc = catalog["server"], catalog["shanghai"]
+    Offer.objects.create(
+        key="test-quote-rent-at-site",
+        server_model=server,
+        data_center=dc,
+        kind=choices.OfferKind.RENT,
+        monthly_rent=D("65000.00"),
+        is_example=False,
+        source="Quote no. 42 from the data center",
+        quoted_on=date(2026, 11, 1),
+    )
+    prices, provenance = prices_for(server, dc)
+    assert prices.rent_cny_per_server_month == D(65000)
+    assert provenance["rent_cny_per_server_month"].basis == BASIS_QUOTE
+    assert provenance["rent_cny_per_server_month"].as_of == date(2026, 11, 1)
+    # the same quote is not Gui'an's price
+    other, _ = prices_for(server, catalog["guian"])
+    assert other.rent_cny_per_server_month != D(65000)
