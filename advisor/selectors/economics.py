@@ -97,6 +97,7 @@ class SiteFigures:
     rack_power_limit_kw: Decimal | None
     price_includes_pue: bool
     power_in_rack_fee: bool
+    demand_charge_cny_per_kw_month: Decimal | None
     provenance: dict[str, Provenance]
 
 
@@ -165,6 +166,15 @@ def site_figures(dc: DataCenter, *, preferential_tariff: bool = False) -> SiteFi
     }
     if tariff_provenance is not None:
         provenance["tariff_cny_per_kwh"] = tariff_provenance
+    demand_charge = None
+    zone = dc.policy_zone
+    passed_through = dc.power_pricing == choices.PowerPricing.PASS_THROUGH
+    if passed_through and zone is not None and zone.demand_charge_cny_per_kw_month is not None:
+        demand_charge = _decimal(zone.demand_charge_cny_per_kw_month)
+        source = " ".join(filter(None, [zone.name, zone.tariff_basis, zone.tariff_source]))
+        provenance["demand_charge_cny_per_kw_month"] = Provenance(
+            _basis(zone.tariff_flag), source, zone.tariff_as_of
+        )
     return SiteFigures(
         key=dc.key,
         name=dc.name,
@@ -174,6 +184,7 @@ def site_figures(dc: DataCenter, *, preferential_tariff: bool = False) -> SiteFi
         rack_power_limit_kw=_rack_power_limit_kw(dc),
         price_includes_pue=dc.power_pricing == choices.PowerPricing.FIXED,
         power_in_rack_fee=dc.power_pricing == choices.PowerPricing.INCLUDED,
+        demand_charge_cny_per_kw_month=demand_charge,
         provenance=provenance,
     )
 
@@ -329,6 +340,7 @@ def economics_inputs(
         rack_power_limit_kw=figures.rack_power_limit_kw or Decimal(1),
         price_includes_pue=figures.price_includes_pue,
         power_in_rack_fee=figures.power_in_rack_fee,
+        demand_charge_cny_per_kw_month=figures.demand_charge_cny_per_kw_month or Decimal(0),
     )
     inputs = EconomicsInputs(
         load=load,

@@ -122,6 +122,19 @@ def test_power_included_in_the_rack_fee_costs_nothing_extra():
     assert any("included in the rack fee" in m.template for m in evaluate(inputs).messages)
 
 
+def test_demand_charge_on_the_peak_facility_kw():
+    # 2 servers × 10 kW × PUE 1.25 = 25 kW peak; × 36.1 CNY/kW-month × 12 = 10,830 a year
+    inputs = example(replace(GUIYANG, demand_charge_cny_per_kw_month=D("36.1")))
+    assert mode_cost(inputs, BUY).running_cny_per_year["demand_charge"] == D(10_830)
+    # not charged again when the price is metered at the rack or power is in the fee
+    metered = example(replace(inputs.site, price_includes_pue=True))
+    assert mode_cost(metered, BUY).running_cny_per_year["demand_charge"] == 0
+    # in a site comparison it is its own part: 3 × 10,830 = 32,490
+    diff = compare_sites([example(), inputs]).differences[0]
+    assert diff.parts_cny["demand_charge"] == D(32_490)
+    assert diff.parts_cny["other"] == 0
+
+
 def test_residual_value_straight_line():
     # 4,000,000 − (4,000,000 − 5 % × 4,000,000) × 3/5 = 4,000,000 − 2,280,000 = 1,720,000
     assert residual_value_cny(example()) == D(1_720_000)
@@ -134,6 +147,7 @@ def test_buy_cost_by_hand():
     assert cost.upfront_cny == D(4_000_000)
     assert cost.running_cny_per_year == {
         "electricity": D(41_900),
+        "demand_charge": D(0),
         "colocation": D(96_000),  # 1 rack × 8,000 × 12
         "maintenance": D(200_000),  # 5 % × 4,000,000
         "data_transfer": D(0),
@@ -354,6 +368,7 @@ def test_site_difference_is_explained_by_tariff_pue_and_fees():
     assert diff.parts_cny == {
         "tariff": D("79945.2"),
         "pue": D("19609.2"),
+        "demand_charge": D(0),
         "rack_fee": D(108_000),
         "rack_count": D(324_000),
         "other": D(0),

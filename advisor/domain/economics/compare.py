@@ -55,6 +55,7 @@ MODE_LABELS = {
 }
 COMPONENT_LABELS = {
     "electricity": N_("Electricity"),
+    "demand_charge": N_("Demand (basic) charge"),
     "colocation": N_("Rack fees"),
     "maintenance": N_("Maintenance"),
     "data_transfer": N_("Data transfer to and from the public cloud"),
@@ -395,6 +396,7 @@ SITE_PART = {
     "pue": N_("PUE: {amount} CNY"),
     "rack_fee": N_("Rack fee: {amount} CNY"),
     "rack_count": N_("Number of racks: {amount} CNY"),
+    "demand_charge": N_("Demand (basic) charge: {amount} CNY"),
     "other": N_("Purchase, maintenance, residual value and data transfer: {amount} CNY"),
 }
 
@@ -454,7 +456,14 @@ def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDiffer
     total = other.costs[BUY].horizon_total_cny - base.costs[BUY].horizon_total_cny
     tariff_part, pue_part = _electricity_split(base, other)
     fee_part, count_part = _rack_split(base, other)
-    parts = {"tariff": tariff_part, "pue": pue_part, "rack_fee": fee_part, "rack_count": count_part}
+    demand = [r.costs[BUY].running_cny_per_year["demand_charge"] for r in (base, other)]
+    parts = {
+        "tariff": tariff_part,
+        "pue": pue_part,
+        "demand_charge": (demand[1] - demand[0]) * years,
+        "rack_fee": fee_part,
+        "rack_count": count_part,
+    }
     parts["other"] = total - sum(parts.values(), Decimal(0))
     template = SITE_MORE if total >= 0 else SITE_LESS
     headline = Message(

@@ -7,6 +7,8 @@ result rounds its summary figures). ``hours`` is training hours per year.
 Buy and host, per year:
   electricity = servers × (full kW × training % × hours + idle kW × (8760 − hours))
                 × PUE × price per kWh        (PUE left out when the price already includes it)
+  demand      = servers × full kW × training % × PUE × basic charge per kW-month × 12
+                (two-part tariffs passed through; 0 when none is given)
   colocation  = racks × rack fee × 12; racks from the rack's power limit and rack units
   maintenance = purchase × maintenance % (per year)
   capital     = purchase up front, minus the book value left at the end of the horizon
@@ -94,6 +96,15 @@ def effective_tariff_cny_per_kwh(inputs: EconomicsInputs) -> Decimal:
 def electricity_cny_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
     kwh = it_energy_kwh_per_year(inputs, hours)
     return kwh * effective_pue(inputs) * effective_tariff_cny_per_kwh(inputs)
+
+
+def demand_charge_cny_per_year(inputs: EconomicsInputs) -> Decimal:
+    """Basic charge on the peak facility kW (training draw × PUE), passed-through power only."""
+    site = inputs.site
+    if site.price_includes_pue or site.power_in_rack_fee:
+        return Decimal(0)
+    peak_kw = inputs.load.server_count * training_kw_per_server(inputs) * site.pue
+    return peak_kw * site.demand_charge_cny_per_kw_month * MONTHS_PER_YEAR
 
 
 # --- Buy and host ------------------------------------------------------------------------
@@ -220,6 +231,7 @@ def buy_cost(inputs: EconomicsInputs, hours: Decimal) -> ModeCost:
         upfront_cny=purchase_cny(inputs),
         running_cny_per_year={
             "electricity": electricity_cny_per_year(inputs, hours),
+            "demand_charge": demand_charge_cny_per_year(inputs),
             "colocation": colocation_cny_per_year(inputs),
             "maintenance": maintenance_cny_per_year(inputs),
             "data_transfer": transfer_cny_per_year(inputs, hours),

@@ -92,7 +92,8 @@ class Site:
     data center's price is per kWh of IT energy with cooling already included, set
     ``price_includes_pue`` and the PUE is not applied again. When power is included in the
     rack fee (``power_in_rack_fee``), electricity costs nothing extra and the rack's power
-    limit is the power the fee includes.
+    limit is the power the fee includes. ``demand_charge_cny_per_kw_month`` is the basic
+    (capacity) charge of a two-part tariff passed through on the servers' peak facility kW.
     """
 
     key: str
@@ -104,6 +105,7 @@ class Site:
     rack_units_per_rack: int = 42
     price_includes_pue: bool = False
     power_in_rack_fee: bool = False
+    demand_charge_cny_per_kw_month: Decimal = Decimal(0)
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,7 @@ class Overrides:
     rack_fee_cny_per_month: Decimal | None = None
     rack_power_limit_kw: Decimal | None = None
     rack_units_per_rack: int | None = None
+    demand_charge_cny_per_kw_month: Decimal | None = None
     power_full_kw: Decimal | None = None
     power_idle_kw: Decimal | None = None
     purchase_cny_per_server: Decimal | None = None
@@ -225,6 +228,7 @@ _GROUP_OF = {
     "rack_fee_cny_per_month": "site",
     "rack_power_limit_kw": "site",
     "rack_units_per_rack": "site",
+    "demand_charge_cny_per_kw_month": "site",
     "power_full_kw": "load",
     "power_idle_kw": "load",
     "server_count": "load",
@@ -278,6 +282,10 @@ def validate(inputs: EconomicsInputs) -> None:
     _require(site.rack_fee_cny_per_month >= 0, "rack_fee_cny_per_month must not be negative")
     _require(site.rack_power_limit_kw > 0, "rack_power_limit_kw must be positive")
     _require(site.rack_units_per_rack >= 1, "rack_units_per_rack must be at least 1")
+    _require(
+        site.demand_charge_cny_per_kw_month >= 0,
+        "demand_charge_cny_per_kw_month must not be negative",
+    )
     for name in ("purchase_cny_per_server", "rent_cny_per_server_month", "cloud_cny_per_gpu_hour"):
         value = getattr(prices, name)
         _require(value is None or value >= 0, f"{name} must not be negative")
@@ -308,6 +316,7 @@ _TEMPLATES = {
     "rack_fee_cny_per_month": N_("Rack fee: {value} CNY per rack per month"),
     "rack_power_limit_kw": N_("Power limit per rack: {value} kW"),
     "rack_units_per_rack": N_("Usable space per rack: {value} U"),
+    "demand_charge_cny_per_kw_month": N_("Demand (basic) charge: {value} CNY per kW per month"),
     "maintenance_pct_per_year": N_("Maintenance: {value} per cent of the purchase price per year"),
     "depreciation_years": N_("Depreciation period (years, straight line): {value}"),
     "salvage_pct": N_("Residual value after depreciation: {value} per cent of the purchase price"),
