@@ -28,7 +28,7 @@ from advisor.selectors.economics import (
     site_figures,
 )
 from vendors import choices
-from vendors.models import DataCenter, Offer, ServerModel
+from vendors.models import DataCenter, Offer, PolicyZone, ServerModel
 
 pytestmark = pytest.mark.django_db
 
@@ -219,3 +219,24 @@ def test_a_quote_at_the_site_wins_over_a_market_example(catalog):
     # the same quote is not Gui'an's price
     other, _ = prices_for(server, catalog["guian"])
     assert other.rent_cny_per_server_month != D(65000)
+
+
+def test_demand_charge_comes_from_the_zone_for_passed_through_power(catalog):
+    zone = PolicyZone.objects.filter(demand_charge_cny_per_kw_month__isnull=False).first()
+    if zone is None:
+        pytest.skip("no demand charge seeded")
+    site = DataCenter.objects.create(
+        key="test-pass-through-site",
+        name="Pass-through test site",
+        city="Test",
+        province=zone.province,
+        policy_zone=zone,
+        power_pricing=choices.PowerPricing.PASS_THROUGH,
+        max_kw_per_rack=20,
+        rack_fee_cny_per_month=D(6000),
+    )
+    figures = site_figures(site)
+    assert figures.demand_charge_cny_per_kw_month == D(str(zone.demand_charge_cny_per_kw_month))
+    assert figures.provenance["demand_charge_cny_per_kw_month"].as_of == zone.tariff_as_of
+    site.power_pricing = choices.PowerPricing.INCLUDED
+    assert site_figures(site).demand_charge_cny_per_kw_month is None
