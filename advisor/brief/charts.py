@@ -168,3 +168,22 @@ def _svg(width: int, height: float, title: str, parts: list[str]) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{width}" height="{height:.0f}" '
         f'viewBox="0 0 {width} {height:.0f}"><title>{escape(title)}</title>{body}</svg>'
     )
+
+
+def bar_chart(bars: list[Segment], *, title: str, unit: str, width: int = 640) -> str:
+    """Horizontal bars, one per option (e.g. time to train, power per rack)."""
+    label_w, right, row_h, top = 220, 80, 24, 28
+    scale_max = max((b.value for b in bars), default=0.0) or 1.0
+    plot_w = width - label_w - right
+    parts = [_text(10, 16, title, size=13, font_weight="bold")]
+    for index, bar in enumerate(bars):
+        y = top + index * row_h
+        w = plot_w * max(bar.value, 0.0) / scale_max
+        colour = PALETTE[index % len(PALETTE)]
+        parts.append(_text(label_w - 8, y + 14, bar.label, size=10, anchor="end"))
+        parts.append(
+            f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{row_h - 8}" '
+            f'fill="{colour}"><title>{escape(bar.label)}</title></rect>'
+        )
+        parts.append(_text(label_w + w + 6, y + 14, f"{_fmt(bar.value)} {unit}", size=10))
+    return _svg(width, top + len(bars) * row_h + 8, title, parts)

@@ -72,3 +72,12 @@ def test_chinese_labels_survive():
     svg = line_chart([Series("购买", (1, 2))], title="累计成本", x_label="月", y_label="元")
     assert "购买" in svg and "累计成本" in svg
     parse(svg)
+
+
+def test_bar_chart_scales_bars_to_the_largest_value():
+    from advisor.brief.charts import bar_chart
+
+    root = parse(bar_chart([Segment("H100", 10), Segment("L40S", 25)], title="t", unit="h"))
+    widths = bar_widths(root)
+    assert widths[1] == pytest.approx(2.5 * widths[0], rel=1e-3)
+    assert "25.0 h" in ET.tostring(root, encoding="unicode")

@@ -194,8 +194,8 @@ def test_option_that_does_not_fit_stays_with_the_reason():
     ("procurement", "expected_reason"),
     [
         (Procurement(domestic_only=True), "not a domestic accelerator"),
-        (Procurement(exclude_families=("nvidia-hopper",)), "excluded by you"),
-        (Procurement(include_families=("huawei-ascend",)), "not among your preferred"),
+        (Procurement(exclude_accelerators=("h100-sxm-80gb",)), "excluded by you"),
+        (Procurement(include_accelerators=("ascend-910b-64gb",)), "not among your preferred"),
         (Procurement(budget_cny=Decimal(1000)), "over budget"),
         (Procurement(modes=("cloud",), deadline_hours=0.01), "misses the deadline"),
     ],
@@ -252,7 +252,8 @@ def test_rankings_only_hold_qualifying_options_and_fastest_is_by_time():
 def test_unknown_peak_is_named_instead_of_a_missing_price():
     candidate = hardware("dgx-h100", "nvidia-hopper")
     candidate = replace(
-        candidate, accelerator=replace(candidate.accelerator, bf16_dense_tflops=None)
+        candidate,
+        accelerator=replace(candidate.accelerator, bf16_dense_tflops=None, fp16_dense_tflops=None),
     )
     (option,) = recommend(scenario(), [candidate], [site()], today=TODAY).options
     texts = [r.render() for r in option.reasons]

@@ -32,6 +32,7 @@ from advisor.domain.economics import compare as economics
 from advisor.domain.economics.inputs import (
     Assumptions,
     EconomicsInputs,
+    Overrides,
     Prices,
     Provenance,
     ServerLoad,
@@ -53,7 +54,7 @@ DOMESTIC_STACKS = ("cann",)  # Huawei Ascend; extend when other domestic stacks 
 class HardwareCandidate:
     accelerator: AcceleratorSpec
     server: ServerSpec
-    family: str  # e.g. "nvidia-hopper", "huawei-ascend"; for include/exclude filters
+    family: str  # maker and architecture, e.g. "NVIDIA Hopper" (for display)
     domestic: bool
     availability: AvailabilityFacts | None = None
     prices: Prices = Prices()
@@ -65,8 +66,20 @@ class SiteCandidate:
     data_center: DataCenterFacts
     vendor: VendorFacts
     zone: PolicyZoneFacts
+    # Figures the catalog lacks are named in ``missing_costs`` (Overrides field names) and
+    # hold a placeholder in ``costs``; the option is priced only when the buyer supplies them.
     costs: Site
     cost_provenance: dict[str, Provenance] = field(default_factory=dict)
+    missing_costs: tuple[str, ...] = ()
+    # Offers that depend on the site (rent and cloud at this data center, its vendor's price).
+    prices_by_server: dict[str, Prices] = field(default_factory=dict)
+    price_provenance_by_server: dict[str, dict[str, Provenance]] = field(default_factory=dict)
+
+    def prices_for(self, hardware: HardwareCandidate) -> tuple[Prices, dict[str, Provenance]]:
+        key = hardware.server.key
+        if key in self.prices_by_server:
+            return self.prices_by_server[key], self.price_provenance_by_server.get(key, {})
+        return hardware.prices, hardware.price_provenance
 
 
 @dataclass(frozen=True)
@@ -74,13 +87,18 @@ class Procurement:
     modes: tuple[str, ...] = MODES  # which of buy / rent / cloud the buyer considers
     budget_cny: Decimal | None = None  # ceiling on the horizon total of the chosen mode
     deadline_hours: float | None = None  # wall-clock the training must finish within
-    include_families: tuple[str, ...] = ()  # empty: every family
-    exclude_families: tuple[str, ...] = ()
+    include_accelerators: tuple[str, ...] = ()  # accelerator keys; empty: every accelerator
+    exclude_accelerators: tuple[str, ...] = ()
     domestic_only: bool = False
     required_rules: tuple[str, ...] = ()  # rule ids that must pass, e.g. "VENDOR-MLPS"
     assumptions: Assumptions = Assumptions()
     buyer: BuyerRequirement = BuyerRequirement()
     max_servers: int = DEFAULT_MAX_SERVERS
+    overrides: Overrides = Overrides()  # the buyer's own figures (tariff, prices, PUE …)
+
+    def uncovered(self, site: SiteCandidate) -> tuple[str, ...]:
+        """The site's missing cost figures that the buyer has not supplied either."""
+        return tuple(n for n in site.missing_costs if getattr(self.overrides, n, None) is None)
 
 
 @dataclass(frozen=True)
@@ -212,10 +230,10 @@ def server_load(result: SizingResult) -> ServerLoad | None:
 # under-counted.
 UNKNOWN_SERVER_RACK_UNITS = 8
 
-# Idle draw of a GPU server outside training hours, as a share of its full-load power.
-# NVIDIA DGX H100 user guide: ~10.2 kW max; idle H100 SXM draws ~70-90 W of its 700 W TDP, and
-# the host (CPUs, fans, NICs, NVMe) ~1-1.5 kW: together roughly 20 % of the maximum.
-IDLE_SHARE_OF_MAX = 0.2
+# Idle draw of a GPU server outside training hours, as a share of its full-load power: the
+# economics service's stated assumption (advisor/selectors/economics.py IDLE_SHARE_OF_MAX,
+# 30 %; no public measurement), which the buyer can override there.
+IDLE_SHARE_OF_MAX = 0.3
 
 
 def _idle_kw(result: SizingResult) -> float:
@@ -226,16 +244,17 @@ def price(
     result: SizingResult, hardware: HardwareCandidate, site: SiteCandidate, procurement
 ) -> economics.EconomicsResult | None:
     load = server_load(result)
-    if load is None:
+    if load is None or procurement.uncovered(site):
         return None
+    prices, price_provenance = site.prices_for(hardware)
     offered = Prices(
-        purchase_cny_per_server=hardware.prices.purchase_cny_per_server
+        purchase_cny_per_server=prices.purchase_cny_per_server
         if "buy" in procurement.modes
         else None,
-        rent_cny_per_server_month=hardware.prices.rent_cny_per_server_month
+        rent_cny_per_server_month=prices.rent_cny_per_server_month
         if "rent" in procurement.modes
         else None,
-        cloud_cny_per_gpu_hour=hardware.prices.cloud_cny_per_gpu_hour
+        cloud_cny_per_gpu_hour=prices.cloud_cny_per_gpu_hour
         if "cloud" in procurement.modes
         else None,
     )
@@ -246,9 +265,9 @@ def price(
         site=site.costs,
         prices=offered,
         assumptions=procurement.assumptions,
-        provenance={**site.cost_provenance, **hardware.price_provenance},
+        provenance={**site.cost_provenance, **price_provenance},
     )
-    return economics.evaluate(inputs)
+    return economics.evaluate(inputs, procurement.overrides)
 
 
 def _cost(result: economics.EconomicsResult | None) -> tuple[str | None, Decimal | None]:
@@ -277,9 +296,10 @@ def _filter_reasons(hardware: HardwareCandidate, procurement: Procurement) -> li
     reasons = []
     if procurement.domestic_only and not hardware.domestic:
         reasons.append(Message(N_("not a domestic accelerator")))
-    if procurement.include_families and hardware.family not in procurement.include_families:
+    key = hardware.accelerator.key
+    if procurement.include_accelerators and key not in procurement.include_accelerators:
         reasons.append(Message(N_("accelerator family not among your preferred ones")))
-    if hardware.family in procurement.exclude_families:
+    if key in procurement.exclude_accelerators:
         reasons.append(Message(N_("accelerator family excluded by you")))
     return reasons
 
@@ -329,10 +349,27 @@ def _time_reason(result: SizingResult) -> Message | None:
     )
 
 
-def _price_reason(result: SizingResult, cost: Decimal | None) -> Message | None:
+MISSING_COST_REASONS = {
+    "tariff_cny_per_kwh": N_(
+        "cannot be priced at this site: the catalog has no electricity price; enter your own"
+    ),
+    "rack_fee_cny_per_month": N_(
+        "cannot be priced at this site: the catalog has no rack fee; enter your own"
+    ),
+    "rack_power_limit_kw": N_(
+        "cannot be priced at this site: the catalog has no power limit per rack; enter your own"
+    ),
+    "pue": N_("cannot be priced at this site: no PUE is known; enter your own"),
+}
+
+
+def _price_reasons(result: SizingResult, site: SiteCandidate, procurement, cost) -> list:
     if cost is not None or _time_reason(result) is not None:
-        return None
-    return Message(N_("no price for the procurement modes you chose"))
+        return []
+    uncovered = procurement.uncovered(site)
+    if uncovered:
+        return [Message(MISSING_COST_REASONS[name]) for name in uncovered]
+    return [Message(N_("no price for the procurement modes you chose"))]
 
 
 # --- Putting it together ---------------------------------------------------------------------
@@ -366,7 +403,7 @@ def build_option(
         _deadline_reason(result, procurement),
         *_compliance_reasons(report, procurement),
         _time_reason(result),
-        _price_reason(result, cost),
+        *_price_reasons(result, site, procurement, cost),
         _budget_reason(cost, procurement),
     ]
     return Option(

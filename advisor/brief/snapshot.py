@@ -1,0 +1,215 @@
+"""The frozen content of a brief: every figure, finding and sentence, as JSON.
+
+A brief is rendered from this snapshot only, never from live catalog rows, so it reads the
+same after the catalog changes. Sentences are kept as English templates plus parameters
+(docs/decisions/0002) so the same snapshot renders in Chinese or English. Money is kept as
+decimal strings, dates as ISO strings. Pure Python (no Django).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, datetime
+from decimal import Decimal
+
+from advisor.domain.compliance.comparison import compare_vendors
+from advisor.domain.delivery.checklist import (
+    ChecklistItem,
+    DeliveryInputs,
+    acceptance_checklist,
+    contract_terms,
+    expected_bus_bandwidth_gbs,
+    operating_risks,
+)
+from advisor.domain.i18n import Message
+from advisor.domain.recommend import Option, Procurement, Recommendation
+from advisor.domain.scenario import Scenario, dump_scenario
+
+SCHEMA_VERSION = 1
+
+
+def jsonable(value):
+    """Plain JSON types for dataclasses, Decimals, dates, tuples and Messages."""
+    if isinstance(value, Message):
+        return message(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [jsonable(v) for v in value]
+    if isinstance(value, float) and value != value:  # NaN never reaches a brief
+        return None
+    return value
+
+
+def message(value: Message) -> dict:
+    return {"template": value.template, "params": jsonable(dict(value.params))}
+
+
+def _items(items: list[ChecklistItem]) -> list[dict]:
+    return [
+        {"item": i.item, "title": i.title, "check": message(i.check), "citation": i.citation}
+        for i in items
+    ]
+
+
+def delivery_snapshot(option: Option) -> dict:
+    sizing = option.sizing
+    inputs = DeliveryInputs(
+        accelerator=sizing.accelerator,
+        server=sizing.server,
+        gpus_per_server=min(sizing.layout.gpus, sizing.gpus_per_server),
+        servers=sizing.servers,
+        checkpoint_gib=sizing.storage.checkpoint_gib,
+        checkpoints_kept=sizing.storage.checkpoints_kept,
+        read_needed_gbs=sizing.storage.feed_read_gbs,
+        nvme_needed_tb=sizing.storage.local_nvme_needed_tb,
+    )
+    return {
+        "expected_bus_bandwidth_gbs": expected_bus_bandwidth_gbs(inputs),
+        "acceptance": _items(acceptance_checklist(inputs)),
+        "risks": _items(operating_risks(inputs)),
+        "contract_terms": _items(contract_terms()),
+    }
+
+
+def _economics(option: Option) -> dict | None:
+    result = option.economics
+    if result is None:
+        return None
+    return {
+        "cheapest_mode": result.cheapest_mode,
+        "racks": result.racks,
+        "summary_cny": {mode: jsonable(result.summary_cny(mode)) for mode in result.costs},
+        "running_cny_per_year": {
+            mode: jsonable(cost.running_cny_per_year) for mode, cost in result.costs.items()
+        },
+        "break_even_hours_per_year": {
+            mode: jsonable(b.hours_per_year) for mode, b in result.break_even.items()
+        },
+        "payback_months": {mode: jsonable(p.months) for mode, p in result.payback.items()},
+        "monthly": {
+            "months": list(result.monthly.months),
+            "cumulative_cny": jsonable(result.monthly.cumulative_cny),
+        },
+        "assumptions": [
+            {
+                "key": a.key,
+                "value": jsonable(a.value),
+                "message": message(a.message),
+                "basis": a.basis,
+                "basis_label": a.basis_label,
+                "source": a.source,
+                "as_of": jsonable(a.as_of),
+            }
+            for a in result.assumptions
+        ],
+        "messages": [message(m) for m in result.messages],
+    }
+
+
+def _sizing(option: Option) -> dict:
+    sizing = option.sizing
+    figures = sizing.to_json()
+    figures["assumptions"] = [message(m) for m in sizing.assumptions]
+    figures["memory_total_gib"] = round(sizing.memory.total, 2)
+    return figures
+
+
+def option_snapshot(option: Option) -> dict:
+    return {
+        "key": option.key,
+        "qualifies": option.qualifies,
+        "reasons": [message(m) for m in option.reasons],
+        "mode": option.mode,
+        "cost_cny": jsonable(option.cost_cny),
+        "accelerator": jsonable(option.hardware.accelerator),
+        "server": jsonable(option.hardware.server),
+        "family": option.hardware.family,
+        "domestic": option.hardware.domestic,
+        "availability": jsonable(option.hardware.availability),
+        "prices": jsonable(option.hardware.prices),
+        "price_provenance": jsonable(option.hardware.price_provenance),
+        "data_center": jsonable(option.site.data_center),
+        "vendor": jsonable(option.site.vendor),
+        "zone": jsonable(option.site.zone),
+        "site_costs": jsonable(option.site.costs),
+        "sizing": _sizing(option),
+        "compliance": option.compliance.as_dict(),
+        "economics": _economics(option),
+        "delivery": delivery_snapshot(option),
+    }
+
+
+def vendor_comparison_snapshot(options: list[Option], today: date) -> dict:
+    """The V4 side-by-side table for the hosting vendors of the options, each cell with status."""
+    vendors = {}
+    for option in options:
+        vendors.setdefault(option.site.vendor.key or option.site.vendor.name, option.site.vendor)
+    table = compare_vendors(list(vendors.values()), today)
+    return {
+        "vendors": list(table.vendor_names),
+        "rows": [
+            {
+                "key": row.key,
+                "label": row.label,
+                "cells": [
+                    {
+                        "lines": [message(line) for line in cell.lines],
+                        "status": str(cell.status) if cell.status is not None else None,
+                    }
+                    for cell in row.cells
+                ],
+            }
+            for row in table.rows
+        ],
+    }
+
+
+def choose(recommendation: Recommendation, chosen_key: str | None = None) -> list[Option]:
+    """The chosen option (default: the top recommendation) and up to two alternatives."""
+    pool = list(recommendation.rankings["recommended"]) or list(recommendation.options)
+    if chosen_key is not None:
+        chosen = next((o for o in recommendation.options if o.key == chosen_key), None)
+        if chosen is None:
+            raise KeyError(chosen_key)
+    else:
+        chosen = pool[0]
+    alternatives = [o for o in pool if o.key != chosen.key][:2]
+    return [chosen, *alternatives]
+
+
+def brief_snapshot(
+    *,
+    scenario: Scenario,
+    procurement: Procurement,
+    recommendation: Recommendation,
+    chosen_key: str | None,
+    today: date,
+    inputs: dict | None = None,
+    catalog: list[dict] | None = None,
+) -> dict:
+    """Everything a brief shows, frozen.
+
+    ``inputs`` is the wizard's answers as entered; ``catalog`` the catalog records the options
+    were built from, each with its ``source`` and ``as_of`` (for the appendix).
+    """
+    chosen = choose(recommendation, chosen_key)
+    return {
+        "schema": SCHEMA_VERSION,
+        "today": today.isoformat(),
+        "ruleset_version": chosen[0].compliance.ruleset_version,
+        "scenario": dump_scenario(scenario),
+        "procurement": jsonable(procurement),
+        "inputs": jsonable(inputs or {}),
+        "options": [option_snapshot(o) for o in chosen],
+        "vendor_comparison": vendor_comparison_snapshot(chosen, today),
+        "catalog": jsonable(catalog or []),
+        "considered": len(recommendation.options),
+        "qualifying": len(recommendation.rankings["recommended"]),
+    }

@@ -1,0 +1,318 @@
+"""Catalog rows → recommendation candidates, and one call that runs the recommendation.
+
+The input is the wizard's document: a scenario v1 object with optional ``site`` and
+``procurement`` sections (docs/wizard.md). Without a ``site`` section every catalog data
+center is considered; without ``procurement`` every mode, no budget and no deadline.
+Read-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from django.utils import timezone
+
+from advisor.domain.compliance.facts import (
+    DataCenterFacts,
+    PolicyZoneFacts,
+    VendorFacts,
+)
+from advisor.domain.economics.inputs import (
+    BASIS_OVERRIDE,
+    Assumptions,
+    Overrides,
+    Prices,
+    Provenance,
+    Site,
+)
+from advisor.domain.recommend import (
+    HardwareCandidate,
+    Procurement,
+    Recommendation,
+    SiteCandidate,
+    recommend,
+)
+from advisor.domain.scenario import Scenario, load_scenario
+from advisor.selectors import compliance as compliance_selectors
+from advisor.selectors import economics as economics_selectors
+from advisor.selectors.sizing import accelerator_spec_from_row, server_spec_from_row
+from vendors import choices
+from vendors.models import DataCenter, Offer, PolicyZone, ServerModel
+
+# The wizard's qualification codes → the compliance rules that must pass for them.
+QUALIFICATION_RULES = {
+    "idc-licence": "VENDOR-TELECOM-LICENCE",
+    "icp-filing": "VENDOR-ICP-FILING",
+    "iso-27001": "VENDOR-ISO27001",
+    "iso-9001": "VENDOR-ISO9001",
+    "mlps-3": "VENDOR-MLPS3",
+}
+OWN_ROOM_KEY = "own-room"
+HOURS_PER_DAY = 24
+
+
+@dataclass(frozen=True)
+class RecommendRun:
+    scenario: Scenario
+    procurement: Procurement
+    recommendation: Recommendation
+    today: date
+
+
+# --- Hardware -------------------------------------------------------------------------------
+
+
+def hardware_candidates() -> list[HardwareCandidate]:
+    """Every server model in the catalog with its accelerator (prices are per site)."""
+    rows = ServerModel.objects.select_related("accelerator").order_by("key")
+    return [
+        HardwareCandidate(
+            accelerator=accelerator_spec_from_row(row.accelerator),
+            server=server_spec_from_row(row),
+            family=f"{row.accelerator.maker} {row.accelerator.architecture}".strip(),
+            domestic=row.accelerator.china_availability == choices.ChinaAvailability.DOMESTIC,
+            availability=compliance_selectors.availability_facts(row.accelerator),
+        )
+        for row in rows
+    ]
+
+
+# --- Sites ----------------------------------------------------------------------------------
+
+
+# Stand-ins for cost figures the catalog lacks; an option is priced only once the buyer
+# supplies the real figure (the option lists what is missing), so these never reach a result.
+PLACEHOLDERS = {
+    "tariff_cny_per_kwh": Decimal(0),
+    "rack_fee_cny_per_month": Decimal(0),
+    "rack_power_limit_kw": Decimal(1),
+    "pue": Decimal(1),
+}
+
+
+def _site(key: str, name: str, values: dict, **flags) -> tuple[Site, tuple[str, ...]]:
+    missing = tuple(n for n in PLACEHOLDERS if values.get(n) is None)
+    filled = {n: PLACEHOLDERS[n] if values.get(n) is None else values[n] for n in PLACEHOLDERS}
+    return Site(key=key, name=name, **filled, **flags), missing
+
+
+def _site_costs(dc: DataCenter, preferential_tariff: bool) -> tuple[Site, dict, tuple[str, ...]]:
+    figures = economics_selectors.site_figures(dc, preferential_tariff=preferential_tariff)
+    site, missing = _site(
+        figures.key,
+        figures.name,
+        {n: getattr(figures, n) for n in PLACEHOLDERS},
+        price_includes_pue=figures.price_includes_pue,
+        power_in_rack_fee=figures.power_in_rack_fee,
+    )
+    return site, figures.provenance, missing
+
+
+def catalog_site(
+    dc: DataCenter, server_models: list[ServerModel], preferential_tariff: bool = False
+) -> SiteCandidate:
+    vendor = dc.vendor
+    costs, provenance, missing = _site_costs(dc, preferential_tariff)
+    prices, price_provenance = {}, {}
+    for model in server_models:
+        prices[model.key], price_provenance[model.key] = economics_selectors.prices_for(model, dc)
+    return SiteCandidate(
+        data_center=compliance_selectors.data_center_facts(dc, vendor),
+        vendor=compliance_selectors.vendor_facts(vendor) if vendor else VendorFacts(),
+        zone=compliance_selectors.policy_zone_facts(dc.policy_zone),
+        costs=costs,
+        cost_provenance=provenance,
+        missing_costs=missing,
+        prices_by_server=prices,
+        price_provenance_by_server=price_provenance,
+    )
+
+
+def _number(value) -> float | None:
+    try:
+        return None if value in (None, "") else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _decimal(value) -> Decimal | None:
+    try:
+        return None if value in (None, "") else Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def own_room_site(room: dict, server_models: list[ServerModel]) -> SiteCandidate:
+    """The buyer's own room: no rack fee, the zone's tariff, the PUE they stated."""
+    zone = PolicyZone.objects.filter(key=room.get("policy_zone")).first()
+    feeds = room.get("power_feeds")
+    facts = DataCenterFacts(
+        key=OWN_ROOM_KEY,
+        name=room.get("name") or OWN_ROOM_KEY,
+        province=zone.province if zone else None,
+        self_operated=True,
+        inlet_temp_min_c=_number(room.get("inlet_temp_min_c")),
+        inlet_temp_max_c=_number(room.get("inlet_temp_max_c")),
+        inlet_rh_min_pct=_number(room.get("humidity_min_pct")),
+        inlet_rh_max_pct=_number(room.get("humidity_max_pct")),
+        pue=_number(room.get("pue")),
+        max_rack_kw=_number(room.get("max_kw_per_rack")),
+        cooling_kinds=tuple(room.get("cooling_available") or ()) or None,
+        dual_utility_feeds=None if feeds in (None, "") else int(feeds) >= 2,
+        ups_backup_min=_number(room.get("ups_minutes")),
+        generator_start_s=_number(room.get("generator_start_s")),
+        floor_load_kg_per_m2=_number(room.get("floor_load_kg_per_m2")),
+    )
+    tariff = _decimal(zone.tariff_cny_per_kwh) if zone else None
+    costs, missing = _site(
+        OWN_ROOM_KEY,
+        facts.name,
+        {
+            "tariff_cny_per_kwh": tariff,
+            "pue": _decimal(room.get("pue")),
+            "rack_power_limit_kw": _decimal(room.get("max_kw_per_rack")),
+            "rack_fee_cny_per_month": Decimal(0),
+        },
+    )
+    provenance = {
+        "pue": Provenance(BASIS_OVERRIDE),
+        "rack_power_limit_kw": Provenance(BASIS_OVERRIDE),
+        "rack_fee_cny_per_month": Provenance(BASIS_OVERRIDE, "Own room: no colocation fee."),
+    }
+    if tariff is not None:
+        provenance["tariff_cny_per_kwh"] = Provenance(
+            economics_selectors.BASIS_OFFICIAL, zone.tariff_source or "", zone.tariff_as_of
+        )
+    prices, price_provenance = {}, {}
+    for model in server_models:
+        prices[model.key], price_provenance[model.key] = _purchase_price(model)
+    return SiteCandidate(
+        data_center=facts,
+        vendor=VendorFacts(key=OWN_ROOM_KEY, name=facts.name),
+        zone=compliance_selectors.policy_zone_facts(zone) if zone else PolicyZoneFacts(),
+        costs=costs,
+        cost_provenance=provenance,
+        missing_costs=missing,
+        prices_by_server=prices,
+        price_provenance_by_server=price_provenance,
+    )
+
+
+def _purchase_price(model: ServerModel) -> tuple[Prices, dict[str, Provenance]]:
+    """In the buyer's own room only buying applies: the newest CNY purchase offer, quotes first."""
+    offers = Offer.objects.filter(
+        server_model=model, kind=choices.OfferKind.BUY, currency=choices.Currency.CNY
+    ).select_related("vendor", "data_center")
+    offer = min(
+        offers,
+        key=lambda o: (o.is_example, -(o.quoted_on or o.as_of or date.min).toordinal(), o.key),
+        default=None,
+    )
+    if offer is None:
+        return Prices(), {}
+    seller = offer.vendor or offer.data_center or offer.seller_name
+    basis = (
+        economics_selectors.BASIS_EXAMPLE if offer.is_example else economics_selectors.BASIS_QUOTE
+    )
+    provenance = Provenance(
+        basis, f"{seller}. {offer.source}".strip(), offer.quoted_on or offer.as_of
+    )
+    return Prices(purchase_cny_per_server=offer.purchase_price), {
+        "purchase_cny_per_server": provenance
+    }
+
+
+def site_candidates(section: dict | None, preferential_tariff: bool = False) -> list:
+    server_models = list(ServerModel.objects.order_by("key"))
+    section = section or {}
+    if section.get("room"):
+        return [own_room_site(section["room"], server_models)]
+    rows = DataCenter.objects.select_related("vendor", "policy_zone").order_by("key")
+    keys = section.get("data_centers")
+    if keys:
+        rows = rows.filter(key__in=keys)
+    return [catalog_site(dc, server_models, preferential_tariff) for dc in rows]
+
+
+# --- Procurement ----------------------------------------------------------------------------
+
+
+def deadline_hours(deadline, today: date) -> float | None:
+    """Wall-clock hours from the start of ``today`` (Asia/Shanghai) to the end of the deadline."""
+    if not deadline:
+        return None
+    if isinstance(deadline, str):
+        deadline = date.fromisoformat(deadline)
+    return float((deadline - today).days + 1) * HOURS_PER_DAY
+
+
+def procurement_from(section: dict | None, today: date) -> Procurement:
+    section = section or {}
+    defaults = Assumptions()
+    hours = _decimal(section.get("hours_per_year"))
+    years = section.get("years")
+    assumptions = Assumptions(
+        training_hours_per_year=hours if hours is not None else defaults.training_hours_per_year,
+        horizon_years=int(years) if years else defaults.horizon_years,
+    )
+    return Procurement(
+        modes=tuple(section.get("modes") or ("buy", "rent", "cloud")),
+        budget_cny=_decimal(section.get("budget_cny")),
+        deadline_hours=deadline_hours(section.get("deadline"), today),
+        include_accelerators=tuple(section.get("preferred_accelerators") or ()),
+        exclude_accelerators=tuple(section.get("excluded_accelerators") or ()),
+        domestic_only=bool(section.get("domestic_only")),
+        required_rules=tuple(
+            QUALIFICATION_RULES[q]
+            for q in section.get("qualifications") or ()
+            if q in QUALIFICATION_RULES
+        ),
+        assumptions=assumptions,
+        overrides=overrides_from(section.get("overrides")),
+    )
+
+
+def overrides_from(values: dict | None) -> Overrides:
+    """The buyer's own figures, by Overrides field name; unknown names and blanks are ignored."""
+    known = {f.name for f in fields(Overrides)}
+    cleaned = {}
+    for name, value in (values or {}).items():
+        if name in known and value not in (None, ""):
+            number = _decimal(value)
+            if number is not None:
+                cleaned[name] = number
+    return Overrides(**cleaned)
+
+
+# --- Entry point ------------------------------------------------------------------------------
+
+
+def local_today() -> date:
+    return timezone.localdate()
+
+
+def run_recommendation(document: dict, *, today: date | None = None) -> RecommendRun:
+    """Everything the results page, the CLI and the brief show, from the wizard's document.
+
+    Raises :class:`advisor.domain.scenario.ScenarioError` naming the field when the scenario
+    part is invalid.
+    """
+    today = today or local_today()
+    scenario = load_scenario(document)
+    procurement = procurement_from(document.get("procurement"), today)
+    recommendation = recommend(
+        scenario,
+        hardware_candidates(),
+        site_candidates(
+            document.get("site"),
+            preferential_tariff=bool(
+                (document.get("procurement") or {}).get("preferential_tariff")
+            ),
+        ),
+        procurement,
+        today=today,
+        params=compliance_selectors.rule_parameters(),
+    )
+    return RecommendRun(scenario, procurement, recommendation, today)

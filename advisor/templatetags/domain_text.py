@@ -1,0 +1,65 @@
+"""Render the domain's translatable messages in the reader's language.
+
+The domain returns ``Message(template, params)`` objects, or their JSON form
+``{"template": ..., "params": {...}}`` in stored snapshots, and bare ``N_()`` strings for
+titles (docs/decisions/0002). ``{{ value|tr }}`` translates the template first and fills in
+the figures after.
+"""
+
+from django import template
+from django.utils.translation import gettext
+
+from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
+from advisor.domain.compliance.engine import VERDICT_LABELS
+from advisor.domain.i18n import Message
+
+register = template.Library()
+
+
+def render_text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, Message):
+        template_text, params = value.template, dict(value.params)
+    elif isinstance(value, dict) and "template" in value:
+        template_text, params = value["template"], dict(value.get("params") or {})
+    else:
+        return gettext(str(value)) if value != "" else ""
+    try:
+        return gettext(template_text).format(**params)
+    except (KeyError, IndexError, ValueError):
+        # A translation that lost a placeholder must not hide the figures: fall back.
+        return template_text.format(**params)
+
+
+@register.filter(name="tr")
+def tr(value) -> str:
+    return render_text(value)
+
+
+@register.filter
+def get_item(mapping, key):
+    """``{{ mapping|get_item:key }}`` for dict keys that are not valid template attributes."""
+    if isinstance(mapping, dict):
+        return mapping.get(key)
+    return None
+
+
+@register.filter
+def verdict_label(value) -> str:
+    return gettext(VERDICT_LABELS.get(value, str(value)))
+
+
+@register.filter
+def status_label(value) -> str:
+    return gettext(STATUS_LABELS.get(value, str(value)))
+
+
+@register.filter
+def severity_label(value) -> str:
+    return gettext(SEVERITY_LABELS.get(value, str(value)))
+
+
+@register.filter
+def area_label(value) -> str:
+    return gettext(AREA_LABELS.get(value, str(value)))

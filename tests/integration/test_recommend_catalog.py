@@ -1,0 +1,153 @@
+"""The recommendation over the seeded catalog: every server model × every data center."""
+
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from django.core.management import call_command
+
+from advisor.domain.scenario import ScenarioError
+from advisor.selectors.recommend import (
+    deadline_hours,
+    procurement_from,
+    run_recommendation,
+)
+from vendors.models import DataCenter, ServerModel
+
+pytestmark = pytest.mark.django_db
+TODAY = date(2026, 11, 29)
+
+SCENARIO = {
+    "model": {
+        "name": "Qwen2.5 7B",
+        "params_b": 7.615617,
+        "layers": 28,
+        "hidden": 3584,
+        "heads": 28,
+        "kv_heads": 4,
+        "intermediate": 18944,
+        "vocab": 152064,
+        "tied_embeddings": False,
+        "experts": None,
+        "experts_per_token": None,
+    },
+    "method": "lora",
+    "lora": {"rank": 16, "alpha": 32, "targets": "all-linear"},
+    "precision": "bf16",
+    "quant_bits": None,
+    "optimizer": "adamw",
+    "optimizer_in_backward": False,
+    "seq_len": 4096,
+    "micro_batch": 1,
+    "grad_accum": 8,
+    "gradient_checkpointing": True,
+    "flash_attention": True,
+    "packed": True,
+    "hardware": {"accelerator": None, "count": 1, "nodes": 1},
+    "parallelism": {
+        "strategy": "single",
+        "offload": "none",
+        "tensor_parallel": 1,
+        "pipeline_parallel": 1,
+    },
+    "training": {"dataset_tokens": 500_000_000, "epochs": 2},
+}
+
+
+@pytest.fixture
+def catalog():
+    call_command("load_catalog")
+
+
+def test_plain_scenario_considers_every_server_at_every_data_center(catalog):
+    run = run_recommendation(SCENARIO, today=TODAY)
+    expected = ServerModel.objects.count() * DataCenter.objects.count()
+    assert len(run.recommendation.options) == expected
+    assert run.recommendation.rankings["recommended"], "some option must qualify"
+    best = run.recommendation.rankings["recommended"][0]
+    assert best.sizing.fits and best.cost_cny is not None
+
+
+def test_site_section_limits_the_data_centers(catalog):
+    document = {**SCENARIO, "site": {"data_centers": ["jianmi-guiyang", "example-shanghai-qingpu"]}}
+    run = run_recommendation(document, today=TODAY)
+    sites = {o.site.data_center.key for o in run.recommendation.options}
+    assert sites == {"jianmi-guiyang", "example-shanghai-qingpu"}
+
+
+def test_own_room_uses_the_zone_tariff_and_no_rack_fee(catalog):
+    room = {
+        "name": "Our room",
+        "policy_zone": "guizhou",
+        "max_kw_per_rack": 40,
+        "cooling_available": ["air", "direct-liquid"],
+        "pue": 1.25,
+        "power_feeds": 2,
+        "ups_minutes": 30,
+        "generator_start_s": 12,
+        "inlet_temp_min_c": 18,
+        "inlet_temp_max_c": 25,
+        "humidity_min_pct": 40,
+        "humidity_max_pct": 60,
+    }
+    # The seeded Guizhou zone has no sourced tariff: the buyer must enter one.
+    unpriced = run_recommendation({**SCENARIO, "site": {"room": room}}, today=TODAY)
+    options = unpriced.recommendation.options
+    assert {o.site.data_center.key for o in options} == {"own-room"}
+    assert all(o.economics is None for o in options)
+    reasons = {r.render() for o in options for r in o.reasons}
+    assert any("no electricity price; enter your own" in r for r in reasons)
+
+    procurement = {"overrides": {"tariff_cny_per_kwh": "0.52"}}
+    document = {**SCENARIO, "site": {"room": room}, "procurement": procurement}
+    priced = [
+        o for o in run_recommendation(document, today=TODAY).recommendation.options if o.economics
+    ]
+    assert priced, "a server with a purchase offer must be priced in the own room"
+    for option in priced:
+        assert option.economics.inputs.site.tariff_cny_per_kwh == Decimal("0.52")
+        assert option.economics.inputs.site.rack_fee_cny_per_month == 0
+        assert set(option.economics.costs) == {"buy"}
+
+
+def test_procurement_section_is_read(catalog):
+    document = {
+        **SCENARIO,
+        "procurement": {
+            "modes": ["cloud"],
+            "budget_cny": "50",
+            "qualifications": ["mlps-3", "model-filing"],
+            "excluded_accelerators": ["h100-sxm-80gb"],
+            "domestic_only": False,
+            "years": 2,
+            "hours_per_year": 1500,
+            "deadline": "2026-12-01",
+        },
+    }
+    run = run_recommendation(document, today=TODAY)
+    assert run.procurement.required_rules == ("VENDOR-MLPS3",)
+    assert run.procurement.deadline_hours == 72
+    assert run.procurement.assumptions.horizon_years == 2
+    h100 = [o for o in run.recommendation.options if o.hardware.accelerator.key == "h100-sxm-80gb"]
+    assert h100 and all(not o.qualifies for o in h100)
+    assert all(o.mode in (None, "cloud") for o in run.recommendation.options)
+    assert not run.recommendation.rankings["recommended"]  # ¥50 buys nothing
+
+
+def test_invalid_scenario_names_the_field(catalog):
+    with pytest.raises(ScenarioError) as error:
+        run_recommendation({**SCENARIO, "seq_len": -5}, today=TODAY)
+    assert "seq_len" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("deadline", "hours"), [(None, None), ("2026-11-29", 24.0), (date(2026, 12, 9), 264.0)]
+)
+def test_deadline_is_counted_to_the_end_of_its_day(deadline, hours):
+    assert deadline_hours(deadline, TODAY) == hours
+
+
+def test_defaults_without_a_procurement_section():
+    procurement = procurement_from(None, TODAY)
+    assert procurement.modes == ("buy", "rent", "cloud")
+    assert procurement.budget_cny is None and procurement.deadline_hours is None
