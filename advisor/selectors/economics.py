@@ -100,6 +100,30 @@ class SiteFigures:
     demand_charge_cny_per_kw_month: Decimal | None
     provenance: dict[str, Provenance]
 
+    REQUIRED = ("tariff_cny_per_kwh", "rack_fee_cny_per_month", "rack_power_limit_kw")
+
+    def missing(self) -> list[str]:
+        """The figures the model needs that the catalog lacks (Overrides field names)."""
+        return [name for name in self.REQUIRED if getattr(self, name) is None]
+
+    def as_site(self, fill: dict | None = None) -> Site:
+        """A domain :class:`Site`; ``fill`` gives values for the missing figures."""
+        fill = fill or {}
+        gaps = [name for name in self.missing() if fill.get(name) is None]
+        if gaps:
+            raise MissingFigures(gaps, self.name)
+        value = {name: getattr(self, name) for name in self.REQUIRED}
+        value.update({name: to_decimal(fill[name]) for name in self.missing()})
+        return Site(
+            key=self.key,
+            name=self.name,
+            pue=self.pue,
+            price_includes_pue=self.price_includes_pue,
+            power_in_rack_fee=self.power_in_rack_fee,
+            demand_charge_cny_per_kw_month=self.demand_charge_cny_per_kw_month or Decimal(0),
+            **value,
+        )
+
 
 def _preferential_tariff(dc: DataCenter) -> tuple[Decimal | None, Provenance | None]:
     zone = dc.policy_zone
@@ -322,26 +346,9 @@ def economics_inputs(
     """
     overrides = overrides or Overrides()
     figures = site_figures(dc, preferential_tariff=preferential_tariff)
-    missing = [
-        name
-        for name in ("tariff_cny_per_kwh", "rack_fee_cny_per_month", "rack_power_limit_kw")
-        if getattr(figures, name) is None and getattr(overrides, name) is None
-    ]
-    if missing:
-        raise MissingFigures(missing, dc.name)
+    # The buyer's figures for what the catalog lacks; apply_overrides marks them as theirs.
+    site = figures.as_site({name: getattr(overrides, name) for name in figures.missing()})
     prices, price_provenance = prices_for(server_model, dc, cny_per_unit)
-    placeholder = Decimal(0)  # replaced by the override just below
-    site = Site(
-        key=figures.key,
-        name=figures.name,
-        tariff_cny_per_kwh=figures.tariff_cny_per_kwh or placeholder,
-        pue=figures.pue,
-        rack_fee_cny_per_month=figures.rack_fee_cny_per_month or placeholder,
-        rack_power_limit_kw=figures.rack_power_limit_kw or Decimal(1),
-        price_includes_pue=figures.price_includes_pue,
-        power_in_rack_fee=figures.power_in_rack_fee,
-        demand_charge_cny_per_kw_month=figures.demand_charge_cny_per_kw_month or Decimal(0),
-    )
     inputs = EconomicsInputs(
         load=load,
         site=site,

@@ -237,6 +237,9 @@ def test_demand_charge_comes_from_the_zone_for_passed_through_power(catalog):
     )
     figures = site_figures(site)
     assert figures.demand_charge_cny_per_kw_month == D(str(zone.demand_charge_cny_per_kw_month))
+    fill = {name: D("0.6") for name in figures.missing()}
+    domain_site = figures.as_site(fill)
+    assert domain_site.demand_charge_cny_per_kw_month == figures.demand_charge_cny_per_kw_month
     assert figures.provenance["demand_charge_cny_per_kw_month"].as_of == zone.tariff_as_of
     site.power_pricing = choices.PowerPricing.INCLUDED
     assert site_figures(site).demand_charge_cny_per_kw_month is None
