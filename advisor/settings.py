@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "django_htmx",
+    "django_tasks_db",
     "simple_history",
     "import_export",
     "advisor",
@@ -131,7 +132,21 @@ MEDIA_URL = "media/"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+# Brief generation runs as a task: immediately in development and tests; in production
+# through the database-backed queue (`manage.py db_worker` as its own process). Override with
+# ADVISOR_TASKS_BACKEND=immediate|database.
+TASKS_BACKENDS = {
+    "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+    "database": "django_tasks_db.DatabaseBackend",
+}
+TASKS = {
+    "default": {
+        "BACKEND": TASKS_BACKENDS[
+            os.environ.get("ADVISOR_TASKS_BACKEND", "database" if PRODUCTION else "immediate")
+        ],
+        "QUEUES": ["default"],
+    }
+}
 
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "advisor-demo")
 
