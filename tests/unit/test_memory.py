@@ -93,8 +93,8 @@ STATE_CASES = [
     # precision, optimizer, weights, master, gradients, optimizer states (bytes/param)
     ("bf16", "adamw", 2, 0, 2, 4),  # pure bf16: 2 + 2 + 2x2
     ("fp32", "adamw", 4, 0, 4, 8),  # fp32 throughout: 4 + 4 + 2x4
-    ("amp-bf16", "adamw", 2, 4, 6, 8),  # 16-bit copy, fp32 master, 16+32-bit grads, fp32 moments
-    ("amp-fp16", "adamw", 2, 4, 6, 8),
+    ("amp-bf16", "adamw", 2, 4, 4, 8),  # 16-bit copy, fp32 master and gradients, fp32 moments
+    ("amp-fp16", "adamw", 2, 4, 4, 8),
     ("bf16", "adamw-8bit", 2, 0, 2, 2),  # bitsandbytes 8-bit: one byte per moment
     ("bf16", "sgd", 2, 0, 2, 2),  # one momentum buffer in the parameter dtype
 ]
@@ -111,24 +111,41 @@ def test_full_fine_tuning_model_states(precision, optimizer, w, m, g, o):
 
 
 @pytest.mark.parametrize(
-    ("strategy", "weights_div", "grads_div", "optimizer_div"),
+    ("strategy", "weights_div", "backward_grads", "step_grads", "optimizer_div"),
     [
-        ("ddp", 1, 1, 1),
-        ("zero1", 1, 1, 8),
-        ("zero2", 1, 8, 8),
-        ("zero3", 8, 8, 8),
-        ("fsdp", 8, 8, 8),
+        # bytes per parameter of gradients in the backward pass, and added at the step
+        ("ddp", 1, 4, 0, 1),
+        ("zero1", 1, 4, 4 / 8, 8),  # full fp32 gradients; fp32 partition copy at the step
+        ("zero2", 1, 2 / 8, 4 / 8, 8),  # 16-bit partition; fp32 partition copy at the step
+        ("zero3", 8, 2 / 8, 4 / 8, 8),
+        ("fsdp", 8, 4 / 8, 0, 8),  # sharded fp32 gradients
     ],
 )
 def test_sharding_divides_the_right_states_by_the_data_parallel_degree(
-    strategy, weights_div, grads_div, optimizer_div
+    strategy, weights_div, backward_grads, step_grads, optimizer_div
 ):
     s = scenario(precision="amp-bf16", hardware__count=8, parallelism__strategy=strategy)
     result = memory(s)
     assert result.trainable_weights == pytest.approx(P * 2 / weights_div / GIB)
     assert result.master_weights == pytest.approx(P * 4 / optimizer_div / GIB)
-    assert result.gradients == pytest.approx(P * 6 / grads_div / GIB)
+    grads = backward_grads + (step_grads if result.peak_at_optimizer_step else 0)
+    assert result.gradients == pytest.approx(P * grads / GIB)
     assert result.optimizer_states == pytest.approx(P * 8 / optimizer_div / GIB)
+
+
+def test_the_peak_is_the_optimizer_step_when_its_fp32_gradients_outweigh_activations():
+    short = memory(
+        scenario(
+            precision="amp-bf16", hardware__count=8, seq_len=256, parallelism__strategy="zero2"
+        )
+    )
+    long = memory(
+        scenario(
+            precision="amp-bf16", hardware__count=8, seq_len=16384, parallelism__strategy="zero2"
+        )
+    )
+    assert short.peak_at_optimizer_step and short.activations == short.logits == 0
+    assert not long.peak_at_optimizer_step and long.logits > 0
 
 
 def test_tensor_parallel_divides_weights_and_activations():

@@ -65,6 +65,16 @@ ADAM_MOMENTS = 2
 OPTIMIZER_8BIT_BYTES = 2.0
 PAGED_OPTIMIZERS = ("paged-adamw", "paged-adamw-8bit")
 
+# Gradient bytes per trained parameter held through the backward pass under mixed precision,
+# by strategy: fp32 .grad of an autocast fp32 model (single, DDP), Megatron's fp32 main_grad
+# buffer (its distributed optimizer is recorded as zero1), DeepSpeed ZeRO-2/3's gradient
+# partition in the 16-bit parameter dtype, FSDP's fp32 reduce dtype (sharded).
+AMP_BACKWARD_GRAD_BYTES = {"single": 4, "ddp": 4, "zero1": 4, "zero2": 2, "zero3": 2, "fsdp": 4}
+# DeepSpeed ZeRO-1/2/3 convert the rank's gradient partition to fp32 for the optimizer step
+# (stage_1_and_2.py single_partition_of_fp32_groups[i].grad; stage3.py per optimizer
+# sub-group), after the activations are freed.
+AMP_STEP_GRAD_BYTES = {"zero1": 4, "zero2": 4, "zero3": 4}
+
 # --- Frameworks' buffers -------------------------------------------------------------------
 # DeepSpeed ZeRO gradient bucket: reduce_bucket_size 2e8 elements in the configs shipped by Qwen,
 # ms-swift and the Hugging Face examples, 16-bit, never larger than the trained parameters it
@@ -197,6 +207,7 @@ class MemoryBreakdown:
     framework_overhead: float
     paged_optimizer_gib: float  # states in unified memory, paged to host RAM (not in total)
     host_ram_per_gpu_gib: float
+    peak_at_optimizer_step: bool = False  # the peak is the optimizer step, not the backward
 
     @property
     def allocated(self) -> float:
@@ -227,7 +238,8 @@ class MemoryBreakdown:
         names = [
             f.name
             for f in fields(self)
-            if f.name not in ("paged_optimizer_gib", "host_ram_per_gpu_gib")
+            if f.name
+            not in ("paged_optimizer_gib", "host_ram_per_gpu_gib", "peak_at_optimizer_step")
         ]
         out = {name: getattr(self, name) for name in names}
         out["total"] = self.total
@@ -341,17 +353,19 @@ class MemoryModel:
         self.trainable_bytes = trained * weight_bytes
         self.trained_elem_bytes = weight_bytes
         self.master_bytes = trained * FP32 if amp else 0.0
-        # Gradients: the 16-bit (or fp32) gradient of each trained weight; mixed precision
-        # also keeps an fp32 gradient for the optimizer (DeepSpeed's fp32 partition gradients,
-        # Megatron's main_grad buffer, or the fp32 .grad of an autocast fp32 model).
-        grad_elem = weight_bytes + (FP32 if amp else 0)
-        self.grad_elem_bytes = grad_elem
-        self.gradient_bytes = trained * grad_elem
+        # Gradients held through the backward pass, per trained parameter: the parameter's
+        # dtype, or under mixed precision what each framework accumulates into (see
+        # AMP_BACKWARD_GRAD_BYTES); DeepSpeed ZeRO-1/2 add an fp32 copy of the partition only
+        # for the optimizer step, when the activations are gone (AMP_STEP_GRAD_BYTES).
+        self.amp = amp
+        self.grad_elem_bytes = weight_bytes
+        self.optimizer_in_backward = s.optimizer_in_backward
+        self.largest_gradient_bytes = 0.0
         if s.optimizer_in_backward:
             # Each gradient is applied and freed during the backward pass: only the largest
             # single tensor's gradient exists at once (the embedding or one MLP matrix).
             largest = self._largest_trained_tensor(s, m, lay, adapters)
-            self.gradient_bytes = min(self.gradient_bytes, largest * grad_elem)
+            self.largest_gradient_bytes = min(trained, largest) * (FP32 if amp else weight_bytes)
         state_bytes = FP32 if (amp or weight_bytes == FP32) else DTYPE_BYTES[s.precision]
         self.optimizer_bytes = trained * self._optimizer_bytes_per_param(s, state_bytes, m)
         self.paged = s.optimizer in PAGED_OPTIMIZERS
@@ -527,9 +541,10 @@ class MemoryModel:
     def _gathered_bytes(self, strategy: str, mp: int, dp: int, offloaded: bool) -> float:
         """Parameters gathered at once under ZeRO-3 (DeepSpeed) or FSDP, in bytes.
 
-        Never more than sharding saves on weights when the partition stays on the GPU: with
-        everything gathered, ZeRO-3/FSDP hold what ZeRO-2 holds, not more (both free a unit's
-        full parameters once it is done; the live-parameter ceiling is an upper bound).
+        Across several data-parallel ranks, never more than sharding saves on weights when the
+        partition stays on the GPU: with everything gathered, ZeRO-3/FSDP hold what ZeRO-2
+        holds, not more (both free a unit's full parameters once it is done; the live-parameter
+        ceiling is an upper bound). On one rank the gathered copies sit beside the partition.
         """
         unit = max(self.layer_params, self.embedding_unit_params) / mp
         if strategy == "fsdp":
@@ -538,7 +553,7 @@ class MemoryModel:
             live = min(self.scenario.model.params / mp, ZERO3_MAX_LIVE_PARAMETERS)
             gathered = max(live, unit)
         gathered *= self.weight_elem_bytes
-        if not offloaded:
+        if not offloaded and dp > 1:
             weights = (self.frozen_bytes + self.trainable_bytes) / mp
             gathered = min(gathered, weights * (1 - 1 / dp))
         return gathered
@@ -564,7 +579,9 @@ class MemoryModel:
         frozen = self.frozen_bytes / mp / shard_weights
         trainable = self.trainable_bytes / mp / shard_weights
         master = self.master_bytes / mp / shard_optimizer
-        gradients = self.gradient_bytes / mp / shard_grads
+        gradients, step_gradients = self._gradient_bytes(strategy, dp)
+        gradients /= mp * shard_grads
+        step_gradients /= mp
         optimizer = self.optimizer_bytes / mp / shard_optimizer
         host = 0.0
         paged = 0.0
@@ -578,8 +595,8 @@ class MemoryModel:
         buffers = self.dequant_bytes + self.dora_bytes
         if params_offloaded:
             # Parameters and gradients live in host RAM and stream in one unit at a time.
-            host += frozen + trainable + gradients
-            frozen = trainable = gradients = 0.0
+            host += frozen + trainable + gradients + step_gradients
+            frozen = trainable = gradients = step_gradients = 0.0
             buffers += self._gathered_bytes(strategy, mp, dp, offloaded=True)
         elif strategy in ("zero3", "fsdp"):
             buffers += self._gathered_bytes(strategy, mp, dp, offloaded=False)
@@ -595,9 +612,33 @@ class MemoryModel:
         # the rank's process with its data-loader workers.
         host += paged + (self.frozen_bytes + self.trainable_bytes) / layout.gpus
         host += HOST_PROCESS_GIB * GIB
-        result = (frozen, trainable, master, gradients, optimizer, buffers, paged, host)
+        result = (
+            frozen,
+            trainable,
+            master,
+            gradients,
+            optimizer,
+            buffers,
+            paged,
+            host,
+            step_gradients,
+        )
         self._state_cache[key] = result
         return result
+
+    def _gradient_bytes(self, strategy: str, dp: int) -> tuple[float, float]:
+        """(gradients through the backward pass, extra gradients at the optimizer step), bytes.
+
+        The first is before sharding (the caller divides by the strategy's gradient shard); the
+        second is already per data-parallel rank.
+        """
+        if self.optimizer_in_backward:
+            return self.largest_gradient_bytes, 0.0
+        if not self.amp:
+            return self.trained_params * self.grad_elem_bytes, 0.0
+        backward = self.trained_params * AMP_BACKWARD_GRAD_BYTES[strategy]
+        step = self.trained_params * AMP_STEP_GRAD_BYTES.get(strategy, 0) / dp
+        return backward, step
 
     def _dynamic_bytes(self, layout: Layout, micro_batch: int, seq_len: int) -> tuple[float, float]:
         key = (layout.tensor_parallel, layout.pipeline_parallel, micro_batch, seq_len)
@@ -607,16 +648,22 @@ class MemoryModel:
             self._activation_cache[key] = cached
         return cached
 
+    def _phase_bytes(self, layout: Layout, micro_batch: int, seq_len: int):
+        """(backward-phase allocated, step-phase allocated, states, activations, logits)."""
+        states = self._state_bytes(layout)
+        frozen, trainable, master, gradients, optimizer, buffers, _paged, _host, step = states
+        activations, logits = self._dynamic_bytes(layout, micro_batch, seq_len)
+        resident = frozen + trainable + master + gradients + optimizer + buffers
+        return resident + activations + logits, resident + step, states, activations, logits
+
     def reserved_gib(
         self, layout: Layout, *, micro_batch: int | None = None, seq_len: int | None = None
     ) -> float:
         """The per-GPU peak without the runtime context, in GiB (fast path for searches)."""
-        states = self._state_bytes(layout)
-        activations, logits = self._dynamic_bytes(
+        backward, step, *_ = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
-        allocated = sum(states[:6]) + activations + logits
-        return allocated * (1 + FRAGMENTATION_SHARE) / GIB
+        return max(backward, step) * (1 + FRAGMENTATION_SHARE) / GIB
 
     def total_gib(
         self,
@@ -637,16 +684,21 @@ class MemoryModel:
         micro_batch: int | None = None,
         seq_len: int | None = None,
     ) -> MemoryBreakdown:
-        """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL)."""
-        frozen, trainable, master, gradients, optimizer, buffers, paged, host = self._state_bytes(
-            layout
-        )
-        activations, logits = self._dynamic_bytes(
+        """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL).
+
+        The peak is the larger of two moments: the start of the backward pass (activations and
+        the loss's buffers alive) and the optimizer step (activations freed, the step's extra
+        fp32 gradients alive). The components are those of the larger moment.
+        """
+        backward, step, states, activations, logits = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
-        allocated = (
-            frozen + trainable + master + gradients + optimizer + activations + logits + buffers
-        )
+        frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states
+        at_step = step > backward
+        if at_step:
+            gradients += step_extra
+            activations = logits = 0.0
+        allocated = max(backward, step)
         return MemoryBreakdown(
             frozen_weights=frozen / GIB,
             trainable_weights=trainable / GIB,
@@ -660,6 +712,7 @@ class MemoryModel:
             framework_overhead=context,
             paged_optimizer_gib=paged / GIB,
             host_ram_per_gpu_gib=host / GIB,
+            peak_at_optimizer_step=at_step,
         )
 
     def max_micro_batch(self, layout: Layout, capacity_gib: float, context: float) -> int:
