@@ -4,6 +4,16 @@ Tests run in production mode (DJANGO_DEBUG unset), except that brief generation 
 immediately instead of through the database worker; tests of the worker switch it back.
 """
 
-import os
+import pytest
 
-os.environ.setdefault("ADVISOR_TASKS_BACKEND", "immediate")
+IMMEDIATE_TASKS = {
+    "default": {
+        "BACKEND": "django.tasks.backends.immediate.ImmediateBackend",
+        "QUEUES": ["default"],
+    }
+}
+
+
+@pytest.fixture(autouse=True)
+def immediate_tasks(settings):
+    settings.TASKS = IMMEDIATE_TASKS
