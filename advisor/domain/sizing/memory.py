@@ -588,9 +588,12 @@ class MemoryModel:
         if self.paged and not optimizer_offloaded:
             paged, optimizer = optimizer, 0.0
         if optimizer_offloaded:
-            # The optimizer step runs on the CPU: fp32 master copy, moments and an fp32
-            # gradient per trained parameter live in host RAM (DeepSpeed ZeRO-Offload).
-            host += optimizer + master + self.trained_params * FP32 / mp / shard_optimizer
+            # The optimizer step runs on the CPU: master copy and moments live in host RAM, and
+            # under mixed precision an fp32 gradient per trained parameter too (DeepSpeed
+            # ZeRO-Offload); pure 16-bit runs step on the gradients moved below.
+            host += optimizer + master
+            if self.amp:
+                host += self.trained_params * FP32 / mp / shard_optimizer
             optimizer = master = 0.0
         buffers = self.dequant_bytes + self.dora_bytes
         if params_offloaded:
