@@ -93,12 +93,13 @@ def for_answers(answers: dict) -> Estimate:
 
 def candidate_accelerators(answers: dict) -> list:
     """The accelerators the panel shows: the article's candidates plus the China-market parts,
-    narrowed by the procurement answers (domestic only, excluded families), preferred first."""
+    or only the families chosen on the procurement step; never excluded or (when asked)
+    foreign ones."""
     specs = sizing_selectors.accelerator_specs()
     procurement = answer_docs.procurement_section(answers.get("procurement")) or {}
     excluded = set(procurement.get("excluded_accelerators") or [])
-    preferred = [key for key in procurement.get("preferred_accelerators") or [] if key in specs]
-    keys = [key for key in (*preferred, *PANEL_ACCELERATORS) if key in specs]
+    chosen = [key for key in procurement.get("preferred_accelerators") or [] if key in specs]
+    keys = [key for key in chosen or PANEL_ACCELERATORS if key in specs]
     keys = [key for key in keys if key not in excluded]
     if procurement.get("domestic_only"):
         domestic = catalog.domestic_accelerator_keys()

@@ -84,6 +84,8 @@ class StepForm(forms.Form):
     choice_hints: dict[str, dict[str, str]] = {}
     # What the check-answers page says for an empty optional answer: {field: sentence}.
     empty_display: dict = {}
+    # Answers shown as CNY amounts on the check-answers page.
+    money_fields: frozenset = frozenset()
 
     def __init__(self, *args, context: dict | None = None, stored: dict | None = None, **kw):
         self.context = context or {}
@@ -632,15 +634,15 @@ QUALIFICATION_CHOICES = [
     ("iso-27001", _("ISO/IEC 27001")),
     ("iso-9001", _("ISO 9001")),
     ("mlps-3", _("MLPS 2.0 level 3 assessment (等保三级)")),
-    ("model-filing", _("Supports the customer's model filing (模型备案)")),
 ]
 
 
 class ProcurementStepForm(StepForm):
+    money_fields = frozenset({"budget_cny"})
     empty_display = {
         "budget_cny": _("No ceiling"),
         "qualifications": _("No requirement"),
-        "preferred_families": _("No preference"),
+        "preferred_families": _("Every family"),
         "excluded_families": _("None excluded"),
     }
     mode = radios(_("How would you like to pay?"), MODE_CHOICES, initial="any")
@@ -657,8 +659,9 @@ class ProcurementStepForm(StepForm):
         widget=forms.CheckboxSelectMultiple,
     )
     preferred_families = forms.MultipleChoiceField(
-        label=_("Preferred accelerator families"),
+        label=_("Consider only these accelerator families"),
         required=False,
+        help_text=_("Leave all unticked to consider every family."),
         widget=forms.CheckboxSelectMultiple,
     )
     excluded_families = forms.MultipleChoiceField(
@@ -704,7 +707,7 @@ class ProcurementStepForm(StepForm):
         if both:
             self.add_error(
                 "excluded_families",
-                _("A family cannot be both preferred and excluded: %(names)s.")
+                _("A family cannot be both chosen and excluded: %(names)s.")
                 % {"names": ", ".join(catalog.family_label(key) for key in sorted(both))},
             )
         if data.get("domestic_only"):
@@ -716,7 +719,7 @@ class ProcurementStepForm(StepForm):
             if foreign:
                 self.add_error(
                     "preferred_families",
-                    _("You asked for domestic accelerators only, but prefer %(names)s.")
+                    _("You asked for domestic accelerators only, but also for %(names)s.")
                     % {"names": ", ".join(catalog.family_label(key) for key in foreign)},
                 )
         return data

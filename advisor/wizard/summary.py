@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 
 from django import forms
 from django.utils import formats
 from django.utils.dateparse import parse_date
 from django.utils.translation import gettext as _
 
+from advisor.domain.economics.money import format_cny
 from advisor.wizard.steps import Step
 
 
@@ -46,8 +48,14 @@ def display_value(field: forms.Field, value, empty: str = "") -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, int | float):
-        return formats.number_format(value, force_grouping=True)
+        # Thousands separated by commas in both languages, as Chinese procurement documents and
+        # the economics pages write them (Django's zh_Hans format has no separator).
+        return f"{value:,}"
     return str(value)
+
+
+def _money(value) -> str:
+    return format_cny(Decimal(str(value)), 0, translate=_)
 
 
 def step_rows(step: Step, answers: dict) -> list[dict]:
@@ -61,7 +69,9 @@ def step_rows(step: Step, answers: dict) -> list[dict]:
             {
                 "name": name,
                 "label": str(field.label),
-                "value": display_value(field, stored.get(name), form.empty_display.get(name, "")),
+                "value": _money(stored.get(name))
+                if name in form.money_fields and stored.get(name) is not None
+                else display_value(field, stored.get(name), form.empty_display.get(name, "")),
                 "anchor": f"id_{name}_0" if grouped else f"id_{name}",
             }
         )

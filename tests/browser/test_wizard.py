@@ -40,7 +40,7 @@ def answer_model(page, *, method="LoRA"):
 
 def answer_training(page):
     page.fill("#id_seq_len", "4096")
-    page.check("label:has-text('Number of samples and their average length')")
+    page.check("input[name=dataset_mode][value=samples]")
     page.fill("#id_samples", "20000")
     page.fill("#id_avg_tokens", "1500")
     page.fill("#id_epochs", "3")
@@ -84,7 +84,7 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
     body = page.locator("main").inner_text()
     assert "Qwen2.5 7B" in body
     assert "20,000" in body
-    assert "3,000,000" in body
+    assert "¥3,000,000" in body
     screenshot("wizard-check-en")
 
     # Change the sequence length from the check page and come straight back to it.

@@ -352,7 +352,7 @@ def test_procurement_rules(client, draft):
         "domestic_only": "on",
     }
     html = post(client, draft, "procurement", data).content.decode()
-    assert "both preferred and excluded" in html
+    assert "both chosen and excluded" in html
     assert "domestic accelerators only" in html
     data = {**PROCUREMENT, "preferred_families": ["huawei-da-vinci"], "domestic_only": "on"}
     assert post(client, draft, "procurement", data).status_code == 302
@@ -387,6 +387,14 @@ def test_check_answers_lists_everything_with_change_links(client, draft):
     assert response["Location"] == reverse("wizard:check", args=[draft.pk])
 
 
+def test_budget_shows_as_yuan(client, draft):
+    fill(client, draft, "model", "training", "site")
+    post(client, draft, "procurement", {**PROCUREMENT, "budget_cny": "3000000"})
+    check = reverse("wizard:check", args=[draft.pk])
+    assert "¥3,000,000" in client.get(check, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "3,000,000 元" in client.get(check, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+
 def test_confirm_answers(client, draft):
     fill(client, draft, "model", "training", "site", "procurement")
     response = client.post(reverse("wizard:check", args=[draft.pk]), {"version": draft.version})
@@ -416,6 +424,7 @@ def test_chinese_check_page_formats_dates(client, draft):
         reverse("wizard:check", args=[draft.pk]), HTTP_ACCEPT_LANGUAGE="zh-hans"
     ).content.decode()
     assert f"{year}年3月31日" in html
+    assert "20,000" in html  # thousands grouped as in the economics pages
 
 
 def test_estimate_partial_for_htmx(client, draft):
@@ -485,3 +494,11 @@ def test_no_javascript_estimate_button_previews_without_saving(client, draft):
     assert 'value="20000"' in html
     draft.refresh_from_db()
     assert "training" not in draft.answers
+
+
+def test_estimate_shows_only_the_chosen_families(client, draft):
+    fill(client, draft, "model", "training")
+    post(client, draft, "procurement", {**PROCUREMENT, "preferred_families": ["huawei-da-vinci"]})
+    html = client.get(url(draft, "training"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Ascend 910B 64GB" in html
+    assert "H100 SXM5 80GB" not in html

@@ -1,0 +1,76 @@
+"""The wizard's answers feed the recommendation service (the results page's input)."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from advisor.selectors.recommend import run_recommendation
+from advisor.wizard import answers, services, steps
+
+pytestmark = pytest.mark.django_db
+
+TRAINING = {
+    "seq_len": 4096,
+    "micro_batch": 1,
+    "dataset_mode": "tokens",
+    "total_tokens": 100_000_000,
+    "epochs": 3,
+    "precision": "amp-bf16",
+    "optimizer": "adamw",
+    "gradient_checkpointing": "yes",
+    "flash_attention": "yes",
+}
+PROCUREMENT = {
+    "mode": "any",
+    "budget_cny": None,
+    "qualifications": ["iso-27001"],
+    "preferred_families": [],
+    "excluded_families": [],
+    "domestic_only": False,
+    "years": 3,
+    "hours_per_year": 2000,
+}
+
+
+@pytest.fixture
+def seeded():
+    call_command("load_catalog")
+
+
+def confirmed(site: dict) -> dict:
+    user = User.objects.create_user("buyer", password="pw")
+    draft = services.create_assessment(user, "x")
+    values = {
+        "model": {"source": "preset", "preset": "qwen2-5-7b", "method": "lora"},
+        "training": TRAINING,
+        "site": site,
+        "procurement": PROCUREMENT,
+    }
+    for slug, value in values.items():
+        services.save_step(draft, slug, value, draft.version)
+    assert steps.all_complete(draft.answers)
+    return draft.answers
+
+
+@pytest.mark.parametrize(
+    "site",
+    [
+        {"mode": "catalog", "data_center": "example-guian"},
+        {"mode": "compare", "compare": ["example-guian", "example-shanghai-qingpu"]},
+        {
+            "mode": "own",
+            "room_name": "Our room",
+            "province": "guizhou",
+            "max_kw_per_rack": 12,
+            "pue": 1.25,
+            "power_feeds": 2,
+            "cooling_available": ["air"],
+        },
+    ],
+    ids=["catalog", "compare", "own-room"],
+)
+def test_the_wizard_document_runs_through_the_recommendation(seeded, site):
+    document = answers.scenario_document(confirmed(site))
+    run = run_recommendation(document)
+    assert run.recommendation.options
+    assert run.procurement.required_rules == ("VENDOR-ISO27001",)
