@@ -3,10 +3,12 @@
 import contextlib
 import copy
 import math
+from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from advisor.domain.hardware import load_fixture_specs
 from advisor.domain.scenario import (
     LIMITS,
     METHODS,
@@ -15,6 +17,7 @@ from advisor.domain.scenario import (
     ScenarioError,
     load_scenario,
 )
+from advisor.domain.sizing.estimate import size
 from advisor.domain.sizing.memory import Layout, MemoryModel, layout_of
 
 BASE = {
@@ -248,3 +251,30 @@ def test_any_value_in_any_field_loads_or_raises_scenario_error(path, value):
 def test_any_document_loads_or_raises_scenario_error(document):
     with contextlib.suppress(ScenarioError):
         load_scenario(document)
+
+
+# --- the whole sizing path -------------------------------------------------------------------
+
+CATALOG = Path(__file__).resolve().parents[2] / "fixtures" / "catalog"
+ACCELERATORS = load_fixture_specs(CATALOG)[0] if CATALOG.exists() else {}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    scenarios(),
+    st.sampled_from(sorted(ACCELERATORS) or ["none"]),
+    st.sampled_from([None, 1, 8, 24]),
+)
+def test_size_gives_finite_figures_and_a_consistent_fit(scenario, key, gpus):
+    assume(key in ACCELERATORS)
+    result = size(scenario, ACCELERATORS[key], gpus=gpus)
+    output = result.to_json()
+    for name, value in output["memory_per_gpu_gib"].items():
+        assert math.isfinite(value) and value >= 0, name
+    assert output["fits"] == (result.memory.total <= result.capacity_gib)
+    assert result.memory_low_gib <= result.memory.total <= result.memory_high_gib
+    if result.max_micro_batch:
+        assert result.max_micro_batch >= 1
+    if result.fewest is not None:
+        assert result.fewest.fits
+    assert all(isinstance(sentence, str) and sentence for sentence in output["assumptions"])
