@@ -28,6 +28,7 @@ PROVENANCE = (_("Provenance"), {"fields": ("source", "as_of", "notes", *AUDIT_FI
 
 
 class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
+    import_template_name = "admin/vendors/import.html"
     readonly_fields = AUDIT_FIELDS
     list_per_page = 50
     save_on_top = True
@@ -547,7 +548,7 @@ class OfferAdmin(CatalogAdmin):
         price = obj.price
         if price is None:
             return "—"
-        return f"{price:,} ({gettext('example')})" if obj.is_example else f"{price:,}"
+        return f"{price:,} ({models.EXAMPLE_LABEL})" if obj.is_example else f"{price:,}"
 
     @admin.display(description=_("seller"))
     def seller(self, obj):

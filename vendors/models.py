@@ -28,6 +28,7 @@ from vendors import choices, constants
 # --------------------------------------------------------------------------- helpers
 
 AUDIT_FIELDS = {"created_at", "updated_at"}
+EXAMPLE_LABEL = _("example")
 FIXTURE_CHANGE_REASON = "Loaded from catalog fixture"
 
 
@@ -104,6 +105,11 @@ class CatalogEntry(models.Model):
 
     def save(self, *args, **kwargs):
         self.updated_at = timezone.now()
+        # Browsers post text areas with CRLF line ends; store one form so edits diff cleanly.
+        for field in self._meta.concrete_fields:
+            value = getattr(self, field.attname)
+            if isinstance(field, models.TextField) and isinstance(value, str) and "\r" in value:
+                setattr(self, field.attname, value.replace("\r\n", "\n").replace("\r", "\n"))
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "updated_at"}
@@ -1231,7 +1237,7 @@ class Offer(CatalogEntry):
     def __str__(self):
         seller = self.data_center or self.vendor or self.seller_name
         label = f"{self.server_model} – {self.get_kind_display()} – {seller}"
-        return f"{label} [{_('example')}]" if self.is_example else label
+        return f"{label} [{EXAMPLE_LABEL}]" if self.is_example else label
 
     def natural_key(self):
         return (self.key,)

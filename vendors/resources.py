@@ -5,6 +5,7 @@ row's ``key``, and every imported row goes through the model's ``full_clean()`` 
 refused with the field and the reason (the admin's preview lists them by row number).
 """
 
+from django.utils.translation import gettext as _
 from import_export import fields, resources, widgets
 
 from vendors import models
@@ -21,7 +22,8 @@ class KeyWidget(widgets.ForeignKeyWidget):
             return super().clean(value, row, **kwargs)
         except self.model.DoesNotExist as exc:
             raise ValueError(
-                f"no {self.model._meta.verbose_name} with key '{value}' in the catalog"
+                _("There is no %(model)s with key “%(key)s” in the catalog.")
+                % {"model": self.model._meta.verbose_name, "key": value}
             ) from exc
 
 
@@ -46,7 +48,30 @@ class NullableTextWidget(widgets.CharWidget):
         return super().clean(value, row, **kwargs)
 
 
+def clear_number(widget_class):
+    """A numeric widget whose error says which value is not a number (not a Python message)."""
+
+    class ClearNumberWidget(widget_class):
+        def clean(self, value, row=None, **kwargs):
+            try:
+                return super().clean(value, row, **kwargs)
+            except (ValueError, ArithmeticError) as exc:
+                raise ValueError(_("“%(value)s” is not a number.") % {"value": value}) from exc
+
+    ClearNumberWidget.__name__ = f"Clear{widget_class.__name__}"
+    return ClearNumberWidget
+
+
+NUMBER_WIDGETS = {
+    name: clear_number(widget)
+    for name, widget in resources.ModelResource.WIDGETS_MAP.items()
+    if widget in (widgets.FloatWidget, widgets.DecimalWidget, widgets.IntegerWidget)
+}
+
+
 class CatalogResource(resources.ModelResource):
+    WIDGETS_MAP = {**resources.ModelResource.WIDGETS_MAP, **NUMBER_WIDGETS}
+
     class Meta:
         import_id_fields = ("key",)
         exclude = ("id", "created_at", "updated_at")

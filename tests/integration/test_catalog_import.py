@@ -12,6 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import override_settings
 from django.urls import reverse
+from django.utils import translation
 
 from vendors import resources
 from vendors.constants import MODEL_CONFIG_UPLOAD_MAX_BYTES
@@ -97,9 +98,12 @@ def test_unknown_foreign_key_is_named(catalog):
         headers=["key", "maker", "name", "accelerator", "gpu_count", "topology", "cooling"]
     )
     data.append(["srv-x", "X", "X", "no-such-gpu", "8", "nvswitch", "air"])
-    result = resources.ServerModelResource().import_data(data, dry_run=True)
+    with translation.override("en"):
+        result = resources.ServerModelResource().import_data(data, dry_run=True)
     errors = result.invalid_rows[0].field_specific_errors
-    assert "no accelerator with key 'no-such-gpu'" in str(errors["accelerator"])
+    assert "There is no accelerator with key “no-such-gpu” in the catalog." in str(
+        errors["accelerator"]
+    )
 
 
 def post_import(client, text, name="accelerators.csv"):
@@ -138,10 +142,12 @@ def test_bad_rows_are_refused_naming_row_and_field(admin_client):
     invalid = {row.number: row.field_specific_errors for row in result.invalid_rows}
     assert set(invalid) == {2, 3}
     assert "memory_gb" in invalid[2]
+    assert "“lots” is not a number." in str(invalid[2]["memory_gb"])
     assert "interconnect_kind" in invalid[3]
     page = response.content.decode()
     assert "Some rows failed to validate" in page
-    assert "memory_gb" in page and "interconnect_kind" in page
+    assert "Row 2, field “memory_gb”: “lots” is not a number." in html.unescape(page)
+    assert "Row 3, field “interconnect_kind”:" in html.unescape(page)
     assert "confirm_form" not in response.context or response.context["confirm_form"] is None
     assert not Accelerator.objects.filter(key__startswith="test-").exists()
 
