@@ -5,6 +5,8 @@ Read-only and small: the catalog holds tens of rows, so choices are built per re
 
 from __future__ import annotations
 
+import re
+
 from django.db.models import Q
 from django.utils.text import slugify
 from django.utils.translation import get_language
@@ -141,8 +143,14 @@ def zone(key: str | None):
     return catalog.PolicyZone.objects.filter(key=key).first()
 
 
+def _family_name(maker: str, architecture: str) -> str:
+    """ "Huawei Da Vinci" for both "Da Vinci" and "Da Vinci (dual-die)": notes in brackets
+    describe a part, not a family."""
+    return f"{maker} {re.sub(r'\s*\(.*?\)', '', architecture).strip()}".strip()
+
+
 def _family_key(maker: str, architecture: str) -> str:
-    return slugify(f"{maker} {architecture}")
+    return slugify(_family_name(maker, architecture))
 
 
 def families() -> dict[str, dict]:
@@ -151,7 +159,8 @@ def families() -> dict[str, dict]:
     for row in catalog.Accelerator.objects.order_by("maker", "architecture"):
         key = _family_key(row.maker, row.architecture)
         entry = out.setdefault(
-            key, {"label": f"{row.maker} {row.architecture}", "domestic": True, "keys": []}
+            key,
+            {"label": _family_name(row.maker, row.architecture), "domestic": True, "keys": []},
         )
         entry["domestic"] &= row.china_availability == "domestic"
         entry["keys"].append(row.key)

@@ -418,7 +418,7 @@ class TrainingStepForm(StepForm):
     deadline = forms.DateField(
         label=_("Training must finish by"),
         required=False,
-        help_text=_("Optional. For example 2027-03-31."),
+        help_text=_("For example 2027-03-31."),
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
     )
     precision = radios(_("Precision"), PRECISION_CHOICES, initial="amp-bf16")
@@ -650,7 +650,7 @@ class ProcurementStepForm(StepForm):
         _("Budget ceiling (CNY)"),
         low=0,
         high=BUDGET_MAX_CNY,
-        help_text=_("Optional. Over the whole period of use, tax included."),
+        help_text=_("Over the whole period of use, tax included."),
     )
     qualifications = forms.MultipleChoiceField(
         label=_("The hosting vendor must hold"),
