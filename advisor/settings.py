@@ -174,3 +174,8 @@ BRIEF_SIGNING = {
     "LOCATION": os.environ.get("BRIEF_SIGNING_LOCATION", "Guiyang, Guizhou, CN"),
     "TIMESTAMP_URL": os.environ.get("BRIEF_TIMESTAMP_URL") or None,
 }
+
+# Public address of this deployment: printed in briefs (verification link and QR code).
+SITE_URL = os.environ.get("ADVISOR_SITE_URL", "http://127.0.0.1:8000")
+# An approver must approve a brief before it loses its "Draft — not approved" mark.
+BRIEF_APPROVAL_REQUIRED = env_flag("BRIEF_APPROVAL_REQUIRED", default=True)

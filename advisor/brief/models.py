@@ -94,6 +94,11 @@ class Brief(models.Model):
         max_length=SHA256_HEX_LENGTH,
         blank=True,
     )
+    draft_sha256 = models.CharField(
+        verbose_name=_("SHA-256 of the signed draft (before approval)"),
+        max_length=SHA256_HEX_LENGTH,
+        blank=True,
+    )
     failure = models.TextField(verbose_name=_("failure"), blank=True)
     created_at = models.DateTimeField(verbose_name=_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(verbose_name=_("last changed"), auto_now=True)
@@ -105,10 +110,19 @@ class Brief(models.Model):
         indexes = [
             models.Index(fields=["sha256"], name="brief_sha256"),
             models.Index(fields=["unsigned_sha256"], name="brief_unsigned_sha256"),
+            models.Index(fields=["draft_sha256"], name="brief_draft_sha256"),
         ]
 
     def __str__(self):
         return self.number
+
+    @property
+    def ready(self) -> bool:
+        return bool(self.pdf) and self.status not in (BriefStatus.GENERATING, BriefStatus.FAILED)
+
+    @property
+    def approved(self) -> bool:
+        return self.status == BriefStatus.APPROVED
 
 
 class AuditAction(models.TextChoices):

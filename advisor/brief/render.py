@@ -22,20 +22,25 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
 from advisor.brief.charts import Segment, Series, bar_chart, line_chart, stacked_bar
+from advisor.domain.i18n import N_
 
 MEMORY_COMPONENT_LABELS = {
-    "frozen_weights": "Frozen weights",
-    "trainable_weights": "Trainable weights",
-    "master_weights": "FP32 master weights",
-    "gradients": "Gradients",
-    "optimizer_states": "Optimizer states",
-    "activations": "Activations",
-    "logits": "Logits and loss",
-    "work_buffers": "Communication and work buffers",
-    "fragmentation": "Allocator fragmentation",
-    "framework_overhead": "CUDA context and framework",
+    "frozen_weights": N_("Frozen weights"),
+    "trainable_weights": N_("Trainable weights"),
+    "master_weights": N_("FP32 master weights"),
+    "gradients": N_("Gradients"),
+    "optimizer_states": N_("Optimizer states"),
+    "activations": N_("Activations"),
+    "logits": N_("Logits and loss"),
+    "work_buffers": N_("Communication and work buffers"),
+    "fragmentation": N_("Allocator fragmentation"),
+    "framework_overhead": N_("CUDA context and framework"),
 }
-MODE_LABELS = {"buy": "Buy and host", "rent": "Rent dedicated servers", "cloud": "Cloud GPU-hours"}
+MODE_LABELS = {
+    "buy": N_("Buy and host"),
+    "rent": N_("Rent dedicated servers"),
+    "cloud": N_("Cloud GPU-hours"),
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,11 @@
+"""Background work for briefs (django.tasks; the database worker runs it in production)."""
+
+from django.tasks import task
+
+
+@task
+def generate_brief(brief_id: int) -> str:
+    """Render, sign and store a brief's PDF; returns the brief's status afterwards."""
+    from advisor.brief.services import generate
+
+    return generate(brief_id).status

@@ -1,0 +1,187 @@
+"""Issuing a brief end to end: snapshot, number, PDF, signature, approval, immutability."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import override_settings
+
+from advisor.brief import services
+from advisor.brief.models import AuditAction, AuditEvent, BriefStatus
+from advisor.brief.verification import verify_upload
+from tests.integration.test_recommend_catalog import SCENARIO
+from tests.support.briefs import make_pki, signing_settings
+from vendors.models import Accelerator
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def pki_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("pki")
+    make_pki(directory)
+    return directory
+
+
+@pytest.fixture(autouse=True)
+def setup(pki_dir, tmp_path, settings):
+    call_command("load_catalog")
+    settings.BRIEF_SIGNING = signing_settings(pki_dir)
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def buyer():
+    return User.objects.create_user("buyer7", email="buyer7@example.cn")
+
+
+@pytest.fixture
+def approver():
+    return User.objects.create_user("approver7")
+
+
+def issue(buyer, language="en", **kwargs):
+    return services.issue_brief(user=buyer, document=SCENARIO, language=language, **kwargs)
+
+
+def pdf_bytes(brief) -> bytes:
+    with brief.pdf.open("rb") as handle:
+        return handle.read()
+
+
+def pdf_text(brief, tmp_path) -> str:
+    if not shutil.which("pdftotext"):
+        pytest.skip("poppler-utils not installed")
+    path = tmp_path / "brief.pdf"
+    path.write_bytes(pdf_bytes(brief))
+    return subprocess.run(
+        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_issue_freezes_a_numbered_snapshot_and_signs_a_draft(
+    buyer, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer)
+    brief.refresh_from_db()
+    assert brief.number.startswith("FT-") and len(brief.number) == len("FT-2026-000001")
+    assert brief.status == BriefStatus.AWAITING_APPROVAL
+    assert len(brief.snapshot["options"]) == 3  # chosen + two alternatives
+    assert brief.snapshot["catalog"], "the appendix lists the catalog records used"
+    assert brief.ruleset_version == brief.snapshot["ruleset_version"]
+    verification = verify_upload(pdf_bytes(brief))
+    assert verification.ok and verification.brief == brief
+    assert AuditEvent.objects.filter(action=AuditAction.BRIEF_ISSUED, brief=brief).exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", ["Executive summary", "Draft — not approved", "Acceptance checklist"]),
+        ("zh-hans", ["采购简报", "草稿", "验收"]),
+    ],
+)
+def test_pdf_speaks_the_brief_language(
+    buyer, tmp_path, language, expected, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer, language=language)
+    brief.refresh_from_db()
+    text = pdf_text(brief, tmp_path)
+    for phrase in expected:
+        assert phrase in text, phrase
+    assert brief.number in text
+
+
+def test_approval_removes_the_draft_mark_and_resigns(
+    buyer, approver, tmp_path, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer)
+    brief.refresh_from_db()
+    draft_hash = brief.sha256
+    services.approve(brief, approver)
+    brief.refresh_from_db()
+    assert brief.status == BriefStatus.APPROVED and brief.approved_by == approver
+    assert brief.sha256 != draft_hash and brief.draft_sha256 == draft_hash
+    text = pdf_text(brief, tmp_path)
+    assert "Draft — not approved" not in text
+    assert "approver7" in text
+    assert verify_upload(pdf_bytes(brief)).ok
+
+
+def test_preparer_cannot_approve_own_brief(buyer, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer)
+    brief.refresh_from_db()
+    with pytest.raises(services.BriefError):
+        services.approve(brief, buyer)
+
+
+def test_send_back_needs_a_comment(buyer, approver, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer)
+    brief.refresh_from_db()
+    with pytest.raises(services.BriefError):
+        services.send_back(brief, approver, "  ")
+    services.send_back(brief, approver, "Add a second site")
+    brief.refresh_from_db()
+    assert brief.status == BriefStatus.SENT_BACK and brief.review_comment == "Add a second site"
+
+
+def test_catalog_change_after_issue_leaves_the_brief_unchanged(
+    buyer, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer)
+    brief.refresh_from_db()
+    before = json.dumps(brief.snapshot, sort_keys=True)
+    chosen_key = brief.snapshot["options"][0]["accelerator"]["key"]
+    Accelerator.objects.filter(key=chosen_key).update(tdp_w=1, memory_gb=1)
+    brief.refresh_from_db()
+    assert json.dumps(brief.snapshot, sort_keys=True) == before
+    # Re-rendering after the change (as approval does) still shows the frozen figures.
+    assert brief.snapshot["options"][0]["accelerator"]["tdp_w"] != 1
+
+
+def test_failed_generation_is_recorded_and_retryable(
+    buyer, settings, django_capture_on_commit_callbacks
+):
+    good = settings.BRIEF_SIGNING
+    settings.BRIEF_SIGNING = {**good, "PASSPHRASE": "wrong"}
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer)
+    brief.refresh_from_db()
+    assert brief.status == BriefStatus.FAILED and brief.failure
+    assert brief.snapshot["options"], "nothing the user chose is lost"
+    settings.BRIEF_SIGNING = good
+    with django_capture_on_commit_callbacks(execute=True):
+        services.retry(brief, buyer)
+    brief.refresh_from_db()
+    assert brief.status == BriefStatus.AWAITING_APPROVAL and brief.pdf
+
+
+@override_settings(BRIEF_APPROVAL_REQUIRED=False)
+def test_without_approval_the_brief_is_issued_directly(
+    buyer, tmp_path, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer)
+    brief.refresh_from_db()
+    assert brief.status == BriefStatus.ISSUED
+
+
+def test_choosing_an_option_by_key(buyer, django_capture_on_commit_callbacks):
+    from advisor.selectors.recommend import run_recommendation
+
+    options = run_recommendation(SCENARIO).recommendation.options
+    wanted = options[-1].key
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer, option_key=wanted)
+    assert brief.snapshot["options"][0]["key"] == wanted
+    with pytest.raises(services.BriefError):
+        issue(buyer, option_key="no-such-server@nowhere")
