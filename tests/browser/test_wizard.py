@@ -223,3 +223,29 @@ def test_pages_in_chinese(buyer, live_server, screenshot):
     page.click("button[name=continue]")
     page.wait_for_selector(".summary-list")
     screenshot("wizard-check-zh")
+
+
+def test_two_tabs_never_silently_overwrite_each_other(buyer, screenshot):
+    page = buyer
+    start_assessment(page)
+    answer_model(page)
+    page.click("button[name=continue]")
+    page.wait_for_selector("h1:has-text('Training')")
+    training_url = page.url
+    other = page.context.new_page()  # a second tab on the same step
+    other.goto(training_url)
+    answer_training(page)
+    page.click("button[name=continue]")
+    page.wait_for_selector("h1:has-text('Site')")
+
+    answer_training(other)
+    other.fill("#id_seq_len", "8192")
+    other.click("button[name=continue]")
+    summary = other.locator(".error-summary")
+    summary.wait_for()
+    assert "changed in another tab or window" in summary.inner_text()
+    assert other.locator("#id_seq_len").input_value() == "8192"  # kept, not saved
+    screenshot_of(other, "wizard-stale-en")
+    other.click("button[name=continue]")  # saving again, knowingly, goes through
+    other.wait_for_selector("h1:has-text('Site')")
+    other.close()
