@@ -502,3 +502,51 @@ def test_estimate_shows_only_the_chosen_families(client, draft):
     html = client.get(url(draft, "training"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Ascend 910B 64GB" in html
     assert "H100 SXM5 80GB" not in html
+
+
+@pytest.mark.parametrize(
+    ("slug", "data"),
+    [
+        ("model", {"source": "custom", "method": "full", "name": "bad\x00name", "params_b": "7"}),
+        ("site", {"mode": "own", "room_name": "r\x00", "province": "guizhou"}),
+        ("site", {"mode": "own", "room_name": "r", "province": "atlantis"}),
+        ("site", {"mode": "own", "room_name": "r", "province": "guizhou", "pue": "0.5"}),
+        ("site", {"mode": "catalog", "data_center": "<script>alert(1)</script>"}),
+        ("site", {"mode": "compare", "compare": ["gy-a", "nowhere"]}),
+        ("procurement", {**PROCUREMENT, "years": "99"}),
+        ("procurement", {**PROCUREMENT, "hours_per_year": "9000"}),
+        ("procurement", {**PROCUREMENT, "budget_cny": "-1"}),
+        ("procurement", {**PROCUREMENT, "budget_cny": "1e400"}),
+        ("procurement", {**PROCUREMENT, "qualifications": ["bribery"]}),
+        ("procurement", {**PROCUREMENT, "mode": "steal"}),
+    ],
+)
+def test_hostile_site_and_procurement_input_is_a_field_error(client, draft, slug, data):
+    response = post(client, draft, slug, data)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "There is a problem" in html
+    assert "<script>alert(1)</script>" not in html
+    draft.refresh_from_db()
+    assert slug not in draft.answers
+
+
+def test_unicode_titles_and_names_are_kept(client, draft):
+    response = client.post(
+        reverse("wizard:rename", args=[draft.pk]),
+        {"title": "贵阳 Qwen 微调 🚀", "version": draft.version},
+    )
+    assert response.status_code == 302
+    draft.refresh_from_db()
+    assert draft.title == "贵阳 Qwen 微调 🚀"
+    room = {
+        "mode": "own",
+        "room_name": "贵安机房·二期",
+        "province": "guizhou",
+        "max_kw_per_rack": "12",
+        "pue": "1.2",
+        "power_feeds": "2",
+    }
+    assert post(client, draft, "site", room).status_code == 302
+    draft.refresh_from_db()
+    assert draft.answers["site"]["room_name"] == "贵安机房·二期"
