@@ -249,3 +249,35 @@ def test_two_tabs_never_silently_overwrite_each_other(buyer, screenshot):
     other.click("button[name=continue]")  # saving again, knowingly, goes through
     other.wait_for_selector("h1:has-text('Site')")
     other.close()
+
+
+def test_upload_a_config_json_and_a_broken_one(buyer, tmp_path, screenshot):
+    page = buyer
+    start_assessment(page)
+    page.check("input[name=source][value=upload]")
+    broken = tmp_path / "config.json"
+    broken.write_text('{"hidden_size": 4096,')
+    page.set_input_files("#id_config_file", str(broken))
+    page.check("input[name=method][value=qlora]")
+    page.click("button[name=continue]")
+    summary = page.locator(".error-summary")
+    summary.wait_for()
+    assert "not valid JSON" in summary.inner_text()
+    assert page.locator("#id_config_file").is_visible()  # the upload part stays revealed
+    screenshot("wizard-upload-error-en")
+
+    good = tmp_path / "good" / "config.json"
+    good.parent.mkdir()
+    good.write_text(
+        '{"_name_or_path": "Qwen/Qwen2.5-14B", "hidden_size": 5120, "intermediate_size": 13824,'
+        ' "num_attention_heads": 40, "num_hidden_layers": 48, "num_key_value_heads": 8,'
+        ' "vocab_size": 152064, "max_position_embeddings": 32768, "tie_word_embeddings": false}'
+    )
+    page.set_input_files("#id_config_file", str(good))
+    page.locator(".estimate-lead").wait_for()  # htmx sent the file with the estimate request
+    page.click("button[name=continue]")
+    page.wait_for_selector("h1:has-text('Training')")
+    page.click(".back-link")
+    page.wait_for_selector("h1:has-text('Model and method')")
+    assert "Read Qwen/Qwen2.5-14B from config.json" in page.locator("main").inner_text()
+    screenshot("wizard-upload-read-en")
