@@ -23,3 +23,13 @@ def ensure_roles() -> dict[str, Group]:
     catalog_perms = Permission.objects.filter(content_type__app_label__in=CATALOG_APPS)
     groups[CATALOG_ADMIN].permissions.set(catalog_perms)
     return groups
+
+
+def has_role(user, role: str) -> bool:
+    return bool(
+        user.is_authenticated and (user.is_superuser or user.groups.filter(name=role).exists())
+    )
+
+
+def is_approver(user) -> bool:
+    return has_role(user, APPROVER)

@@ -9,6 +9,8 @@ urlpatterns = [
     path("health/", views.health, name="health"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Before the wizard: its "<pk>/<step slug>/" pattern would otherwise take "results".
+    path("assessments/<int:pk>/results/", include("advisor.results.urls")),
     path("assessments/", include("advisor.wizard.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("brief/", include("advisor.brief.urls")),

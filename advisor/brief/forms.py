@@ -31,3 +31,33 @@ class VerifyUploadForm(forms.Form):
                 UPLOAD_ERRORS[str(error)], params={"limit": MAX_PDF_BYTES // (1024 * 1024)}
             ) from error
         return data
+
+
+class IssueForm(forms.Form):
+    assessment = forms.IntegerField(min_value=1)
+    option = forms.CharField(max_length=200)
+    language = forms.ChoiceField(choices=[("zh-hans", "简体中文"), ("en", "English")])
+
+
+class ReviewForm(forms.Form):
+    APPROVE = "approve"
+    SEND_BACK = "send_back"
+    decision = forms.ChoiceField(
+        label=_("Decision"),
+        choices=[(APPROVE, _("Approve")), (SEND_BACK, _("Send back"))],
+        widget=forms.RadioSelect,
+        error_messages={"required": _("Choose whether to approve or send back.")},
+    )
+    comment = forms.CharField(
+        label=_("Comment"),
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("Required when sending back: say what needs to change."),
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("decision") == self.SEND_BACK and not cleaned.get("comment", "").strip():
+            self.add_error("comment", _("Say what needs to change before sending the brief back."))
+        return cleaned

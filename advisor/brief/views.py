@@ -1,10 +1,148 @@
-from django.shortcuts import render
-from django.views.decorators.http import require_http_methods
+"""Brief pages: issue, status (htmx polling), download, approvals, and public verification."""
 
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import FileResponse, Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from advisor.brief import services
 from advisor.brief.audit import record
-from advisor.brief.forms import VerifyUploadForm
-from advisor.brief.models import AuditAction
+from advisor.brief.forms import IssueForm, ReviewForm, VerifyUploadForm
+from advisor.brief.models import AuditAction, Brief, BriefStatus
 from advisor.brief.verification import verify_upload
+from advisor.results.services import Incomplete, assessment_document
+from advisor.roles import is_approver
+from advisor.wizard.selectors import assessment_for
+
+
+def brief_for(user, pk) -> Brief:
+    """A brief its preparer or an approver may see; 404 for anyone else (no leak)."""
+    visible = Q(prepared_by=user)
+    if is_approver(user):
+        visible |= ~Q(status=BriefStatus.GENERATING)
+    try:
+        return Brief.objects.select_related("prepared_by", "approved_by").get(visible, pk=pk)
+    except (Brief.DoesNotExist, ValueError):
+        raise Http404 from None
+
+
+@login_required
+def brief_list(request):
+    briefs = Brief.objects.filter(prepared_by=request.user).select_related("approved_by")
+    return render(request, "brief/list.html", {"briefs": briefs})
+
+
+@login_required
+@require_POST
+def issue(request):
+    form = IssueForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose an option and a language for the brief."))
+        return redirect("home")
+    assessment = assessment_for(request.user, form.cleaned_data["assessment"])
+    try:
+        document = assessment_document(assessment)
+        brief = services.issue_brief(
+            user=request.user,
+            document=document,
+            option_key=form.cleaned_data["option"],
+            language=form.cleaned_data["language"],
+            assessment=assessment,
+            inputs=assessment.answers,
+        )
+    except Incomplete:
+        messages.error(request, _("Finish the assessment before issuing a brief."))
+        return redirect("wizard:task_list", assessment.pk)
+    except services.BriefError as error:
+        messages.error(request, str(error))
+        return redirect("results:list", assessment.pk)
+    return redirect("brief:detail", brief.pk)
+
+
+@login_required
+def detail(request, pk):
+    brief = brief_for(request.user, pk)
+    template = "brief/detail.html#status" if request.htmx else "brief/detail.html"
+    return render(
+        request,
+        template,
+        {
+            "brief": brief,
+            "can_review": is_approver(request.user)
+            and brief.status == BriefStatus.AWAITING_APPROVAL
+            and brief.prepared_by_id != request.user.pk,
+            "review_form": ReviewForm(),
+        },
+    )
+
+
+@login_required
+def download(request, pk):
+    brief = brief_for(request.user, pk)
+    if not brief.ready:
+        raise Http404
+    services.record_download(brief, request.user)
+    response = FileResponse(
+        brief.pdf.open("rb"), as_attachment=True, filename=f"{brief.number}.pdf"
+    )
+    response["Content-Type"] = "application/pdf"
+    return response
+
+
+@login_required
+@require_POST
+def retry(request, pk):
+    brief = brief_for(request.user, pk)
+    if brief.prepared_by_id != request.user.pk:
+        raise PermissionDenied
+    try:
+        services.retry(brief, request.user)
+    except services.BriefError as error:
+        messages.error(request, str(error))
+    return redirect("brief:detail", brief.pk)
+
+
+@login_required
+def approvals(request):
+    if not is_approver(request.user):
+        raise PermissionDenied
+    waiting = (
+        Brief.objects.filter(status=BriefStatus.AWAITING_APPROVAL)
+        .exclude(prepared_by=request.user)
+        .select_related("prepared_by")
+    )
+    return render(request, "brief/approvals.html", {"briefs": waiting})
+
+
+@login_required
+@require_POST
+def review(request, pk):
+    if not is_approver(request.user):
+        raise PermissionDenied
+    brief = brief_for(request.user, pk)
+    form = ReviewForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request,
+            "brief/detail.html",
+            {"brief": brief, "can_review": True, "review_form": form},
+            status=400,
+        )
+    try:
+        if form.cleaned_data["decision"] == ReviewForm.APPROVE:
+            services.approve(brief, request.user)
+            messages.success(request, _("Brief %(number)s approved.") % {"number": brief.number})
+        else:
+            services.send_back(brief, request.user, form.cleaned_data["comment"])
+            messages.success(request, _("Brief %(number)s sent back.") % {"number": brief.number})
+    except services.BriefError as error:
+        messages.error(request, str(error))
+        return redirect("brief:detail", brief.pk)
+    return redirect("brief:approvals")
 
 
 @require_http_methods(["GET", "POST"])

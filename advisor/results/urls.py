@@ -1,0 +1,11 @@
+from django.urls import path
+
+from advisor.results import views
+
+app_name = "results"
+
+urlpatterns = [
+    path("", views.results, name="list"),
+    path("compare/", views.compare, name="compare"),
+    path("option/<str:key>/", views.option_detail, name="option"),
+]

@@ -1,0 +1,138 @@
+"""Brief pages: issue from an option, status, download, retry, approvals, access."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+from django.urls import reverse
+
+from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
+from advisor.results.services import assessment_results
+from advisor.roles import APPROVER
+from tests.support.assessments import finished_assessment
+from tests.support.briefs import make_pki, signing_settings
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def pki_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("pki")
+    make_pki(directory)
+    return directory
+
+
+@pytest.fixture(autouse=True)
+def setup(pki_dir, tmp_path, settings):
+    call_command("load_catalog")
+    settings.BRIEF_SIGNING = signing_settings(pki_dir)
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def buyer():
+    return User.objects.create_user("buyer", password="pw")
+
+
+@pytest.fixture
+def approver():
+    user = User.objects.create_user("boss", password="pw")
+    user.groups.add(Group.objects.get_or_create(name=APPROVER)[0])
+    return user
+
+
+@pytest.fixture
+def issued(client, buyer, django_capture_on_commit_callbacks):
+    assessment = finished_assessment(buyer)
+    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
+    client.force_login(buyer)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("brief:issue"),
+            {"assessment": assessment.pk, "option": option.key, "language": "en"},
+        )
+    brief = Brief.objects.get()
+    assert response["Location"] == reverse("brief:detail", args=(brief.pk,))
+    return brief
+
+
+def test_issue_from_an_option_generates_a_signed_pdf(client, issued):
+    issued.refresh_from_db()
+    assert issued.status == BriefStatus.AWAITING_APPROVAL
+    page = client.get(reverse("brief:detail", args=(issued.pk,)), HTTP_ACCEPT_LANGUAGE="en")
+    assert "Download the signed PDF" in page.content.decode()
+    download = client.get(reverse("brief:download", args=(issued.pk,)))
+    assert download["Content-Type"] == "application/pdf"
+    assert b"".join(download.streaming_content).startswith(b"%PDF-")
+    assert AuditEvent.objects.filter(action=AuditAction.BRIEF_DOWNLOADED).count() == 1
+
+
+def test_status_partial_for_htmx_polling(client, issued):
+    response = client.get(reverse("brief:detail", args=(issued.pk,)), HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert 'id="brief-status"' in html and "<html" not in html
+
+
+def test_generating_brief_polls(client, buyer, issued):
+    Brief.objects.filter(pk=issued.pk).update(status=BriefStatus.GENERATING)
+    html = client.get(reverse("brief:detail", args=(issued.pk,))).content.decode()
+    assert 'hx-trigger="every 1s"' in html
+
+
+def test_other_users_cannot_see_or_download(client, issued):
+    client.force_login(User.objects.create_user("stranger"))
+    for name in ("brief:detail", "brief:download"):
+        assert client.get(reverse(name, args=(issued.pk,))).status_code == 404
+
+
+def test_approver_queue_and_approval(client, issued, approver):
+    client.force_login(approver)
+    queue = client.get(reverse("brief:approvals"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert issued.number in queue
+    response = client.post(reverse("brief:review", args=(issued.pk,)), {"decision": "approve"})
+    assert response.status_code == 302
+    issued.refresh_from_db()
+    assert issued.status == BriefStatus.APPROVED and issued.approved_by == approver
+
+
+def test_send_back_requires_a_comment(client, issued, approver):
+    client.force_login(approver)
+    url = reverse("brief:review", args=(issued.pk,))
+    response = client.post(url, {"decision": "send_back"}, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 400
+    assert "Say what needs to change" in response.content.decode()
+    client.post(url, {"decision": "send_back", "comment": "Compare a second site"})
+    issued.refresh_from_db()
+    assert issued.status == BriefStatus.SENT_BACK
+
+
+def test_buyer_cannot_open_the_approval_queue_or_review(client, buyer, issued):
+    client.force_login(buyer)
+    assert client.get(reverse("brief:approvals")).status_code == 403
+    response = client.post(reverse("brief:review", args=(issued.pk,)), {"decision": "approve"})
+    assert response.status_code == 403
+
+
+def test_failed_generation_can_be_retried_from_the_page(
+    client, buyer, issued, settings, django_capture_on_commit_callbacks
+):
+    Brief.objects.filter(pk=issued.pk).update(status=BriefStatus.FAILED, failure="boom")
+    client.force_login(buyer)
+    page = client.get(reverse("brief:detail", args=(issued.pk,)), HTTP_ACCEPT_LANGUAGE="en")
+    assert "Try again" in page.content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("brief:retry", args=(issued.pk,)))
+    issued.refresh_from_db()
+    assert issued.status == BriefStatus.AWAITING_APPROVAL
+
+
+def test_issue_with_a_vanished_option_explains(client, buyer):
+    assessment = finished_assessment(buyer)
+    client.force_login(buyer)
+    response = client.post(
+        reverse("brief:issue"),
+        {"assessment": assessment.pk, "option": "gone@nowhere", "language": "en"},
+        HTTP_ACCEPT_LANGUAGE="en",
+        follow=True,
+    )
+    assert "no longer among the results" in response.content.decode()
+    assert not Brief.objects.exists()

@@ -1,0 +1,118 @@
+"""Results, option detail and comparison pages."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.urls import reverse
+
+from advisor.results.services import assessment_results
+from advisor.wizard import services as wizard_services
+from tests.support.assessments import finished_assessment
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def seeded():
+    call_command("load_catalog")
+
+
+@pytest.fixture
+def buyer(client):
+    user = User.objects.create_user("buyer", password="pw")
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def assessment(buyer):
+    return finished_assessment(buyer)
+
+
+def get(client, name, *args, **params):
+    return client.get(reverse(name, args=args), params, HTTP_ACCEPT_LANGUAGE="en")
+
+
+def test_results_list_ranked_options_with_memory_time_cost_and_verdict(client, assessment):
+    response = get(client, "results:list", assessment.pk, ranking="all")
+    assert response.status_code == 200
+    html = response.content.decode()
+    run = assessment_results(assessment)
+    assert len(response.context["rows"]) == len(run.recommendation.options)
+    for needle in ("Memory per GPU", "Time to train", "Cost over the horizon", "GiB"):
+        assert needle in html
+    first = response.context["rows"][0].option
+    assert reverse("results:option", args=(assessment.pk, first.key)) in html
+
+
+def test_options_that_do_not_qualify_show_their_reason(client, assessment):
+    response = get(client, "results:list", assessment.pk, ranking="all")
+    not_qualifying = [r for r in response.context["rows"] if not r.option.qualifies]
+    assert not_qualifying, "the seeded catalog has options that do not qualify"
+    html = response.content.decode()
+    assert "Does not qualify" in html
+    reason = not_qualifying[0].option.reasons[0].render()
+    assert reason.split(":")[0] in html
+
+
+@pytest.mark.parametrize("sort", ["cost", "time", "memory", "compliance", "rank", "bogus"])
+def test_sorting_never_fails_and_cost_sort_is_ascending(client, assessment, sort):
+    response = get(client, "results:list", assessment.pk, ranking="all", sort=sort)
+    assert response.status_code == 200
+    if sort == "cost":
+        costs = [r.option.cost_cny for r in response.context["rows"] if r.option.cost_cny]
+        assert costs == sorted(costs)
+
+
+def test_rankings_hold_only_qualifying_options(client, assessment):
+    for ranking in ("recommended", "fastest_within_budget", "best_compliance"):
+        rows = get(client, "results:list", assessment.pk, ranking=ranking).context["rows"]
+        assert all(r.option.qualifies for r in rows)
+
+
+def test_option_detail_has_breakdown_findings_and_economics(client, assessment):
+    option = assessment_results(assessment).recommendation.options[0]
+    response = get(client, "results:option", assessment.pk, option.key)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<svg" in html and "Compliance findings" in html and "SITE-PUE" in html
+    assert "Issue brief" in html
+
+
+def test_unknown_option_is_404(client, assessment):
+    assert get(client, "results:option", assessment.pk, "nope@nowhere").status_code == 404
+
+
+def test_compare_up_to_three(client, assessment):
+    keys = [o.key for o in assessment_results(assessment).recommendation.options[:3]]
+    url = reverse("results:compare", args=(assessment.pk,))
+    response = client.get(url, {"option": keys}, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200
+    assert len(response.context["options"]) == 3
+    too_many = [o.key for o in assessment_results(assessment).recommendation.options[:4]]
+    response = client.get(url, {"option": too_many}, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 400
+    assert "at most 3" in response.content.decode()
+    assert client.get(url, HTTP_ACCEPT_LANGUAGE="en").status_code == 400
+
+
+def test_other_users_results_are_404(client, assessment):
+    stranger = User.objects.create_user("stranger")
+    client.force_login(stranger)
+    assert get(client, "results:list", assessment.pk).status_code == 404
+
+
+def test_incomplete_assessment_goes_back_to_its_answers(client, buyer):
+    draft = wizard_services.create_assessment(buyer, "draft")
+    response = get(client, "results:list", draft.pk)
+    assert response.status_code == 302
+    assert reverse("wizard:check", args=(draft.pk,)) in response["Location"]
+
+
+def test_results_follow_a_changed_answer(client, assessment):
+    before = assessment_results(assessment)
+    training = {**assessment.answers["training"], "seq_len": 8192}
+    assessment = wizard_services.save_step(assessment, "training", training, assessment.version)
+    after = assessment_results(assessment)
+    assert after is not before
+    assert after.scenario.seq_len == 8192
