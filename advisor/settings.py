@@ -92,6 +92,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "advisor.context_processors.roles",
             ],
         },
     },

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
-from advisor.domain.scenario import LIMITS, ScenarioError, load_scenario
+from advisor.domain.scenario import LIMITS
 from advisor.domain.sizing.estimate import SizingResult, size
 from advisor.domain.sizing.memory import COMPONENT_LABELS
+from advisor.management.cli import bad_input, load_scenario_or_fail
 from advisor.selectors import sizing as selectors
-
-# Exit status for bad input, as argparse and most Unix tools use for usage errors.
-BAD_INPUT = 2
 
 
 class Command(BaseCommand):
@@ -93,27 +89,6 @@ class Command(BaseCommand):
             return spec
         candidates = selectors.servers_for_accelerator(accelerator_key)
         return candidates[0] if candidates else None
-
-
-def bad_input(message: str) -> CommandError:
-    return CommandError(message, returncode=BAD_INPUT)
-
-
-def load_scenario_or_fail(path: str):
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise bad_input(f"input: cannot read {path}: {error.__class__.__name__}") from error
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise bad_input(
-            f"input: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from error
-    try:
-        return load_scenario(data)
-    except ScenarioError as error:
-        raise bad_input(str(error)) from error
 
 
 def _fmt(value, unit: str = "", digits: int = 1) -> str:

@@ -1,0 +1,7 @@
+from advisor.roles import is_approver
+
+
+def roles(request):
+    """Role flags for navigation (views check permissions themselves)."""
+    user = getattr(request, "user", None)
+    return {"is_approver": bool(user is not None and is_approver(user))}

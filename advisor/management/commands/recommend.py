@@ -1,0 +1,122 @@
+"""``manage.py recommend``: the results page's ranked options, from a scenario JSON file."""
+
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand
+from django.utils import translation
+from django.utils.translation import gettext
+
+from advisor.domain.recommend import Option
+from advisor.management.cli import check_scenario_or_fail, read_json_or_fail
+from advisor.selectors.recommend import run_recommendation
+from advisor.templatetags.domain_text import render_text
+
+
+class Command(BaseCommand):
+    help = (
+        "Rank procurement options for a fine-tuning job exactly as the results page does. "
+        "Input: a scenario v1 JSON file with optional `site` and `procurement` sections "
+        "(README); without them every catalog data center and procurement mode is considered."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--input", required=True, help="scenario JSON file, or - for stdin")
+        parser.add_argument("--format", choices=("json", "table"), default="table")
+        parser.add_argument("--language", choices=("en", "zh-hans"), default="en")
+        parser.add_argument(
+            "--all", action="store_true", help="table: also list options that do not qualify"
+        )
+
+    def handle(self, *args, **options):
+        document = read_json_or_fail(options["input"])
+        check_scenario_or_fail(document)
+        run = run_recommendation(document)
+        qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
+        with translation.override(options["language"]):
+            if options["format"] == "json":
+                rows = [
+                    option_json(o, rank, o.key in qualifying)
+                    for rank, o in enumerate(run.recommendation.options, start=1)
+                ]
+                payload = {
+                    "today": run.today.isoformat(),
+                    "considered": len(rows),
+                    "qualifying": len(qualifying),
+                    "options": rows,
+                }
+                self.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False))
+            else:
+                options_shown = run.recommendation.options
+                if not options["all"]:
+                    options_shown = [o for o in options_shown if o.key in qualifying]
+                self.stdout.write(render_table(options_shown))
+
+
+def _round(value, digits):
+    return None if value is None else round(float(value), digits)
+
+
+def option_json(option: Option, rank: int, qualifies: bool) -> dict:
+    sizing = option.sizing
+    return {
+        "rank": rank,
+        "key": option.key,
+        "qualifies": qualifies,
+        "reasons": [render_text(r) for r in option.reasons],
+        "accelerator": option.hardware.accelerator.key,
+        "gpus": sizing.layout.gpus,
+        "servers": sizing.servers,
+        "server": option.hardware.server.key,
+        "data_center": option.site.data_center.key,
+        "vendor": option.site.vendor.key,
+        "fits": sizing.fits,
+        "memory_per_gpu_gib": round(sizing.memory.total, 2),
+        "capacity_gib": round(sizing.capacity_gib, 2),
+        "time_to_train_hours": _round(option.time_to_train_hours, 2),
+        "mode": option.mode,
+        "cost_3y_cny": _round(option.cost_cny, 2),
+        "verdict": str(option.compliance.verdict),
+        "counts": option.compliance.counts,
+        "findings": [
+            {
+                "rule": f.rule_id,
+                "status": str(f.status),
+                "severity": str(f.severity),
+                "citation": f.citation,
+                "message": render_text(f.message),
+            }
+            for f in option.compliance.findings
+        ],
+    }
+
+
+def render_table(options: list[Option]) -> str:
+    header = [
+        gettext("Rank"),
+        gettext("Hardware"),
+        gettext("Data center"),
+        gettext("GiB/GPU"),
+        gettext("Hours"),
+        gettext("Cost (CNY)"),
+        gettext("Verdict"),
+    ]
+    rows = [header]
+    for rank, o in enumerate(options, start=1):
+        rows.append(
+            [
+                str(rank),
+                f"{o.sizing.layout.gpus} x {o.hardware.accelerator.key} ({o.hardware.server.key})",
+                o.site.data_center.key or "",
+                f"{o.sizing.memory.total:,.1f}/{o.sizing.capacity_gib:,.1f}",
+                "-" if o.time_to_train_hours is None else f"{o.time_to_train_hours:,.1f}",
+                "-" if o.cost_cny is None else f"{o.cost_cny:,.0f}",
+                str(o.compliance.verdict),
+            ]
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) for row in rows]
+    if len(rows) == 1:
+        lines.append(gettext("No option qualifies; run with --all to see why."))
+    return "\n".join(lines)

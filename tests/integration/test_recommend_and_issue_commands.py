@@ -1,0 +1,112 @@
+import json
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
+
+from advisor.brief.models import Brief
+from advisor.brief.verification import verify_upload
+from tests.integration.test_recommend_catalog import SCENARIO
+from tests.support.briefs import make_pki, signing_settings
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def seeded(tmp_path, settings):
+    call_command("load_catalog")
+    make_pki(tmp_path)
+    settings.BRIEF_SIGNING = signing_settings(tmp_path)
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    path = tmp_path / "scenario.json"
+    site = {"data_centers": ["example-guian", "example-shanghai-qingpu"]}
+    path.write_text(json.dumps({**SCENARIO, "site": site}))
+    return path
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def test_recommend_json_has_the_documented_keys(scenario_file):
+    payload = json.loads(run("recommend", "--input", str(scenario_file), "--format", "json"))
+    assert payload["options"]
+    first = payload["options"][0]
+    for key in (
+        "rank",
+        "accelerator",
+        "gpus",
+        "server",
+        "data_center",
+        "vendor",
+        "fits",
+        "memory_per_gpu_gib",
+        "time_to_train_hours",
+        "cost_3y_cny",
+        "verdict",
+        "findings",
+    ):
+        assert key in first, key
+    assert {"rule", "status", "citation"} <= set(first["findings"][0])
+    assert [o["rank"] for o in payload["options"]] == list(range(1, len(payload["options"]) + 1))
+    assert {o["data_center"] for o in payload["options"]} == {
+        "example-guian",
+        "example-shanghai-qingpu",
+    }
+
+
+def test_recommend_table_in_chinese(scenario_file):
+    text = run("recommend", "--input", str(scenario_file), "--language", "zh-hans", "--all")
+    assert "example-guian" in text
+
+
+@pytest.mark.parametrize(
+    ("content", "field"),
+    [("{", "input: not valid JSON"), ('{"model": {}}', "model"), ("[1]", "input: must be")],
+)
+def test_recommend_bad_input_exits_2_naming_the_field(tmp_path, content, field):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(CommandError) as error:
+        call_command("recommend", "--input", str(path))
+    assert error.value.returncode == 2
+    assert field in str(error.value)
+
+
+def test_issue_brief_writes_a_verifiable_pdf(scenario_file, tmp_path):
+    User.objects.create_user("buyer")
+    output = tmp_path / "brief.pdf"
+    text = run(
+        "issue_brief",
+        "--input",
+        str(scenario_file),
+        "--user",
+        "buyer",
+        "--language",
+        "en",
+        "--output",
+        str(output),
+    )
+    brief = Brief.objects.get()
+    assert brief.number in text
+    assert verify_upload(output.read_bytes()).ok
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--user", "ghost"], "user"), (["--user", "buyer", "--option", "999"], "option")],
+)
+def test_issue_brief_bad_arguments(scenario_file, tmp_path, args, message):
+    User.objects.create_user("buyer")
+    with pytest.raises(CommandError) as error:
+        call_command(
+            "issue_brief", "--input", str(scenario_file), "--output", str(tmp_path / "x"), *args
+        )
+    assert error.value.returncode == 2 and message in str(error.value)
