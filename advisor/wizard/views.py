@@ -107,15 +107,18 @@ def delete(request, pk):
 def task_list(request, pk):
     assessment = assessment_for(request.user, pk)
     answers = assessment.answers
-    tasks = [
-        {
-            "step": step,
-            "status": step.status(answers),
-            "label": steps.STATUS_LABELS[step.status(answers)],
-            "url": _step_url(assessment, step),
-        }
-        for step in steps.active_steps(answers)
-    ]
+    tasks = []
+    for step in steps.active_steps(answers):
+        status = step.status(answers)
+        tasks.append(
+            {
+                "step": step,
+                "status": status,
+                "label": steps.STATUS_LABELS[status],
+                "url": _step_url(assessment, step),
+            }
+        )
+    ready = all(task["status"] == steps.COMPLETE for task in tasks)
     return render(
         request,
         "wizard/task_list.html",
@@ -123,7 +126,7 @@ def task_list(request, pk):
             "assessment": assessment,
             "tasks": tasks,
             "done": sum(task["status"] == steps.COMPLETE for task in tasks),
-            "ready": steps.all_complete(answers),
+            "ready": ready,
         },
     )
 
