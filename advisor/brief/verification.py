@@ -18,8 +18,9 @@ class NotAPdf(ValueError):
 @dataclass(frozen=True)
 class Verification:
     report: VerificationReport
-    brief: Brief | None  # the brief whose signed PDF this is, byte for byte
+    brief: Brief | None  # the brief whose current signed PDF this is, byte for byte
     stripped_from: Brief | None  # the brief whose unsigned rendering this is (signature removed)
+    superseded_draft_of: Brief | None = None  # the signed draft of a brief since approved
 
     @property
     def on_record(self) -> bool:
@@ -51,7 +52,9 @@ def verify_upload(data: bytes) -> Verification:
     report = verify_pdf(data, trust_roots())
     digest = sha256_hex(data)
     brief = Brief.objects.filter(sha256=digest).select_related("approved_by").first()
-    stripped_from = None
+    stripped_from = draft_of = None
     if brief is None and report.tampering is Tampering.SIGNATURE_MISSING:
         stripped_from = Brief.objects.filter(unsigned_sha256=digest).first()
-    return Verification(report=report, brief=brief, stripped_from=stripped_from)
+    if brief is None:
+        draft_of = Brief.objects.filter(draft_sha256=digest).exclude(sha256=digest).first()
+    return Verification(report, brief, stripped_from, draft_of)

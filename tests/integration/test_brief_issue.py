@@ -185,3 +185,17 @@ def test_choosing_an_option_by_key(buyer, django_capture_on_commit_callbacks):
     assert brief.snapshot["options"][0]["key"] == wanted
     with pytest.raises(services.BriefError):
         issue(buyer, option_key="no-such-server@nowhere")
+
+
+def test_the_draft_of_an_approved_brief_is_recognised_as_superseded(
+    buyer, approver, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer)
+    brief.refresh_from_db()
+    draft = pdf_bytes(brief)
+    services.approve(brief, approver)
+    result = verify_upload(draft)
+    assert result.report.intact_and_trusted
+    assert result.brief is None and result.superseded_draft_of == brief
+    assert not result.ok

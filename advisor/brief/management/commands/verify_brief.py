@@ -34,6 +34,8 @@ class Command(BaseCommand):
             lines.append(
                 f"on record: {result.brief.number} status={result.brief.status} approver={approver}"
             )
+        elif result.superseded_draft_of:
+            lines.append(f"superseded draft of brief {result.superseded_draft_of.number}")
         elif result.stripped_from:
             lines.append(f"signature stripped from brief {result.stripped_from.number}")
         else:
