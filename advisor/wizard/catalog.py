@@ -127,8 +127,18 @@ def data_center_labels(keys) -> list[str]:
 
 
 def province_choices() -> list:
+    """Provinces as policy zones, each with the PUE limit it sets for new rooms, if any."""
     rows = catalog.PolicyZone.objects.filter(kind="province").order_by("province")
-    return [(row.key, zone_label(row)) for row in rows]
+    choices = []
+    for row in rows:
+        label = zone_label(row)
+        if row.pue_limit is not None:
+            label = _("%(zone)s · PUE limit %(limit)s") % {
+                "zone": label,
+                "limit": f"{row.pue_limit:g}",
+            }
+        choices.append((row.key, label))
+    return choices
 
 
 def zone_label(row) -> str:

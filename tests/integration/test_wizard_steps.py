@@ -312,6 +312,13 @@ def test_malformed_config_json_gets_a_clear_message(client, draft, content, mess
     assert 'href="#id_config_file"' in html
 
 
+def test_provinces_show_their_pue_limit_in_both_languages(client, draft):
+    english = client.get(url(draft, "site"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Guizhou · PUE limit 1.2" in english
+    chinese = client.get(url(draft, "site"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "贵州 · PUE 限值 1.2" in chinese
+
+
 def test_site_own_room_and_compare(client, draft):
     response = post(client, draft, "site", {"mode": "own"})
     html = response.content.decode()

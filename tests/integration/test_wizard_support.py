@@ -49,7 +49,13 @@ def make_catalog():
             china_availability=availability,
         )
     zone = catalog.PolicyZone.objects.create(
-        key="guizhou", name="Guizhou", name_zh="贵州", kind="province", province="Guizhou"
+        key="guizhou",
+        name="Guizhou",
+        name_zh="贵州",
+        kind="province",
+        province="Guizhou",
+        pue_limit=1.2,
+        pue_limit_source="Guizhou data center PUE policy (test row)",
     )
     for key, name in (("gy-a", "Guiyang A"), ("gy-b", "Guiyang B")):
         catalog.DataCenter.objects.create(
