@@ -1,0 +1,78 @@
+"""In Chromium: results → compare → option → issue brief → approve → verify the PDF."""
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+from django.test import override_settings
+
+from advisor.roles import APPROVER
+from tests.support.assessments import finished_assessment
+from tests.support.briefs import make_pki, signing_settings
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def world(tmp_path):
+    call_command("load_catalog")
+    make_pki(tmp_path)
+    buyer = User.objects.create_user("buyer", password="pw-buyer-1")
+    boss = User.objects.create_user("boss", password="pw-boss-1")
+    boss.groups.add(Group.objects.get_or_create(name=APPROVER)[0])
+    assessment = finished_assessment(buyer)
+    with override_settings(BRIEF_SIGNING=signing_settings(tmp_path), MEDIA_ROOT=tmp_path / "media"):
+        yield assessment
+
+
+def test_from_results_to_an_approved_verified_brief(
+    page, live_server, login, screenshot, world, tmp_path
+):
+    login("buyer", "pw-buyer-1")
+    page.goto(f"{live_server.url}/assessments/{world.pk}/results/?ranking=all")
+    page.wait_for_selector("table.options-table")
+    screenshot("results-all-en")
+
+    boxes = page.locator("input[name=option]")
+    assert boxes.count() >= 3
+    for index in range(3):
+        boxes.nth(index).check()
+    page.click("text=Compare selected options")
+    page.wait_for_selector("table.compare-table")
+    assert page.locator("table.compare-table thead th").count() == 4
+    screenshot("compare-en")
+
+    page.goto(f"{live_server.url}/assessments/{world.pk}/results/")
+    page.locator("table.options-table tbody a").first.click()
+    page.wait_for_selector("form.issue-form")
+    screenshot("option-detail-en")
+    page.select_option("#brief-language", "en")
+    page.click("text=Issue brief")
+    page.wait_for_selector("text=Download the signed PDF", timeout=60_000)
+    number = page.locator("h1").inner_text().split()[-1]
+    with page.expect_download() as download_info:
+        page.click("text=Download the signed PDF")
+    pdf_path = tmp_path / "draft.pdf"
+    download_info.value.save_as(pdf_path)
+    screenshot("brief-detail-en")
+
+    page.click("text=Sign out")
+    login("boss", "pw-boss-1")
+    page.goto(f"{live_server.url}/brief/approvals/")
+    page.click(f"text={number}")
+    page.check("input[value=approve]")
+    page.click("text=Record decision")
+    page.wait_for_selector("text=approved")
+    screenshot("approvals-after-en")
+
+    page.goto(f"{live_server.url}/brief/")
+    approved_url = page.url
+    assert approved_url
+    page.goto(f"{live_server.url}/brief/verify/")
+    page.set_input_files("#id_pdf", str(pdf_path))
+    page.click("main button[type=submit]")
+    verdict = page.locator("#verdict").inner_text()
+    summary = page.locator(".summary-list").inner_text()
+    assert number in summary and "since been approved" in summary, summary
+    assert "Signature intact" in page.content()
+    screenshot("verify-superseded-draft-en")
+    assert verdict
