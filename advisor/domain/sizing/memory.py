@@ -76,12 +76,17 @@ AMP_BACKWARD_GRAD_BYTES = {"single": 4, "ddp": 4, "zero1": 4, "zero2": 2, "zero3
 AMP_STEP_GRAD_BYTES = {"zero1": 4, "zero2": 4, "zero3": 4}
 
 # --- Frameworks' buffers -------------------------------------------------------------------
-# DeepSpeed ZeRO gradient bucket: reduce_bucket_size 2e8 elements in the configs shipped by Qwen,
-# ms-swift and the Hugging Face examples, 16-bit, never larger than the trained parameters it
-# collects (contiguous_gradients). The all-gather of updated parameters after the step reuses
-# memory the gradients freed, so one bucket is counted.
+# DeepSpeed ZeRO gradient buckets: reduce_bucket_size 2e8 elements in the configs shipped by Qwen
+# and ms-swift (swift/llm/ds_config/zero2.json) and in the Hugging Face examples. ZeRO-1/2
+# (deepspeed/runtime/zero/stage_1_and_2.py, backward()) allocate the whole bucket in the 16-bit
+# parameter dtype before every backward pass when contiguous_gradients is on (the default), and a
+# second one for double buffering when overlap_comm is on (it is in those configs), whatever the
+# number of trained parameters: a LoRA job pays it too. ZeRO-3 (stage3.py) fills its bucket only
+# as far as the trained parameters it collects; one bucket is counted there. The all-gather of
+# updated parameters after the step reuses memory the gradients freed.
 ZERO_BUCKET_ELEMENTS = 2e8
-ZERO_BUCKETS = 1
+ZERO12_IPG_BUFFERS = 2
+ZERO3_BUCKETS = 1
 # ZeRO-3 keeps up to stage3_max_live_parameters gathered parameters (DeepSpeed default and the
 # value in the HF/Qwen/PEFT/ms-swift configs: 1e9).
 ZERO3_MAX_LIVE_PARAMETERS = 1e9
@@ -89,8 +94,16 @@ ZERO3_MAX_LIVE_PARAMETERS = 1e9
 # gradient of the current unit before its reduce-scatter: three units of parameters (PyTorch
 # FSDP docs, "backward_prefetch").
 FSDP_GATHERED_UNITS = 3
-# Dequantised copies alive at once under QLoRA (the weight being multiplied, and its transpose
-# in the backward pass), in 16 bits.
+# QLoRA dequantises each frozen matrix in full before multiplying, in the forward pass and again
+# in the backward pass (bitsandbytes MatMul4Bit: F.dequantize_4bit(B, state).to(A.dtype)): the
+# dequantised copy in the quantisation dtype and its cast to the compute dtype, 16 bits each,
+# are alive at once when the two differ (Lightning's BitsandbytesPrecision quantises from fp16
+# and computes in bf16). The largest such matrix sets the buffer. Whether the output layer is
+# quantised depends on the framework: PEFT/Transformers keep it in 16 bits, Lightning's
+# BitsandbytesPrecision (LitGPT) replaces every nn.Linear, the output layer included, whose
+# dequantised copy (vocab x hidden) then appears at the start of the backward pass, when every
+# saved activation is alive. v1 does not say which, so the output layer's size is counted for
+# the buffer while its storage stays 16-bit (the heavier reading of each).
 DEQUANT_COPIES = 2
 
 # --- Fixed overhead ------------------------------------------------------------------------
@@ -376,7 +389,7 @@ class MemoryModel:
         self.paged = s.optimizer in PAGED_OPTIMIZERS
         self.dequant_bytes = 0.0
         if s.method == "qlora":
-            widest = max(m.hidden * max(m.intermediate, lay.q_out), m.hidden * lay.q_out)
+            widest = m.hidden * max(m.intermediate, lay.q_out, m.vocab)
             self.dequant_bytes = DEQUANT_COPIES * widest * 2
         self.dora_bytes = 0.0
         if s.method == "dora":
@@ -418,47 +431,61 @@ class MemoryModel:
         """Bytes saved per token: per block (all of it, and with checkpointing), and the rest."""
         b = self.compute_bytes
         h, inter = m.hidden, m.intermediate
-        q_out, kv_out = lay.q_out, lay.kv_out
+        q_out = lay.q_out
         frozen_base = s.uses_adapters
         quantised = s.method == "qlora"
-        targets = set(s.lora_or_default.target_names) if frozen_base else set()
 
         # Attention block (Korthikanti et al. 2022, 4.1, with their dropout masks left out:
         # fine-tuning recipes use attention dropout 0). Saved for every layer whatever trains:
-        # the norm's input (the residual stream), q, k and v after rotary embedding and the
-        # attention output (both FlashAttention and eager keep them), and the softmax
-        # statistics (one fp32 value per head).
-        attention = h * b + (2 * q_out + 2 * kv_out) * b + 4 * m.heads
+        # q, k and v after rotary embedding, the attention output and the softmax statistics
+        # (one fp32 value per head), which FlashAttention and PyTorch SDPA both keep.
+        # Grouped-query attention: the SDPA paths of Hugging Face Transformers (repeat_kv) and
+        # LitGPT (k.expand(...).reshape) copy k and v to the full head count before the kernel,
+        # so the saved k and v are q-wide; only FlashAttention-2's own kernel takes the narrow
+        # ones. v1 does not say which, so the q-wide copies are counted (the safe side).
+        attention = (4 * q_out) * b + 4 * m.heads
         if s.flash_attention is not True:
-            # Eager attention (assumed when not stated: the safe side) also keeps the s x s scores and their softmax, per head
-            # (Korthikanti's 5as/h term without its dropout mask: 4 bytes per score in 16 bits).
-            attention += 2 * m.heads * self.seq_len * b
+            # Eager attention (assumed when not stated: the safe side) also keeps the s x s
+            # softmax per head (Korthikanti's 5as/h term): Hugging Face's eager attention takes
+            # the softmax in fp32 (softmax(..., dtype=float32)) and keeps that output, and the
+            # product with v keeps its cast back to the compute type; in fp32 the second is the
+            # attention-dropout output where dropout is on (T5: 0.1).
+            attention += m.heads * self.seq_len * (FP32 + b)
 
-        # Inputs of the linear layers: a trained (or adapted) linear layer keeps its input for
-        # its weight gradient; a frozen 16-bit one does not need it (PyTorch saves only what
-        # the required gradients use). Quantised linears (bitsandbytes MatMul4Bit, GPTQ) save
-        # their input whenever the activation needs a gradient, so QLoRA keeps them all. The
-        # o_proj input is the attention output, already counted.
-        def keeps_input(names: set[str]) -> bool:
-            return not frozen_base or quantised or bool(targets & names)
-
-        if keeps_input({"q_proj", "k_proj", "v_proj", "qkv_proj"}):
-            attention += h * b
-        # MLP: the norm's input, and what the nonlinearity needs: the gate output, its
-        # activation and the up projection for a gated MLP (SwiGLU: act(g) * u), the first
-        # projection's output for a plain GELU MLP.
+        # Inputs of the linear layers. A trained linear layer keeps its input for its weight
+        # gradient; a frozen 16-bit one keeps nothing (PyTorch saves only what the required
+        # gradients use); its LoRA adapter keeps its own dropped-out copy, counted with the
+        # adapters below. Quantised linears (bitsandbytes MatMul4Bit: ctx.tensors = (A, B);
+        # GPTQ and torchao NF4 likewise) save their 16-bit input whenever the activation needs
+        # a gradient, so QLoRA keeps them all, like full fine-tuning.
+        keeps_inputs = not frozen_base or quantised
+        # Norms: the RMSNorm of Llama-family models (Hugging Face, LitGPT, torchtune) upcasts
+        # its input to fp32 and keeps that copy for its backward; when its weight trains it
+        # also keeps the normalised 16-bit tensor for the weight gradient.
+        norm = h * max(b, FP32) + (h * b if not frozen_base else 0)
+        if keeps_inputs:
+            # The q/k/v input (the norm output, shared by the three projections), and the
+            # o_proj input: the attention output transposed back to (tokens, heads x head_dim)
+            # is a contiguous copy (reshape of a transposed tensor), not the kernel's output.
+            attention += h * b + q_out * b
+        attention += norm
+        # MLP: what the nonlinearity needs: the gate output, its activation and the up
+        # projection for a gated MLP (SwiGLU: act(g) * u), the first projection's output for
+        # a plain GELU MLP; the down projection's input when it keeps it.
         expert = (3 if lay.gated_mlp else 1) * inter * b
-        expert_input = h * b if keeps_input({"gate_proj", "up_proj"}) else 0
-        if keeps_input({"down_proj"}):
+        expert_input = h * b if keeps_inputs else 0
+        if keeps_inputs:
             expert += inter * b
         if m.is_moe:
-            # Each token's MLP work happens in its top-k experts; the dispatcher keeps a
-            # permuted copy of the token per expert, and the router its fp32 logits and
-            # softmax.
-            mlp = lay.active_experts * (expert + h * b) + expert_input + 2 * m.experts * FP32
+            # Each token's MLP work happens in its top-k experts. The dispatcher (the Hugging
+            # Face per-expert loop: hidden_states[top_x], expert(x) * routing_weight) gathers a
+            # copy of the token for each expert it goes to, which the expert's first projection
+            # keeps when it keeps its input, and the weighting multiply keeps each expert's
+            # output; the router keeps its fp32 logits and softmax.
+            mlp = lay.active_experts * (expert + h * b + expert_input) + 2 * m.experts * FP32
         else:
             mlp = expert + expert_input
-        mlp += h * b  # the MLP norm's input
+        mlp += norm
         adapters = 0.0
         if frozen_base:
             # x A (rank r) per adapted matrix, kept for B's weight gradient.
@@ -522,7 +549,7 @@ class MemoryModel:
         tp, pp = layout.tensor_parallel, layout.pipeline_parallel
         block = self.block_bytes_per_token
         if self.scenario.flash_attention is not True and seq != self.seq_len:
-            block += 2 * m.heads * (seq - self.seq_len) * self.compute_bytes
+            block += m.heads * (seq - self.seq_len) * (FP32 + self.compute_bytes)
         layers_here = -(-m.layers // pp)  # the fullest stage
         # Pipeline schedules (1F1B) keep up to pp micro-batches in flight on the first stage
         # (Korthikanti et al. 2022, 4.2.3); never more than there are micro-batches.
@@ -608,8 +635,10 @@ class MemoryModel:
             buffers += self._gathered_bytes(strategy, mp, dp, offloaded=True)
         elif strategy in ("zero3", "fsdp"):
             buffers += self._gathered_bytes(strategy, mp, dp, offloaded=False)
-        if strategy in ("zero1", "zero2", "zero3"):
-            buckets = ZERO_BUCKETS * min(self.trained_params / mp, ZERO_BUCKET_ELEMENTS)
+        if strategy in ("zero1", "zero2"):
+            buffers += ZERO12_IPG_BUFFERS * ZERO_BUCKET_ELEMENTS * self.weight_elem_bytes
+        elif strategy == "zero3":
+            buckets = ZERO3_BUCKETS * min(self.trained_params / mp, ZERO_BUCKET_ELEMENTS)
             buffers += buckets * self.trained_elem_bytes
         elif strategy == "ddp":
             # DDP's default gradient buckets (gradient_as_bucket_view=False) copy every
