@@ -10,6 +10,7 @@ from django.db.models import Max
 
 from advisor.models import RuleParameter
 from advisor.selectors.recommend import RecommendRun, local_today, run_recommendation
+from advisor.wizard import services as wizard_services
 from advisor.wizard.answers import scenario_document
 from advisor.wizard.models import Assessment
 
@@ -20,11 +21,27 @@ class Incomplete(Exception):
     """The assessment's answers do not yet describe a job."""
 
 
+FIGURES_KEY = "figures"
+
+
 def assessment_document(assessment: Assessment) -> dict:
+    """The wizard's document plus the buyer's own figures (results page) in ``procurement``."""
     document = scenario_document(assessment.answers)
     if document is None:
         raise Incomplete(assessment.pk)
+    figures = assessment.answers.get(FIGURES_KEY) or {}
+    if figures:
+        document["procurement"] = {**(document.get("procurement") or {}), **figures}
     return document
+
+
+def save_figures(assessment: Assessment, figures: dict, version: int) -> Assessment:
+    """Store the buyer's own figures; raises StaleDraft if another tab saved in between.
+
+    Figures refine prices and site data, not the job: a confirmed assessment stays confirmed.
+    """
+    answers = {**(assessment.answers or {}), FIGURES_KEY: figures}
+    return wizard_services._write(assessment, version, answers=answers)
 
 
 def catalog_stamp() -> str:

@@ -7,5 +7,6 @@ app_name = "results"
 urlpatterns = [
     path("", views.results, name="list"),
     path("compare/", views.compare, name="compare"),
+    path("figures/", views.figures, name="figures"),
     path("option/<str:key>/", views.option_detail, name="option"),
 ]

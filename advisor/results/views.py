@@ -1,5 +1,6 @@
 """Results pages: thin views over advisor.selectors.recommend and the presenters."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -9,7 +10,9 @@ from advisor.brief.render import MEMORY_COMPONENT_LABELS, MODE_LABELS
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.scenario import ScenarioError
 from advisor.results import presenters
-from advisor.results.services import assessment_results
+from advisor.results.forms import SITE_FIELDS, FiguresForm
+from advisor.results.services import FIGURES_KEY, assessment_results, save_figures
+from advisor.wizard import services as wizard_services
 from advisor.wizard.selectors import assessment_for
 
 
@@ -108,4 +111,57 @@ def compare(request, pk):
             "error": error,
         },
         status=400 if error else 200,
+    )
+
+
+def _sites_and_servers(run):
+    sites, servers = {}, {}
+    for option in run.recommendation.options:
+        site = option.site
+        key = site.data_center.key
+        if key not in sites:
+            in_use = {
+                name: getattr(site.costs, name)
+                for name, *_ in SITE_FIELDS
+                if name not in site.missing_costs
+            }
+            sites[key] = (key, site.data_center.name or key, in_use)
+        servers.setdefault(option.hardware.server.key, option.hardware.server.name)
+    return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])
+
+
+@login_required
+def figures(request, pk):
+    assessment, run = _results_or_redirect(request, pk)
+    if run is None:
+        return redirect("wizard:check", assessment.pk)
+    sites, servers = _sites_and_servers(run)
+    stored = assessment.answers.get(FIGURES_KEY) or {}
+    initial = FiguresForm.initial_from(stored)
+    if request.method == "POST":
+        form = FiguresForm(request.POST, sites=sites, servers=servers, initial=initial)
+        if form.is_valid():
+            try:
+                version = int(request.POST.get("version", ""))
+                save_figures(assessment, form.to_answers(), version)
+            except (ValueError, wizard_services.StaleDraft):
+                messages.error(
+                    request,
+                    _(
+                        "This assessment changed in another window since you opened this page. "
+                        "Your figures are still below: check them and save again."
+                    ),
+                )
+                assessment.refresh_from_db()
+                return _figures_page(request, assessment, form, status=409)
+            messages.success(request, _("Your figures are saved; the options are priced again."))
+            return redirect("results:list", assessment.pk)
+        return _figures_page(request, assessment, form, status=400)
+    form = FiguresForm(sites=sites, servers=servers, initial=initial)
+    return _figures_page(request, assessment, form)
+
+
+def _figures_page(request, assessment, form, status=200):
+    return render(
+        request, "results/figures.html", {"assessment": assessment, "form": form}, status=status
     )

@@ -8,7 +8,7 @@ Read-only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
@@ -88,36 +88,62 @@ PLACEHOLDERS = {
     "tariff_cny_per_kwh": Decimal(0),
     "rack_fee_cny_per_month": Decimal(0),
     "rack_power_limit_kw": Decimal(1),
-    "pue": Decimal(1),
 }
+# The figures a buyer may give per data center (Overrides field names).
+SITE_FIGURES = ("tariff_cny_per_kwh", "pue", "rack_fee_cny_per_month", "rack_power_limit_kw")
+PRICE_FIGURES = ("purchase_cny_per_server", "rent_cny_per_server_month", "cloud_cny_per_gpu_hour")
 
 
-def _site(key: str, name: str, values: dict, **flags) -> tuple[Site, tuple[str, ...]]:
-    missing = tuple(n for n in PLACEHOLDERS if values.get(n) is None)
-    filled = {n: PLACEHOLDERS[n] if values.get(n) is None else values[n] for n in PLACEHOLDERS}
-    return Site(key=key, name=name, **filled, **flags), missing
+def _given(values: dict | None, names: tuple[str, ...]) -> dict[str, Decimal]:
+    """The buyer's figures among ``names`` (blanks and non-numbers dropped)."""
+    given = {}
+    for name in names:
+        number = _decimal((values or {}).get(name))
+        if number is not None:
+            given[name] = number
+    return given
 
 
-def _site_costs(dc: DataCenter, preferential_tariff: bool) -> tuple[Site, dict, tuple[str, ...]]:
+def _site_costs(
+    dc: DataCenter, preferential_tariff: bool, overrides: dict | None
+) -> tuple[Site, dict, tuple[str, ...]]:
     figures = economics_selectors.site_figures(dc, preferential_tariff=preferential_tariff)
-    site, missing = _site(
-        figures.key,
-        figures.name,
-        {n: getattr(figures, n) for n in PLACEHOLDERS},
-        price_includes_pue=figures.price_includes_pue,
-        power_in_rack_fee=figures.power_in_rack_fee,
-    )
-    return site, figures.provenance, missing
+    given = _given(overrides, SITE_FIGURES)
+    missing = tuple(name for name in figures.missing() if name not in given)
+    site = figures.as_site({**{name: PLACEHOLDERS[name] for name in missing}, **given})
+    site = replace(site, **given)
+    provenance = {**figures.provenance, **{name: Provenance(BASIS_OVERRIDE) for name in given}}
+    return site, provenance, missing
+
+
+def _prices(model: ServerModel, dc: DataCenter, overrides: dict | None):
+    prices, provenance = economics_selectors.prices_for(model, dc)
+    given = _given(overrides, PRICE_FIGURES)
+    return replace(prices, **given), {
+        **provenance,
+        **{name: Provenance(BASIS_OVERRIDE) for name in given},
+    }
 
 
 def catalog_site(
-    dc: DataCenter, server_models: list[ServerModel], preferential_tariff: bool = False
+    dc: DataCenter,
+    server_models: list[ServerModel],
+    preferential_tariff: bool = False,
+    site_overrides: dict | None = None,
+    price_overrides: dict | None = None,
 ) -> SiteCandidate:
+    """One data center with its cost figures and offers, the buyer's own figures applied.
+
+    ``site_overrides`` holds this site's figures (SITE_FIGURES); ``price_overrides`` maps a
+    server model key to its prices (PRICE_FIGURES) at every site.
+    """
     vendor = dc.vendor
-    costs, provenance, missing = _site_costs(dc, preferential_tariff)
+    costs, provenance, missing = _site_costs(dc, preferential_tariff, site_overrides)
     prices, price_provenance = {}, {}
     for model in server_models:
-        prices[model.key], price_provenance[model.key] = economics_selectors.prices_for(model, dc)
+        prices[model.key], price_provenance[model.key] = _prices(
+            model, dc, (price_overrides or {}).get(model.key)
+        )
     return SiteCandidate(
         data_center=compliance_selectors.data_center_facts(dc, vendor),
         vendor=compliance_selectors.vendor_facts(vendor) if vendor else VendorFacts(),
@@ -144,7 +170,44 @@ def _decimal(value) -> Decimal | None:
         return None
 
 
-def own_room_site(room: dict, server_models: list[ServerModel]) -> SiteCandidate:
+def _own_room_costs(room: dict, zone, name: str, overrides: dict | None):
+    """No rack fee; the zone's tariff unless the buyer gives theirs; the room's PUE and kW."""
+    stated = {
+        "tariff_cny_per_kwh": _decimal(zone.tariff_cny_per_kwh) if zone else None,
+        "pue": _decimal(room.get("pue")),
+        "rack_power_limit_kw": _decimal(room.get("max_kw_per_rack")),
+    }
+    provenance = {
+        "pue": Provenance(BASIS_OVERRIDE),
+        "rack_power_limit_kw": Provenance(BASIS_OVERRIDE),
+        "rack_fee_cny_per_month": Provenance(BASIS_OVERRIDE, "Own room: no colocation fee."),
+    }
+    if stated["tariff_cny_per_kwh"] is not None:
+        provenance["tariff_cny_per_kwh"] = Provenance(
+            economics_selectors.BASIS_OFFICIAL, zone.tariff_source or "", zone.tariff_as_of
+        )
+    given = _given(overrides, SITE_FIGURES)
+    values = {**stated, **given}
+    missing = tuple(n for n in stated if values.get(n) is None)
+    fallback = {**PLACEHOLDERS, "pue": Decimal(1)}
+    costs = Site(
+        key=OWN_ROOM_KEY,
+        name=name,
+        tariff_cny_per_kwh=values["tariff_cny_per_kwh"] or fallback["tariff_cny_per_kwh"],
+        pue=values["pue"] or fallback["pue"],
+        rack_fee_cny_per_month=given.get("rack_fee_cny_per_month", Decimal(0)),
+        rack_power_limit_kw=values["rack_power_limit_kw"] or fallback["rack_power_limit_kw"],
+    )
+    provenance.update({n: Provenance(BASIS_OVERRIDE) for n in given})
+    return costs, provenance, missing
+
+
+def own_room_site(
+    room: dict,
+    server_models: list[ServerModel],
+    overrides: dict | None = None,
+    price_overrides: dict | None = None,
+) -> SiteCandidate:
     """The buyer's own room: no rack fee, the zone's tariff, the PUE they stated."""
     zone = PolicyZone.objects.filter(key=room.get("policy_zone")).first()
     feeds = room.get("power_feeds")
@@ -165,29 +228,12 @@ def own_room_site(room: dict, server_models: list[ServerModel]) -> SiteCandidate
         generator_start_s=_number(room.get("generator_start_s")),
         floor_load_kg_per_m2=_number(room.get("floor_load_kg_per_m2")),
     )
-    tariff = _decimal(zone.tariff_cny_per_kwh) if zone else None
-    costs, missing = _site(
-        OWN_ROOM_KEY,
-        facts.name,
-        {
-            "tariff_cny_per_kwh": tariff,
-            "pue": _decimal(room.get("pue")),
-            "rack_power_limit_kw": _decimal(room.get("max_kw_per_rack")),
-            "rack_fee_cny_per_month": Decimal(0),
-        },
-    )
-    provenance = {
-        "pue": Provenance(BASIS_OVERRIDE),
-        "rack_power_limit_kw": Provenance(BASIS_OVERRIDE),
-        "rack_fee_cny_per_month": Provenance(BASIS_OVERRIDE, "Own room: no colocation fee."),
-    }
-    if tariff is not None:
-        provenance["tariff_cny_per_kwh"] = Provenance(
-            economics_selectors.BASIS_OFFICIAL, zone.tariff_source or "", zone.tariff_as_of
-        )
+    costs, provenance, missing = _own_room_costs(room, zone, facts.name, overrides)
     prices, price_provenance = {}, {}
     for model in server_models:
-        prices[model.key], price_provenance[model.key] = _purchase_price(model)
+        prices[model.key], price_provenance[model.key] = _purchase_price(
+            model, (price_overrides or {}).get(model.key)
+        )
     return SiteCandidate(
         data_center=facts,
         vendor=VendorFacts(key=OWN_ROOM_KEY, name=facts.name),
@@ -200,8 +246,11 @@ def own_room_site(room: dict, server_models: list[ServerModel]) -> SiteCandidate
     )
 
 
-def _purchase_price(model: ServerModel) -> tuple[Prices, dict[str, Provenance]]:
+def _purchase_price(model: ServerModel, overrides: dict | None = None):
     """In the buyer's own room only buying applies: the newest CNY purchase offer, quotes first."""
+    given = _given(overrides, ("purchase_cny_per_server",))
+    if given:
+        return Prices(**given), {"purchase_cny_per_server": Provenance(BASIS_OVERRIDE)}
     offers = Offer.objects.filter(
         server_model=model, kind=choices.OfferKind.BUY, currency=choices.Currency.CNY
     ).select_related("vendor", "data_center")
@@ -224,16 +273,29 @@ def _purchase_price(model: ServerModel) -> tuple[Prices, dict[str, Provenance]]:
     }
 
 
-def site_candidates(section: dict | None, preferential_tariff: bool = False) -> list:
+def site_candidates(section: dict | None, procurement: dict | None = None) -> list:
+    """The sites to consider, with the buyer's own figures from the procurement section."""
     server_models = list(ServerModel.objects.order_by("key"))
-    section = section or {}
+    section, procurement = section or {}, procurement or {}
+    site_overrides = procurement.get("site_overrides") or {}
     if section.get("room"):
-        return [own_room_site(section["room"], server_models)]
+        room_overrides = site_overrides.get(OWN_ROOM_KEY)
+        price_overrides = procurement.get("price_overrides")
+        return [own_room_site(section["room"], server_models, room_overrides, price_overrides)]
     rows = DataCenter.objects.select_related("vendor", "policy_zone").order_by("key")
     keys = section.get("data_centers")
     if keys:
         rows = rows.filter(key__in=keys)
-    return [catalog_site(dc, server_models, preferential_tariff) for dc in rows]
+    return [
+        catalog_site(
+            dc,
+            server_models,
+            preferential_tariff=bool(procurement.get("preferential_tariff")),
+            site_overrides=site_overrides.get(dc.key),
+            price_overrides=procurement.get("price_overrides"),
+        )
+        for dc in rows
+    ]
 
 
 # --- Procurement ----------------------------------------------------------------------------
@@ -305,12 +367,7 @@ def run_recommendation(document: dict, *, today: date | None = None) -> Recommen
     recommendation = recommend(
         scenario,
         hardware_candidates(),
-        site_candidates(
-            document.get("site"),
-            preferential_tariff=bool(
-                (document.get("procurement") or {}).get("preferential_tariff")
-            ),
-        ),
+        site_candidates(document.get("site"), document.get("procurement")),
         procurement,
         today=today,
         params=compliance_selectors.rule_parameters(),

@@ -151,3 +151,19 @@ def test_defaults_without_a_procurement_section():
     procurement = procurement_from(None, TODAY)
     assert procurement.modes == ("buy", "rent", "cloud")
     assert procurement.budget_cny is None and procurement.deadline_hours is None
+
+
+def test_price_and_site_overrides_reach_the_economics(catalog):
+    procurement = {
+        "modes": ["buy"],
+        "site_overrides": {"example-guian": {"tariff_cny_per_kwh": "0.5", "pue": "1.15"}},
+        "price_overrides": {"hgx-h100-8gpu": {"purchase_cny_per_server": "1999999"}},
+        "overrides": {"rack_fee_cny_per_month": "5000"},
+    }
+    document = {**SCENARIO, "site": {"data_centers": ["example-guian"]}, "procurement": procurement}
+    options = run_recommendation(document, today=TODAY).recommendation.options
+    h100 = next(o for o in options if o.hardware.server.key == "hgx-h100-8gpu")
+    inputs = h100.economics.inputs
+    assert inputs.prices.purchase_cny_per_server == Decimal("1999999")
+    assert inputs.site.tariff_cny_per_kwh == Decimal("0.5") and inputs.site.pue == Decimal("1.15")
+    assert inputs.provenance["purchase_cny_per_server"].basis == "override"

@@ -1,5 +1,7 @@
 """Results, option detail and comparison pages."""
 
+from decimal import Decimal
+
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
@@ -116,3 +118,63 @@ def test_results_follow_a_changed_answer(client, assessment):
     after = assessment_results(assessment)
     assert after is not before
     assert after.scenario.seq_len == 8192
+
+
+def test_own_figures_price_options_the_catalog_could_not(client, assessment):
+    before = assessment_results(assessment)
+    unpriced = [
+        o for o in before.recommendation.options if o.site.data_center.key == "example-guian"
+    ]
+    assert unpriced and all(o.economics is None for o in unpriced)
+    url = reverse("results:figures", args=(assessment.pk,))
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en")
+    assert page.status_code == 200 and "missing" in page.content.decode()
+    response = client.post(
+        url,
+        {
+            "version": assessment.version,
+            "site__example-guian__tariff_cny_per_kwh": "0.48",
+            "site__example-guian__rack_fee_cny_per_month": "6500",
+            "maintenance_pct_per_year": "4",
+        },
+    )
+    assert response.status_code == 302
+    assessment.refresh_from_db()
+    after = assessment_results(assessment)
+    guian = [o for o in after.recommendation.options if o.site.data_center.key == "example-guian"]
+    priced = [o for o in guian if o.economics is not None]
+    assert priced
+    site = priced[0].economics.inputs.site
+    assert site.tariff_cny_per_kwh == Decimal("0.48")
+    assert site.rack_fee_cny_per_month == Decimal("6500")
+    assert priced[0].economics.inputs.assumptions.maintenance_pct_per_year == Decimal("4")
+    assert assessment.status == "complete" or assessment.status == "draft"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("site__example-guian__pue", "0.5", "greater than or equal to 1"),
+        ("site__example-guian__tariff_cny_per_kwh", "abc", "Enter a number"),
+        ("depreciation_years", "2.5", "whole number"),
+    ],
+)
+def test_bad_figures_are_explained_and_kept(client, assessment, field, value, message):
+    url = reverse("results:figures", args=(assessment.pk,))
+    response = client.post(
+        url, {"version": assessment.version, field: value}, HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert message in html and f'value="{value}"' in html
+
+
+def test_stale_figures_are_refused_and_kept(client, assessment):
+    url = reverse("results:figures", args=(assessment.pk,))
+    response = client.post(
+        url,
+        {"version": assessment.version - 1, "maintenance_pct_per_year": "7"},
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 409
+    assert 'value="7"' in response.content.decode()
