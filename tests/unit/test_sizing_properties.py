@@ -17,6 +17,7 @@ from advisor.domain.scenario import (
     ScenarioError,
     load_scenario,
 )
+from advisor.domain.sizing.compute import ThroughputSweep, tokens_per_second
 from advisor.domain.sizing.estimate import size
 from advisor.domain.sizing.memory import (
     FRAGMENTATION_SHARE,
@@ -291,3 +292,19 @@ def test_size_gives_finite_figures_and_a_consistent_fit(scenario, key, gpus):
     if result.fewest is not None:
         assert result.fewest.fits
     assert all(isinstance(sentence, str) and sentence for sentence in output["assumptions"])
+
+
+@FAST
+@given(
+    scenarios(),
+    st.sampled_from(sorted(ACCELERATORS) or ["none"]),
+    st.sampled_from([1, 2, 3, 8, 16, 64]),
+    st.sampled_from(["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]),
+)
+def test_catalog_sweep_throughput_equals_the_single_call(scenario, key, gpus, strategy):
+    assume(key in ACCELERATORS)
+    accelerator = ACCELERATORS[key]
+    sweep = ThroughputSweep(scenario)
+    expected = tokens_per_second(scenario, accelerator, gpus, strategy=strategy)
+    assert sweep.tokens_per_s(accelerator, gpus, strategy) == expected
+    assert sweep.tokens_per_s(accelerator, gpus, strategy) == expected  # memoised

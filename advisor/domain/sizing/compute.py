@@ -474,10 +474,39 @@ def step_time(
     utilisation: float,
     cal: Calibration,
 ) -> StepTime:
-    data_parallel = max(1, gpus // job.model_parallel)
     micro_s = micro_batch_seconds(job, accelerator, peak_tflops_per_gpu, utilisation, cal)
     tp_s, tp_gbs = tensor_parallel_seconds(job, links)
     micro_s += tp_s
+    slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = _step_parts(
+        job, gpus, strategy, links, micro_s
+    )
+    comm = CommunicationCost(
+        tensor_parallel_s=tp_s * slots,
+        data_parallel_s=dp_s,
+        data_parallel_exposed_s=exposed_s,
+        offload_s=offload_s,
+        data_parallel_gbs=dp_gbs,
+        tensor_parallel_gbs=tp_gbs,
+        bytes_per_step=dp_bytes,
+        overlap_window_s=window,
+    )
+    return StepTime(
+        micro_batch_s=micro_s,
+        compute_s=compute_s,
+        communication=comm,
+        step_s=compute_s + exposed_s + offload_s,
+        tokens_per_step=tokens,
+    )
+
+
+def _step_parts(job: JobFigures, gpus: int, strategy: str, links: Links, micro_s: float) -> tuple:
+    """One optimizer step from one micro-batch's seconds (tensor-parallel traffic included).
+
+    Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
+    tokens_per_step): plain floats, so that :class:`ThroughputSweep` can use it without
+    building the dataclasses.
+    """
+    data_parallel = max(1, gpus // job.model_parallel)
     # 1F1B pipeline schedule: grad_accum micro-batches flow through pp stages in
     # (grad_accum + pp - 1) micro-batch slots (Narayanan et al. 2021, the pipeline bubble).
     slots = job.grad_accum + job.pipeline_parallel - 1
@@ -494,23 +523,8 @@ def step_time(
         window = compute_s if strategy in ("zero3", "fsdp") else window * job.grad_accum
     exposed_s = max(0.0, dp_s - window)
     offload_s = offload_seconds(job, links, gpus)
-    comm = CommunicationCost(
-        tensor_parallel_s=tp_s * slots,
-        data_parallel_s=dp_s,
-        data_parallel_exposed_s=exposed_s,
-        offload_s=offload_s,
-        data_parallel_gbs=dp_gbs,
-        tensor_parallel_gbs=tp_gbs,
-        bytes_per_step=dp_bytes,
-        overlap_window_s=window,
-    )
-    return StepTime(
-        micro_batch_s=micro_s,
-        compute_s=compute_s,
-        communication=comm,
-        step_s=compute_s + exposed_s + offload_s,
-        tokens_per_step=job.tokens_per_micro_batch * job.grad_accum * data_parallel,
-    )
+    tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
+    return slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens
 
 
 # --- The estimate -------------------------------------------------------------------------------------
@@ -551,6 +565,63 @@ def tokens_per_second(
     links = links_for(accelerator, server)
     strategy = strategy or scenario.parallelism.strategy
     return step_time(job, accelerator, gpus, strategy, links, peak, utilisation, cal).tokens_per_s
+
+
+class ThroughputSweep:
+    """Whole-job tokens/s of one scenario for many (accelerator, GPU count, strategy).
+
+    The fast path of a catalog sweep: the same model as :func:`tokens_per_second` (and equal
+    results for the same arguments), with the scenario's figures computed once, each
+    accelerator's peak, utilisation, links and micro-batch time once per job variant, and each
+    (accelerator, GPU count, strategy) once.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        server: ServerSpec | None = None,
+        cal: Calibration | None = None,
+    ):
+        self.scenario = scenario
+        self.server = server
+        self.cal = cal or calibration.STORED
+        self.job = job_figures(scenario)
+        self._micro: dict[tuple[str, bool], tuple[float, Links] | None] = {}
+        self._results: dict[tuple[str, int, str], float | None] = {}
+
+    def tokens_per_s(self, accelerator: AcceleratorSpec, gpus: int, strategy: str) -> float | None:
+        """Whole-job tokens/s on ``gpus`` of ``accelerator`` (``None``: peak unknown)."""
+        key = (accelerator.key, gpus, strategy)
+        results = self._results
+        if key in results:
+            return results[key]
+        job = self.job.for_gpus(gpus)
+        micro = self._micro_seconds(accelerator, job)
+        if micro is None:
+            results[key] = None
+            return None
+        micro_s, links = micro
+        parts = _step_parts(job, gpus, strategy, links, micro_s)
+        _, compute_s, _, _, _, _, exposed_s, offload_s, tokens = parts
+        value = tokens / (compute_s + exposed_s + offload_s)
+        results[key] = value
+        return value
+
+    def _micro_seconds(self, accelerator: AcceleratorSpec, job: JobFigures):
+        key = (accelerator.key, job is self.job)
+        if key in self._micro:
+            return self._micro[key]
+        peak = peak_tflops(self.scenario, accelerator)
+        out = None
+        if peak is not None:
+            utilisation = matmul_utilisation(job, accelerator, self.cal)[0]
+            links = links_for(accelerator, self.server)
+            micro_s = micro_batch_seconds(job, accelerator, peak, utilisation, self.cal)
+            micro_s += tensor_parallel_seconds(job, links)[0]
+            out = (micro_s, links)
+        self._micro[key] = out
+        return out
 
 
 def estimate_time(
