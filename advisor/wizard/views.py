@@ -232,7 +232,7 @@ def check(request, pk):
             messages.error(request, STALE_MESSAGE)
             return redirect("wizard:check", assessment.pk)
         messages.success(request, _("Answers confirmed."))
-        return redirect("home")
+        return redirect("results:list", assessment.pk)
     return render(
         request,
         "wizard/check.html",

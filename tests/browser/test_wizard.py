@@ -96,7 +96,11 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
     assert "2,048" in page.locator("main").inner_text()
 
     page.click("text=Confirm answers")
-    page.wait_for_selector("h1:has-text('Your assessments')")
+    page.wait_for_selector("h1:has-text('Options')")
+    assert "options considered" in page.locator("main").inner_text()
+    screenshot("wizard-results-en")
+    page.click("text=Back to your answers")
+    page.goto(page.url.split("/assessments/")[0] + "/")
     assert "Answers confirmed" in page.locator("table.assessments").inner_text()
     screenshot("wizard-home-en")
 

@@ -406,6 +406,7 @@ def test_confirm_answers(client, draft):
     fill(client, draft, "model", "training", "site", "procurement")
     response = client.post(reverse("wizard:check", args=[draft.pk]), {"version": draft.version})
     assert response.status_code == 302
+    assert response["Location"] == reverse("results:list", args=[draft.pk])
     draft.refresh_from_db()
     assert draft.status == Assessment.Status.COMPLETE
 
