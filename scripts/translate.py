@@ -2,7 +2,8 @@
 
 Usage: .venv/bin/python scripts/translate.py PO_FILE MAPPING.json
 The mapping is {"English msgid": "中文"}; entries whose msgid is in the mapping get the
-translation and lose the fuzzy flag. Prints the msgids still untranslated.
+translation (the single Chinese form for plural entries) and lose the fuzzy flag. Prints
+the msgids still untranslated.
 """
 
 import json
@@ -17,11 +18,19 @@ def main(po_path: str, mapping_path: str) -> int:
         mapping = json.load(handle)
     for entry in po:
         if entry.msgid in mapping:
-            entry.msgstr = mapping[entry.msgid]
+            if entry.msgid_plural:  # Chinese has one plural form (nplurals=1)
+                entry.msgstr_plural = {0: mapping[entry.msgid]}
+            else:
+                entry.msgstr = mapping[entry.msgid]
             if "fuzzy" in entry.flags:
                 entry.flags.remove("fuzzy")
     po.save()
-    missing = [e.msgid for e in po if not e.obsolete and (not e.msgstr or "fuzzy" in e.flags)]
+    missing = [
+        e.msgid
+        for e in po
+        if not e.obsolete
+        and ((not e.msgstr and not any(e.msgstr_plural.values())) or "fuzzy" in e.flags)
+    ]
     for msgid in missing:
         print(f"untranslated: {msgid!r}")
     return 0

@@ -20,10 +20,10 @@ PRICE_FIELDS = (
     ("cloud_cny_per_gpu_hour", _("Cloud (CNY per GPU-hour)"), "0", "10000"),
 )
 GENERAL_FIELDS = (
-    ("maintenance_pct_per_year", _("Maintenance (% of the purchase price per year)"), "0", "100"),
+    ("maintenance_pct_per_year", _("Maintenance (per cent of the purchase price per year)"), "0", "100"),
     ("depreciation_years", _("Depreciation period (years)"), "1", "15"),
-    ("salvage_pct", _("Residual value (% of the purchase price)"), "0", "100"),
-    ("training_power_pct", _("Power drawn while training (% of full load)"), "0", "100"),
+    ("salvage_pct", _("Residual value (per cent of the purchase price)"), "0", "100"),
+    ("training_power_pct", _("Power drawn while training (per cent of full load)"), "0", "100"),
     (
         "transfer_gb_per_run",
         _("Data moved to or from a public cloud per run (GB)"),

@@ -172,10 +172,10 @@ def operating_risks(inputs: DeliveryInputs) -> list[ChecklistItem]:
         )
     throttling = Message(
         N_(
-            "Monitor GPU clocks and temperatures: thermal throttling costs {low}–{high}% of "
+            "Monitor GPU clocks and temperatures: thermal throttling costs {loss} of "
             "throughput and stretches the training time accordingly."
         ),
-        {"low": THROTTLE_LOSS_PCT[0], "high": THROTTLE_LOSS_PCT[1]},
+        {"loss": f"{THROTTLE_LOSS_PCT[0]}–{THROTTLE_LOSS_PCT[1]}%"},
     )
     consistency = Message(
         N_(
