@@ -10,7 +10,8 @@ Compatible extension: unknown top-level *sections* (objects, e.g. a future ``sit
 ``procurement``) are kept as they are in :attr:`Scenario.extensions` and written back by
 :func:`dump_scenario`; unknown scalar keys and unknown keys inside the known sections are
 rejected, because they are almost always typos (``seq_length``) that would otherwise be
-silently ignored.
+silently ignored. Optional fields this project adds to v1 default to the behaviour of a document
+without them: ``loss_chunking`` (true, false or null; absent or null means not stated).
 
 The module also derives what every part of the engine needs from the architecture: the
 parameter layout of a block, active parameters of a mixture-of-experts model, and the trainable
@@ -208,6 +209,11 @@ class Scenario:
     hardware: Hardware
     parallelism: Parallelism
     training: Training
+    # Optional (a compatible v1 extension): the loss is computed over the vocabulary in chunks
+    # (torchtune CEWithChunkedOutputLoss, LitGPT's chunked output layer and loss, fused
+    # linear-cross-entropy kernels) rather than on the whole fp32 logits at once. ``None``: not
+    # stated, which the memory model reads as the whole logits at once (the heavier case).
+    loss_chunking: bool | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -397,6 +403,7 @@ _TOP_KEYS = (
     "hardware",
     "parallelism",
     "training",
+    "loss_chunking",
 )
 
 
@@ -594,6 +601,7 @@ def load_scenario(data: dict) -> Scenario:
         hardware=_load_hardware(_section(data, "hardware", "hardware")),
         parallelism=_load_parallelism(_section(data, "parallelism", "parallelism")),
         training=_load_training(data.get("training")),
+        loss_chunking=_bool(data, "loss_chunking", "loss_chunking", nullable=True),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -658,6 +666,8 @@ def dump_scenario(s: Scenario) -> dict:
             "epochs": s.training.epochs,
         },
     }
+    if s.loss_chunking is not None or "loss_chunking" in s.key_order:
+        out["loss_chunking"] = s.loss_chunking  # optional: written only when it was given
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

@@ -206,6 +206,15 @@ def test_logits_are_tokens_times_vocabulary_times_twelve_bytes():
     assert memory(s).logits == pytest.approx(2 * 4096 * 128256 * 12 / GIB)
 
 
+def test_chunked_loss_keeps_the_16_bit_logits_and_their_gradient():
+    s = scenario(micro_batch=2, seq_len=4096, loss_chunking=True)
+    assert memory(s).logits == pytest.approx(2 * 4096 * 128256 * (2 + 2) / GIB)
+    # Not stated is the heavier reading, the same as false.
+    unstated = memory(scenario(micro_batch=2, seq_len=4096, loss_chunking=None))
+    whole = memory(scenario(micro_batch=2, seq_len=4096, loss_chunking=False))
+    assert unstated.logits == whole.logits > memory(s).logits
+
+
 def test_checkpointing_keeps_one_hidden_state_per_block():
     with_ckpt = memory(scenario(gradient_checkpointing=True, seq_len=8192))
     without = memory(scenario(gradient_checkpointing=False, seq_len=8192))

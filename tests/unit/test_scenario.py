@@ -105,6 +105,24 @@ def test_optional_fields_take_documented_defaults():
     assert scenario.packed is None
 
 
+def test_loss_chunking_is_an_optional_compatible_field():
+    # Absent: not stated, and a document without it is written back without it.
+    plain = load_scenario(copy.deepcopy(LLAMA_8B))
+    assert plain.loss_chunking is None
+    assert "loss_chunking" not in dump_scenario(plain)
+    for value in (True, False, None):
+        data = copy.deepcopy(LLAMA_8B)
+        data["loss_chunking"] = value
+        scenario = load_scenario(data)
+        assert scenario.loss_chunking is value
+        assert dump_scenario(scenario) == data
+        assert list(dump_scenario(scenario)) == list(data)
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(scenario_with("loss_chunking", "yes"))
+    assert error.value.field == "loss_chunking"
+    assert "true, false or null" in str(error.value)
+
+
 @pytest.mark.parametrize(
     ("path", "value", "named_field", "says"),
     [

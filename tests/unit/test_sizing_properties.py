@@ -149,13 +149,23 @@ def test_every_figure_is_finite_and_non_negative(scenario):
 def test_memory_grows_with_sequence_length(scenario, extra):
     longer = min(scenario.seq_len + extra, int(LIMITS["seq_len"][1]))
     assume(longer > scenario.seq_len)
-    assert total(scenario, seq_len=longer) > total(scenario)
+    assert_grows(scenario, total(scenario, seq_len=longer), total(scenario))
 
 
 @FAST
 @given(scenarios(), st.integers(1, 64))
 def test_memory_grows_with_micro_batch(scenario, extra):
-    assert total(scenario, micro_batch=scenario.micro_batch + extra) > total(scenario)
+    bigger = total(scenario, micro_batch=scenario.micro_batch + extra)
+    assert_grows(scenario, bigger, total(scenario))
+
+
+def assert_grows(scenario, bigger, smaller):
+    """Strictly larger, unless the optimizer step (which holds no activations) is the peak."""
+    at_step = MemoryModel(scenario).per_gpu(layout_of(scenario), context=1.0)
+    if at_step.peak_at_optimizer_step:
+        assert bigger >= smaller
+    else:
+        assert bigger > smaller
 
 
 @FAST
