@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 # (field, label, low, high) — limits keep a mistyped figure from producing nonsense.
@@ -20,7 +21,12 @@ PRICE_FIELDS = (
     ("cloud_cny_per_gpu_hour", _("Cloud (CNY per GPU-hour)"), "0", "10000"),
 )
 GENERAL_FIELDS = (
-    ("maintenance_pct_per_year", _("Maintenance (per cent of the purchase price per year)"), "0", "100"),
+    (
+        "maintenance_pct_per_year",
+        _("Maintenance (per cent of the purchase price per year)"),
+        "0",
+        "100",
+    ),
     ("depreciation_years", _("Depreciation period (years)"), "1", "15"),
     ("salvage_pct", _("Residual value (per cent of the purchase price)"), "0", "100"),
     ("training_power_pct", _("Power drawn while training (per cent of full load)"), "0", "100"),
@@ -47,6 +53,11 @@ def _number_field(label, low: str, high: str, placeholder: str = "") -> forms.De
             attrs={"inputmode": "decimal", "spellcheck": "false", "placeholder": placeholder}
         ),
     )
+
+
+def _labelled(subject: str, label) -> str:
+    """A field label that names its row, e.g. "Gui'an example site: PUE" (error summary)."""
+    return format_lazy("{subject}: {label}", subject=subject, label=label)
 
 
 def site_field(site_key: str, name: str) -> str:
@@ -86,6 +97,9 @@ class FiguresForm(forms.Form):
                 self.fields[price_field(key, name)] = _number_field(label, low, high)
         for name, label, low, high in GENERAL_FIELDS:
             self.fields[name] = _number_field(label, low, high)
+
+    site_headers = [label for _name, label, *_limits in SITE_FIELDS]
+    price_headers = [label for _name, label, *_limits in PRICE_FIELDS]
 
     def site_rows(self):
         return [

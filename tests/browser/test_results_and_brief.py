@@ -76,3 +76,22 @@ def test_from_results_to_an_approved_verified_brief(
     assert "Signature intact" in page.content()
     screenshot("verify-superseded-draft-en")
     assert verdict
+
+
+def test_results_and_figures_in_chinese(page, live_server, login, screenshot, world):
+    login("buyer", "pw-buyer-1")
+    page.select_option("#language-select", "zh-hans")
+    page.click("text=Change language")
+    page.goto(f"{live_server.url}/assessments/{world.pk}/results/?ranking=all")
+    page.wait_for_selector("table.options-table")
+    assert page.locator("h1").inner_text().startswith("方案")
+    assert "不符合条件" in page.locator("main").inner_text()
+    screenshot("results-all-zh-hans")
+    page.click("text=使用自定义数据")
+    page.wait_for_selector("h1:has-text('自定义数据')")
+    page.fill("input[name='site__example-guian__pue']", "0.2")
+    page.click("text=保存并重新计价")
+    summary = page.locator(".error-summary")
+    summary.wait_for()
+    assert "PUE" in summary.inner_text()
+    screenshot("figures-error-zh-hans")
