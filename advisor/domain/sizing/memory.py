@@ -851,6 +851,26 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 },
             )
         )
+        out.append(
+            Message(
+                N_(
+                    "Each quantised matrix is dequantised to 16 bits when it is used; the work "
+                    "buffer is sized for the output layer, which some frameworks (LitGPT) "
+                    "quantise too."
+                )
+            )
+        )
+    if scenario.parallelism.strategy in ("zero1", "zero2"):
+        out.append(
+            Message(
+                N_(
+                    "DeepSpeed ZeRO-1/2 keep two gradient buckets of {elements} million elements "
+                    "whatever the job's size (overlap_comm on, as in the Qwen and ms-swift "
+                    "configurations)."
+                ),
+                {"elements": f"{ZERO_BUCKET_ELEMENTS / 1e6:g}"},
+            )
+        )
     if scenario.model.layout is None:
         out.append(
             Message(
