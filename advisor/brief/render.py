@@ -191,28 +191,32 @@ class _GlyphWatch(logging.Handler):
             self.problems.append(text)
 
 
-def render_pdf(snapshot: dict, meta: BriefMeta) -> bytes:
-    """The brief as PDF/A-3b bytes (unsigned). Raises :class:`MissingGlyphs` on .notdef."""
-    html = render_html(snapshot, meta)
+def write_pdf_checked(html: str, **options) -> bytes:
+    """WeasyPrint's PDF for ``html``; raises :class:`MissingGlyphs` when any character had
+    no glyph in the available fonts (it would print as an empty box)."""
     watch = _GlyphWatch()
     logger = logging.getLogger("weasyprint")
     logger.addHandler(watch)
     try:
-        attachment = weasyprint.Attachment(
-            string=json.dumps(snapshot, ensure_ascii=False, indent=1),
-            name="brief.json",
-            description="Brief data (snapshot) for audit",
-            relationship="Data",
-        )
-        document = weasyprint.HTML(string=html, base_url=None)
-        pdf = document.write_pdf(
-            pdf_variant="pdf/a-3b",
-            attachments=[attachment],
-            pdf_identifier=meta.number.encode(),
-            uncompressed_pdf=False,
-        )
+        pdf = weasyprint.HTML(string=html, base_url=None).write_pdf(**options)
     finally:
         logger.removeHandler(watch)
     if watch.problems:
         raise MissingGlyphs("; ".join(watch.problems))
     return pdf
+
+
+def render_pdf(snapshot: dict, meta: BriefMeta) -> bytes:
+    """The brief as PDF/A-3b bytes (unsigned). Raises :class:`MissingGlyphs` on .notdef."""
+    attachment = weasyprint.Attachment(
+        string=json.dumps(snapshot, ensure_ascii=False, indent=1),
+        name="brief.json",
+        description="Brief data (snapshot) for audit",
+        relationship="Data",
+    )
+    return write_pdf_checked(
+        render_html(snapshot, meta),
+        pdf_variant="pdf/a-3b",
+        attachments=[attachment],
+        pdf_identifier=meta.number.encode(),
+    )

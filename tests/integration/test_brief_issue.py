@@ -95,6 +95,12 @@ def test_pdf_speaks_the_brief_language(
     for phrase in expected:
         assert phrase in text, phrase
     assert brief.number in text
+    fonts = subprocess.run(
+        ["pdffonts", str(tmp_path / "brief.pdf")], capture_output=True, text=True, check=True
+    ).stdout.splitlines()[2:]
+    assert fonts, "the PDF has fonts"
+    for line in fonts:  # columns: name type encoding emb sub uni object ID
+        assert line.split()[-5] == "yes", f"font not embedded: {line}"
 
 
 def test_approval_removes_the_draft_mark_and_resigns(

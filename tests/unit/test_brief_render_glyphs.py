@@ -1,0 +1,26 @@
+import pytest
+
+from advisor.brief.render import MissingGlyphs, page_label_css, write_pdf_checked
+
+
+def test_chinese_and_english_text_have_glyphs():
+    pdf = write_pdf_checked(
+        "<html lang='zh-Hans'><p>采购简报 Procurement brief ¥1,234 · — ☐</p></html>"
+    )
+    assert pdf.startswith(b"%PDF-")
+
+
+def test_a_character_no_font_has_fails():
+    with pytest.raises(MissingGlyphs, match="notdef"):
+        write_pdf_checked("<p>private use \ue000</p>")
+
+
+@pytest.mark.parametrize(
+    ("label", "css"),
+    [
+        ("Page {page} of {pages}", '"Page " counter(page) " of " counter(pages)'),
+        ("第 {page} 页，共 {pages} 页", '"第 " counter(page) " 页，共 " counter(pages) " 页"'),
+    ],
+)
+def test_page_label_becomes_css_counters(label, css):
+    assert page_label_css(label) == css
