@@ -1,0 +1,71 @@
+"""Server time of the results page for the seeded catalog.
+
+Usage: ``.venv/bin/python bench/results_speed.py [--runs N]``
+
+Measures, for the Qwen2.5-7B LoRA assessment comparing two sites (26 options):
+the recommendation itself (selectors + sizing + compliance + economics, uncached), and the
+whole results page request through Django's test client, first uncached then cached (the
+page caches per draft version, catalog state and day). Issue 6 asks for well under 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from _django import setup
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    setup()
+
+    from django.contrib.auth.models import User
+    from django.core.cache import cache
+    from django.test import Client
+
+    from advisor.results.services import assessment_document
+    from advisor.selectors.recommend import run_recommendation
+    from tests.support.assessments import finished_assessment
+
+    user = User.objects.create_user("bench")
+    assessment = finished_assessment(user)
+    document = assessment_document(assessment)
+    client = Client()
+    client.force_login(user)
+    url = f"/assessments/{assessment.pk}/results/"
+
+    def clock(function) -> list[float]:
+        out = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            function()
+            out.append((time.perf_counter() - start) * 1000)
+        return out
+
+    options = len(run_recommendation(document).recommendation.options)
+    recommend = clock(lambda: run_recommendation(document))
+
+    def uncached_page():
+        cache.clear()
+        assert client.get(url).status_code == 200
+
+    uncached = clock(uncached_page)
+    client.get(url)
+    cached = clock(lambda: client.get(url))
+    print(f"results for {options} options, runs={args.runs}")
+    for label, values in (
+        ("recommendation (uncached)", recommend),
+        ("results page, uncached", uncached),
+        ("results page, cached", cached),
+    ):
+        print(
+            f"{label:<28} median {statistics.median(values):7.1f} ms   best {min(values):7.1f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()
