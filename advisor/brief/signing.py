@@ -6,6 +6,8 @@ configured. Called only from synchronous code: pyHanko runs its own event loop.
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -36,6 +38,17 @@ class SignatureRequest:
     field_name: str = SIGNATURE_FIELD
 
 
+def outside_event_loop(function, *args, **kwargs):
+    """Call ``function`` where no asyncio loop runs: pyHanko's sync API starts its own loop,
+    which fails inside a running one (an async view, Playwright's sync API in tests)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return function(*args, **kwargs)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, *args, **kwargs).result()
+
+
 def load_signer(config: SigningConfig) -> signers.SimpleSigner:
     if not config.pkcs12_path.exists():
         raise SigningError(f"signing key not found: {config.pkcs12_path}")
@@ -49,6 +62,10 @@ def load_signer(config: SigningConfig) -> signers.SimpleSigner:
 
 def sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> bytes:
     """Return ``pdf`` with a PAdES signature appended as an incremental update."""
+    return outside_event_loop(_sign_pdf, pdf, config, request)
+
+
+def _sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> bytes:
     signer = load_signer(config)
     metadata = signers.PdfSignatureMetadata(
         field_name=request.field_name,

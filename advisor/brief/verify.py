@@ -20,6 +20,8 @@ from pyhanko.sign.validation.errors import SignatureValidationError
 from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 
+from advisor.brief.signing import outside_event_loop
+
 BRIEF_NUMBER = re.compile(rb"FT-\d{4}-\d{6}")
 
 
@@ -111,6 +113,10 @@ def _numbers_in_document_info(reader) -> set[str]:
 
 def verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
     """Validate every signature in ``pdf`` against ``trust_roots`` (asn1crypto certificates)."""
+    return outside_event_loop(_verify_pdf, pdf, trust_roots)
+
+
+def _verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
     digest = sha256_hex(pdf)
     numbers = {m.decode() for m in BRIEF_NUMBER.findall(pdf)}
     try:

@@ -153,3 +153,17 @@ def test_timestamped_signature_with_a_local_tsa(unsigned, pki, root, tmp_path):
 def test_unsigned_timestamp_is_absent_in_b_b(signed, root):
     (signature,) = verify_pdf(signed, [root]).signatures
     assert signature.timestamp_time is None
+
+
+def test_signing_and_verifying_work_inside_a_running_event_loop(unsigned, config, root):
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def inside_loop():
+        signed = sign_pdf(unsigned, config, SignatureRequest(reason=REASON))
+        return verify_pdf(signed, [root])
+
+    # A thread of its own, so the test also runs where the browser tests' loop is running.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        report = pool.submit(asyncio.run, inside_loop()).result()
+    assert report.intact_and_trusted
