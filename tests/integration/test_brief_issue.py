@@ -6,31 +6,15 @@ import subprocess
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
 from django.test import override_settings
 
 from advisor.brief import services
 from advisor.brief.models import AuditAction, AuditEvent, BriefStatus
 from advisor.brief.verification import verify_upload
 from tests.integration.test_recommend_catalog import SCENARIO
-from tests.support.briefs import make_pki, signing_settings
 from vendors.models import Accelerator
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(scope="module")
-def pki_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("pki")
-    make_pki(directory)
-    return directory
-
-
-@pytest.fixture(autouse=True)
-def setup(pki_dir, tmp_path, settings):
-    call_command("load_catalog")
-    settings.BRIEF_SIGNING = signing_settings(pki_dir)
-    settings.MEDIA_ROOT = tmp_path / "media"
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
 
 
 @pytest.fixture

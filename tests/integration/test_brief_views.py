@@ -2,30 +2,14 @@
 
 import pytest
 from django.contrib.auth.models import Group, User
-from django.core.management import call_command
 from django.urls import reverse
 
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
 from advisor.results.services import assessment_results
 from advisor.roles import APPROVER
 from tests.support.assessments import finished_assessment
-from tests.support.briefs import make_pki, signing_settings
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(scope="module")
-def pki_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("pki")
-    make_pki(directory)
-    return directory
-
-
-@pytest.fixture(autouse=True)
-def setup(pki_dir, tmp_path, settings):
-    call_command("load_catalog")
-    settings.BRIEF_SIGNING = signing_settings(pki_dir)
-    settings.MEDIA_ROOT = tmp_path / "media"
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
 
 
 @pytest.fixture

@@ -12,16 +12,9 @@ from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
-from tests.support.briefs import make_pki, make_signed_pdf, signing_settings
+from tests.support.briefs import make_signed_pdf, signing_settings
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(scope="module")
-def pki_dir(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("pki")
-    make_pki(directory)
-    return directory
 
 
 @pytest.fixture(scope="module")
