@@ -95,3 +95,32 @@ def test_results_and_figures_in_chinese(page, live_server, login, screenshot, wo
     summary.wait_for()
     assert "PUE" in summary.inner_text()
     screenshot("figures-error-zh-hans")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_results_and_brief_pages_have_no_serious_accessibility_violations(
+    page, live_server, login, world, language
+):
+    from tests.browser.test_wizard_accessibility import violations
+
+    page.context.add_cookies(
+        [{"name": "django_language", "value": language, "url": live_server.url}]
+    )
+    login("buyer", "pw-buyer-1")
+    page.wait_for_url(f"{live_server.url}/")
+    results = f"{live_server.url}/assessments/{world.pk}/results/"
+    found = {}
+    page.goto(results + "?ranking=all")
+    found["results"] = violations(page)
+    key = page.locator("input[name=option]").first.get_attribute("value")
+    page.goto(f"{results}option/{key}/")
+    found["option"] = violations(page)
+    page.goto(f"{results}compare/?option={key}")
+    found["compare"] = violations(page)
+    page.goto(f"{results}figures/")
+    found["figures"] = violations(page)
+    page.goto(f"{live_server.url}/brief/verify/")
+    found["verify"] = violations(page)
+    page.goto(f"{live_server.url}/brief/")
+    found["briefs"] = violations(page)
+    assert {name: v for name, v in found.items() if v} == {}
