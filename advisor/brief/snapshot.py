@@ -151,7 +151,8 @@ def vendor_comparison_snapshot(options: list[Option], today: date) -> dict:
     vendors = {}
     for option in options:
         vendors.setdefault(option.site.vendor.key or option.site.vendor.name, option.site.vendor)
-    table = compare_vendors(list(vendors.values()), today)
+    # The thresholds the options were checked with (admin overrides included).
+    table = compare_vendors(list(vendors.values()), today, options[0].compliance.parameters)
     return {
         "vendors": list(table.vendor_names),
         "rows": [
