@@ -180,3 +180,39 @@ BRIEF_SIGNING = {
 SITE_URL = os.environ.get("ADVISOR_SITE_URL", "http://127.0.0.1:8000")
 # An approver must approve a brief before it loses its "Draft — not approved" mark.
 BRIEF_APPROVAL_REQUIRED = env_flag("BRIEF_APPROVAL_REQUIRED", default=True)
+
+# --- Serving: static files, stored files, cache, database connections (docs/decisions/0012) ---
+# Several app servers may run side by side: nothing lives in one process's memory. Sessions
+# are database-backed (Django's default engine); the cache is a database table in production
+# (`manage.py createcachetable`, run by scripts/serve-production); stored briefs go through
+# the storage API (MEDIA_ROOT on a shared disk by default).
+#
+# ADVISOR_STATIC_STORAGE  "manifest" (default in production: hashed, compressed names served by
+#                         whitenoise; needs `manage.py collectstatic`) or "plain"
+# ADVISOR_CACHE           "database" (default in production: table advisor_cache, shared by all
+#                         processes) or "locmem" (default with debug: per process only)
+# DATABASE_CONN_MAX_AGE   seconds a database connection is kept between requests (default 0)
+STATIC_STORAGE_BACKENDS = {
+    "manifest": "whitenoise.storage.CompressedManifestStaticFilesStorage",
+    "plain": "django.contrib.staticfiles.storage.StaticFilesStorage",
+}
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": STATIC_STORAGE_BACKENDS[
+            os.environ.get("ADVISOR_STATIC_STORAGE", "manifest" if PRODUCTION else "plain")
+        ]
+    },
+}
+CACHE_TABLE = "advisor_cache"
+CACHE_BACKENDS = {
+    "database": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE},
+    "locmem": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+}
+CACHES = {
+    "default": CACHE_BACKENDS[
+        os.environ.get("ADVISOR_CACHE", "database" if PRODUCTION else "locmem")
+    ]
+}
+DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DATABASE_CONN_MAX_AGE", "0"))
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True

@@ -1,7 +1,9 @@
 """Suite-wide test settings.
 
 Tests run in production mode (DJANGO_DEBUG unset), except that brief generation runs
-immediately instead of through the database worker; tests of the worker switch it back.
+immediately instead of through the database worker (tests of the worker switch it back), and
+static files are named plainly, without the collected manifest that production serves from
+(tests of the production start run collectstatic themselves).
 """
 
 import pytest
@@ -17,3 +19,11 @@ IMMEDIATE_TASKS = {
 @pytest.fixture(autouse=True)
 def immediate_tasks(settings):
     settings.TASKS = IMMEDIATE_TASKS
+
+
+PLAIN_STATIC_FILES = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+
+
+@pytest.fixture(autouse=True)
+def plain_static_files(settings):
+    settings.STORAGES = {**settings.STORAGES, "staticfiles": PLAIN_STATIC_FILES}
