@@ -16,3 +16,6 @@ urlpatterns = [
     path("brief/", include("advisor.brief.urls")),
     path("admin/", admin.site.urls),
 ]
+
+# A database outage anywhere in a request is a translated 503 page (advisor/errors.py).
+handler500 = "advisor.errors.server_error"

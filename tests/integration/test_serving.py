@@ -1,0 +1,140 @@
+"""Production serving: the documented start, static files, and a database outage as a 503."""
+
+import re
+from unittest import mock
+
+import pytest
+import requests
+from django.contrib.auth.models import User
+from django.contrib.sessions.backends.db import SessionStore
+from django.db.utils import InterfaceError, OperationalError
+from django.test import Client
+from django.urls import reverse
+
+from tests.support.servers import Server, free_port, production_env
+
+UNAVAILABLE_ZH = "服务暂时不可用"
+UNAVAILABLE_EN = "Service briefly unavailable"
+
+
+@pytest.fixture
+def client_500():
+    """A client that gets the response Django would serve, not the raised exception."""
+    return Client(raise_request_exception=False)
+
+
+@pytest.mark.django_db
+class TestDatabaseOutagePage:
+    def test_view_failing_on_the_database_gets_a_translated_503(self, client_500):
+        user = User.objects.create_user("outage")
+        client_500.force_login(user)
+        with mock.patch("advisor.views.assessments_for", side_effect=OperationalError("down")):
+            response = client_500.get(reverse("home"))
+        assert response.status_code == 503
+        assert response["Retry-After"] == "30"
+        body = response.content.decode()
+        assert UNAVAILABLE_ZH in body and "Traceback" not in body and "down" not in body
+        assert '<html lang="zh-hans">' in body
+
+    def test_english_reader_gets_the_english_page(self, client_500):
+        client_500.cookies["django_language"] = "en"
+        with mock.patch.object(SessionStore, "load", side_effect=InterfaceError("closed")):
+            client_500.cookies["sessionid"] = "x" * 32
+            response = client_500.get(reverse("home"))
+        assert response.status_code == 503
+        body = response.content.decode()
+        assert UNAVAILABLE_EN in body and "Please try again in about 30 seconds." in body
+        assert response["Content-Language"] == "en"
+
+    def test_failure_while_saving_the_session_after_the_view_is_a_503(self, client_500):
+        """The session is written in middleware after the view: still the friendly page."""
+        User.objects.create_user("saver", password="a-long-pass-phrase-42")
+        with mock.patch.object(SessionStore, "save", side_effect=OperationalError("gone")):
+            response = client_500.post(
+                reverse("login"), {"username": "saver", "password": "a-long-pass-phrase-42"}
+            )
+        assert response.status_code == 503
+        assert UNAVAILABLE_ZH in response.content.decode()
+
+    def test_api_client_gets_json(self, client_500):
+        user = User.objects.create_user("api")
+        client_500.force_login(user)
+        with mock.patch("advisor.views.assessments_for", side_effect=OperationalError("down")):
+            response = client_500.get(reverse("home"), headers={"accept": "application/json"})
+        assert response.status_code == 503
+        assert response.json()["database"] == "unreachable"
+
+    def test_other_errors_stay_an_ordinary_500(self, client_500):
+        user = User.objects.create_user("bug")
+        client_500.force_login(user)
+        with mock.patch("advisor.views.assessments_for", side_effect=RuntimeError("bug")):
+            response = client_500.get(reverse("home"))
+        assert response.status_code == 500
+        assert UNAVAILABLE_ZH not in response.content.decode()
+
+    def test_health_reports_the_database(self, client_500):
+        assert client_500.get(reverse("health")).json() == {"status": "ok", "database": "ok"}
+        with mock.patch(
+            "django.db.backends.base.base.BaseDatabaseWrapper.cursor",
+            side_effect=OperationalError("down"),
+        ):
+            response = client_500.get(reverse("health"))
+        assert response.status_code == 503
+        assert response.json()["database"] == "unreachable"
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    """One production data directory (migrated SQLite, collected static files) for the module."""
+    var_dir = tmp_path_factory.mktemp("production")
+    env = production_env(var_dir, f"sqlite:///{var_dir / 'db.sqlite3'}", WEB_CONCURRENCY="2")
+    return env
+
+
+def test_production_start_serves_pages_static_files_and_runs_the_worker(prepared):
+    server = Server(prepared)
+    try:
+        server.wait_until_up(timeout=90)
+        health = requests.get(server.url + "/health/", timeout=5)
+        assert health.status_code == 200 and health.json()["database"] == "ok"
+
+        login = requests.get(server.url + "/accounts/login/", timeout=5)
+        assert login.status_code == 200
+        # Hashed names from the collected manifest, served by whitenoise, compressed and cached.
+        css = re.search(r'href="(/static/css/site\.[0-9a-f]{12}\.css)"', login.text).group(1)
+        served = requests.get(server.url + css, headers={"Accept-Encoding": "gzip"}, timeout=5)
+        assert served.status_code == 200
+        assert served.headers["Content-Encoding"] == "gzip"
+        assert "max-age=315360000" in served.headers["Cache-Control"]
+        assert "immutable" in served.headers["Cache-Control"]
+
+        output = server.output()
+        assert "Booting worker" in output  # gunicorn
+        assert "Starting worker" in output and "queues=default" in output  # db_worker
+    finally:
+        assert server.stop() in (0, 143, -15)
+
+
+def test_unreachable_database_is_a_friendly_503_from_gunicorn(prepared):
+    closed_port = free_port()  # nothing listens here: every connection is refused
+    env = {**prepared, "DATABASE_URL": f"postgres://advisor@127.0.0.1:{closed_port}/advisor"}
+    server = Server(env, mode="web")
+    try:
+        server.wait_until_up(timeout=60)
+        health = requests.get(server.url + "/health/", timeout=10)
+        assert health.status_code == 503 and health.json()["database"] == "unreachable"
+
+        for path, language, text in [
+            ("/accounts/login/", "zh-hans", UNAVAILABLE_ZH),
+            ("/", "en", UNAVAILABLE_EN),
+        ]:
+            page = requests.get(
+                server.url + path,
+                cookies={"django_language": language, "sessionid": "s" * 32},
+                timeout=10,
+            )
+            assert page.status_code == 503, (path, page.text[:300])
+            assert text in page.text and "Traceback" not in page.text
+            assert page.headers["Retry-After"] == "30"
+    finally:
+        server.stop()

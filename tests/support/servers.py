@@ -1,0 +1,121 @@
+"""Running the production start (scripts/serve-production) in a subprocess for tests."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from http.cookiejar import DefaultCookiePolicy
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVE = ROOT / "scripts" / "serve-production"
+PYTHON = ROOT / ".venv" / "bin" / "python"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def production_env(var_dir: Path, database_url: str, **extra: str) -> dict:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "ADVISOR_", "BRIEF_", "DATABASE_"))
+    }
+    env.update(
+        DJANGO_SECRET_KEY="tests-only-" + "x" * 50,
+        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        ADVISOR_VAR_DIR=str(var_dir),
+        DATABASE_URL=database_url,
+        **extra,
+    )
+    return env
+
+
+def manage(env: dict, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(PYTHON), "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        **kwargs,
+    )
+
+
+class Server:
+    """``scripts/serve-production <mode>`` in its own process group, stopped with SIGTERM."""
+
+    def __init__(self, env: dict, mode: str | None = None, log: Path | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log or Path(env["ADVISOR_VAR_DIR"]) / f"serve-{self.port}.log"
+        env = {**env, "ADVISOR_BIND": f"127.0.0.1:{self.port}"}
+        env.setdefault("WEB_CONCURRENCY", "2")
+        with self.log.open("w") as out:
+            self.process = subprocess.Popen(
+                [str(SERVE), *([mode] if mode else [])],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def wait_until_up(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"server exited {self.process.returncode}:\n{self.output()}")
+            try:
+                requests.get(self.url + "/health/", timeout=5)
+                return
+            except (requests.ConnectionError, requests.Timeout):
+                time.sleep(0.2)
+        raise AssertionError(f"server did not answer within {timeout} s:\n{self.output()}")
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self, timeout: float = 20) -> int:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        return self.process.returncode
+
+
+def browser_session() -> requests.Session:
+    """A client session; it returns Secure cookies over plain HTTP (tests talk to loopback)."""
+    session = requests.Session()
+    session.cookies.set_policy(DefaultCookiePolicy(secure_protocols=("https", "wss", "http")))
+    return session
+
+
+def log_in(session: requests.Session, base_url: str, username: str, password: str) -> None:
+    page = session.get(base_url + "/accounts/login/", timeout=10)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+    response = session.post(
+        base_url + "/accounts/login/",
+        data={"username": username, "password": password, "csrfmiddlewaretoken": token},
+        headers={"Referer": base_url + "/accounts/login/", "Origin": base_url},
+        timeout=10,
+        allow_redirects=False,
+    )
+    assert response.status_code == 302, response.text[:500]
+
+
+def csrf_token(session: requests.Session) -> str:
+    return session.cookies["csrftoken"]
