@@ -130,6 +130,8 @@ def model_fields(data: dict) -> dict:
     head_dim = data.get("head_dim")
     if not isinstance(head_dim, int) or isinstance(head_dim, bool) or head_dim <= 0:
         head_dim = None
+    else:  # bounded like the hidden size: a huge one would overflow the parameter count
+        head_dim = _whole("head_dim", "head_dim", head_dim, (1, LIMITS["model.hidden"][1]))
     out["params_b"] = round(estimate_params(out, head_dim) / 1e9, 6)
     low, high = LIMITS["model.params_b"]
     if not low <= out["params_b"] <= high:
