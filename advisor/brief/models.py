@@ -112,6 +112,8 @@ class Brief(models.Model):
             models.Index(fields=["unsigned_sha256"], name="brief_unsigned_sha256"),
             models.Index(fields=["draft_sha256"], name="brief_draft_sha256"),
         ]
+        # The approver role's permission (advisor/roles.py).
+        permissions = [("approve_brief", _("Can approve or send back briefs"))]
 
     def __str__(self):
         return self.number
