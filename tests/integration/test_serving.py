@@ -11,7 +11,7 @@ from django.db.utils import InterfaceError, OperationalError
 from django.test import Client
 from django.urls import reverse
 
-from tests.support.servers import Server, free_port, production_env
+from tests.support.servers import Server, free_port, on_postgres_stage, production_env
 
 UNAVAILABLE_ZH = "服务暂时不可用"
 UNAVAILABLE_EN = "Service briefly unavailable"
@@ -19,7 +19,10 @@ UNAVAILABLE_EN = "Service briefly unavailable"
 
 @pytest.fixture
 def client_500():
-    """A client that gets the response Django would serve, not the raised exception."""
+    """A client that gets the response Django would serve, not the raised exception.
+
+    Requests go over HTTPS (``secure=True``), as production serves them.
+    """
     return Client(raise_request_exception=False)
 
 
@@ -29,7 +32,7 @@ class TestDatabaseOutagePage:
         user = User.objects.create_user("outage")
         client_500.force_login(user)
         with mock.patch("advisor.views.assessments_for", side_effect=OperationalError("down")):
-            response = client_500.get(reverse("home"))
+            response = client_500.get(reverse("home"), secure=True)
         assert response.status_code == 503
         assert response["Retry-After"] == "30"
         body = response.content.decode()
@@ -40,7 +43,7 @@ class TestDatabaseOutagePage:
         client_500.cookies["django_language"] = "en"
         with mock.patch.object(SessionStore, "load", side_effect=InterfaceError("closed")):
             client_500.cookies["sessionid"] = "x" * 32
-            response = client_500.get(reverse("home"))
+            response = client_500.get(reverse("home"), secure=True)
         assert response.status_code == 503
         body = response.content.decode()
         assert UNAVAILABLE_EN in body and "Please try again in about 30 seconds." in body
@@ -51,7 +54,9 @@ class TestDatabaseOutagePage:
         User.objects.create_user("saver", password="a-long-pass-phrase-42")
         with mock.patch.object(SessionStore, "save", side_effect=OperationalError("gone")):
             response = client_500.post(
-                reverse("login"), {"username": "saver", "password": "a-long-pass-phrase-42"}
+                reverse("login"),
+                {"username": "saver", "password": "a-long-pass-phrase-42"},
+                secure=True,
             )
         assert response.status_code == 503
         assert UNAVAILABLE_ZH in response.content.decode()
@@ -60,7 +65,9 @@ class TestDatabaseOutagePage:
         user = User.objects.create_user("api")
         client_500.force_login(user)
         with mock.patch("advisor.views.assessments_for", side_effect=OperationalError("down")):
-            response = client_500.get(reverse("home"), headers={"accept": "application/json"})
+            response = client_500.get(
+                reverse("home"), secure=True, headers={"accept": "application/json"}
+            )
         assert response.status_code == 503
         assert response.json()["database"] == "unreachable"
 
@@ -68,19 +75,27 @@ class TestDatabaseOutagePage:
         user = User.objects.create_user("bug")
         client_500.force_login(user)
         with mock.patch("advisor.views.assessments_for", side_effect=RuntimeError("bug")):
-            response = client_500.get(reverse("home"))
+            response = client_500.get(reverse("home"), secure=True)
         assert response.status_code == 500
         assert UNAVAILABLE_ZH not in response.content.decode()
 
     def test_health_reports_the_database(self, client_500):
-        assert client_500.get(reverse("health")).json() == {"status": "ok", "database": "ok"}
+        assert client_500.get(reverse("health"), secure=True).json() == {
+            "status": "ok",
+            "database": "ok",
+        }
         with mock.patch(
             "django.db.backends.base.base.BaseDatabaseWrapper.cursor",
             side_effect=OperationalError("down"),
         ):
-            response = client_500.get(reverse("health"))
+            response = client_500.get(reverse("health"), secure=True)
         assert response.status_code == 503
         assert response.json()["database"] == "unreachable"
+
+
+# The production start runs on its own SQLite file; the PostgreSQL stage starts app servers in
+# test_two_app_servers.py instead of repeating these.
+once = pytest.mark.skipif(on_postgres_stage(), reason="runs once, in the SQLite stage")
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +106,7 @@ def prepared(tmp_path_factory):
     return env
 
 
+@once
 def test_production_start_serves_pages_static_files_and_runs_the_worker(prepared):
     server = Server(prepared)
     try:
@@ -115,6 +131,7 @@ def test_production_start_serves_pages_static_files_and_runs_the_worker(prepared
         assert server.stop() in (0, 143, -15)
 
 
+@once
 def test_unreachable_database_is_a_friendly_503_from_gunicorn(prepared):
     closed_port = free_port()  # nothing listens here: every connection is refused
     env = {**prepared, "DATABASE_URL": f"postgres://advisor@127.0.0.1:{closed_port}/advisor"}

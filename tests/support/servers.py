@@ -33,6 +33,8 @@ def production_env(var_dir: Path, database_url: str, **extra: str) -> dict:
     env.update(
         DJANGO_SECRET_KEY="tests-only-" + "x" * 50,
         DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+        # Plain HTTP on loopback, as behind a TLS proxy that already redirects to HTTPS.
+        DJANGO_SECURE_SSL_REDIRECT="0",
         ADVISOR_VAR_DIR=str(var_dir),
         DATABASE_URL=database_url,
         **extra,
@@ -119,3 +121,8 @@ def log_in(session: requests.Session, base_url: str, username: str, password: st
 
 def csrf_token(session: requests.Session) -> str:
     return session.cookies["csrftoken"]
+
+
+def on_postgres_stage() -> bool:
+    """The PostgreSQL half of scripts/test (DATABASE_URL names the test server)."""
+    return os.environ.get("DATABASE_URL", "").startswith("postgres")
