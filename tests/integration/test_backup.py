@@ -1,17 +1,20 @@
 """Backup and restore (scripts/backup, scripts/restore): a restored brief still verifies."""
 
 import json
-import os
 import subprocess
-import uuid
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.integration.test_recommend_catalog import SCENARIO
 from tests.support.briefs import PASSPHRASE
-from tests.support.servers import ROOT, manage, on_postgres_stage, production_env
+from tests.support.servers import (
+    ROOT,
+    fresh_postgres_databases,
+    manage,
+    on_postgres_stage,
+    production_env,
+)
 
 COUNT_RECORDS = (
     "from advisor.brief.models import AuditEvent, Brief; from django.contrib.auth.models import "
@@ -88,24 +91,6 @@ def test_dumpdata_backup_restores_into_a_fresh_sqlite_database(tmp_path, pki_dir
         f"sqlite:///{tmp_path / 'target.sqlite3'}",
         "database.json",
     )
-
-
-@contextmanager
-def fresh_postgres_databases(count: int):
-    import psycopg
-
-    server = os.environ["DATABASE_URL"]
-    base = server.rsplit("/", 1)[0]
-    names = [f"advisor_backup_{uuid.uuid4().hex[:10]}" for _ in range(count)]
-    with psycopg.connect(server, autocommit=True) as connection:
-        for name in names:
-            connection.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield [f"{base}/{name}" for name in names]
-    finally:
-        with psycopg.connect(server, autocommit=True) as connection:
-            for name in names:
-                connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.mark.postgres

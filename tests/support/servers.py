@@ -8,7 +8,8 @@ import signal
 import socket
 import subprocess
 import time
-from http.cookiejar import DefaultCookiePolicy
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import requests
@@ -99,11 +100,17 @@ class Server:
         return self.process.returncode
 
 
+class LoopbackSession(requests.Session):
+    """A client session that sends Secure cookies over plain HTTP (tests talk to loopback)."""
+
+    def prepare_request(self, request):
+        for cookie in self.cookies:
+            cookie.secure = False
+        return super().prepare_request(request)
+
+
 def browser_session() -> requests.Session:
-    """A client session; it returns Secure cookies over plain HTTP (tests talk to loopback)."""
-    session = requests.Session()
-    session.cookies.set_policy(DefaultCookiePolicy(secure_protocols=("https", "wss", "http")))
-    return session
+    return LoopbackSession()
 
 
 def log_in(session: requests.Session, base_url: str, username: str, password: str) -> None:
@@ -126,3 +133,22 @@ def csrf_token(session: requests.Session) -> str:
 def on_postgres_stage() -> bool:
     """The PostgreSQL half of scripts/test (DATABASE_URL names the test server)."""
     return os.environ.get("DATABASE_URL", "").startswith("postgres")
+
+
+@contextmanager
+def fresh_postgres_databases(count: int):
+    """New, empty databases on the test PostgreSQL server, dropped afterwards."""
+    import psycopg
+
+    server = os.environ["DATABASE_URL"]
+    base = server.rsplit("/", 1)[0]
+    names = [f"advisor_test_{uuid.uuid4().hex[:10]}" for _ in range(count)]
+    with psycopg.connect(server, autocommit=True) as connection:
+        for name in names:
+            connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield [f"{base}/{name}" for name in names]
+    finally:
+        with psycopg.connect(server, autocommit=True) as connection:
+            for name in names:
+                connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
