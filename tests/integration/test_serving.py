@@ -1,12 +1,14 @@
 """Production serving: the documented start, static files, and a database outage as a 503."""
 
 import re
+from io import StringIO
 from unittest import mock
 
 import pytest
 import requests
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.db import SessionStore
+from django.core.management import call_command
 from django.db.utils import InterfaceError, OperationalError
 from django.test import Client
 from django.urls import reverse
@@ -155,3 +157,17 @@ def test_unreachable_database_is_a_friendly_503_from_gunicorn(prepared):
             assert page.headers["Retry-After"] == "30"
     finally:
         server.stop()
+
+
+@pytest.mark.django_db
+def test_models_and_migrations_agree():
+    """`makemigrations --check` finds nothing to write: every model change has its migration.
+
+    Both stages build their test database by applying every migration (SQLite, then
+    PostgreSQL), so a migration that fails on either fails the suite there.
+    """
+    out = StringIO()
+    try:
+        call_command("makemigrations", "--check", "--dry-run", stdout=out, stderr=out)
+    except SystemExit as exit_:
+        pytest.fail(f"makemigrations --check exited {exit_.code}:\n{out.getvalue()}")
