@@ -228,9 +228,10 @@ class Stack:
 class Browser:
     """One signed-in user (requests session); every request is timed under a kind."""
 
-    def __init__(self, base_url: str, record):
+    def __init__(self, base_url: str, record, observe=None):
         self.base = base_url
         self.record = record  # record(kind, seconds, ok, detail)
+        self.observe = observe  # observe(kind, response): every response, for fault checks
         self.session = requests.Session()
         self.session.headers.update({"Accept-Language": "en", "Origin": base_url})
 
@@ -253,6 +254,8 @@ class Browser:
         # (requests merges cookies into a fresh jar per request, so a jar policy is lost).
         for cookie in self.session.cookies:
             cookie.secure = False
+        if self.observe is not None:
+            self.observe(kind, response)
         ok = response.status_code in expect
         self.record(kind, elapsed, ok, "" if ok else f"HTTP {response.status_code}")
         return response if ok else None
