@@ -1,6 +1,7 @@
 """Production serving: the documented start, static files, and a database outage as a 503."""
 
 import re
+import subprocess
 from io import StringIO
 from unittest import mock
 
@@ -13,7 +14,7 @@ from django.db.utils import InterfaceError, OperationalError
 from django.test import Client
 from django.urls import reverse
 
-from tests.support.servers import Server, free_port, on_postgres_stage, production_env
+from tests.support.servers import SERVE, Server, free_port, on_postgres_stage, production_env
 
 UNAVAILABLE_ZH = "服务暂时不可用"
 UNAVAILABLE_EN = "Service briefly unavailable"
@@ -171,3 +172,20 @@ def test_models_and_migrations_agree():
         call_command("makemigrations", "--check", "--dry-run", stdout=out, stderr=out)
     except SystemExit as exit_:
         pytest.fail(f"makemigrations --check exited {exit_.code}:\n{out.getvalue()}")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"DJANGO_DEBUG": "1"}, "DJANGO_DEBUG is on"),
+        ({"DJANGO_SECRET_KEY": ""}, "set DJANGO_SECRET_KEY"),
+        ({"DJANGO_ALLOWED_HOSTS": ""}, "set DJANGO_ALLOWED_HOSTS"),
+    ],
+)
+def test_production_start_refuses_an_unsafe_configuration(tmp_path, change, message):
+    env = {**production_env(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite3'}"), **change}
+    result = subprocess.run(
+        [str(SERVE)], env=env, capture_output=True, text=True, timeout=30, check=False
+    )
+    assert result.returncode != 0 and message in result.stderr
+    assert not (tmp_path / "db.sqlite3").exists(), "nothing was prepared"
