@@ -69,8 +69,16 @@ def pg_ready(port: int) -> bool:
 
 
 class Stack:
-    def __init__(self, *, users: int = 20, web_workers: int | None = None, pg_port: int = 54400):
+    def __init__(
+        self,
+        *,
+        users: int = 20,
+        web_workers: int | None = None,
+        pg_port: int = 54400,
+        worker_nice: int = 0,
+    ):
         self.pg_port = pg_port
+        self.worker_nice = worker_nice
         self.users = users
         self.web_workers = web_workers or 2 * (os.cpu_count() or 1) + 1
         self.var = Path(tempfile.mkdtemp(prefix="advisor-stack-"))
@@ -155,10 +163,10 @@ class Stack:
         )
         self.manage("shell", "-c", code)
 
-    def _spawn(self, mode: str) -> subprocess.Popen:
+    def _spawn(self, mode: str, nice: int = 0) -> subprocess.Popen:
         log = (self.var / f"{mode}.log").open("a")
         return subprocess.Popen(
-            [str(SERVE), mode],
+            [*(["nice", "-n", str(nice)] if nice else []), str(SERVE), mode],
             cwd=ROOT,
             env=self.env(),
             stdout=log,
@@ -180,7 +188,7 @@ class Stack:
         raise RuntimeError("gunicorn did not answer within 60 s")
 
     def start_worker(self) -> None:
-        self.worker = self._spawn("worker")
+        self.worker = self._spawn("worker", self.worker_nice)
 
     def kill_worker(self, sig: int = signal.SIGKILL) -> None:
         if self.worker is not None and self.worker.poll() is None:

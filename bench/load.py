@@ -15,6 +15,7 @@ Everything stops by itself: bounded by iterations and by ``--max-seconds``.
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import threading
@@ -50,8 +51,31 @@ def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
-def user_session(stack: Stack, index: int, iterations: int, stop_at: float, rec: Recorder):
-    browser = Browser(stack.url, rec)
+class ThinkingBrowser(Browser):
+    """Waits ``think`` seconds (uniform) after each page, as a person reads and types."""
+
+    def __init__(self, *args, think: tuple[float, float], **kw):
+        super().__init__(*args, **kw)
+        self.think = think
+
+    def request(self, kind, method, path, **kw):
+        response = super().request(kind, method, path, **kw)
+        if kind != "brief status" and self.think[1] > 0:
+            time.sleep(random.uniform(*self.think))
+        return response
+
+
+def user_session(
+    stack: Stack,
+    index: int,
+    iterations: int,
+    stop_at: float,
+    rec: Recorder,
+    think=(0.0, 0.0),
+    delay: float = 0.0,
+):
+    time.sleep(delay)
+    browser = ThinkingBrowser(stack.url, rec, think=think)
     if not browser.sign_in(f"loadbuyer{index:02d}"):
         return
     browser.request("home", "GET", "/")
@@ -128,9 +152,23 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=2)
     parser.add_argument("--max-seconds", type=float, default=300)
     parser.add_argument("--web-workers", type=int, default=None)
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(1.0, 3.0),
+        metavar=("MIN", "MAX"),
+        help="seconds a user pauses after each page, uniform (default 1 3; 0 0: no pause)",
+    )
+    parser.add_argument(
+        "--ramp-seconds", type=float, default=10, help="users start spread over this time"
+    )
+    parser.add_argument(
+        "--worker-nice", type=int, default=0, help="run the task worker under nice N"
+    )
     args = parser.parse_args()
 
-    stack = Stack(users=args.users, web_workers=args.web_workers)
+    stack = Stack(users=args.users, web_workers=args.web_workers, worker_nice=args.worker_nice)
     print(f"starting the stack in {stack.var} ...", flush=True)
     setup_started = time.monotonic()
     try:
@@ -146,7 +184,10 @@ def main() -> int:
         stop_at = started + args.max_seconds
         threads = [
             threading.Thread(
-                target=user_session, args=(stack, i, args.iterations, stop_at, rec), daemon=True
+                target=user_session,
+                args=(stack, i, args.iterations, stop_at, rec),
+                kwargs={"think": tuple(args.think), "delay": i * args.ramp_seconds / args.users},
+                daemon=True,
             )
             for i in range(args.users)
         ]
