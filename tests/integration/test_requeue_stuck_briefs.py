@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.tasks import TaskResultStatus
 from django.utils import timezone
+from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
 from advisor.brief import services
@@ -62,7 +63,24 @@ def _requeue(*args):
 
 
 def _run_worker():
-    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", verbosity=0)
+    """What ``db_worker`` does for each waiting task (claim, run, record), in this process.
+
+    Not ``call_command("db_worker", "--batch")``: its loop calls close_old_connections(),
+    which closes the test's transaction on PostgreSQL.
+    """
+    worker = Worker(
+        queue_names=["default"],
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id="test-worker",
+        excluded_queue_names=[],
+    )
+    for row in DBTaskResult.objects.ready():
+        row.claim(worker.worker_id)
+        worker.run_task(row)
 
 
 def test_a_task_left_running_by_a_dead_worker_is_queued_again_and_the_brief_completes(issued):
