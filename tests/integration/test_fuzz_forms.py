@@ -1,6 +1,6 @@
 """Fuzzing: random and hostile form posts, query strings and uploads never give a server error.
 
-Every wizard step, the check page, the buyer's figures, the results query parameters, the
+Every wizard step, the check page, the buyer's figures, the results query parameters, sign-in, the
 brief issue and review forms and both uploads (config.json, PDF to verify) receive values
 drawn by hypothesis: huge and negative numbers, NaN and infinity spelled out, right-to-left
 text and emoji, empty values, NUL bytes, very long strings, several values where one is
@@ -599,3 +599,16 @@ def test_raw_bodies_never_fail(body, content_type, buyer, checked):
         reverse("brief:issue"),
     ):
         checked.raw(url, body, content_type)
+
+
+@settings(FUZZ, max_examples=10)
+@given(
+    posted=st.fixed_dictionaries(
+        {}, optional={"username": value_for(["fuzz-buyer"]), "password": value_for(["pw"])}
+    )
+)
+def test_sign_in_form_never_fails(posted, buyer, caplog):
+    """Sign-in (with the lockout's attempt records) takes any name and password."""
+    caplog.set_level(logging.WARNING, logger="django.request")
+    checked = Checked(Client(raise_request_exception=False, HTTP_ACCEPT_LANGUAGE="en"), caplog)
+    checked.post(reverse("login"), posted)
