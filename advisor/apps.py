@@ -6,3 +6,7 @@ class AdvisorConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "advisor"
     verbose_name = _("Procurement advisor")
+
+    def ready(self):
+        # Audit-log signal receivers and the project's deploy checks (docs/decisions/0011).
+        from advisor import security, signals  # noqa: F401

@@ -1,7 +1,10 @@
-from advisor.roles import is_approver
+from advisor.roles import can_prepare, is_approver
 
 
 def roles(request):
     """Role flags for navigation (views check permissions themselves)."""
     user = getattr(request, "user", None)
-    return {"is_approver": bool(user is not None and is_approver(user))}
+    return {
+        "is_approver": bool(user is not None and is_approver(user)),
+        "can_prepare": bool(user is not None and can_prepare(user)),
+    }

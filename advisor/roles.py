@@ -1,6 +1,17 @@
-"""The three roles, as Django groups, and the permissions each holds."""
+"""The three roles, as Django groups, and the permissions each holds.
 
+Views check permissions, never group names: a superuser holds every permission, and a
+deployment may give a permission to another group. Model permissions say what a role may do;
+which objects it may do it to is the views' business (a buyer's own assessments and briefs;
+every submitted brief for an approver), see docs/decisions/0011-security.md.
+"""
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Group, Permission
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 PROCUREMENT_STAFF = "procurement staff"
@@ -13,15 +24,45 @@ ROLE_LABELS = {
     CATALOG_ADMIN: _("Catalog admin"),
 }
 
-# Apps whose every model permission the catalog admin holds.
+# What the views check.
+PREPARE = "wizard.add_assessment"  # the wizard, the options, one's own figures
+ISSUE = "brief.add_brief"  # issuing a brief from one's own assessment
+APPROVE = "brief.approve_brief"  # the approvals list, approving or sending back
+
+ROLE_PERMISSIONS = {
+    PROCUREMENT_STAFF: (
+        "wizard.add_assessment",
+        "wizard.change_assessment",
+        "wizard.delete_assessment",
+        "wizard.view_assessment",
+        "brief.add_brief",
+        "brief.view_brief",
+    ),
+    APPROVER: ("brief.approve_brief", "brief.view_brief"),
+    CATALOG_ADMIN: tuple(
+        f"advisor.{action}_ruleparameter" for action in ("add", "change", "delete", "view")
+    ),
+}
+# Apps whose every model permission the catalog admin holds (on top of the above).
 CATALOG_APPS = ("vendors",)
 
 
+def _permissions(names) -> Q:
+    query = Q(pk__in=[])
+    for name in names:
+        app_label, codename = name.split(".")
+        query |= Q(content_type__app_label=app_label, codename=codename)
+    return query
+
+
 def ensure_roles() -> dict[str, Group]:
-    """Create the role groups (idempotent) and give the catalog admin the catalog's permissions."""
+    """Create the role groups (idempotent) and set each one's permissions."""
     groups = {name: Group.objects.get_or_create(name=name)[0] for name in ROLE_LABELS}
-    catalog_perms = Permission.objects.filter(content_type__app_label__in=CATALOG_APPS)
-    groups[CATALOG_ADMIN].permissions.set(catalog_perms)
+    for role, names in ROLE_PERMISSIONS.items():
+        query = _permissions(names)
+        if role == CATALOG_ADMIN:
+            query |= Q(content_type__app_label__in=CATALOG_APPS)
+        groups[role].permissions.set(Permission.objects.filter(query))
     return groups
 
 
@@ -32,4 +73,27 @@ def has_role(user, role: str) -> bool:
 
 
 def is_approver(user) -> bool:
-    return has_role(user, APPROVER)
+    return bool(user.is_authenticated and user.has_perm(APPROVE))
+
+
+def can_prepare(user) -> bool:
+    return bool(user.is_authenticated and user.has_perm(PREPARE))
+
+
+def permission_required(permission: str):
+    """Signed in (else the sign-in page) and holding ``permission`` (else 403)."""
+
+    def decorator(view):
+        @wraps(view)
+        def checked(request, *args, **kwargs):
+            if not request.user.has_perm(permission):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return login_required(checked)
+
+    return decorator
+
+
+procurement_required = permission_required(PREPARE)
+approver_required = permission_required(APPROVE)

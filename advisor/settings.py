@@ -9,9 +9,11 @@ DEMO_PASSWORD         password of the demo users created by `manage.py setup_dem
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -58,6 +60,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "simple_history",
     "import_export",
+    "axes",  # before "advisor": its failed-sign-in handler runs before the audit's (advisor.signals)
     "advisor",
     "advisor.wizard",
     "advisor.brief",
@@ -66,6 +69,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "advisor.security.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -76,6 +81,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 
 ROOT_URLCONF = "advisor.urls"
@@ -90,6 +96,7 @@ TEMPLATES = [
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
+                "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "advisor.context_processors.roles",
@@ -216,3 +223,95 @@ CACHES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DATABASE_CONN_MAX_AGE", "0"))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+# --- Security (docs/decisions/0011) ---------------------------------------------------------
+# Production mode (DJANGO_DEBUG unset or 0) passes `manage.py check --deploy --fail-level
+# WARNING`: HTTPS only (redirect, HSTS, Secure cookies), a nonce-based Content Security Policy,
+# no framing, a same-origin referrer. Development (DJANGO_DEBUG=1) keeps plain HTTP.
+#
+# DJANGO_SECURE_SSL_REDIRECT      "0" when the proxy in front already redirects HTTP to HTTPS
+#                                 (default on in production)
+# DJANGO_SECURE_PROXY_SSL_HEADER  "X-Forwarded-Proto: https" behind a TLS-terminating proxy that
+#                                 sets that header (and strips it from clients' requests)
+# DJANGO_CSRF_TRUSTED_ORIGINS     comma-separated origins, e.g. "https://advisor.example.cn"
+# DJANGO_HSTS_SECONDS             HSTS max-age (default one year in production, 0 = no HSTS)
+# DJANGO_HSTS_PRELOAD             "0" leaves out the preload directive (then silence security.W021)
+# DJANGO_PROXY_COUNT              proxies in front: the sign-in lockout then reads the client's
+#                                 address from X-Forwarded-For (default 0: REMOTE_ADDR)
+# DJANGO_SESSION_HOURS            how long a sign-in lasts (default 8)
+# DJANGO_SESSION_EXPIRE_AT_BROWSER_CLOSE  "0" keeps the sign-in across browser restarts
+# AXES_FAILURE_LIMIT, AXES_COOLOFF_MINUTES  failed sign-ins (per user name and address) before a
+#                                 lockout, and its length (default 5 and 30)
+
+
+def proxy_ssl_header(value: str) -> tuple[str, str] | None:
+    """``"X-Forwarded-Proto: https"`` -> ``("HTTP_X_FORWARDED_PROTO", "https")``."""
+    name, _sep, expected = value.partition(":")
+    if not name.strip() or not expected.strip():
+        return None
+    return "HTTP_" + name.strip().upper().replace("-", "_"), expected.strip()
+
+
+SECURE_SSL_REDIRECT = env_flag("DJANGO_SECURE_SSL_REDIRECT", default=PRODUCTION)
+SECURE_PROXY_SSL_HEADER = proxy_ssl_header(os.environ.get("DJANGO_SECURE_PROXY_SSL_HEADER", ""))
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+SECURE_HSTS_SECONDS = int(
+    os.environ.get("DJANGO_HSTS_SECONDS", str(365 * 24 * 3600) if PRODUCTION else "0")
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = env_flag("DJANGO_HSTS_PRELOAD", default=True)
+SESSION_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_HTTPONLY = True  # htmx sends the token from the page (hx-headers), not the cookie
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Content Security Policy, in development too (violations show up early): scripts and styles
+# only from this origin or carrying the response's nonce ({{ csp_nonce }}); no inline
+# handlers, style attributes or eval. Charts are inline SVG drawn with attributes, not styles.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+
+# Sign-in: sessions end after DJANGO_SESSION_HOURS and, by default, when the browser closes.
+SESSION_COOKIE_AGE = int(float(os.environ.get("DJANGO_SESSION_HOURS", "8")) * 3600)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env_flag("DJANGO_SESSION_EXPIRE_AT_BROWSER_CLOSE", default=True)
+
+# Lockout after repeated failed sign-ins (django-axes), on the sign-in page and Django admin
+# alike (both go through authenticate()). Attempts live in the database, shared by every app
+# server; an admin unlocks by deleting the attempt in admin ("Access attempts") or with
+# `manage.py axes_reset_username NAME`. Sign-ins themselves are in the audit log.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "30")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins go to the audit log (advisor.signals)
+AXES_LOCKOUT_CALLABLE = "advisor.security.lockout_response"  # translated page, 429
+PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
+if PROXY_COUNT:
+    AXES_IPWARE_PROXY_COUNT = PROXY_COUNT
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+
+# Uploads: a config.json is at most 256 KiB and a brief PDF 20 MB (the forms say so in words);
+# a request body over ADVISOR_MAX_REQUEST_BYTES is refused with 413 before anything parses it.
+ADVISOR_MAX_REQUEST_BYTES = 25 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024  # form fields other than files
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # larger files go to a temporary file, not memory
+DATA_UPLOAD_MAX_NUMBER_FILES = 5

@@ -15,7 +15,7 @@ from advisor.brief.forms import IssueForm, ReviewForm, VerifyUploadForm
 from advisor.brief.models import AuditAction, Brief, BriefStatus
 from advisor.brief.verification import verify_upload
 from advisor.results.services import Incomplete, assessment_document
-from advisor.roles import is_approver
+from advisor.roles import ISSUE, approver_required, is_approver, permission_required
 from advisor.wizard.selectors import assessment_for
 
 
@@ -36,7 +36,7 @@ def brief_list(request):
     return render(request, "brief/list.html", {"briefs": briefs})
 
 
-@login_required
+@permission_required(ISSUE)
 @require_POST
 def issue(request):
     form = IssueForm(request.POST)
@@ -106,10 +106,8 @@ def retry(request, pk):
     return redirect("brief:detail", brief.pk)
 
 
-@login_required
+@approver_required
 def approvals(request):
-    if not is_approver(request.user):
-        raise PermissionDenied
     waiting = (
         Brief.objects.filter(status=BriefStatus.AWAITING_APPROVAL)
         .exclude(prepared_by=request.user)
@@ -118,11 +116,9 @@ def approvals(request):
     return render(request, "brief/approvals.html", {"briefs": waiting})
 
 
-@login_required
+@approver_required
 @require_POST
 def review(request, pk):
-    if not is_approver(request.user):
-        raise PermissionDenied
     brief = brief_for(request.user, pk)
     form = ReviewForm(request.POST)
     if not form.is_valid():

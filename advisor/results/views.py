@@ -1,7 +1,6 @@
 """Results pages: thin views over advisor.selectors.recommend and the presenters."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -12,6 +11,7 @@ from advisor.domain.scenario import ScenarioError
 from advisor.results import presenters
 from advisor.results.forms import SITE_FIELDS, FiguresForm
 from advisor.results.services import FIGURES_KEY, assessment_results, save_figures
+from advisor.roles import procurement_required
 from advisor.wizard import services as wizard_services
 from advisor.wizard.selectors import assessment_for
 
@@ -25,7 +25,7 @@ def _results_or_redirect(request, pk):
     return assessment, run
 
 
-@login_required
+@procurement_required
 def results(request, pk):
     assessment, run = _results_or_redirect(request, pk)
     if run is None:
@@ -64,7 +64,7 @@ def _option(run, key):
     return option
 
 
-@login_required
+@procurement_required
 def option_detail(request, pk, key):
     assessment, run = _results_or_redirect(request, pk)
     if run is None:
@@ -86,7 +86,7 @@ def option_detail(request, pk, key):
     )
 
 
-@login_required
+@procurement_required
 def compare(request, pk):
     assessment, run = _results_or_redirect(request, pk)
     if run is None:
@@ -130,7 +130,7 @@ def _sites_and_servers(run):
     return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])
 
 
-@login_required
+@procurement_required
 def figures(request, pk):
     assessment, run = _results_or_redirect(request, pk)
     if run is None:

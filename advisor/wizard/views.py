@@ -7,7 +7,6 @@ search) get template partials.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -15,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from advisor.roles import procurement_required
 from advisor.wizard import catalog, estimate, services, steps
 from advisor.wizard.forms import TitleForm
 from advisor.wizard.selectors import assessment_for
@@ -45,14 +45,14 @@ def _step_url(assessment, step, *, to_check=False) -> str:
 # --- Drafts ------------------------------------------------------------------------------
 
 
-@login_required
+@procurement_required
 @require_POST
 def create(request):
     assessment = services.create_assessment(request.user)
     return redirect("wizard:task_list", assessment.pk)
 
 
-@login_required
+@procurement_required
 @require_http_methods(["GET", "POST"])
 def rename(request, pk):
     assessment = assessment_for(request.user, pk)
@@ -79,7 +79,7 @@ def rename(request, pk):
     )
 
 
-@login_required
+@procurement_required
 @require_POST
 def duplicate(request, pk):
     copy = services.duplicate_assessment(assessment_for(request.user, pk))
@@ -87,7 +87,7 @@ def duplicate(request, pk):
     return redirect("home")
 
 
-@login_required
+@procurement_required
 @require_http_methods(["GET", "POST"])
 def delete(request, pk):
     assessment = assessment_for(request.user, pk)
@@ -102,7 +102,7 @@ def delete(request, pk):
 # --- Task list, steps, check answers -----------------------------------------------------
 
 
-@login_required
+@procurement_required
 @require_GET
 def task_list(request, pk):
     assessment = assessment_for(request.user, pk)
@@ -162,7 +162,7 @@ def _render_step(
     )
 
 
-@login_required
+@procurement_required
 @require_http_methods(["GET", "POST"])
 def step_page(request, pk, slug):
     assessment = assessment_for(request.user, pk)
@@ -210,7 +210,7 @@ def _after_save(request, assessment, step, to_check: bool) -> str:
     return _step_url(assessment, following)
 
 
-@login_required
+@procurement_required
 @require_http_methods(["GET", "POST"])
 def check(request, pk):
     assessment = assessment_for(request.user, pk)
@@ -244,7 +244,7 @@ def check(request, pk):
 # --- htmx partials -----------------------------------------------------------------------
 
 
-@login_required
+@procurement_required
 @require_POST
 def estimate_panel(request, pk, slug):
     """The live estimate for the answers being typed on a step (not saved)."""
@@ -267,7 +267,7 @@ def _preview(assessment, form) -> estimate.Estimate:
     return estimate.for_answers(answers)
 
 
-@login_required
+@procurement_required
 @require_GET
 def preset_options(request):
     """``<option>``s of the presets matching ``q`` (search as you type)."""

@@ -1,13 +1,13 @@
 """In Chromium: results → compare → option → issue brief → approve → verify the PDF."""
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.test import override_settings
 
-from advisor.roles import APPROVER
+from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import make_pki, signing_settings
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,9 +16,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def world(tmp_path):
     call_command("load_catalog")
     make_pki(tmp_path)
-    buyer = User.objects.create_user("buyer", password="pw-buyer-1")
-    boss = User.objects.create_user("boss", password="pw-boss-1")
-    boss.groups.add(Group.objects.get_or_create(name=APPROVER)[0])
+    buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
+    make_user("boss", APPROVER, password="pw-boss-1")
     assessment = finished_assessment(buyer)
     with override_settings(BRIEF_SIGNING=signing_settings(tmp_path), MEDIA_ROOT=tmp_path / "media"):
         yield assessment

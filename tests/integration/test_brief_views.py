@@ -1,26 +1,25 @@
 """Brief pages: issue from an option, status, download, retry, approvals, access."""
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.urls import reverse
 
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
 from advisor.results.services import assessment_results
-from advisor.roles import APPROVER
+from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
+from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
 
 
 @pytest.fixture
 def buyer():
-    return User.objects.create_user("buyer", password="pw")
+    return make_user("buyer", PROCUREMENT_STAFF, password="pw")
 
 
 @pytest.fixture
 def approver():
-    user = User.objects.create_user("boss", password="pw")
-    user.groups.add(Group.objects.get_or_create(name=APPROVER)[0])
+    user = make_user("boss", APPROVER, password="pw")
     return user
 
 
@@ -63,7 +62,7 @@ def test_generating_brief_polls(client, buyer, issued):
 
 
 def test_other_users_cannot_see_or_download(client, issued):
-    client.force_login(User.objects.create_user("stranger"))
+    client.force_login(make_user("stranger", PROCUREMENT_STAFF))
     for name in ("brief:detail", "brief:download"):
         assert client.get(reverse(name, args=(issued.pk,))).status_code == 404
 

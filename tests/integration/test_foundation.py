@@ -40,7 +40,8 @@ def test_setup_demo_creates_the_three_roles_and_users(client):
     }
     assert User.objects.get(username="admin").is_staff
     assert not User.objects.get(username="buyer").is_staff
-    assert client.login(username="buyer", password="pw-for-test")
+    signed_in = client.post(reverse("login"), {"username": "buyer", "password": "pw-for-test"})
+    assert signed_in.status_code == 302 and signed_in["Location"] == reverse("home")
     assert client.get(reverse("home")).status_code == 200
 
 

@@ -3,13 +3,14 @@
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.urls import reverse
 
 from advisor.results.services import assessment_results
+from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import services as wizard_services
 from tests.support.assessments import finished_assessment
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +22,7 @@ def seeded():
 
 @pytest.fixture
 def buyer(client):
-    user = User.objects.create_user("buyer", password="pw")
+    user = make_user("buyer", PROCUREMENT_STAFF, password="pw")
     client.force_login(user)
     return user
 
@@ -99,7 +100,7 @@ def test_compare_up_to_three(client, assessment):
 
 
 def test_other_users_results_are_404(client, assessment):
-    stranger = User.objects.create_user("stranger")
+    stranger = make_user("stranger", PROCUREMENT_STAFF)
     client.force_login(stranger)
     assert get(client, "results:list", assessment.pk).status_code == 404
 

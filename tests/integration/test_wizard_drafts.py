@@ -4,22 +4,24 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import services
 from advisor.wizard.models import Assessment
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def buyer(client):
-    user = User.objects.create_user("buyer", password="pw")
+    user = make_user("buyer", PROCUREMENT_STAFF, password="pw")
     client.force_login(user)
     return user
 
 
 @pytest.fixture
 def other_users_draft():
-    other = User.objects.create_user("someone-else", password="pw")
+    other = make_user("someone-else", PROCUREMENT_STAFF, password="pw")
     return services.create_assessment(other, "Their secret plan")
 
 

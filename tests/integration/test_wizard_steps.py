@@ -3,15 +3,16 @@
 import json
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
 from advisor.domain.scenario import load_scenario
+from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import answers, services, steps
 from advisor.wizard.models import Assessment
 from tests.integration.test_wizard_support import MODEL, PROCUREMENT, SITE, TRAINING, make_catalog
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +32,7 @@ LLAMA_CONFIG = {
 @pytest.fixture
 def buyer(client):
     make_catalog()
-    user = User.objects.create_user("buyer", password="pw")
+    user = make_user("buyer", PROCUREMENT_STAFF, password="pw")
     client.force_login(user)
     return user
 

@@ -1,0 +1,80 @@
+"""Security pieces the settings name: a request-size limit and this project's deploy checks.
+
+See docs/decisions/0011-security.md. The settings (advisor/settings.py, "Security" block) do the
+rest: HTTPS only, HSTS, the Content Security Policy, sessions, the sign-in lockout.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core import checks
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils import translation
+
+
+class RequestSizeLimitMiddleware:
+    """Refuse a request body over ``ADVISOR_MAX_REQUEST_BYTES`` with 413, before parsing.
+
+    Django caps form fields (DATA_UPLOAD_MAX_MEMORY_SIZE) but streams files of any size to a
+    temporary file; the largest legitimate upload is a 20 MB brief PDF, so anything much
+    larger is refused from its Content-Length without reading it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        limit = settings.ADVISOR_MAX_REQUEST_BYTES
+        if length > limit:
+            # Before LocaleMiddleware: the language comes from the request here.
+            with translation.override(translation.get_language_from_request(request)):
+                html = render_to_string("413.html", {"limit_mb": limit // (1024 * 1024)})
+            response = HttpResponse(html, status=413)
+            response["Connection"] = "close"
+            return response
+        return self.get_response(request)
+
+
+def lockout_response(request, original_response=None, credentials=None):
+    """django-axes' lockout page (AXES_LOCKOUT_CALLABLE): translated, 429 Too Many Requests."""
+    cooloff = settings.AXES_COOLOFF_TIME
+    return render(
+        request,
+        "registration/locked_out.html",
+        {
+            "failure_limit": settings.AXES_FAILURE_LIMIT,
+            "cooloff_minutes": int(cooloff.total_seconds() // 60) if cooloff else None,
+        },
+        status=429,
+    )
+
+
+@checks.register(checks.Tags.security, deploy=True)
+def check_production_configuration(app_configs=None, **kwargs):
+    """Production needs its own secret key and an HTTPS address for the briefs' links."""
+    messages = []
+    key_file = settings.VAR_DIR / "secret_key"
+    if key_file.exists() and key_file.read_text().strip() == settings.SECRET_KEY:
+        messages.append(
+            checks.Warning(
+                "SECRET_KEY is the development key from var/secret_key.",
+                hint="Set DJANGO_SECRET_KEY (a long random string, the same on every app server).",
+                id="advisor.W001",
+            )
+        )
+    if not settings.SITE_URL.startswith("https://"):
+        messages.append(
+            checks.Warning(
+                f"ADVISOR_SITE_URL is {settings.SITE_URL!r}: briefs print it as their "
+                "verification link.",
+                hint="Set ADVISOR_SITE_URL to the public https:// address of this deployment.",
+                id="advisor.W002",
+            )
+        )
+    return messages
