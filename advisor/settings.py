@@ -270,10 +270,12 @@ SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
-# Content Security Policy, in development too (violations show up early): scripts and styles
-# only from this origin or carrying the response's nonce ({{ csp_nonce }}); no inline
-# handlers, style attributes or eval. Charts are inline SVG drawn with attributes, not styles.
-SECURE_CSP = {
+# Content Security Policy: scripts and styles only from this origin or carrying the response's
+# nonce ({{ csp_nonce }}); no inline handlers, style attributes or eval. Charts are inline SVG
+# drawn with attributes, not styles. Enforced in production (and so in the tests); report-only
+# in development, where violations still show in the browser console but Django's debug pages
+# (inline styles and scripts) keep working.
+CONTENT_SECURITY_POLICY = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF, CSP.NONCE],
@@ -285,6 +287,8 @@ SECURE_CSP = {
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
 }
+SECURE_CSP = CONTENT_SECURITY_POLICY if PRODUCTION else {}
+SECURE_CSP_REPORT_ONLY = {} if PRODUCTION else CONTENT_SECURITY_POLICY
 
 # Sign-in: sessions end after DJANGO_SESSION_HOURS and, by default, when the browser closes.
 SESSION_COOKIE_AGE = int(float(os.environ.get("DJANGO_SESSION_HOURS", "8")) * 3600)

@@ -88,7 +88,7 @@ SHOW = (
     "import json; from django.conf import settings as s; print(json.dumps({n: getattr(s, n) for n "
     "in ['SECURE_SSL_REDIRECT', 'SESSION_COOKIE_SECURE', 'CSRF_COOKIE_SECURE', "
     "'SECURE_HSTS_SECONDS', 'SECURE_PROXY_SSL_HEADER', 'SESSION_COOKIE_AGE', "
-    "'SESSION_EXPIRE_AT_BROWSER_CLOSE']}))"
+    "'SESSION_EXPIRE_AT_BROWSER_CLOSE', 'SECURE_CSP', 'SECURE_CSP_REPORT_ONLY']}))"
 )
 
 
@@ -103,6 +103,8 @@ def test_development_keeps_plain_http(tmp_path):
     assert shown["SECURE_SSL_REDIRECT"] is False
     assert shown["SESSION_COOKIE_SECURE"] is False and shown["CSRF_COOKIE_SECURE"] is False
     assert shown["SECURE_HSTS_SECONDS"] == 0
+    # The policy reports in the console but does not block Django's debug pages.
+    assert shown["SECURE_CSP"] == {} and "script-src" in shown["SECURE_CSP_REPORT_ONLY"]
 
 
 def test_production_settings_from_the_environment(tmp_path):
@@ -120,6 +122,7 @@ def test_production_settings_from_the_environment(tmp_path):
     assert shown["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
     assert shown["SESSION_COOKIE_AGE"] == 4 * 3600
     assert shown["SESSION_EXPIRE_AT_BROWSER_CLOSE"] is False
+    assert "script-src" in shown["SECURE_CSP"] and shown["SECURE_CSP_REPORT_ONLY"] == {}
 
 
 @pytest.mark.parametrize(
