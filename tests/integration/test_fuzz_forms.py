@@ -143,11 +143,15 @@ def post_data(draw, form, extra: dict | None = None, base: dict | None = None):
         posted = draw(st.fixed_dictionaries({}, optional=fields))
     else:
         posted = dict(base)
+        # Every draw is made whatever ``base`` holds: the stored answers change between
+        # examples, and hypothesis needs the same draws for the same choices.
         for name in draw(st.lists(st.sampled_from(sorted(fields)), max_size=3, unique=True)):
-            if name in posted and draw(st.integers(min_value=0, max_value=3)) == 0:
-                del posted[name]
+            drop = draw(st.integers(min_value=0, max_value=3)) == 0
+            value = draw(fields[name])
+            if drop:
+                posted.pop(name, None)
             else:
-                posted[name] = draw(fields[name])
+                posted[name] = value
     posted.update(draw(st.dictionaries(st.text(min_size=1, max_size=12), scalar, max_size=2)))
     return posted
 
