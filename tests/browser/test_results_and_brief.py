@@ -123,3 +123,22 @@ def test_results_and_brief_pages_have_no_serious_accessibility_violations(
     page.goto(f"{live_server.url}/brief/")
     found["briefs"] = violations(page)
     assert {name: v for name, v in found.items() if v} == {}
+
+
+def test_brief_page_follows_generation_by_itself(page, live_server, login, world):
+    """While a brief is generated (the production worker), its page polls with htmx."""
+    from advisor.brief import services
+    from advisor.brief.models import Brief, BriefStatus
+    from advisor.results.services import assessment_document
+
+    buyer = world.owner
+    brief = services.issue_brief(
+        user=buyer, document=assessment_document(world), language="en", assessment=world
+    )
+    services.generate(brief.pk)
+    Brief.objects.filter(pk=brief.pk).update(status=BriefStatus.GENERATING)
+    login("buyer", "pw-buyer-1")
+    page.goto(f"{live_server.url}/brief/{brief.pk}/")
+    page.wait_for_selector("text=being generated")
+    Brief.objects.filter(pk=brief.pk).update(status=BriefStatus.AWAITING_APPROVAL)
+    page.wait_for_selector("text=Download the signed PDF", timeout=10_000)
