@@ -2,6 +2,7 @@
 
 import re
 import subprocess
+import time
 from io import StringIO
 from unittest import mock
 
@@ -127,6 +128,10 @@ def test_production_start_serves_pages_static_files_and_runs_the_worker(prepared
         assert "max-age=315360000" in served.headers["Cache-Control"]
         assert "immutable" in served.headers["Cache-Control"]
 
+        # The task worker starts beside gunicorn (after requeueing any stuck brief): wait for it.
+        deadline = time.monotonic() + 60
+        while "Starting worker" not in server.output() and time.monotonic() < deadline:
+            time.sleep(0.5)
         output = server.output()
         assert "Booting worker" in output  # gunicorn
         assert "Starting worker" in output and "queues=default" in output  # db_worker
