@@ -19,6 +19,7 @@ from advisor.domain.economics.inputs import (
     BASIS_MARKET,
     BASIS_OFFICIAL,
     BASIS_QUOTE,
+    IDLE_SHARE_OF_MAX,
     Assumptions,
     EconomicsInputs,
     Overrides,
@@ -32,10 +33,6 @@ from advisor.domain.economics.inputs import (
 from vendors import choices
 from vendors.models import DataCenter, Offer, ServerModel
 
-# Idle draw of a GPU server as a share of its maximum power, when neither the sizing nor
-# the catalog gives one. Assumption (no public measurement in the research): idle GPUs,
-# CPUs, fans and NICs of an 8-GPU HGX server; the buyer overrides it.
-IDLE_SHARE_OF_MAX = Decimal("0.30")
 # PUE when a data center states neither a measured nor a design value: the national
 # average target for end-2025 in the 2024 action plan (《数据中心绿色低碳发展专项行动计划》,
 # "national average PUE below 1.5"); a policy cap is never used as the operating PUE.

@@ -21,6 +21,10 @@ from advisor.domain.i18n import N_, Message
 HOURS_PER_YEAR = Decimal(8760)
 MONTHS_PER_YEAR = 12
 HOURS_PER_MONTH = HOURS_PER_YEAR / MONTHS_PER_YEAR  # 730 h, the average calendar month
+# Idle draw of a GPU server as a share of its maximum power, when neither the sizing nor
+# the catalog gives one. Assumption (no public measurement in the research): idle GPUs,
+# CPUs, fans and NICs of an 8-GPU HGX server; the buyer overrides it.
+IDLE_SHARE_OF_MAX = Decimal("0.30")
 
 # Where a figure comes from. The presentation shows the label next to every figure.
 BASIS_QUOTE = "quote"

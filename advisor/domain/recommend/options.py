@@ -30,6 +30,7 @@ from advisor.domain.compliance.facts import (
 from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS, Parameters
 from advisor.domain.economics import compare as economics
 from advisor.domain.economics.inputs import (
+    IDLE_SHARE_OF_MAX,
     Assumptions,
     EconomicsInputs,
     Overrides,
@@ -230,14 +231,9 @@ def server_load(result: SizingResult) -> ServerLoad | None:
 # under-counted.
 UNKNOWN_SERVER_RACK_UNITS = 8
 
-# Idle draw of a GPU server outside training hours, as a share of its full-load power: the
-# economics service's stated assumption (advisor/selectors/economics.py IDLE_SHARE_OF_MAX,
-# 30 %; no public measurement), which the buyer can override there.
-IDLE_SHARE_OF_MAX = 0.3
-
 
 def _idle_kw(result: SizingResult) -> float:
-    return result.power.max_kw_per_server * IDLE_SHARE_OF_MAX
+    return result.power.max_kw_per_server * float(IDLE_SHARE_OF_MAX)
 
 
 def price(
