@@ -5,11 +5,15 @@ Usage: ``.venv/bin/python bench/sizing_fidelity.py [--write]``
 Reads ``../shared/reference-cases/cases.json`` (relative to the repository root) and the
 catalog's accelerator figures (``fixtures/catalog``) and prints:
 
-* the memory table: case, metric compared, predicted and measured GiB, signed error (or, for
-  out-of-memory and "fits within" claims, whether the prediction agrees);
+* the memory table: case, the framework its source names, metric compared, predicted and
+  measured GiB, signed error (or, for out-of-memory and "fits within" claims, whether the
+  prediction agrees);
 * the memory summary on measured cases (median |error|, share within +/-20 %, worst
   under-prediction, 10th/90th percentiles) against issue 3's acceptance, and the same figures
   for the published rule-of-thumb estimates, shown for comparison only;
+* the same summary with each scenario exactly as v1 gives it (no framework), for comparison:
+  the acceptance figures set ``framework`` to what each case's own source and notes name
+  (``ReferenceCase.named_framework``; docs/decisions/0015-training-framework.md);
 * the five worst measured memory cases;
 * the throughput table through :func:`advisor.domain.sizing.estimate.size` and its median.
 
@@ -51,8 +55,11 @@ def accelerators():
     return load_fixture_specs(CATALOG_DIR)[0]
 
 
-def memory_scores(cases=None, specs=None):
+def memory_scores(cases=None, specs=None, *, named_framework=True):
+    """Memory scores; with ``named_framework`` each scenario gets the framework its source names."""
     cases = cases if cases is not None else load_cases(default_cases_path(ROOT))
+    if named_framework:
+        cases = [case.with_named_framework() for case in cases]
     return score_memory(cases, specs or accelerators())
 
 
@@ -85,16 +92,20 @@ def _pct(value: float) -> str:
     return f"{value * 100:+.1f}%"
 
 
-def print_memory(scores) -> None:
+def print_memory(scores, frameworks: dict[str, str | None]) -> None:
     print("Memory per GPU (GiB): predicted at the case's metric vs measured")
-    print(f"{'case':<44} {'kind':<6} {'metric':<9} {'predicted':>9} {'measured':>9} {'error':>8}")
+    print(
+        f"{'case':<44} {'framework':<10} {'kind':<6} {'metric':<9} {'predicted':>9} "
+        f"{'measured':>9} {'error':>8}"
+    )
     for s in scores:
         tag = "" if s.measured_case else " (est)"
         agrees = "ok" if s.passed else "WRONG"
         outcome = _pct(s.error) if s.kind == "peak" else agrees
         label = {"peak": "peak", "oom": "OOM", "fits_within": "fits"}[s.kind]
         print(
-            f"{(s.case_id + tag)[:44]:<44} {label:<6} {s.metric:<9} {s.predicted_gib:9.1f} "
+            f"{(s.case_id + tag)[:44]:<44} {frameworks.get(s.case_id) or '-':<10} {label:<6} "
+            f"{s.metric:<9} {s.predicted_gib:9.1f} "
             f"{s.measured_gib:9.1f} {outcome:>8}"
         )
 
@@ -119,11 +130,11 @@ def main() -> int:
     cases = load_cases(path)
     specs = accelerators()
     scores = memory_scores(cases, specs)
-    print_memory(scores)
+    print_memory(scores, {case.id: case.named_framework for case in cases})
     print()
     errors = measured_errors(scores)
     summary = summarise(errors)
-    print_summary("Measured memory cases", errors)
+    print_summary("Measured memory cases (framework named by each source)", errors)
     print(
         f"  acceptance: median <= {MEMORY_MEDIAN_LIMIT:.0%}: "
         f"{'PASS' if summary.median_abs <= MEMORY_MEDIAN_LIMIT else 'FAIL'}; "
@@ -135,6 +146,10 @@ def main() -> int:
     checks = [s for s in scores if s.measured_case and s.kind != "peak"]
     wrong = [s.case_id for s in checks if not s.passed]
     print(f"  OOM / fits-within claims: {len(checks) - len(wrong)} of {len(checks)} agree {wrong}")
+    print_summary(
+        "Same cases, scenario v1 only (no framework)",
+        measured_errors(memory_scores(cases, specs, named_framework=False)),
+    )
     estimates = [s.error for s in scores if not s.measured_case and s.error is not None]
     print_summary("Published rule-of-thumb estimates (comparison only)", estimates)
     print()

@@ -11,7 +11,9 @@ Compatible extension: unknown top-level *sections* (objects, e.g. a future ``sit
 :func:`dump_scenario`; unknown scalar keys and unknown keys inside the known sections are
 rejected, because they are almost always typos (``seq_length``) that would otherwise be
 silently ignored. Optional fields this project adds to v1 default to the behaviour of a document
-without them: ``loss_chunking`` (true, false or null; absent or null means not stated).
+without them: ``loss_chunking`` (true, false or null; absent or null means not stated) and
+``framework`` (one of :data:`FRAMEWORKS` or null; absent or null means not stated, read as the
+heavier of the frameworks' behaviours).
 
 The module also derives what every part of the engine needs from the architecture: the
 parameter layout of a block, active parameters of a mixture-of-experts model, and the trainable
@@ -36,6 +38,11 @@ OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "
 STRATEGIES = ("single", "ddp", "fsdp", "zero1", "zero2", "zero3")
 OFFLOADS = ("none", "optimizer", "optimizer+params")
 QUANT_BITS = (4, 8)
+# Training frameworks whose memory behaviour differs in ways v1 cannot otherwise say (optional
+# field ``framework``): "hf" is Hugging Face Transformers/PEFT with the Trainer or Accelerate
+# (and what is built on them: TRL, LLaMA-Factory, ms-swift's default backend, Qwen's
+# finetune.py); "megatron" is Megatron-LM and its ports (NeMo, MindSpeed, Megatron-SWIFT).
+FRAMEWORKS = ("hf", "torchtune", "litgpt", "megatron")
 LORA_TARGET_PRESETS = ("attention", "all-linear")
 LORA_TARGET_NAMES = (
     "q_proj",
@@ -214,6 +221,9 @@ class Scenario:
     # linear-cross-entropy kernels) rather than on the whole fp32 logits at once. ``None``: not
     # stated, which the memory model reads as the whole logits at once (the heavier case).
     loss_chunking: bool | None = None
+    # Optional (a compatible v1 extension): the training framework, one of FRAMEWORKS. ``None``:
+    # not stated, which the memory model reads as the heavier behaviour wherever they differ.
+    framework: str | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -356,6 +366,12 @@ def _choice(data: dict, key: str, path: str, allowed: tuple, *, default=None):
     return value
 
 
+def _optional_choice(data: dict, key: str, path: str, allowed: tuple) -> str | None:
+    if data.get(key) is None:
+        return None
+    return _choice(data, key, path, allowed)
+
+
 def _string(data: dict, key: str, path: str, *, nullable: bool = False) -> str | None:
     value = data.get(key)
     if value is None:
@@ -404,6 +420,7 @@ _TOP_KEYS = (
     "parallelism",
     "training",
     "loss_chunking",
+    "framework",
 )
 
 
@@ -602,6 +619,7 @@ def load_scenario(data: dict) -> Scenario:
         parallelism=_load_parallelism(_section(data, "parallelism", "parallelism")),
         training=_load_training(data.get("training")),
         loss_chunking=_bool(data, "loss_chunking", "loss_chunking", nullable=True),
+        framework=_optional_choice(data, "framework", "framework", FRAMEWORKS),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -668,6 +686,8 @@ def dump_scenario(s: Scenario) -> dict:
     }
     if s.loss_chunking is not None or "loss_chunking" in s.key_order:
         out["loss_chunking"] = s.loss_chunking  # optional: written only when it was given
+    if s.framework is not None or "framework" in s.key_order:
+        out["framework"] = s.framework
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

@@ -309,3 +309,146 @@ def test_fast_total_matches_the_breakdown():
         assert model.total_gib(layout, 1.25) == pytest.approx(
             model.per_gpu(layout, context=1.25).total
         )
+
+
+# --- The training framework (optional scenario field) ----------------------------------------
+
+LORA_8B = {
+    "method": "lora",
+    "lora": {"rank": 16, "alpha": 32, "targets": "all-linear"},
+}
+
+
+def lora_scenario(**changes):
+    return scenario(**LORA_8B, **changes)
+
+
+def test_unstated_framework_counts_the_heavier_behaviour_of_each():
+    unstated = memory(lora_scenario())
+    for framework in ("hf", "torchtune", "litgpt", "megatron"):
+        stated = memory(lora_scenario(framework=framework))
+        assert stated.total <= unstated.total, framework
+
+
+@pytest.mark.parametrize(
+    ("framework", "adapter_bytes"),
+    [(None, 4), ("hf", 4), ("torchtune", 2), ("litgpt", 2), ("megatron", 2)],
+)
+def test_adapters_follow_the_frameworks_dtype(framework, adapter_bytes):
+    s = lora_scenario(framework=framework)
+    model = MemoryModel(s)
+    result = memory(s)
+    # Weights, gradients and two AdamW moments, all in the adapters' dtype (pure bf16 run).
+    assert result.trainable_weights * GIB == pytest.approx(model.trained_params * adapter_bytes)
+    assert result.optimizer_states * GIB == pytest.approx(2 * model.trained_params * adapter_bytes)
+
+
+@pytest.mark.parametrize(
+    ("framework", "chunking", "bytes_per_logit"),
+    [
+        (None, None, 12),
+        ("hf", None, 12),
+        ("torchtune", None, 4),  # torchtune recipes: CEWithChunkedOutputLoss
+        ("torchtune", False, 12),  # stated wins over the framework's default
+        ("hf", True, 4),
+    ],
+)
+def test_loss_chunking_defaults_to_the_frameworks_recipes(framework, chunking, bytes_per_logit):
+    s = scenario(framework=framework, loss_chunking=chunking, seq_len=4096, micro_batch=2)
+    assert memory(s).logits * GIB == pytest.approx(2 * 4096 * 128256 * bytes_per_logit)
+
+
+@pytest.mark.parametrize(
+    ("framework", "widest"),
+    [
+        (None, 128256 * 4096),  # the output layer (LitGPT quantises it): the heavier reading
+        ("litgpt", 128256 * 4096),
+        ("hf", 14336 * 4096),  # bitsandbytes through Transformers leaves lm_head in 16 bits
+        ("torchtune", 14336 * 4096),
+    ],
+)
+def test_qlora_work_buffer_is_sized_for_the_largest_quantised_matrix(framework, widest):
+    s = scenario(
+        method="qlora",
+        lora={"rank": 8, "alpha": 16, "targets": "all-linear"},
+        quant_bits=4,
+        framework=framework,
+    )
+    assert memory(s).work_buffers * GIB == pytest.approx(2 * widest * 2)
+
+
+def pipeline(framework):
+    return scenario(
+        **LORA_8B,
+        framework=framework,
+        gradient_checkpointing=False,
+        grad_accum=8,
+        hardware={"accelerator": "a100-sxm-80gb", "count": 4, "nodes": 1},
+        parallelism={
+            "strategy": "single",
+            "offload": "none",
+            "tensor_parallel": 1,
+            "pipeline_parallel": 4,
+        },
+    )
+
+
+def test_a_device_map_layer_split_keeps_one_micro_batch_in_flight():
+    naive = memory(pipeline("hf")).activations
+    one_f_one_b = memory(pipeline("megatron")).activations
+    # 1F1B keeps up to one micro-batch per stage (4) on the first stage; a layer split one.
+    assert one_f_one_b == pytest.approx(4 * naive, rel=0.02)
+    assert memory(pipeline(None)).activations == pytest.approx(one_f_one_b)
+
+
+def zero3(framework, gpus=8, offload="none"):
+    return lora_scenario(
+        framework=framework,
+        hardware={"accelerator": "a100-sxm-80gb", "count": gpus, "nodes": 1},
+        parallelism={
+            "strategy": "zero3",
+            "offload": offload,
+            "tensor_parallel": 1,
+            "pipeline_parallel": 1,
+        },
+    )
+
+
+def test_whole_model_loaded_before_zero3_sets_the_peak_when_it_fits():
+    s = zero3("hf")
+    model = MemoryModel(s)
+    whole = model.whole_load_bytes(layout_of(s)) / GIB
+    # The 16-bit base and the fp32 adapters (PEFT adds them before DeepSpeed partitions).
+    assert whole == pytest.approx((P * 2 + model.trained_params * 4) / GIB)
+    loaded = MemoryModel(s).per_gpu(layout_of(s), context=1.0, capacity=75.0)
+    assert loaded.peak_at_model_load
+    assert loaded.total == pytest.approx(whole * 1.05 + 1.0, rel=1e-6)
+    assert loaded.frozen_weights + loaded.trainable_weights == pytest.approx(whole)
+    # The sharded training peak is what is left when nothing says the load fits.
+    trained = MemoryModel(s).per_gpu(layout_of(s), context=1.0)
+    assert not trained.peak_at_model_load and trained.total < loaded.total
+
+
+@pytest.mark.parametrize(
+    ("case", "capacity"),
+    [
+        (zero3("torchtune"), 75.0),  # builds the model sharded
+        (zero3("megatron"), 75.0),
+        (zero3("hf", offload="optimizer+params"), 75.0),  # created on the CPU
+        (zero3("hf", gpus=1), 75.0),  # one rank: nothing to partition
+        (zero3("hf"), 10.0),  # the whole model would not fit: must be built partitioned
+    ],
+)
+def test_no_whole_model_load_where_it_cannot_happen(case, capacity):
+    result = MemoryModel(case).per_gpu(layout_of(case), context=1.0, capacity=capacity)
+    assert not result.peak_at_model_load
+
+
+def test_the_whole_model_load_never_changes_whether_a_job_fits():
+    s = zero3("hf")
+    model = MemoryModel(s)
+    layout = layout_of(s)
+    for capacity in (12.0, 16.0, 17.5, 20.0, 40.0):
+        trained = model.total_gib(layout, 1.0)
+        shown = model.per_gpu(layout, context=1.0, capacity=capacity).total
+        assert (trained <= capacity) == (shown <= capacity), capacity

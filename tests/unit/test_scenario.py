@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from advisor.domain.scenario import (
+    FRAMEWORKS,
     LIMITS,
     ScenarioError,
     active_params,
@@ -103,6 +104,27 @@ def test_optional_fields_take_documented_defaults():
     assert scenario.optimizer_in_backward is False
     assert scenario.training.total_tokens is None
     assert scenario.packed is None
+
+
+@pytest.mark.parametrize("value", [*FRAMEWORKS, None])
+def test_framework_is_an_optional_compatible_field(value):
+    plain = load_scenario(copy.deepcopy(LLAMA_8B))
+    assert plain.framework is None
+    assert "framework" not in dump_scenario(plain)
+    data = copy.deepcopy(LLAMA_8B)
+    data["framework"] = value
+    scenario = load_scenario(data)
+    assert scenario.framework == value
+    assert dump_scenario(scenario) == data
+    assert list(dump_scenario(scenario)) == list(data)
+
+
+@pytest.mark.parametrize("bad", ["pytorch", "HF", "", 1, True, ["hf"]])
+def test_an_unknown_framework_names_the_field_and_the_choices(bad):
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(scenario_with("framework", bad))
+    assert error.value.field == "framework"
+    assert "hf, torchtune, litgpt, megatron" in str(error.value)
 
 
 def test_loss_chunking_is_an_optional_compatible_field():

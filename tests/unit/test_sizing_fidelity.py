@@ -1,7 +1,9 @@
 """Fidelity of the sizing engine on the public reference cases (issue 3's acceptance).
 
-Memory: every measured case with ``"memory"`` in ``uses``; peaks compared at the case's metric
-(allocated, reserved, or everything the card holds when unknown). Fails below: median |error|
+Memory: every measured case with ``"memory"`` in ``uses``, its scenario given the training
+framework its own source and notes name (``ReferenceCase.named_framework``: v1 cannot carry it,
+the optional ``framework`` field can); peaks compared at the case's metric (allocated,
+reserved, or everything the card holds when unknown). Fails below: median |error|
 <= 10 %, >= 85 % within +/-20 %, no under-prediction beyond 15 %, every reported out-of-memory
 run predicted not to fit, every "fits within N GiB" claim at or below N. Published estimates are
 printed by ``bench/sizing_fidelity.py`` for comparison, not scored.
@@ -15,6 +17,7 @@ The stored memory band (``MEMORY_ERROR_P10``/``P90``) must match the percentiles
 import importlib.util
 import statistics
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -67,30 +70,28 @@ def test_every_measured_memory_case_is_scored(cases, scores):
     assert len(expected) >= 40
 
 
-# Issue 3's memory bar is not met yet (bench/sizing_fidelity.py, 2026-11-29: median |error|
-# 11.4 %, 75 % within +/-20 %, 4 cases under-predicted beyond -15 %; worst: torchtune rows
-# whose chunked loss and torch.compile scenario v1 cannot express, ms-swift Ascend ZeRO-3 and
-# HF MoE LoRA rows whose peaks exceed every modelled mechanism). The tests stay, marked as
-# expected failures, strict: the day the model meets the bar they fail until the mark goes.
-MEMORY_BAR_NOT_MET = pytest.mark.xfail(
-    strict=True, reason="issue 3 memory acceptance bar not met yet; see docs/sizing.md"
+# One part of issue 3's memory bar is not met yet (bench/sizing_fidelity.py, 2026-11-29: three
+# ms-swift rows under-predicted beyond -15 %: 14B LoRA DDP on Ascend -29 %, DeepSeekMoE and
+# Qwen1.5-MoE LoRA -26 % and -22 %, whose peaks exceed every modelled mechanism of a
+# checkpointed run). The test stays, marked as an expected failure, strict: the day the model
+# meets the bar it fails until the mark goes.
+UNDER_PREDICTION_BAR_NOT_MET = pytest.mark.xfail(
+    strict=True, reason="issue 3: three ms-swift rows under-predicted; see docs/sizing.md"
 )
 
 
-@MEMORY_BAR_NOT_MET
 def test_memory_median_absolute_error_at_most_10_percent(errors):
     median = statistics.median(abs(e) for e in errors.values())
     assert median <= 0.10, f"median |error| {median:.1%}"
 
 
-@MEMORY_BAR_NOT_MET
 def test_at_least_85_percent_of_memory_cases_within_20_percent(errors):
     outside = {case: f"{e:+.0%}" for case, e in errors.items() if abs(e) > 0.20}
     share = 1 - len(outside) / len(errors)
     assert share >= 0.85, f"{share:.0%} within +/-20%; outside: {outside}"
 
 
-@MEMORY_BAR_NOT_MET
+@UNDER_PREDICTION_BAR_NOT_MET
 def test_no_memory_case_under_predicted_by_more_than_15_percent(errors):
     under = {case: f"{e:+.0%}" for case, e in errors.items() if e < -0.15}
     assert not under, f"under-predicted (buyer would run out of memory): {under}"
@@ -122,3 +123,40 @@ def test_throughput_through_size_median_within_25_percent(bench, cases):
     assert len(scores) >= 30
     median = statistics.median(abs(t.error) for t in scores)
     assert median <= 0.25, f"median |error| {median:.1%}"
+
+
+def test_the_framework_is_read_from_each_cases_source_not_its_id(cases):
+    named = {case.id: case.named_framework for case in cases}
+    by_source = {
+        "pytorch/torchtune": "torchtune",
+        "Lightning-AI/litgpt": "litgpt",
+        "huggingface/peft": "hf",
+        "QwenLM/Qwen": "hf",
+        "MindSpeed-LLM": "megatron",
+    }
+    for case in cases:
+        for source, framework in by_source.items():
+            if source in case.source:
+                assert named[case.id] == framework, case.id
+    # Rule-of-thumb tables name no framework; nothing is guessed for them.
+    assert all(named[c.id] is None for c in cases if not c.is_measured)
+    # An id is never read: the same case with another source gets that source's framework.
+    torchtune_case = next(c for c in cases if c.named_framework == "torchtune")
+    moved = replace(torchtune_case, source="huggingface/peft README.md", notes="")
+    assert moved.named_framework == "hf"
+    assert moved.with_named_framework().scenario.framework == "hf"
+
+
+def test_a_framework_stated_in_the_scenario_is_kept(cases):
+    case = next(c for c in cases if c.named_framework == "torchtune")
+    stated = replace(case, scenario=replace(case.scenario, framework="hf"))
+    assert stated.with_named_framework().scenario.framework == "hf"
+
+
+def test_v1_scenarios_alone_are_scored_too(bench, cases):
+    """Without frameworks the model reads every case the heavier way: never lower."""
+    plain = {s.case_id: s for s in bench.memory_scores(cases, named_framework=False)}
+    named = {s.case_id: s for s in bench.memory_scores(cases)}
+    assert plain.keys() == named.keys()
+    for case_id, score in named.items():
+        assert plain[case_id].predicted_gib >= score.predicted_gib - 1e-9, case_id

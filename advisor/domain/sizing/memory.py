@@ -106,6 +106,59 @@ FSDP_GATHERED_UNITS = 3
 # the buffer while its storage stays 16-bit (the heavier reading of each).
 DEQUANT_COPIES = 2
 
+
+# --- What the training framework changes ------------------------------------------------------
+@dataclass(frozen=True)
+class FrameworkTraits:
+    """Memory behaviours that differ between training frameworks (scenario field ``framework``).
+
+    ``chunked_loss``: the recipes compute the loss over the vocabulary in chunks unless told
+    otherwise (torchtune's recipes all use CEWithChunkedOutputLoss since v0.3, 2024-09).
+    ``adapters_in_compute_dtype``: LoRA adapters, their gradients and AdamW states are kept in
+    the training dtype (torchtune and LitGPT build them like the base layers; Megatron in its
+    params_dtype) instead of PEFT's fp32 (LoraConfig autocast_adapter_dtype, default since PEFT
+    0.12). ``quantises_output_layer``: QLoRA also quantises the output head, so its dequantised
+    copy (vocab x hidden) is the largest work buffer (Lightning's BitsandbytesPrecision, used by
+    LitGPT, replaces every nn.Linear; PEFT/bitsandbytes through Transformers skip lm_head,
+    torchtune quantises only the block projections). ``naive_pipeline``: several pipeline stages
+    are a layer split with device_map (Transformers/Accelerate), where one micro-batch passes
+    through the stages at a time; Megatron and torchtune pipelines keep up to one micro-batch per
+    stage in flight (1F1B). ``whole_load_under_zero3``: the model is loaded whole onto each GPU
+    before DeepSpeed ZeRO-3 partitions it, when it fits there, and the caching allocator keeps
+    that memory (ms-swift's Ascend table: ZeRO-3 LoRA at 22 GB for 7B on 4 NPUs, the same as
+    DDP, and 31 GB for 14B on 8 NPUs, the 26.4 GiB fp16 model plus the runtime). Transformers
+    avoids it only when the DeepSpeed configuration exists before from_pretrained (zero.Init),
+    which depends on the script; torchtune, LitGPT and Megatron build the model sharded.
+    """
+
+    chunked_loss: bool
+    adapters_in_compute_dtype: bool
+    quantises_output_layer: bool
+    naive_pipeline: bool
+    whole_load_under_zero3: bool
+
+
+# Not stated: the heavier reading of every behaviour.
+FRAMEWORK_TRAITS = {
+    None: FrameworkTraits(False, False, True, False, True),
+    "hf": FrameworkTraits(False, False, False, True, True),
+    "torchtune": FrameworkTraits(True, True, False, False, False),
+    "litgpt": FrameworkTraits(False, True, True, False, False),
+    "megatron": FrameworkTraits(False, True, False, False, False),
+}
+
+
+def traits_of(scenario: Scenario) -> FrameworkTraits:
+    return FRAMEWORK_TRAITS[scenario.framework]
+
+
+def loss_is_chunked(scenario: Scenario) -> bool:
+    """Whether the loss is computed in chunks: as stated, else the framework's default."""
+    if scenario.loss_chunking is not None:
+        return scenario.loss_chunking
+    return traits_of(scenario).chunked_loss
+
+
 # --- Fixed overhead ------------------------------------------------------------------------
 # Runtime context as the vendor's tool shows it before the first tensor: CUDA context with
 # PyTorch's kernels, cuBLAS and cuDNN workspaces take 0.5-1.5 GiB on A100/H100 (0.3-2 GiB in
@@ -150,8 +203,8 @@ FIT_RESERVE_SHARE = 0.05
 # printed by bench/sizing_fidelity.py; tests/unit/test_sizing_fidelity.py recomputes them and
 # fails when these stored values drift. The real peak lies between predicted / (1 + P90) and
 # predicted / (1 + P10) for 80 % of the cases.
-MEMORY_ERROR_P10 = -0.154
-MEMORY_ERROR_P90 = 0.318
+MEMORY_ERROR_P10 = -0.145
+MEMORY_ERROR_P90 = 0.144
 
 
 def usable_capacity_gib(accelerator: AcceleratorSpec) -> float:
@@ -226,6 +279,7 @@ class MemoryBreakdown:
     paged_optimizer_gib: float  # states in unified memory, paged to host RAM (not in total)
     host_ram_per_gpu_gib: float
     peak_at_optimizer_step: bool = False  # the peak is the optimizer step, not the backward
+    peak_at_model_load: bool = False  # the whole model loaded before ZeRO-3 partitioned it
 
     @property
     def allocated(self) -> float:
@@ -257,7 +311,12 @@ class MemoryBreakdown:
             f.name
             for f in fields(self)
             if f.name
-            not in ("paged_optimizer_gib", "host_ram_per_gpu_gib", "peak_at_optimizer_step")
+            not in (
+                "paged_optimizer_gib",
+                "host_ram_per_gpu_gib",
+                "peak_at_optimizer_step",
+                "peak_at_model_load",
+            )
         ]
         out = {name: getattr(self, name) for name in names}
         out["total"] = self.total
@@ -362,11 +421,13 @@ class MemoryModel:
             trained = total
             self.frozen_bytes = 0.0
         self.trained_params = trained
-        if s.uses_adapters and not amp:
+        self.traits = traits_of(s)
+        if s.uses_adapters and not amp and not self.traits.adapters_in_compute_dtype:
             # PEFT keeps adapters in fp32 even when the base is 16-bit (LoraConfig
             # autocast_adapter_dtype=True, the default since PEFT 0.12, and nn.Linear's fp32
             # default before it), so their gradients and AdamW moments are fp32 too. Frameworks
-            # that keep them in 16 bits (torchtune, LitGPT) use less: the safe side.
+            # that keep them in 16 bits (torchtune, LitGPT) use less: the safe side when the
+            # framework is not stated.
             weight_bytes = max(weight_bytes, FP32)
         self.trainable_bytes = trained * weight_bytes
         self.trained_elem_bytes = weight_bytes
@@ -389,7 +450,9 @@ class MemoryModel:
         self.paged = s.optimizer in PAGED_OPTIMIZERS
         self.dequant_bytes = 0.0
         if s.method == "qlora":
-            widest = m.hidden * max(m.intermediate, lay.q_out, m.vocab)
+            widest = m.hidden * max(m.intermediate, lay.q_out)
+            if self.traits.quantises_output_layer:
+                widest = max(widest, m.hidden * m.vocab)
             self.dequant_bytes = DEQUANT_COPIES * widest * 2
         self.dora_bytes = 0.0
         if s.method == "dora":
@@ -519,7 +582,7 @@ class MemoryModel:
         # gradient remain and the fp32 work exists for one chunk at a time (a chunk is 1/8 of
         # the tokens in torchtune, 128 tokens in LitGPT: not counted). Not stated: the whole
         # logits at once (the heavier case).
-        if s.loss_chunking:
+        if loss_is_chunked(s):
             self.logit_bytes_per_token = m.vocab * (b + b)
         else:
             self.logit_bytes_per_token = m.vocab * (b + FP32 + FP32 + b)
@@ -563,7 +626,10 @@ class MemoryModel:
         layers_here = -(-m.layers // pp)  # the fullest stage
         # Pipeline schedules (1F1B) keep up to pp micro-batches in flight on the first stage
         # (Korthikanti et al. 2022, 4.2.3); never more than there are micro-batches.
+        # A naive layer split (device_map) runs one micro-batch through the stages at a time.
         in_flight = min(pp, self.scenario.grad_accum) if pp > 1 else 1
+        if self.traits.naive_pipeline:
+            in_flight = 1
         if self.scenario.gradient_checkpointing:
             # The checkpoints stay; the block being recomputed is the working set on top.
             saved = layers_here * self.checkpoint_bytes_per_token * in_flight
@@ -723,6 +789,22 @@ class MemoryModel:
         """The per-GPU total in GiB (fast path of :meth:`per_gpu` for searches)."""
         return self.reserved_gib(layout, micro_batch=micro_batch, seq_len=seq_len) + context
 
+    def whole_load_bytes(self, layout: Layout) -> float:
+        """The whole model on one GPU, when it is loaded there before ZeRO-3 partitions it.
+
+        0 when the framework builds the model partitioned, under any other strategy, and when
+        the parameters are offloaded (created on the CPU).
+        """
+        loads_whole = (
+            self.traits.whole_load_under_zero3
+            and layout.strategy == "zero3"
+            and layout.offload != "optimizer+params"
+            and layout.data_parallel > 1
+        )
+        if not loads_whole:
+            return 0.0
+        return (self.frozen_bytes + self.trainable_bytes) / layout.model_parallel
+
     def per_gpu(
         self,
         layout: Layout,
@@ -730,17 +812,41 @@ class MemoryModel:
         context: float = CONTEXT_GIB["cuda"],
         micro_batch: int | None = None,
         seq_len: int | None = None,
+        capacity: float | None = None,
     ) -> MemoryBreakdown:
         """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL).
 
-        The peak is the larger of two moments: the start of the backward pass (activations and
-        the loss's buffers alive) and the optimizer step (activations freed, the step's extra
-        fp32 gradients alive). The components are those of the larger moment.
+        The peak is the largest of three moments: the start of the backward pass (activations
+        and the loss's buffers alive), the optimizer step (activations freed, the step's extra
+        fp32 gradients alive), and, where the framework loads the whole model onto each GPU
+        before ZeRO-3 partitions it and ``capacity`` (GiB) holds it, the model load: the
+        caching allocator keeps that memory. A load that would not fit means the framework
+        must build the model partitioned, so it never decides whether a job fits. The
+        components are those of the largest moment.
         """
         backward, step, states, activations, logits = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
         frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states
+        whole = self.whole_load_bytes(layout)
+        load_total = whole * (1 + FRAGMENTATION_SHARE) / GIB + context
+        if whole > max(backward, step) and capacity is not None and load_total <= capacity:
+            share = self.frozen_bytes / (self.frozen_bytes + self.trainable_bytes)
+            return MemoryBreakdown(
+                frozen_weights=whole * share / GIB,
+                trainable_weights=whole * (1 - share) / GIB,
+                master_weights=0.0,
+                gradients=0.0,
+                optimizer_states=0.0,
+                activations=0.0,
+                logits=0.0,
+                work_buffers=0.0,
+                fragmentation=FRAGMENTATION_SHARE * whole / GIB,
+                framework_overhead=context,
+                paged_optimizer_gib=paged / GIB,
+                host_ram_per_gpu_gib=host / GIB,
+                peak_at_model_load=True,
+            )
         at_step = step > backward
         if at_step:
             gradients += step_extra
@@ -800,7 +906,8 @@ def estimate_memory(
     """Peak per-GPU memory of the scenario (in its own layout unless one is given)."""
     layout = layout or layout_of(scenario)
     model = MemoryModel(scenario)
-    return model.per_gpu(layout, context=context_gib(accelerator, layout.gpus))
+    capacity = plannable_capacity_gib(accelerator) if accelerator is not None else None
+    return model.per_gpu(layout, context=context_gib(accelerator, layout.gpus), capacity=capacity)
 
 
 def memory_assumptions(scenario: Scenario) -> list[Message]:
@@ -829,7 +936,20 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 {"seq_len": scenario.seq_len},
             )
         )
-    if scenario.uses_adapters:
+    traits = traits_of(scenario)
+    out.extend(_framework_assumptions(scenario, traits))
+    if scenario.uses_adapters and traits.adapters_in_compute_dtype:
+        out.append(
+            Message(
+                N_(
+                    "Adapters, their gradients and AdamW states are kept in the training dtype "
+                    "(as {framework} builds them), with LoRA dropout keeping a copy of each "
+                    "adapted input."
+                ),
+                {"framework": FRAMEWORK_NAMES[scenario.framework]},
+            )
+        )
+    elif scenario.uses_adapters:
         out.append(
             Message(
                 N_(
@@ -851,15 +971,19 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 },
             )
         )
-        out.append(
-            Message(
-                N_(
-                    "Each quantised matrix is dequantised to 16 bits when it is used; the work "
-                    "buffer is sized for the output layer, which some frameworks (LitGPT) "
-                    "quantise too."
-                )
+        if traits.quantises_output_layer:
+            buffer = N_(
+                "Each quantised matrix is dequantised to 16 bits when it is used; the work "
+                "buffer is sized for the output layer, which some frameworks (LitGPT) "
+                "quantise too."
             )
-        )
+        else:
+            buffer = N_(
+                "Each quantised matrix is dequantised to 16 bits when it is used; the work "
+                "buffer is sized for the largest block matrix (the output layer stays in 16 "
+                "bits)."
+            )
+        out.append(Message(buffer))
     if scenario.parallelism.strategy in ("zero1", "zero2"):
         out.append(
             Message(
@@ -890,12 +1014,70 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 )
             )
         )
+    elif loss_is_chunked(scenario):
+        out.append(
+            Message(
+                N_(
+                    "The loss is computed in chunks, as {framework}'s recipes do: the 16-bit "
+                    "logits and their 16-bit gradient are counted, the fp32 work of one chunk "
+                    "at a time is not."
+                ),
+                {"framework": FRAMEWORK_NAMES[scenario.framework]},
+            )
+        )
     else:
         out.append(
             Message(
                 N_(
                     "The loss is assumed computed on the whole vocabulary at once in fp32 (the "
                     "Hugging Face default); chunked or fused loss kernels need less memory."
+                )
+            )
+        )
+    return out
+
+
+# How the assumptions name each framework (product names, not translated).
+FRAMEWORK_NAMES = {
+    "hf": "Hugging Face Transformers/PEFT",
+    "torchtune": "torchtune",
+    "litgpt": "LitGPT",
+    "megatron": "Megatron-LM",
+}
+
+
+def _framework_assumptions(scenario: Scenario, traits: FrameworkTraits) -> list[Message]:
+    """What the framework (or its absence) changes, in plain sentences."""
+    out: list[Message] = []
+    if scenario.framework is None:
+        out.append(
+            Message(
+                N_(
+                    "The training framework was not stated: wherever frameworks differ (loss "
+                    "computation, adapter precision, model loading) the heavier behaviour is "
+                    "counted."
+                )
+            )
+        )
+    p = scenario.parallelism
+    if traits.naive_pipeline and p.pipeline_parallel > 1:
+        out.append(
+            Message(
+                N_(
+                    "The {stages} pipeline stages are a layer split (device_map): one "
+                    "micro-batch passes through them at a time, so only one GPU works at once."
+                ),
+                {"stages": p.pipeline_parallel},
+            )
+        )
+    if traits.whole_load_under_zero3 and p.strategy == "zero3" and p.offload != "optimizer+params":
+        out.append(
+            Message(
+                N_(
+                    "Under ZeRO-3 the whole model is assumed loaded onto each GPU before "
+                    "DeepSpeed partitions it, whenever it fits there (as ms-swift's loader does; "
+                    "the memory stays reserved): the peak is at least the whole 16-bit model. "
+                    "Loading under deepspeed.zero.Init avoids it."
                 )
             )
         )

@@ -125,8 +125,11 @@ class PlacementSearch:
     def place(
         self, layout: Layout, accelerator: AcceleratorSpec, gpus_per_server: int
     ) -> Placement:
-        memory = self.model.per_gpu(layout, context=context_gib(accelerator, layout.gpus))
-        return Placement(layout, memory, plannable_capacity_gib(accelerator), gpus_per_server)
+        capacity = plannable_capacity_gib(accelerator)
+        memory = self.model.per_gpu(
+            layout, context=context_gib(accelerator, layout.gpus), capacity=capacity
+        )
+        return Placement(layout, memory, capacity, gpus_per_server)
 
     def fewest_gpus(
         self,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from advisor.domain.hardware import AcceleratorSpec
@@ -20,6 +20,7 @@ from advisor.domain.sizing.memory import (
     MemoryModel,
     context_gib,
     layout_of,
+    plannable_capacity_gib,
     usable_capacity_gib,
 )
 
@@ -31,6 +32,24 @@ def default_cases_path(repo_root: Path) -> Path:
     return (repo_root / CASES_RELATIVE_PATH).resolve()
 
 
+# The training framework a case's source ran, read from the case's own citation and notes
+# (scenario v1 cannot carry it; this project's optional ``framework`` field can). Checked in
+# order, the first match wins; the patterns name frameworks, never individual cases. Cases that
+# match none (rule-of-thumb tables, NeMo AutoModel, Unsloth, MLPerf) keep ``framework`` unset.
+SOURCE_FRAMEWORK_PATTERNS = (
+    ("pytorch/torchtune", "torchtune"),
+    ("Lightning-AI/litgpt", "litgpt"),
+    # Hugging Face Transformers/PEFT and the tools built on them (ms-swift's swift sft
+    # backend, Qwen's finetune.py, the PEFT examples).
+    ("HF Trainer", "hf"),
+    ("swift sft", "hf"),
+    ("huggingface/peft", "hf"),
+    ("QwenLM/Qwen ", "hf"),
+    ("Megatron-SWIFT", "megatron"),
+    ("MindSpeed", "megatron"),
+)
+
+
 @dataclass(frozen=True)
 class ReferenceCase:
     id: str
@@ -38,10 +57,28 @@ class ReferenceCase:
     measured: dict
     uses: tuple[str, ...]
     kind: str  # "measured" or "published-estimate"
+    source: str = ""
+    notes: str = ""
 
     @property
     def is_measured(self) -> bool:
         return self.kind == "measured"
+
+    @property
+    def named_framework(self) -> str | None:
+        """The framework the case's source and notes name (see SOURCE_FRAMEWORK_PATTERNS)."""
+        text = f"{self.source} {self.notes}"
+        for pattern, framework in SOURCE_FRAMEWORK_PATTERNS:
+            if pattern in text:
+                return framework
+        return None
+
+    def with_named_framework(self) -> ReferenceCase:
+        """The case with ``scenario.framework`` set to the framework its source names."""
+        if self.scenario.framework is not None:
+            return self
+        framework = self.named_framework
+        return replace(self, scenario=replace(self.scenario, framework=framework))
 
 
 def load_cases(path: Path) -> list[ReferenceCase]:
@@ -53,6 +90,8 @@ def load_cases(path: Path) -> list[ReferenceCase]:
             measured=item["measured"],
             uses=tuple(item["uses"]),
             kind=item["measured_kind"],
+            source=item.get("source") or "",
+            notes=item.get("notes") or "",
         )
         for item in data
     ]
@@ -85,7 +124,10 @@ def score_memory_case(case: ReferenceCase, accelerators: dict[str, AcceleratorSp
     scenario = case.scenario
     layout = layout_of(scenario)
     accelerator = accelerators.get(scenario.hardware.accelerator or "")
-    breakdown = MemoryModel(scenario).per_gpu(layout, context=context_gib(accelerator, layout.gpus))
+    capacity = plannable_capacity_gib(accelerator) if accelerator is not None else None
+    breakdown = MemoryModel(scenario).per_gpu(
+        layout, context=context_gib(accelerator, layout.gpus), capacity=capacity
+    )
     metric = case.measured.get("memory_metric") or "unknown"
     if case.measured.get("oom"):
         capacity = usable_capacity_gib(accelerator)
