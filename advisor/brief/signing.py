@@ -7,6 +7,8 @@ configured. Called only from synchronous code: pyHanko runs its own event loop.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from io import BytesIO
@@ -49,14 +51,36 @@ def outside_event_loop(function, *args, **kwargs):
         return pool.submit(function, *args, **kwargs).result()
 
 
+# Opening the PKCS#12 file (key derivation and RSA key parsing) took about 0.25 s of the 1.3 s a
+# brief's render and signature take (bench/brief_render.py), on every signature. The signer is
+# kept per process and read again when the file changes (a rotated key: new size or mtime) or
+# another passphrase is configured; one entry per key file.
+_signers: dict[str, tuple[tuple, signers.SimpleSigner]] = {}
+_signers_lock = threading.Lock()
+
+
+def _key_file_state(config: SigningConfig) -> tuple:
+    try:
+        stat = config.pkcs12_path.stat()
+    except FileNotFoundError:
+        raise SigningError(f"signing key not found: {config.pkcs12_path}") from None
+    passphrase = hashlib.sha256(config.passphrase.encode()).hexdigest()
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino, passphrase)
+
+
 def load_signer(config: SigningConfig) -> signers.SimpleSigner:
-    if not config.pkcs12_path.exists():
-        raise SigningError(f"signing key not found: {config.pkcs12_path}")
-    signer = signers.SimpleSigner.load_pkcs12(
-        str(config.pkcs12_path), passphrase=config.passphrase.encode()
-    )
+    """The signer for ``config``'s key file, read once per process and again when it changes."""
+    path = str(config.pkcs12_path.resolve())
+    state = _key_file_state(config)
+    with _signers_lock:
+        cached = _signers.get(path)
+        if cached is not None and cached[0] == state:
+            return cached[1]
+    signer = signers.SimpleSigner.load_pkcs12(path, passphrase=config.passphrase.encode())
     if signer is None:
         raise SigningError(f"could not open {config.pkcs12_path} (wrong passphrase?)")
+    with _signers_lock:
+        _signers[path] = (state, signer)
     return signer
 
 

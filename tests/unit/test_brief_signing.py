@@ -11,7 +11,13 @@ from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
 from advisor.brief.pki import create_dev_pki
-from advisor.brief.signing import SignatureRequest, SigningConfig, SigningError, sign_pdf
+from advisor.brief.signing import (
+    SignatureRequest,
+    SigningConfig,
+    SigningError,
+    load_signer,
+    sign_pdf,
+)
 from advisor.brief.verify import Tampering, verify_pdf
 
 REASON = "Procurement brief FT-2026-000042"
@@ -167,3 +173,22 @@ def test_signing_and_verifying_work_inside_a_running_event_loop(unsigned, config
     with ThreadPoolExecutor(max_workers=1) as pool:
         report = pool.submit(asyncio.run, inside_loop()).result()
     assert report.intact_and_trusted
+
+
+def test_the_signer_is_read_once_and_again_when_the_key_file_changes(pki, tmp_path):
+    key = tmp_path / "signer.p12"
+    shutil.copy(pki.signer_pkcs12_path, key)
+    config = SigningConfig(key, "test-pass", "Test Brief Signer", "Guiyang")
+    first = load_signer(config)
+    assert load_signer(config) is first
+    # A rotated key (the file replaced) is read again.
+    replacement = tmp_path / "new.p12"
+    shutil.copy(pki.signer_pkcs12_path, replacement)
+    replacement.replace(key)
+    assert load_signer(config) is not first
+    # Another passphrase is never answered from the cache.
+    with pytest.raises(SigningError):
+        load_signer(SigningConfig(key, "wrong-pass", "Test Brief Signer", "Guiyang"))
+    key.unlink()
+    with pytest.raises(SigningError, match="not found"):
+        load_signer(config)
