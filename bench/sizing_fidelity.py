@@ -77,6 +77,7 @@ def predict_throughput(case, specs):
 
 def throughput_scores(cases=None, specs=None):
     cases = cases if cases is not None else load_cases(default_cases_path(ROOT))
+    cases = [case.with_named_framework() for case in cases]
     specs = specs or accelerators()
     return score_throughput(cases, lambda case: predict_throughput(case, specs))
 

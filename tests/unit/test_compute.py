@@ -449,3 +449,14 @@ def test_no_negative_or_nan_figure(
             assert math.isfinite(value) and value >= 0, numbers
     if e.tokens_per_s is not None:
         assert e.tokens_per_s > 0 and e.model_flops_utilisation <= 1
+
+
+def test_a_device_map_layer_split_runs_micro_batches_one_after_another():
+    parallel = {**LLAMA2_7B["parallelism"], "pipeline_parallel": 4}
+    hardware = {"accelerator": "h100-sxm-80gb", "count": 4, "nodes": 1}
+    split = scenario(parallelism=parallel, hardware=hardware, grad_accum=8, framework="hf")
+    e = estimate_time(split, ACCELERATORS["h100-sxm-80gb"])
+    # Each of the 8 micro-batches passes the 4 stages in turn: 32 stage slots, no overlap.
+    assert e.compute_s_per_step == pytest.approx(32 * e.micro_batch_s)
+    megatron = estimate_time(replace(split, framework="megatron"), ACCELERATORS["h100-sxm-80gb"])
+    assert megatron.compute_s_per_step == pytest.approx(11 * megatron.micro_batch_s)

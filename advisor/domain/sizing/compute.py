@@ -33,6 +33,7 @@ from advisor.domain.scenario import STRATEGIES, Scenario, active_params
 from advisor.domain.scenario import trainable_params as _trainable_params
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import Calibration
+from advisor.domain.sizing.memory import traits_of
 from advisor.domain.sizing.network import Links, links_for
 
 # --- Physical constants --------------------------------------------------------------------
@@ -254,6 +255,9 @@ class JobFigures:
     is_qlora: bool
     is_moe: bool
     fp32: bool
+    # Pipeline stages are a device_map layer split (Transformers/Accelerate): one micro-batch
+    # passes through them at a time (memory.FrameworkTraits.naive_pipeline).
+    naive_pipeline: bool = False
 
     @property
     def model_parallel(self) -> int:
@@ -313,6 +317,7 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         is_qlora=scenario.method == "qlora",
         is_moe=scenario.model.is_moe,
         fp32=scenario.precision == "fp32",
+        naive_pipeline=traits_of(scenario).naive_pipeline,
     )
 
 
@@ -508,8 +513,12 @@ def _step_parts(job: JobFigures, gpus: int, strategy: str, links: Links, micro_s
     """
     data_parallel = max(1, gpus // job.model_parallel)
     # 1F1B pipeline schedule: grad_accum micro-batches flow through pp stages in
-    # (grad_accum + pp - 1) micro-batch slots (Narayanan et al. 2021, the pipeline bubble).
-    slots = job.grad_accum + job.pipeline_parallel - 1
+    # (grad_accum + pp - 1) micro-batch slots (Narayanan et al. 2021, the pipeline bubble). A
+    # device_map layer split runs each micro-batch through every stage in turn: grad_accum x pp.
+    if job.naive_pipeline:
+        slots = job.grad_accum * job.pipeline_parallel
+    else:
+        slots = job.grad_accum + job.pipeline_parallel - 1
     compute_s = micro_s * slots
     dp_bytes, timing = data_parallel_bytes(job, strategy, data_parallel)
     spans = gpus > links.gpus_per_server
