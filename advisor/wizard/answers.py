@@ -10,6 +10,7 @@ from __future__ import annotations
 from advisor.domain.scenario import (
     ADAPTER_METHODS,
     DEFAULT_QUANT_BITS,
+    FRAMEWORKS,
     ScenarioError,
     load_scenario,
 )
@@ -46,6 +47,11 @@ def _yes(value) -> bool | None:
     return {"yes": True, "no": False}.get(value)
 
 
+def _framework(value) -> str | None:
+    """The stated framework; "not sure", a missing answer or an unknown value: null."""
+    return value if isinstance(value, str) and value in FRAMEWORKS else None
+
+
 def scenario_document(
     answers: dict, *, accelerator: str | None = None, gpus: int = 1, strategy: str | None = None
 ) -> dict | None:
@@ -75,6 +81,7 @@ def scenario_document(
         "gradient_checkpointing": _yes(training.get("gradient_checkpointing")),
         "flash_attention": _yes(training.get("flash_attention")),
         "packed": None,
+        "framework": _framework(training.get("framework")),
         "hardware": {"accelerator": accelerator, "count": gpus, "nodes": 1},
         "parallelism": {
             "strategy": strategy,

@@ -70,6 +70,7 @@ ASSUMED_TRAINING = {
     "optimizer": "adamw",
     "gradient_checkpointing": "yes",
     "flash_attention": "yes",
+    "framework": "",  # not sure: the heavier behaviour wherever frameworks differ
 }
 
 

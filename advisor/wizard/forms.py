@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from advisor.domain.scenario import (
+    FRAMEWORKS,
     LIMITS,
     LORA_TARGET_NAMES,
 )
@@ -382,6 +383,18 @@ OPTIMIZER_HINTS = {
     "adafactor": _("Factored moments: much less optimizer memory, tuning is fussier."),
     "sgd": _("No moments: least memory, rarely used to fine-tune language models."),
 }
+# The scenario's optional ``framework``: each label names the tools that behave alike.
+FRAMEWORK_LABELS = {
+    "hf": _("Hugging Face Transformers / PEFT (LLaMA-Factory, ms-swift, TRL)"),
+    "torchtune": _("torchtune"),
+    "litgpt": _("LitGPT"),
+    "megatron": _("Megatron-LM (NeMo, MindSpeed, Megatron-SWIFT)"),
+}
+NOT_SURE = ""  # stored for "not sure"; the scenario says null
+FRAMEWORK_CHOICES = [
+    (NOT_SURE, _("Not sure")),
+    *((key, FRAMEWORK_LABELS[key]) for key in FRAMEWORKS),
+]
 
 
 class TrainingStepForm(StepForm):
@@ -441,6 +454,17 @@ class TrainingStepForm(StepForm):
             "Recommended wherever it is supported."
         ),
     )
+    framework = radios(
+        _("Training framework"),
+        FRAMEWORK_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "The software your team will fine-tune with. Frameworks differ in how they compute "
+            "the loss, keep the adapters and load the model, which changes the memory needed. "
+            "“Not sure” assumes the heavier behaviour wherever they differ."
+        ),
+    )
 
     @classmethod
     def shown_fields(cls, stored: dict) -> list[str]:
@@ -460,6 +484,7 @@ class TrainingStepForm(StepForm):
             "optimizer",
             "gradient_checkpointing",
             "flash_attention",
+            "framework",
         ]
 
     def clean_deadline(self):

@@ -57,6 +57,8 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
 
     page.wait_for_selector("h1:has-text('Training')")
     answer_training(page)
+    assert page.locator("#id_framework_0").is_checked()  # "Not sure" until the buyer says
+    page.check("input[name=framework] + label:text-is('torchtune')")
     screenshot("wizard-training-en")
     # Back goes to the model step with its answers kept.
     page.click(".back-link")
@@ -65,6 +67,7 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
     page.click("button[name=continue]")
     page.wait_for_selector("h1:has-text('Training')")
     answer_training(page)
+    page.check("input[name=framework] + label:text-is('torchtune')")
     page.click("button[name=continue]")
 
     page.wait_for_selector("h1:has-text('Site')")
@@ -85,6 +88,8 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
     assert "Qwen2.5 7B" in body
     assert "20,000" in body
     assert "¥3,000,000" in body
+    framework = page.locator(".summary-row", has=page.locator("dt:text-is('Training framework')"))
+    expect(framework.locator("dd").first).to_have_text("torchtune")
     screenshot("wizard-check-en")
 
     # Change the sequence length from the check page and come straight back to it.
@@ -94,6 +99,14 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
     page.click("button[name=continue]")
     page.wait_for_selector("h1:has-text('Check your answers')")
     assert "2,048" in page.locator("main").inner_text()
+    # The framework's Change link lands on its first option.
+    page.click("a[href*='/training/?next=check#id_framework_0']")
+    page.wait_for_selector("h1:has-text('Training')")
+    assert page.locator("input[name=framework][value=torchtune]").is_checked()
+    page.check("input[name=framework] + label:has-text('Megatron-LM')")
+    page.click("button[name=continue]")
+    page.wait_for_selector("h1:has-text('Check your answers')")
+    assert "Megatron-LM (NeMo, MindSpeed, Megatron-SWIFT)" in page.locator("main").inner_text()
 
     page.click("text=Confirm answers")
     page.wait_for_selector("h1:has-text('Options')")
@@ -213,6 +226,8 @@ def test_pages_in_chinese(buyer, live_server, screenshot):
     page.locator(".error-summary").wait_for()
     screenshot("wizard-errors-zh")
     answer_training(page)
+    page.check("input[name=framework] + label:text-is('不确定')")
+    screenshot("wizard-training-zh")
     page.click("button[name=continue]")
     page.wait_for_selector("#id_mode_0")
     page.check("input[name=mode][value=own]")
