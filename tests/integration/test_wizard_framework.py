@@ -1,9 +1,18 @@
-"""The training framework question: stored, carried into the scenario and shown."""
+"""The training framework question: stored, carried into the scenario, shown and briefed."""
+
+from datetime import datetime
 
 import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
+from advisor.brief import services as brief_services
+from advisor.brief.models import BriefStatus
+from advisor.brief.render import BriefMeta, render_html
 from advisor.domain.scenario import FRAMEWORKS, load_scenario
+from advisor.results.services import assessment_document
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import answers, estimate, services, steps
 from advisor.wizard.models import Assessment
@@ -169,3 +178,53 @@ def test_the_estimate_panel_reads_the_framework():
         # torchtune's recipes compute the loss in chunks; "not sure" assumes whole fp32 logits.
         assert torchtune.memory_per_gpu_gib < unsure.memory_per_gpu_gib
     assert estimate.ASSUMED_TRAINING["framework"] == ""
+
+
+def _meta(language: str) -> BriefMeta:
+    return BriefMeta(
+        number="FT-2026-000001",
+        language=language,
+        status=BriefStatus.AWAITING_APPROVAL,
+        status_label="Awaiting approval",
+        approved=False,
+        prepared_by="buyer",
+        prepared_at=timezone.make_aware(datetime(2026, 11, 30, 9, 0)),
+        approved_by=None,
+        approved_at=None,
+        verify_url="https://advisor.example.cn/brief/verify/",
+        organisation="Example Co.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("framework", "english", "chinese"),
+    [
+        ("megatron", LABELS["megatron"], "Megatron-LM（NeMo、MindSpeed、Megatron-SWIFT）"),
+        ("", "Not stated: the heavier behaviour is assumed", "未说明：凡框架之间有差异之处"),
+    ],
+)
+def test_the_brief_states_the_framework_assumed(framework, english, chinese):
+    call_command("load_catalog")
+    owner = User.objects.create_user("buyer9")
+    assessment = assessments.finished_assessment(owner)
+    training = {**assessment.answers["training"], "framework": framework}
+    assessment = services.save_step(assessment, "training", training, assessment.version)
+    document = assessment_document(assessment)
+    brief = brief_services.issue_brief(user=owner, document=document, assessment=assessment)
+    assert brief.snapshot["scenario"]["framework"] == (framework or None)
+    html = render_html(brief.snapshot, _meta("en"))
+    assert "Training framework" in html and english in html
+    html = render_html(brief.snapshot, _meta("zh-hans"))
+    assert "训练框架" in html and chinese in html
+
+
+def test_a_brief_snapshot_from_before_the_question_says_not_stated():
+    call_command("load_catalog")
+    owner = User.objects.create_user("buyer9")
+    assessment = assessments.finished_assessment(owner)
+    brief = brief_services.issue_brief(
+        user=owner, document=assessment_document(assessment), assessment=assessment
+    )
+    snapshot = {**brief.snapshot, "scenario": dict(brief.snapshot["scenario"])}
+    snapshot["scenario"].pop("framework")
+    assert "Not stated: the heavier behaviour is assumed" in render_html(snapshot, _meta("en"))
