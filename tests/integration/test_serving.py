@@ -15,7 +15,14 @@ from django.db.utils import InterfaceError, OperationalError
 from django.test import Client
 from django.urls import reverse
 
-from tests.support.servers import SERVE, Server, free_port, on_postgres_stage, production_env
+from tests.support.servers import (
+    SERVE,
+    Server,
+    free_port,
+    manage,
+    on_postgres_stage,
+    production_env,
+)
 
 UNAVAILABLE_ZH = "服务暂时不可用"
 UNAVAILABLE_EN = "Service briefly unavailable"
@@ -143,6 +150,9 @@ def test_production_start_serves_pages_static_files_and_runs_the_worker(prepared
 def test_unreachable_database_is_a_friendly_503_from_gunicorn(prepared):
     closed_port = free_port()  # nothing listens here: every connection is refused
     env = {**prepared, "DATABASE_URL": f"postgres://advisor@127.0.0.1:{closed_port}/advisor"}
+    # "web" mode does not prepare, and the start test that does may run in another xdist
+    # worker: without the static manifest every page would be a 500 for that reason instead.
+    manage(env, "collectstatic", "--noinput", "-v", "0")
     server = Server(env, mode="web")
     try:
         server.wait_until_up(timeout=60)
