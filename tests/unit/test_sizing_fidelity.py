@@ -118,6 +118,15 @@ def test_stored_memory_band_matches_the_measured_percentiles(errors):
     assert memory.MEMORY_ERROR_P10 < 0 < memory.MEMORY_ERROR_P90
 
 
+def test_stored_unstated_framework_band_matches_the_v1_only_percentiles(bench, cases):
+    scores = bench.memory_scores(cases, named_framework=False)
+    summary = summarise(bench.measured_errors(scores))
+    assert pytest.approx(summary.p10, abs=0.0015) == memory.MEMORY_ERROR_UNSTATED_P10
+    assert pytest.approx(summary.p90, abs=0.0015) == memory.MEMORY_ERROR_UNSTATED_P90
+    # Unstated, the model reads the heavier way: its band reaches further below the prediction.
+    assert memory.MEMORY_ERROR_UNSTATED_P90 >= memory.MEMORY_ERROR_P90
+
+
 def test_throughput_through_size_median_within_25_percent(bench, cases):
     scores = [t for t in bench.throughput_scores(cases) if t.measured_case]
     assert len(scores) >= 30

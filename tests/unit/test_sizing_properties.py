@@ -3,6 +3,7 @@
 import contextlib
 import copy
 import math
+from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import HealthCheck, assume, given, settings
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from advisor.domain.hardware import load_fixture_specs
 from advisor.domain.scenario import (
+    FRAMEWORKS,
     LIMITS,
     METHODS,
     OPTIMIZERS,
@@ -113,6 +115,8 @@ def scenarios(draw):
     data["grad_accum"] = draw(st.integers(1, 64))
     data["gradient_checkpointing"] = draw(st.sampled_from([True, False, None]))
     data["flash_attention"] = draw(st.sampled_from([True, False, None]))
+    data["framework"] = draw(st.sampled_from([None, *FRAMEWORKS]))
+    data["loss_chunking"] = draw(st.sampled_from([None, True, False]))
     tp = draw(st.sampled_from([t for t in (1, 2, 4, 8) if heads % t == 0]))
     pp = draw(st.sampled_from([p for p in (1, 2, 4) if p <= layers]))
     dp = draw(st.integers(1, 16))
@@ -297,6 +301,13 @@ def test_size_gives_finite_figures_and_a_consistent_fit(scenario, key, gpus):
         assert math.isfinite(value) and value >= 0, name
     assert output["fits"] == (result.memory.total <= result.capacity_gib)
     assert result.memory_low_gib <= result.memory.total <= result.memory_high_gib
+    stated = size(replace(scenario, framework="hf"), ACCELERATORS[key], gpus=gpus)
+    unstated = size(replace(scenario, framework=None), ACCELERATORS[key], gpus=gpus)
+    # Without a framework the band reaches further below the (heavier) prediction.
+    assert (
+        unstated.memory_low_gib / unstated.memory.total
+        <= stated.memory_low_gib / stated.memory.total + 1e-12
+    )
     if result.max_micro_batch:
         assert result.max_micro_batch >= 1
     if result.fewest is not None:

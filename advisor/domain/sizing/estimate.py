@@ -17,12 +17,11 @@ from advisor.domain.scenario import Hardware, Parallelism, Scenario
 from advisor.domain.sizing.compute import TimeEstimate, estimate_time
 from advisor.domain.sizing.memory import (
     FIT_RESERVE_SHARE,
-    MEMORY_ERROR_P10,
-    MEMORY_ERROR_P90,
     Layout,
     MemoryBreakdown,
     layout_of,
     memory_assumptions,
+    memory_error_band,
     plannable_capacity_gib,
 )
 from advisor.domain.sizing.network import NetworkEstimate, estimate_network
@@ -228,8 +227,8 @@ def size(
         gpus_per_server=per_server,
         memory=memory,
         capacity_gib=capacity,
-        memory_low_gib=memory.total / (1 + MEMORY_ERROR_P90),
-        memory_high_gib=memory.total / (1 + MEMORY_ERROR_P10),
+        memory_low_gib=memory.total / (1 + memory_error_band(scenario)[1]),
+        memory_high_gib=memory.total / (1 + memory_error_band(scenario)[0]),
         max_micro_batch=search.model.max_micro_batch(layout, capacity, context),
         max_seq_len=search.model.max_seq_len(layout, capacity, context),
         fewest=fewest,
