@@ -79,8 +79,9 @@ def for_answers(answers: dict) -> Estimate:
     if not (answers.get("training") or {}).get("seq_len"):
         answers = {**answers, "training": ASSUMED_TRAINING}
         note = _(
-            "Assumes %(seq_len)s-token sequences, one per GPU, mixed bf16 and gradient "
-            "checkpointing until you answer the training questions."
+            "Assumes %(seq_len)s-token sequences, one per GPU, mixed bf16, gradient "
+            "checkpointing and the heavier behaviour of an unstated training framework until "
+            "you answer the training questions."
         ) % {"seq_len": f"{ASSUMED_TRAINING['seq_len']:,}"}
     document = answer_docs.scenario_document(answers)
     if document is None:
