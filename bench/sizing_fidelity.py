@@ -148,11 +148,9 @@ def main() -> int:
     checks = [s for s in scores if s.measured_case and s.kind != "peak"]
     wrong = [s.case_id for s in checks if not s.passed]
     print(f"  OOM / fits-within claims: {len(checks) - len(wrong)} of {len(checks)} agree {wrong}")
-    unstated = summarise(measured_errors(memory_scores(cases, specs, named_framework=False)))
-    print_summary(
-        "Same cases, scenario v1 only (no framework)",
-        measured_errors(memory_scores(cases, specs, named_framework=False)),
-    )
+    unstated_errors = measured_errors(memory_scores(cases, specs, named_framework=False))
+    unstated = summarise(unstated_errors)
+    print_summary("Same cases, scenario v1 only (no framework)", unstated_errors)
     estimates = [s.error for s in scores if not s.measured_case and s.error is not None]
     print_summary("Published rule-of-thumb estimates (comparison only)", estimates)
     print()

@@ -205,6 +205,7 @@ def size(
     )
     placement = search.place(layout, accelerator, per_server)
     memory = placement.memory
+    error_p10, error_p90 = memory_error_band(scenario)
     capacity = plannable_capacity_gib(accelerator)
     context = memory.framework_overhead
     sized = scenario_for(scenario, layout, accelerator, per_server)
@@ -227,8 +228,8 @@ def size(
         gpus_per_server=per_server,
         memory=memory,
         capacity_gib=capacity,
-        memory_low_gib=memory.total / (1 + memory_error_band(scenario)[1]),
-        memory_high_gib=memory.total / (1 + memory_error_band(scenario)[0]),
+        memory_low_gib=memory.total / (1 + error_p90),
+        memory_high_gib=memory.total / (1 + error_p10),
         max_micro_batch=search.model.max_micro_batch(layout, capacity, context),
         max_seq_len=search.model.max_seq_len(layout, capacity, context),
         fewest=fewest,

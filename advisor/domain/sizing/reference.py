@@ -16,13 +16,7 @@ from pathlib import Path
 
 from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.scenario import Scenario, load_scenario
-from advisor.domain.sizing.memory import (
-    MemoryModel,
-    context_gib,
-    layout_of,
-    plannable_capacity_gib,
-    usable_capacity_gib,
-)
+from advisor.domain.sizing.memory import estimate_memory, layout_of, usable_capacity_gib
 
 # Relative to the repository root: CI checks shared/ out beside the repository.
 CASES_RELATIVE_PATH = Path("..") / "shared" / "reference-cases" / "cases.json"
@@ -124,10 +118,7 @@ def score_memory_case(case: ReferenceCase, accelerators: dict[str, AcceleratorSp
     scenario = case.scenario
     layout = layout_of(scenario)
     accelerator = accelerators.get(scenario.hardware.accelerator or "")
-    capacity = plannable_capacity_gib(accelerator) if accelerator is not None else None
-    breakdown = MemoryModel(scenario).per_gpu(
-        layout, context=context_gib(accelerator, layout.gpus), capacity=capacity
-    )
+    breakdown = estimate_memory(scenario, layout, accelerator=accelerator)
     metric = case.measured.get("memory_metric") or "unknown"
     if case.measured.get("oom"):
         capacity = usable_capacity_gib(accelerator)
