@@ -6,6 +6,7 @@ import pytest
 
 from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.scenario import load_scenario
+from advisor.domain.sizing import memory as memory_module
 from advisor.domain.sizing.memory import (
     GIB,
     HOST_PROCESS_GIB,
@@ -452,3 +453,86 @@ def test_the_whole_model_load_never_changes_whether_a_job_fits():
         trained = model.total_gib(layout, 1.0)
         shown = model.per_gpu(layout, context=1.0, capacity=capacity).total
         assert (trained <= capacity) == (shown <= capacity), capacity
+
+
+# --- device readings when batch lengths vary ------------------------------------------------
+
+DRIFT = memory_module.LENGTH_DRIFT_OF_DYNAMIC
+
+
+@pytest.mark.parametrize(
+    ("packed", "checkpointing", "share"),
+    [
+        (True, True, 0.0),  # fixed shapes: the cache settles after the first step
+        (True, False, 0.0),
+        (False, True, DRIFT["checkpointed"]),
+        (None, True, DRIFT["checkpointed"]),  # not stated: lengths assumed to vary
+        (False, False, DRIFT["not_checkpointed"]),
+        (None, None, DRIFT["not_checkpointed"]),
+    ],
+)
+def test_length_drift_is_a_share_of_the_dynamic_peak(packed, checkpointing, share):
+    s = scenario(packed=packed, gradient_checkpointing=checkpointing)
+    result = memory(s)
+    assert result.length_drift == pytest.approx(share * (result.activations + result.logits))
+    assert result.device_reading == pytest.approx(result.total + result.length_drift)
+
+
+def test_checkpointing_drifts_further_than_keeping_activations():
+    assert DRIFT["checkpointed"] > DRIFT["not_checkpointed"] > 0
+
+
+def test_length_drift_never_decides_whether_a_job_fits():
+    packed = scenario(packed=True, method="lora", lora={"rank": 8, "alpha": 16, "targets": None})
+    varying = scenario(packed=False, method="lora", lora={"rank": 8, "alpha": 16, "targets": None})
+    layout = layout_of(packed)
+    assert memory(varying).total == pytest.approx(memory(packed).total)
+    assert MemoryModel(varying).total_gib(layout, 1.0) == MemoryModel(packed).total_gib(layout, 1.0)
+    assert "length_drift" not in memory(varying).components()
+
+
+def test_a_device_reading_never_exceeds_the_card():
+    s = scenario(packed=False, seq_len=16384)
+    free = MemoryModel(s).per_gpu(layout_of(s), context=1.0)
+    capped = MemoryModel(s).per_gpu(layout_of(s), context=1.0, card=free.total + 1.0)
+    assert free.length_drift > 1.0
+    assert capped.length_drift == pytest.approx(1.0)
+    assert capped.device_reading == pytest.approx(free.total + 1.0)
+    full = MemoryModel(s).per_gpu(layout_of(s), context=1.0, card=free.total - 5.0)
+    assert full.length_drift == 0.0
+
+
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [
+        ("allocated", lambda m: m.allocated),
+        ("reserved", lambda m: m.reserved + m.length_drift),
+        ("unknown", lambda m: m.total + m.length_drift),
+    ],
+)
+def test_each_reported_metric_is_compared_with_its_own_reading(metric, expected):
+    result = memory(scenario(packed=False))
+    assert result.length_drift > 0
+    assert result.at_metric(metric) == pytest.approx(expected(result))
+
+
+def test_training_after_a_whole_model_load_can_still_read_higher():
+    s = lora_scenario(
+        framework="hf",
+        packed=False,
+        seq_len=4096,
+        hardware={"accelerator": "a100-sxm-80gb", "count": 8, "nodes": 1},
+        parallelism={
+            "strategy": "zero3",
+            "offload": "none",
+            "tensor_parallel": 1,
+            "pipeline_parallel": 1,
+        },
+    )
+    model = MemoryModel(s)
+    loaded = model.per_gpu(layout_of(s), context=1.0, capacity=75.0)
+    trained = model.per_gpu(layout_of(s), context=1.0)
+    assert loaded.peak_at_model_load and trained.total < loaded.total
+    reading = trained.total + trained.length_drift
+    assert reading > loaded.total
+    assert loaded.device_reading == pytest.approx(reading)

@@ -70,16 +70,6 @@ def test_every_measured_memory_case_is_scored(cases, scores):
     assert len(expected) >= 40
 
 
-# One part of issue 3's memory bar is not met yet (bench/sizing_fidelity.py, 2026-11-29: three
-# ms-swift rows under-predicted beyond -15 %: 14B LoRA DDP on Ascend -29 %, DeepSeekMoE and
-# Qwen1.5-MoE LoRA -26 % and -22 %, whose peaks exceed every modelled mechanism of a
-# checkpointed run). The test stays, marked as an expected failure, strict: the day the model
-# meets the bar it fails until the mark goes.
-UNDER_PREDICTION_BAR_NOT_MET = pytest.mark.xfail(
-    strict=True, reason="issue 3: three ms-swift rows under-predicted; see docs/sizing.md"
-)
-
-
 def test_memory_median_absolute_error_at_most_10_percent(errors):
     median = statistics.median(abs(e) for e in errors.values())
     assert median <= 0.10, f"median |error| {median:.1%}"
@@ -91,7 +81,6 @@ def test_at_least_85_percent_of_memory_cases_within_20_percent(errors):
     assert share >= 0.85, f"{share:.0%} within +/-20%; outside: {outside}"
 
 
-@UNDER_PREDICTION_BAR_NOT_MET
 def test_no_memory_case_under_predicted_by_more_than_15_percent(errors):
     under = {case: f"{e:+.0%}" for case, e in errors.items() if e < -0.15}
     assert not under, f"under-predicted (buyer would run out of memory): {under}"

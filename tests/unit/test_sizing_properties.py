@@ -29,6 +29,7 @@ from advisor.domain.sizing.memory import (
     Layout,
     MemoryModel,
     layout_of,
+    usable_capacity_gib,
 )
 
 BASE = {
@@ -115,6 +116,7 @@ def scenarios(draw):
     data["grad_accum"] = draw(st.integers(1, 64))
     data["gradient_checkpointing"] = draw(st.sampled_from([True, False, None]))
     data["flash_attention"] = draw(st.sampled_from([True, False, None]))
+    data["packed"] = draw(st.sampled_from([True, False, None]))
     data["framework"] = draw(st.sampled_from([None, *FRAMEWORKS]))
     data["loss_chunking"] = draw(st.sampled_from([None, True, False]))
     tp = draw(st.sampled_from([t for t in (1, 2, 4, 8) if heads % t == 0]))
@@ -146,6 +148,8 @@ def test_every_figure_is_finite_and_non_negative(scenario):
         assert math.isfinite(value) and value >= 0, name
     assert math.isfinite(result.host_ram_per_gpu_gib) and result.host_ram_per_gpu_gib >= 0
     assert result.total > 0
+    assert math.isfinite(result.length_drift) and result.length_drift >= 0
+    assert (result.length_drift == 0) or scenario.packed is not True
 
 
 @FAST
@@ -300,6 +304,10 @@ def test_size_gives_finite_figures_and_a_consistent_fit(scenario, key, gpus):
     for name, value in output["memory_per_gpu_gib"].items():
         assert math.isfinite(value) and value >= 0, name
     assert output["fits"] == (result.memory.total <= result.capacity_gib)
+    # The length drift shows in the reading, never in the fit, and never past the card.
+    assert result.memory.total <= output["memory_reading_gib"] + 0.01
+    card = usable_capacity_gib(ACCELERATORS[key])
+    assert output["memory_reading_gib"] <= max(result.memory.total, card) + 0.01
     assert result.memory_low_gib <= result.memory.total <= result.memory_high_gib
     stated = size(replace(scenario, framework="hf"), ACCELERATORS[key], gpus=gpus)
     unstated = size(replace(scenario, framework=None), ACCELERATORS[key], gpus=gpus)

@@ -83,6 +83,7 @@ class SizingResult:
             "memory_per_gpu_gib": _rounded(self.memory.components(), 2),
             "memory_band_gib": [round(self.memory_low_gib, 2), round(self.memory_high_gib, 2)],
             "memory_allocated_gib": round(self.memory.allocated, 2),
+            "memory_reading_gib": round(self.memory.device_reading, 2),
             "capacity_gib": round(self.capacity_gib, 2),
             "fits": self.fits,
             "max_micro_batch": self.max_micro_batch,
@@ -251,6 +252,21 @@ def _gib(value: float) -> str:
     return f"{value:,.1f}"
 
 
+def _length_drift_assumption(memory) -> Message:
+    """What a device reading may show when batch lengths vary (memory.LENGTH_DRIFT_OF_DYNAMIC)."""
+    return Message(
+        N_(
+            "Batch lengths vary (samples not packed, or packing not stated): the caching "
+            "allocator keeps blocks sized for earlier batches, so nvidia-smi or npu-smi may "
+            "show up to {reading} GiB per GPU, {drift} GiB more than the job needs. The "
+            "allocator releases it before running out of memory, so it does not decide "
+            "whether the job fits; expandable_segments in PYTORCH_CUDA_ALLOC_CONF avoids most "
+            "of it."
+        ),
+        {"reading": _gib(memory.device_reading), "drift": _gib(memory.length_drift)},
+    )
+
+
 def _sizing_assumptions(result: SizingResult, original: Scenario) -> list[Message]:
     memory = result.memory
     layout = result.layout
@@ -272,6 +288,8 @@ def _sizing_assumptions(result: SizingResult, original: Scenario) -> list[Messag
             },
         )
     )
+    if memory.length_drift >= 0.05:
+        out.append(_length_drift_assumption(memory))
     out.append(
         Message(
             N_(

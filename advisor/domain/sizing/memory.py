@@ -177,6 +177,21 @@ NCCL_GIB = 0.25
 # nvidia-smi-style figures centred (10 % over-predicts the model-state-dominated ones).
 FRAGMENTATION_SHARE = 0.05
 
+# --- Device readings when batch lengths vary ------------------------------------------------
+# The caching allocator (PyTorch's, and torch_npu's port of it) gives memory back to the
+# driver only when a new segment cannot be had. When batch lengths vary (``packed`` not true),
+# a batch longer than any before needs blocks larger than the cached ones: new segments are
+# allocated while the smaller cached blocks stay reserved, so nvidia-smi, npu-smi and
+# max_memory_reserved climb above what the job needs. The allocator releases those cached
+# segments before it reports out-of-memory, so this never decides whether a job fits; it
+# only explains the device reading. bench/allocator_drift.py replays training steps through
+# a replica of the allocator's policy (a model, not a measurement): the drift, as a multiple
+# of the step's dynamic peak (activations and logits), is the heaviest length distribution's
+# median over sample orders; recomputation (gradient checkpointing) interleaves short-lived
+# blocks with the long-lived checkpoints and drifts further (GMLake, Guo et al., ASPLOS 2024,
+# names recomputation and LoRA among the causes). A reading cannot exceed the card.
+LENGTH_DRIFT_OF_DYNAMIC = {"checkpointed": 2.0, "not_checkpointed": 0.6}
+
 # Host RAM each rank's process takes besides offloaded or paged states: the Python process with
 # PyTorch and CUDA libraries (about 3 GiB resident) and its data-loader workers with pinned
 # staging buffers (PyTorch DataLoader default of 2 prefetched batches per worker).
@@ -205,10 +220,10 @@ FIT_RESERVE_SHARE = 0.05
 # predicted / (1 + P10) for 80 % of the cases. Two bands: with the framework each case's source
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
-MEMORY_ERROR_P10 = -0.145
-MEMORY_ERROR_P90 = 0.144
-MEMORY_ERROR_UNSTATED_P10 = -0.145
-MEMORY_ERROR_UNSTATED_P90 = 0.318
+MEMORY_ERROR_P10 = -0.122
+MEMORY_ERROR_P90 = 0.205
+MEMORY_ERROR_UNSTATED_P10 = -0.121
+MEMORY_ERROR_UNSTATED_P90 = 0.330
 
 
 def memory_error_band(scenario: Scenario) -> tuple[float, float]:
@@ -291,6 +306,9 @@ class MemoryBreakdown:
     host_ram_per_gpu_gib: float
     peak_at_optimizer_step: bool = False  # the peak is the optimizer step, not the backward
     peak_at_model_load: bool = False  # the whole model loaded before ZeRO-3 partitioned it
+    # Cached by the allocator beyond the job's need when batch lengths vary (released before
+    # an out-of-memory error, so not in ``total``): see LENGTH_DRIFT_OF_DYNAMIC.
+    length_drift: float = 0.0
 
     @property
     def allocated(self) -> float:
@@ -316,6 +334,11 @@ class MemoryBreakdown:
         """Everything the card must hold: reserved memory plus the runtime context."""
         return self.reserved + self.framework_overhead
 
+    @property
+    def device_reading(self) -> float:
+        """What nvidia-smi or npu-smi may show at the peak: the total plus the length drift."""
+        return self.total + self.length_drift
+
     def components(self) -> dict[str, float]:
         """The device components and the total, in GiB (the JSON ``memory_per_gpu_gib``)."""
         names = [
@@ -327,6 +350,7 @@ class MemoryBreakdown:
                 "host_ram_per_gpu_gib",
                 "peak_at_optimizer_step",
                 "peak_at_model_load",
+                "length_drift",
             )
         ]
         out = {name: getattr(self, name) for name in names}
@@ -338,8 +362,8 @@ class MemoryBreakdown:
         if metric == "allocated":
             return self.allocated
         if metric == "reserved":
-            return self.reserved
-        return self.total
+            return self.reserved + self.length_drift
+        return self.device_reading
 
 
 COMPONENT_LABELS = {
@@ -433,6 +457,7 @@ class MemoryModel:
             self.frozen_bytes = 0.0
         self.trained_params = trained
         self.traits = traits_of(s)
+        self.length_drift_share = length_drift_share(s)
         if s.uses_adapters and not amp and not self.traits.adapters_in_compute_dtype:
             # PEFT keeps adapters in fp32 even when the base is 16-bit (LoraConfig
             # autocast_adapter_dtype=True, the default since PEFT 0.12, and nn.Linear's fp32
@@ -824,6 +849,7 @@ class MemoryModel:
         micro_batch: int | None = None,
         seq_len: int | None = None,
         capacity: float | None = None,
+        card: float | None = None,
     ) -> MemoryBreakdown:
         """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL).
 
@@ -833,15 +859,21 @@ class MemoryModel:
         before ZeRO-3 partitions it and ``capacity`` (GiB) holds it, the model load: the
         caching allocator keeps that memory. A load that would not fit means the framework
         must build the model partitioned, so it never decides whether a job fits. The
-        components are those of the largest moment.
+        components are those of the largest moment. ``card`` (GiB, the card's usable memory)
+        caps the length drift: a device reading cannot exceed the card.
         """
         backward, step, states, activations, logits = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
         frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states
+        allocated = max(backward, step)
+        training_total = allocated * (1 + FRAGMENTATION_SHARE) / GIB + context
+        drift = self.length_drift_share * (activations + logits) / GIB
         whole = self.whole_load_bytes(layout)
         load_total = whole * (1 + FRAGMENTATION_SHARE) / GIB + context
-        if whole > max(backward, step) and capacity is not None and load_total <= capacity:
+        if whole > allocated and capacity is not None and load_total <= capacity:
+            # The later training steps may still read higher than the load did.
+            drift = max(0.0, training_total + drift - load_total)
             share = self.frozen_bytes / (self.frozen_bytes + self.trainable_bytes)
             return MemoryBreakdown(
                 frozen_weights=whole * share / GIB,
@@ -857,12 +889,12 @@ class MemoryModel:
                 paged_optimizer_gib=paged / GIB,
                 host_ram_per_gpu_gib=host / GIB,
                 peak_at_model_load=True,
+                length_drift=_capped(drift, load_total, card),
             )
         at_step = step > backward
         if at_step:
             gradients += step_extra
             activations = logits = 0.0
-        allocated = max(backward, step)
         return MemoryBreakdown(
             frozen_weights=frozen / GIB,
             trainable_weights=trainable / GIB,
@@ -877,6 +909,7 @@ class MemoryModel:
             paged_optimizer_gib=paged / GIB,
             host_ram_per_gpu_gib=host / GIB,
             peak_at_optimizer_step=at_step,
+            length_drift=_capped(drift, training_total, card),
         )
 
     def max_micro_batch(self, layout: Layout, capacity_gib: float, context: float) -> int:
@@ -892,6 +925,21 @@ class MemoryModel:
         return _largest_fitting(
             lambda seq: self.total_gib(layout, context, seq_len=seq) <= capacity_gib, limit
         )
+
+
+def _capped(drift: float, total: float, card: float | None) -> float:
+    """The drift a reading can show on top of ``total`` on a card of ``card`` GiB."""
+    if card is None:
+        return drift
+    return max(0.0, min(drift, card - total))
+
+
+def length_drift_share(scenario: Scenario) -> float:
+    """Allocator drift per byte of dynamic peak (0 for packed, fixed-length batches)."""
+    if scenario.packed is True:
+        return 0.0
+    key = "checkpointed" if scenario.gradient_checkpointing else "not_checkpointed"
+    return LENGTH_DRIFT_OF_DYNAMIC[key]
 
 
 def _largest_fitting(fits, limit: int) -> int:
@@ -918,7 +966,9 @@ def estimate_memory(
     layout = layout or layout_of(scenario)
     model = MemoryModel(scenario)
     capacity = plannable_capacity_gib(accelerator) if accelerator is not None else None
-    return model.per_gpu(layout, context=context_gib(accelerator, layout.gpus), capacity=capacity)
+    card = usable_capacity_gib(accelerator) if accelerator is not None else None
+    context = context_gib(accelerator, layout.gpus)
+    return model.per_gpu(layout, context=context, capacity=capacity, card=card)
 
 
 def memory_assumptions(scenario: Scenario) -> list[Message]:

@@ -24,6 +24,7 @@ from advisor.domain.sizing.memory import (
     MemoryModel,
     context_gib,
     plannable_capacity_gib,
+    usable_capacity_gib,
 )
 
 # Data-parallel strategies in order of preference when several fit on the same GPU count:
@@ -127,7 +128,10 @@ class PlacementSearch:
     ) -> Placement:
         capacity = plannable_capacity_gib(accelerator)
         memory = self.model.per_gpu(
-            layout, context=context_gib(accelerator, layout.gpus), capacity=capacity
+            layout,
+            context=context_gib(accelerator, layout.gpus),
+            capacity=capacity,
+            card=usable_capacity_gib(accelerator),
         )
         return Placement(layout, memory, capacity, gpus_per_server)
 

@@ -1,0 +1,407 @@
+"""How far a device reading drifts above what a training job needs when sample lengths vary.
+
+Usage: ``.venv/bin/python bench/allocator_drift.py [--steps N] [--seeds N]``
+
+PyTorch (and torch_npu, which ports it) hands GPU memory out through a caching allocator: it
+keeps freed blocks cached for reuse and only gives memory back to the driver when a new
+segment cannot be allocated. ``nvidia-smi``/``npu-smi`` and ``max_memory_reserved`` show the
+cached blocks too. When every step has the same shapes (packed samples) the cache settles
+after the first step. When batch lengths vary, a longer batch than any before needs blocks
+larger than the cached ones, so new segments are allocated while the old ones stay cached;
+gradient checkpointing makes it worse because the recomputed activations live between the
+long-lived checkpoints instead of being freed in the reverse order of allocation (GMLake,
+Guo et al., ASPLOS 2024, names recomputation and LoRA among the techniques that degrade the
+caching allocator, "up to 30 % GPU memory fragmentation" on A100-80GB).
+
+This script replays one training step per sample through a replica of the allocator's
+policy (c10/cuda/CUDACachingAllocator.cpp: sizes rounded to 512 bytes; requests up to 1 MiB
+served from 2 MiB segments, up to 10 MiB from 20 MiB segments, larger ones from segments
+rounded to 2 MiB; best fit among cached blocks; a large block split when more than 1 MiB
+remains; freed blocks merged with free neighbours; when the device is full, cached segments
+with nothing live in them are released and the request retried). The step is a Hugging Face
+style decoder step (embedding, blocks, fp32 logits and cross-entropy, backward), with or
+without gradient checkpointing, for lengths drawn from log-normal distributions of several
+medians and spreads and for packed (fixed-length) batches.
+
+It prints, for each condition, the drift: (peak reserved - peak allocated) divided by the
+step's dynamic peak (peak allocated minus the weights), over many sample orders; and, for
+a few runs, the smallest device that completes the run (what the job needs: the allocator
+releases the drift before failing). ``advisor/domain/sizing/memory.py`` takes
+``LENGTH_DRIFT_OF_DYNAMIC`` from the "varying, checkpointed" row: the largest, over the length
+distributions, of the median over sample orders (a scenario does not state its distribution,
+so the heavier one is assumed; the order is chance, so its median is taken).
+
+This is a model of the allocator, not a measurement on a GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import math
+import random
+import statistics
+import time
+from dataclasses import dataclass
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+# c10/cuda/CUDACachingAllocator.cpp constants.
+MIN_BLOCK = 512  # kMinBlockSize: every request is rounded up to a multiple of this
+SMALL_SIZE = 1 * MIB  # kSmallSize: largest request served from the small pool
+SMALL_BUFFER = 2 * MIB  # kSmallBuffer: segment size of the small pool
+MIN_LARGE_ALLOC = 10 * MIB  # kMinLargeAlloc: requests below it get a 20 MiB segment
+LARGE_BUFFER = 20 * MIB  # kLargeBuffer
+ROUND_LARGE = 2 * MIB  # kRoundLarge: larger segments are rounded up to a multiple of this
+
+
+class Block:
+    __slots__ = ("addr", "size", "free", "prev", "next", "small")
+
+    def __init__(self, addr: int, size: int, small: bool):
+        self.addr, self.size, self.small = addr, size, small
+        self.free = True
+        self.prev: Block | None = None
+        self.next: Block | None = None
+
+
+class CachingAllocator:
+    """The allocator's block policy, one stream, with byte counters (no real memory)."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.reserved = self.allocated = 0
+        self.peak_reserved = self.peak_allocated = 0
+        self._pools: dict[bool, list[tuple[int, int, Block]]] = {True: [], False: []}
+        self._next_addr = 0
+
+    @staticmethod
+    def rounded(nbytes: int) -> int:
+        return max(MIN_BLOCK, -(-nbytes // MIN_BLOCK) * MIN_BLOCK)
+
+    @staticmethod
+    def segment_size(size: int) -> int:
+        if size <= SMALL_SIZE:
+            return SMALL_BUFFER
+        if size < MIN_LARGE_ALLOC:
+            return LARGE_BUFFER
+        return -(-size // ROUND_LARGE) * ROUND_LARGE
+
+    def malloc(self, nbytes: int) -> Block:
+        size = self.rounded(nbytes)
+        small = size <= SMALL_SIZE
+        block = self._take_cached(size, small) or self._new_segment(size, small)
+        remaining = block.size - size
+        if remaining >= MIN_BLOCK if small else remaining > SMALL_SIZE:
+            rest = Block(block.addr + size, remaining, small)
+            rest.prev, rest.next = block, block.next
+            if block.next is not None:
+                block.next.prev = rest
+            block.next = rest
+            block.size = size
+            self._cache(rest)
+        block.free = False
+        self.allocated += block.size
+        self.peak_allocated = max(self.peak_allocated, self.allocated)
+        return block
+
+    def free(self, block: Block) -> None:
+        block.free = True
+        self.allocated -= block.size
+        left = block.prev
+        if left is not None and left.free:
+            self._uncache(left)
+            left.size += block.size
+            left.next = block.next
+            if block.next is not None:
+                block.next.prev = left
+            block = left
+        right = block.next
+        if right is not None and right.free:
+            self._uncache(right)
+            block.size += right.size
+            block.next = right.next
+            if right.next is not None:
+                right.next.prev = block
+        self._cache(block)
+
+    def _take_cached(self, size: int, small: bool) -> Block | None:
+        pool = self._pools[small]
+        i = bisect.bisect_left(pool, (size, -1))
+        if i == len(pool):
+            return None
+        return pool.pop(i)[2]
+
+    def _new_segment(self, size: int, small: bool) -> Block:
+        segment = self.segment_size(size)
+        if self.reserved + segment > self.capacity:
+            self._release_unused_segments()
+            if self.reserved + segment > self.capacity:
+                raise MemoryError(f"{segment} bytes with {self.allocated} allocated")
+        block = Block(self._next_addr, segment, small)
+        self._next_addr += segment
+        self.reserved += segment
+        self.peak_reserved = max(self.peak_reserved, self.reserved)
+        return block
+
+    def _release_unused_segments(self) -> None:
+        for small, pool in self._pools.items():
+            kept = []
+            for entry in pool:
+                block = entry[2]
+                if block.prev is None and block.next is None:
+                    self.reserved -= block.size
+                else:
+                    kept.append(entry)
+            self._pools[small] = kept
+
+    def _cache(self, block: Block) -> None:
+        bisect.insort(self._pools[block.small], (block.size, block.addr, block))
+
+    def _uncache(self, block: Block) -> None:
+        pool = self._pools[block.small]
+        i = bisect.bisect_left(pool, (block.size, block.addr))
+        assert pool[i][2] is block
+        pool.pop(i)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A decoder-only model fine-tuned with LoRA on q, k and v (fp32 adapters, 16-bit base)."""
+
+    name: str
+    hidden: int
+    intermediate: int
+    vocab: int
+    layers: int
+    adapted: int = 3
+
+    @property
+    def weight_bytes(self) -> int:
+        per_layer = 4 * self.hidden**2 + 3 * self.hidden * self.intermediate
+        return 2 * (self.layers * per_layer + 2 * self.vocab * self.hidden)
+
+
+SHAPES = (
+    Shape("7B, 32k vocabulary", 4096, 11008, 32000, 32),
+    Shape("8B, 128k vocabulary", 4096, 14336, 128256, 32),
+    Shape("14B, 152k vocabulary", 5120, 13696, 152064, 40),
+)
+
+
+def block_forward(alloc: CachingAllocator, s: Shape, n: int, keep: bool) -> list[Block]:
+    """One block's forward for ``n`` tokens; returns what autograd keeps when ``keep``."""
+    h, i = s.hidden, s.intermediate
+    kept: list[Block] = []
+
+    def tensor(nbytes: int, saved: bool) -> Block:
+        block = alloc.malloc(nbytes)
+        if saved and keep:
+            kept.append(block)
+        return block
+
+    norm32 = tensor(h * n * 4, True)  # RMSNorm's fp32 upcast
+    normed = tensor(h * n * 2, True)
+    qkv = [tensor(h * n * 2, True) for _ in range(3)]
+    lora = [tensor(h * n * 5, True) for _ in range(s.adapted)]  # fp32 dropout copy and mask
+    attn = tensor(h * n * 2, True)  # fused attention output
+    transient = [b for b in (norm32, normed, *qkv, *lora) if not keep]
+    for block in transient:
+        alloc.free(block)
+    projected = tensor(h * n * 2, False)
+    if not keep:
+        alloc.free(attn)
+    residual = tensor(h * n * 2, True)
+    alloc.free(projected)
+    norm2 = tensor(h * n * 4, True)
+    gate, up = tensor(i * n * 2, True), tensor(i * n * 2, True)
+    act = tensor(i * n * 2, True)
+    product = tensor(i * n * 2, False)
+    for block in (gate, up, act, norm2, residual):
+        if not keep:
+            alloc.free(block)
+    down = tensor(h * n * 2, False)
+    alloc.free(product)
+    alloc.free(down)
+    return kept
+
+
+def block_backward(alloc: CachingAllocator, kept: list[Block]) -> None:
+    """Walk back through a block: each saved tensor meets a gradient of its size, then goes."""
+    grad = None
+    for block in reversed(kept):
+        new = alloc.malloc(block.size)
+        if grad is not None:
+            alloc.free(grad)
+        alloc.free(block)
+        grad = new
+    if grad is not None:
+        alloc.free(grad)
+
+
+def loss_forward_backward(alloc: CachingAllocator, s: Shape, n: int) -> None:
+    """Logits, their fp32 upcast, the shifted copy, log-softmax and the way back."""
+    v = s.vocab
+    logits16 = alloc.malloc(v * n * 2)
+    logits32 = alloc.malloc(v * n * 4)
+    alloc.free(logits16)
+    shifted = alloc.malloc(v * n * 4)
+    log_probs = alloc.malloc(v * n * 4)
+    alloc.free(shifted)
+    alloc.free(logits32)
+    grad_log_probs = alloc.malloc(v * n * 4)
+    grad_shifted = alloc.malloc(v * n * 4)
+    alloc.free(grad_log_probs)
+    alloc.free(log_probs)
+    grad_logits32 = alloc.malloc(v * n * 4)
+    alloc.free(grad_shifted)
+    grad_logits16 = alloc.malloc(v * n * 2)
+    alloc.free(grad_logits32)
+    alloc.free(grad_logits16)
+
+
+def train_step(alloc: CachingAllocator, s: Shape, n: int, checkpointing: bool) -> None:
+    hidden = alloc.malloc(s.hidden * n * 2)  # embedding output
+    saved: list[list[Block]] = []
+    checkpoints = [hidden]
+    for _ in range(s.layers):
+        if checkpointing:
+            block_forward(alloc, s, n, keep=False)
+            checkpoints.append(alloc.malloc(s.hidden * n * 2))  # the next block's input
+        else:
+            saved.append(block_forward(alloc, s, n, keep=True))
+    loss_forward_backward(alloc, s, n)
+    grad = alloc.malloc(s.hidden * n * 2)
+    for _ in range(s.layers):
+        if checkpointing:
+            block_backward(alloc, block_forward(alloc, s, n, keep=True))
+            alloc.free(checkpoints.pop())
+        else:
+            block_backward(alloc, saved.pop())
+        new = alloc.malloc(s.hidden * n * 2)
+        alloc.free(grad)
+        grad = new
+    alloc.free(grad)
+    for block in checkpoints:
+        alloc.free(block)
+
+
+@dataclass(frozen=True)
+class Run:
+    weights: int
+    peak_allocated: int
+    peak_reserved: int
+
+    @property
+    def drift(self) -> float:
+        dynamic = self.peak_allocated - self.weights
+        return (self.peak_reserved - self.peak_allocated) / dynamic
+
+
+def run(s: Shape, lengths: list[int], checkpointing: bool, capacity_gib: float = 1e6) -> Run:
+    alloc = CachingAllocator(int(capacity_gib * GIB))
+    alloc.malloc(s.weight_bytes)
+    weights = alloc.allocated
+    for n in lengths:
+        train_step(alloc, s, n, checkpointing)
+    return Run(weights, alloc.peak_allocated, alloc.peak_reserved)
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """Log-normal sample lengths (median as a share of the maximum), truncated at the maximum."""
+
+    median_share: float
+    spread: float
+
+    def draw(self, steps: int, max_len: int, seed: int) -> list[int]:
+        rnd = random.Random(seed)
+        mu = math.log(self.median_share * max_len)
+        return [
+            max(16, min(max_len, int(math.exp(rnd.gauss(mu, self.spread))))) for _ in range(steps)
+        ]
+
+
+DEFAULT_STEPS = 200  # samples per run
+DEFAULT_SEEDS = 5  # sample orders per distribution and model
+
+DISTRIBUTIONS = (
+    Lengths(0.1, 1.0),
+    Lengths(0.25, 0.3),
+    Lengths(0.25, 0.7),
+    Lengths(0.5, 0.4),
+    Lengths(0.5, 0.8),
+)
+
+
+def drift_by_distribution(
+    shapes, distributions, checkpointing: bool, steps: int, seeds: int, max_len: int = 2048
+) -> dict[Lengths, list[float]]:
+    out: dict[Lengths, list[float]] = {}
+    for dist in distributions:
+        out[dist] = [
+            run(s, dist.draw(steps, max_len, seed), checkpointing).drift
+            for s in shapes
+            for seed in range(seeds)
+        ]
+    return out
+
+
+def fixed_drift(shapes, checkpointing: bool, steps: int, max_len: int = 2048) -> list[float]:
+    return [run(s, [max_len] * min(steps, 5), checkpointing).drift for s in shapes]
+
+
+def planning_drift(by_distribution: dict[Lengths, list[float]]) -> float:
+    """The heaviest distribution's median over sample orders (see the module docstring)."""
+    return max(statistics.median(values) for values in by_distribution.values())
+
+
+def smallest_device_gib(s: Shape, lengths: list[int], checkpointing: bool) -> float:
+    """The smallest device (to 0.05 GiB) on which the run completes."""
+    free = run(s, lengths, checkpointing)
+    low, high = free.peak_allocated / GIB, free.peak_reserved / GIB + 0.05
+    while high - low > 0.05:
+        middle = (low + high) / 2
+        try:
+            run(s, lengths, checkpointing, capacity_gib=middle)
+            high = middle
+        except MemoryError:
+            low = middle
+    return high
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help="samples per run")
+    parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="orders per distribution")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    print("Drift = (peak reserved - peak allocated) / dynamic peak, per run")
+    print(f"{'condition':44s} {'p10':>6s} {'p50':>6s} {'p90':>6s}")
+    for checkpointing in (False, True):
+        label = "checkpointed" if checkpointing else "no checkpointing"
+        fixed = fixed_drift(SHAPES, checkpointing, args.steps)
+        print(f"{'packed, ' + label:44s} {'':6s} {statistics.median(fixed):6.2f}")
+        varying = drift_by_distribution(
+            SHAPES, DISTRIBUTIONS, checkpointing, args.steps, args.seeds
+        )
+        for dist, values in varying.items():
+            name = f"varying (median {dist.median_share:.2f}, spread {dist.spread}), {label}"
+            q = statistics.quantiles(values, n=10)
+            print(f"{name:44s} {q[0]:6.2f} {statistics.median(values):6.2f} {q[-1]:6.2f}")
+        print(f"  planning drift, {label}: {planning_drift(varying):.2f} x the dynamic peak")
+    print("\nWhat a run needs (smallest device that completes it) against what it reserves")
+    for s in SHAPES:
+        lengths = DISTRIBUTIONS[2].draw(args.steps, 2048, 0)
+        free = run(s, lengths, True)
+        need = smallest_device_gib(s, lengths, True)
+        print(
+            f"  {s.name:22s} allocated {free.peak_allocated / GIB:6.2f} GiB, reserved "
+            f"{free.peak_reserved / GIB:6.2f} GiB, completes on {need:6.2f} GiB"
+        )
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

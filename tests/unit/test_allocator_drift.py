@@ -1,0 +1,108 @@
+"""The caching-allocator replica behind LENGTH_DRIFT_OF_DYNAMIC (bench/allocator_drift.py)."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from advisor.domain.sizing.memory import LENGTH_DRIFT_OF_DYNAMIC
+
+ROOT = Path(__file__).resolve().parents[2]
+MIB = 1 << 20
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location(
+        "allocator_drift", ROOT / "bench" / "allocator_drift.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load_bench()
+SMALL_MODEL = bench.Shape("test", hidden=1024, intermediate=2816, vocab=32000, layers=8)
+
+
+def allocator(capacity_mib=10_000):
+    return bench.CachingAllocator(capacity_mib * MIB)
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "allocated", "reserved"),
+    [
+        (1, 512, 2 * MIB),  # rounded to 512 bytes, from a 2 MiB small segment
+        (1 * MIB, 1 * MIB, 2 * MIB),
+        (5 * MIB, 5 * MIB, 20 * MIB),  # below 10 MiB: a 20 MiB segment
+        (11 * MIB + 1, 12 * MIB, 12 * MIB),  # larger: 2 MiB steps; a sub-MiB rest stays
+    ],
+)
+def test_requests_are_rounded_and_get_segments_of_the_allocators_sizes(
+    request_bytes, allocated, reserved
+):
+    alloc = allocator()
+    alloc.malloc(request_bytes)
+    assert (alloc.allocated, alloc.reserved) == (allocated, reserved)
+
+
+def test_a_large_segment_is_split_and_its_remainder_reused():
+    alloc = allocator()
+    alloc.malloc(5 * MIB)
+    alloc.malloc(5 * MIB)
+    assert alloc.reserved == 20 * MIB  # the second request took the cached remainder
+
+
+def test_freed_neighbours_merge_back_into_one_block():
+    alloc = allocator()
+    first, second = alloc.malloc(5 * MIB), alloc.malloc(5 * MIB)
+    alloc.free(first)
+    alloc.free(second)
+    alloc.malloc(20 * MIB)  # fits only in the whole segment again
+    assert alloc.reserved == 20 * MIB
+
+
+def test_the_smallest_cached_block_that_fits_is_taken():
+    alloc = allocator()
+    big, small = alloc.malloc(50 * MIB), alloc.malloc(30 * MIB)
+    alloc.free(big)
+    alloc.free(small)
+    taken = alloc.malloc(25 * MIB)
+    assert taken.addr == small.addr
+
+
+def test_cached_segments_are_released_before_the_device_runs_out():
+    alloc = allocator(capacity_mib=100)
+    alloc.free(alloc.malloc(60 * MIB))
+    alloc.malloc(80 * MIB)
+    assert alloc.reserved == 80 * MIB
+    with pytest.raises(MemoryError):
+        alloc.malloc(30 * MIB)
+
+
+def test_packed_steps_settle_and_varying_lengths_drift_with_checkpointing():
+    lengths = bench.Lengths(0.25, 0.3).draw(40, 2048, seed=0)
+    fixed = bench.run(SMALL_MODEL, [2048] * 5, checkpointing=True)
+    varying = bench.run(SMALL_MODEL, lengths, checkpointing=True)
+    assert fixed.drift < 0.5
+    assert varying.drift > 1.0
+
+
+def test_a_drifting_run_needs_little_more_than_its_peak_allocation():
+    lengths = bench.Lengths(0.25, 0.3).draw(40, 2048, seed=0)
+    free = bench.run(SMALL_MODEL, lengths, checkpointing=True)
+    needed = bench.smallest_device_gib(SMALL_MODEL, lengths, checkpointing=True)
+    dynamic = (free.peak_allocated - free.weights) / bench.GIB
+    assert needed < free.peak_allocated / bench.GIB + 0.3 * dynamic
+    assert needed < free.peak_reserved / bench.GIB
+
+
+@pytest.mark.parametrize("checkpointing", [True, False])
+def test_stored_drift_is_the_benchs_planning_figure(checkpointing):
+    by_distribution = bench.drift_by_distribution(
+        bench.SHAPES, bench.DISTRIBUTIONS, checkpointing, bench.DEFAULT_STEPS, bench.DEFAULT_SEEDS
+    )
+    key = "checkpointed" if checkpointing else "not_checkpointed"
+    stored = LENGTH_DRIFT_OF_DYNAMIC[key]
+    assert stored == pytest.approx(bench.planning_drift(by_distribution), abs=0.05)
