@@ -43,6 +43,9 @@ def test_from_results_to_an_approved_verified_brief(
     page.goto(f"{live_server.url}/assessments/{world.pk}/results/")
     page.locator("table.options-table tbody a").first.click()
     page.wait_for_selector("form.issue-form")
+    # The wizard does not ask about packing, so lengths may vary: the page says what
+    # monitoring may show beside what the job needs.
+    assert "nvidia-smi may show up to" in page.locator("#device-reading").inner_text()
     screenshot("option-detail-en")
     page.select_option("#brief-language", "en")
     page.click("text=Issue brief")
