@@ -44,6 +44,9 @@ def _quant_bits(model: dict) -> int | None:
 
 
 def _yes(value) -> bool | None:
+    """True for "yes", False for "no"; "not sure", a missing answer or anything else: null."""
+    if not isinstance(value, str):
+        return None
     return {"yes": True, "no": False}.get(value)
 
 
@@ -80,7 +83,7 @@ def scenario_document(
         "grad_accum": 1,
         "gradient_checkpointing": _yes(training.get("gradient_checkpointing")),
         "flash_attention": _yes(training.get("flash_attention")),
-        "packed": None,
+        "packed": _yes(training.get("packed")),  # "not sure" and older drafts: null
         "framework": _framework(training.get("framework")),
         "hardware": {"accelerator": accelerator, "count": gpus, "nodes": 1},
         "parallelism": {

@@ -71,6 +71,7 @@ ASSUMED_TRAINING = {
     "gradient_checkpointing": "yes",
     "flash_attention": "yes",
     "framework": "",  # not sure: the heavier behaviour wherever frameworks differ
+    "packed": "",  # not sure: lengths may vary (only the device reading changes)
 }
 
 

@@ -397,6 +397,14 @@ FRAMEWORK_CHOICES = [
 ]
 
 
+# The scenario's ``packed``: whether every sequence is filled to the full length.
+PACKING_LABELS = {
+    "yes": _("Packed: every sequence is filled to the full length"),
+    "no": _("Varying: each batch is padded to its longest sample"),
+}
+PACKING_CHOICES = [(NOT_SURE, _("Not sure")), *PACKING_LABELS.items()]
+
+
 class TrainingStepForm(StepForm):
     choice_hints = {"precision": PRECISION_HINTS, "optimizer": OPTIMIZER_HINTS}
     empty_display = {"deadline": _("No deadline")}
@@ -466,6 +474,18 @@ class TrainingStepForm(StepForm):
         ),
     )
 
+    packed = radios(
+        _("Sample lengths"),
+        PACKING_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "Packing joins samples into full-length sequences. When lengths vary, GPU monitoring "
+            "shows more memory than the job needs (the allocator keeps blocks sized for earlier "
+            "batches); it does not change which servers fit."
+        ),
+    )
+
     @classmethod
     def shown_fields(cls, stored: dict) -> list[str]:
         dataset = (
@@ -485,6 +505,7 @@ class TrainingStepForm(StepForm):
             "gradient_checkpointing",
             "flash_attention",
             "framework",
+            "packed",
         ]
 
     def clean_deadline(self):

@@ -68,6 +68,8 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
     page.wait_for_selector("h1:has-text('Training')")
     answer_training(page)
     page.check("input[name=framework] + label:text-is('torchtune')")
+    assert page.locator("#id_packed_0").is_checked()  # "Not sure" until the buyer says
+    page.check("input[name=packed] + label:has-text('Packed:')")
     page.click("button[name=continue]")
 
     page.wait_for_selector("h1:has-text('Site')")
@@ -90,6 +92,10 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
     assert "¥3,000,000" in body
     framework = page.locator(".summary-row", has=page.locator("dt:text-is('Training framework')"))
     expect(framework.locator("dd").first).to_have_text("torchtune")
+    lengths = page.locator(".summary-row", has=page.locator("dt:text-is('Sample lengths')"))
+    expect(lengths.locator("dd").first).to_have_text(
+        "Packed: every sequence is filled to the full length"
+    )
     screenshot("wizard-check-en")
 
     # Change the sequence length from the check page and come straight back to it.
