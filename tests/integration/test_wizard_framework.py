@@ -1,26 +1,33 @@
 """The training framework question: stored, carried into the scenario, shown and briefed."""
 
-from datetime import datetime
-
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.urls import reverse
-from django.utils import timezone
 
 from advisor.brief import services as brief_services
-from advisor.brief.models import BriefStatus
-from advisor.brief.render import BriefMeta, render_html
-from advisor.domain.scenario import FRAMEWORKS, load_scenario
+from advisor.brief.render import render_html
+from advisor.domain.scenario import FRAMEWORKS
 from advisor.results.services import assessment_document
-from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import answers, estimate, services, steps
 from advisor.wizard.models import Assessment
 from tests.integration.test_wizard_support import MODEL, TRAINING, make_catalog
 from tests.support import assessments
-from tests.support.users import make_user
+from tests.support.training_step import (
+    brief_meta,
+    check_page,
+    post_training,
+    scenario_of,
+    start_draft,
+)
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def draft(client):
+    return start_draft(client)
+
 
 LABELS = {
     "hf": "Hugging Face Transformers / PEFT (LLaMA-Factory, ms-swift, TRL)",
@@ -28,37 +35,6 @@ LABELS = {
     "litgpt": "LitGPT",
     "megatron": "Megatron-LM (NeMo, MindSpeed, Megatron-SWIFT)",
 }
-
-
-@pytest.fixture
-def draft(client):
-    make_catalog()
-    user = make_user("buyer", PROCUREMENT_STAFF, password="pw")
-    client.force_login(user)
-    draft = services.create_assessment(user, "Support bot")
-    return services.save_step(
-        draft, "model", {k: v for k, v in MODEL.items() if k != "version"}, draft.version
-    )
-
-
-def post_training(client, draft, data, language="en"):
-    draft.refresh_from_db()
-    return client.post(
-        reverse("wizard:step", args=[draft.pk, "training"]),
-        {**data, "version": draft.version},
-        HTTP_ACCEPT_LANGUAGE=language,
-    )
-
-
-def check_page(client, draft, language="en") -> str:
-    response = client.get(reverse("wizard:check", args=[draft.pk]), HTTP_ACCEPT_LANGUAGE=language)
-    assert response.status_code == 200
-    return response.content.decode()
-
-
-def scenario_of(draft):
-    draft.refresh_from_db()
-    return load_scenario(answers.scenario_document(draft.answers))
 
 
 def test_the_labels_cover_every_framework_the_scenario_knows():
@@ -180,22 +156,6 @@ def test_the_estimate_panel_reads_the_framework():
     assert estimate.ASSUMED_TRAINING["framework"] == ""
 
 
-def _meta(language: str) -> BriefMeta:
-    return BriefMeta(
-        number="FT-2026-000001",
-        language=language,
-        status=BriefStatus.AWAITING_APPROVAL,
-        status_label="Awaiting approval",
-        approved=False,
-        prepared_by="buyer",
-        prepared_at=timezone.make_aware(datetime(2026, 11, 30, 9, 0)),
-        approved_by=None,
-        approved_at=None,
-        verify_url="https://advisor.example.cn/brief/verify/",
-        organisation="Example Co.",
-    )
-
-
 @pytest.mark.parametrize(
     ("framework", "english", "chinese"),
     [
@@ -212,9 +172,9 @@ def test_the_brief_states_the_framework_assumed(framework, english, chinese):
     document = assessment_document(assessment)
     brief = brief_services.issue_brief(user=owner, document=document, assessment=assessment)
     assert brief.snapshot["scenario"]["framework"] == (framework or None)
-    html = render_html(brief.snapshot, _meta("en"))
+    html = render_html(brief.snapshot, brief_meta("en"))
     assert "Training framework" in html and english in html
-    html = render_html(brief.snapshot, _meta("zh-hans"))
+    html = render_html(brief.snapshot, brief_meta("zh-hans"))
     assert "训练框架" in html and chinese in html
 
 
@@ -227,4 +187,4 @@ def test_a_brief_snapshot_from_before_the_question_says_not_stated():
     )
     snapshot = {**brief.snapshot, "scenario": dict(brief.snapshot["scenario"])}
     snapshot["scenario"].pop("framework")
-    assert "Not stated: the heavier behaviour is assumed" in render_html(snapshot, _meta("en"))
+    assert "Not stated: the heavier behaviour is assumed" in render_html(snapshot, brief_meta("en"))

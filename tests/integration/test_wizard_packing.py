@@ -1,60 +1,35 @@
 """The sample-lengths question: stored, carried into the scenario, shown, read and briefed."""
 
-from datetime import datetime
-
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.urls import reverse
-from django.utils import timezone
 
 from advisor.brief import services as brief_services
-from advisor.brief.models import BriefStatus
-from advisor.brief.render import BriefMeta, render_html
-from advisor.domain.scenario import load_scenario
+from advisor.brief.render import render_html
 from advisor.results.services import assessment_document, assessment_results
-from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import answers, estimate, services, steps
 from advisor.wizard.models import Assessment
-from tests.integration.test_wizard_support import MODEL, TRAINING, make_catalog
+from tests.integration.test_wizard_support import TRAINING
 from tests.support import assessments
-from tests.support.users import make_user
+from tests.support.training_step import (
+    brief_meta,
+    check_page,
+    post_training,
+    scenario_of,
+    start_draft,
+)
 
 pytestmark = pytest.mark.django_db
-
-PACKED = "Packed: every sequence is filled to the full length"
-VARYING = "Varying: each batch is padded to its longest sample"
 
 
 @pytest.fixture
 def draft(client):
-    make_catalog()
-    user = make_user("buyer", PROCUREMENT_STAFF, password="pw")
-    client.force_login(user)
-    draft = services.create_assessment(user, "Support bot")
-    return services.save_step(
-        draft, "model", {k: v for k, v in MODEL.items() if k != "version"}, draft.version
-    )
+    return start_draft(client)
 
 
-def post_training(client, draft, data, language="en"):
-    draft.refresh_from_db()
-    return client.post(
-        reverse("wizard:step", args=[draft.pk, "training"]),
-        {**data, "version": draft.version},
-        HTTP_ACCEPT_LANGUAGE=language,
-    )
-
-
-def check_page(client, draft, language="en") -> str:
-    response = client.get(reverse("wizard:check", args=[draft.pk]), HTTP_ACCEPT_LANGUAGE=language)
-    assert response.status_code == 200
-    return response.content.decode()
-
-
-def scenario_of(draft):
-    draft.refresh_from_db()
-    return load_scenario(answers.scenario_document(draft.answers))
+PACKED = "Packed: every sequence is filled to the full length"
+VARYING = "Varying: each batch is padded to its longest sample"
 
 
 @pytest.mark.parametrize(
@@ -146,22 +121,6 @@ def test_the_estimate_panel_assumes_lengths_may_vary():
     assert estimate.ASSUMED_TRAINING["packed"] == ""
 
 
-def _meta(language: str) -> BriefMeta:
-    return BriefMeta(
-        number="FT-2026-000001",
-        language=language,
-        status=BriefStatus.AWAITING_APPROVAL,
-        status_label="Awaiting approval",
-        approved=False,
-        prepared_by="buyer",
-        prepared_at=timezone.make_aware(datetime(2026, 11, 30, 9, 0)),
-        approved_by=None,
-        approved_at=None,
-        verify_url="https://advisor.example.cn/brief/verify/",
-        organisation="Example Co.",
-    )
-
-
 @pytest.mark.parametrize(
     ("answer", "english", "chinese"),
     [
@@ -180,7 +139,7 @@ def test_the_brief_states_the_sample_lengths(answer, english, chinese):
         user=owner, document=assessment_document(assessment), assessment=assessment
     )
     assert brief.snapshot["scenario"]["packed"] == {"yes": True, "no": False}.get(answer)
-    html = render_html(brief.snapshot, _meta("en"))
+    html = render_html(brief.snapshot, brief_meta("en"))
     assert "Sample lengths" in html and english in html
-    html = render_html(brief.snapshot, _meta("zh-hans"))
+    html = render_html(brief.snapshot, brief_meta("zh-hans"))
     assert "样本长度" in html and chinese in html

@@ -1,28 +1,12 @@
 """The caching-allocator replica behind LENGTH_DRIFT_OF_DYNAMIC (bench/allocator_drift.py)."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from advisor.domain.sizing.memory import LENGTH_DRIFT_OF_DYNAMIC
+from tests.support.bench import load_bench
 
-ROOT = Path(__file__).resolve().parents[2]
 MIB = 1 << 20
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location(
-        "allocator_drift", ROOT / "bench" / "allocator_drift.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = load_bench()
+bench = load_bench("allocator_drift")
 SMALL_MODEL = bench.Shape("test", hidden=1024, intermediate=2816, vocab=32000, layers=8)
 
 

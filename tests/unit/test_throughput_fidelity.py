@@ -6,31 +6,18 @@ Scores every reference case with ``"throughput"`` in ``uses`` and ``measured_kin
 ``bench/throughput_calibration.py`` does and fails when a stored value has drifted from it.
 """
 
-import importlib.util
 import statistics
-import sys
-from pathlib import Path
 
 import pytest
 
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import STORED
-
-ROOT = Path(__file__).resolve().parents[2]
-BENCH_PATH = ROOT / "bench" / "throughput_calibration.py"
+from tests.support.bench import load_bench
 
 MEDIAN_ABS_ERROR_LIMIT = 0.25
 
 
-def load_bench():
-    spec = importlib.util.spec_from_file_location("throughput_calibration", BENCH_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while decorating
-    spec.loader.exec_module(module)
-    return module
-
-
-BENCH = load_bench()
+BENCH = load_bench("throughput_calibration")
 
 pytestmark = pytest.mark.skipif(
     not BENCH.CASES_PATH.exists(),
