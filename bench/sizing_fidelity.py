@@ -96,18 +96,20 @@ def _pct(value: float) -> str:
 
 def print_memory(scores, frameworks: dict[str, str | None]) -> None:
     print("Memory per GPU (GiB): predicted at the case's metric vs measured")
+    print("(needed: what the card must hold; a reading adds the allocator's length drift)")
     print(
-        f"{'case':<44} {'framework':<10} {'kind':<6} {'metric':<9} {'predicted':>9} "
-        f"{'measured':>9} {'error':>8}"
+        f"{'case':<44} {'framework':<10} {'kind':<6} {'metric':<9} {'needed':>7} "
+        f"{'predicted':>9} {'measured':>9} {'error':>8}"
     )
     for s in scores:
         tag = "" if s.measured_case else " (est)"
         agrees = "ok" if s.passed else "WRONG"
         outcome = _pct(s.error) if s.kind == "peak" else agrees
         label = {"peak": "peak", "oom": "OOM", "fits_within": "fits"}[s.kind]
+        needed = f"{s.needed_gib:7.1f}" if s.needed_gib is not None else f"{'':7}"
         print(
             f"{(s.case_id + tag)[:44]:<44} {frameworks.get(s.case_id) or '-':<10} {label:<6} "
-            f"{s.metric:<9} {s.predicted_gib:9.1f} "
+            f"{s.metric:<9} {needed} {s.predicted_gib:9.1f} "
             f"{s.measured_gib:9.1f} {outcome:>8}"
         )
 

@@ -105,6 +105,7 @@ class MemoryScore:
     metric: str
     passed: bool | None  # for oom / fits_within cases
     measured_case: bool
+    needed_gib: float | None = None  # what the card must hold (the total, without the drift)
 
     @property
     def error(self) -> float | None:
@@ -141,6 +142,7 @@ def score_memory_case(case: ReferenceCase, accelerators: dict[str, AcceleratorSp
         metric,
         None,
         case.is_measured,
+        needed_gib=breakdown.total,
     )
 
 
