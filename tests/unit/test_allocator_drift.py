@@ -83,18 +83,19 @@ def test_a_drifting_run_needs_little_more_than_its_peak_allocation():
 
 
 # The bench computes the stored figures from runs of DEFAULT_STEPS samples, where the drift has
-# settled (about 3 minutes). The test replays 200-sample runs (about a minute): the drift grows
+# settled (about 3 minutes). The test replays shorter runs (under a minute): the drift grows
 # with the run until the longest lengths have come, so the stored figure must lie at or a little
 # above the shorter runs' figure (bench, 2026-11-29: checkpointed 2.01 at 200 samples, 2.12 at
-# 500 and 1,000; not checkpointed 0.58 at all three).
-CHECK_STEPS = 200
+# 500 and 1,000; not checkpointed 0.58 from 100 samples on).
+CHECK_STEPS = {True: 200, False: 100}
 SETTLING_ALLOWANCE = 0.15
 
 
 @pytest.mark.parametrize("checkpointing", [True, False])
 def test_stored_drift_is_the_benchs_planning_figure(checkpointing):
+    steps = CHECK_STEPS[checkpointing]
     by_distribution = bench.drift_by_distribution(
-        bench.SHAPES, bench.DISTRIBUTIONS, checkpointing, CHECK_STEPS, bench.DEFAULT_SEEDS
+        bench.SHAPES, bench.DISTRIBUTIONS, checkpointing, steps, bench.DEFAULT_SEEDS
     )
     key = "checkpointed" if checkpointing else "not_checkpointed"
     stored = LENGTH_DRIFT_OF_DYNAMIC[key]
