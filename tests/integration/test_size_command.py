@@ -176,3 +176,19 @@ def test_process_exit_code_and_single_line_on_stderr(tmp_path):
     lines = process.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "micro_batch" in lines[0]
+
+
+@pytest.mark.parametrize("packed", [True, False])
+def test_the_device_reading_is_shown_only_when_lengths_vary(catalog, tmp_path, packed):
+    path = write(tmp_path, {**SCENARIO, "packed": packed})
+    result = run_json(path)
+    total = result["memory_per_gpu_gib"]["total"]
+    out = io.StringIO()
+    call_command("size", "--input", str(path), stdout=out)
+    rows = [line for line in out.getvalue().splitlines() if "Device reading up to" in line]
+    if packed:
+        assert result["memory_reading_gib"] == pytest.approx(total, abs=0.01)
+        assert not rows
+    else:
+        assert result["memory_reading_gib"] > total + 1
+        assert len(rows) == 1 and rows[0].endswith(f"{result['memory_reading_gib']:,.2f} GiB")

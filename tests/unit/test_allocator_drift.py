@@ -97,7 +97,6 @@ def test_stored_drift_is_the_benchs_planning_figure(checkpointing):
     by_distribution = bench.drift_by_distribution(
         bench.SHAPES, bench.DISTRIBUTIONS, checkpointing, steps, bench.DEFAULT_SEEDS
     )
-    key = "checkpointed" if checkpointing else "not_checkpointed"
-    stored = LENGTH_DRIFT_OF_DYNAMIC[key]
+    stored = LENGTH_DRIFT_OF_DYNAMIC[checkpointing]
     shorter_runs = bench.planning_drift(by_distribution)
     assert shorter_runs - 0.05 <= stored <= shorter_runs + SETTLING_ALLOWANCE

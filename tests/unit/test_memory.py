@@ -402,8 +402,9 @@ def test_a_device_map_layer_split_keeps_one_micro_batch_in_flight():
     assert memory(pipeline(None)).activations == pytest.approx(one_f_one_b)
 
 
-def zero3(framework, gpus=8, offload="none"):
+def zero3(framework, gpus=8, offload="none", **changes):
     return lora_scenario(
+        **changes,
         framework=framework,
         hardware={"accelerator": "a100-sxm-80gb", "count": gpus, "nodes": 1},
         parallelism={
@@ -465,10 +466,10 @@ DRIFT = memory_module.LENGTH_DRIFT_OF_DYNAMIC
     [
         (True, True, 0.0),  # fixed shapes: the cache settles after the first step
         (True, False, 0.0),
-        (False, True, DRIFT["checkpointed"]),
-        (None, True, DRIFT["checkpointed"]),  # not stated: lengths assumed to vary
-        (False, False, DRIFT["not_checkpointed"]),
-        (None, None, DRIFT["not_checkpointed"]),
+        (False, True, DRIFT[True]),
+        (None, True, DRIFT[True]),  # not stated: lengths assumed to vary
+        (False, False, DRIFT[False]),
+        (None, None, DRIFT[False]),
     ],
 )
 def test_length_drift_is_a_share_of_the_dynamic_peak(packed, checkpointing, share):
@@ -479,7 +480,7 @@ def test_length_drift_is_a_share_of_the_dynamic_peak(packed, checkpointing, shar
 
 
 def test_checkpointing_drifts_further_than_keeping_activations():
-    assert DRIFT["checkpointed"] > DRIFT["not_checkpointed"] > 0
+    assert DRIFT[True] > DRIFT[False] > 0
 
 
 def test_length_drift_never_decides_whether_a_job_fits():
@@ -517,18 +518,7 @@ def test_each_reported_metric_is_compared_with_its_own_reading(metric, expected)
 
 
 def test_training_after_a_whole_model_load_can_still_read_higher():
-    s = lora_scenario(
-        framework="hf",
-        packed=False,
-        seq_len=4096,
-        hardware={"accelerator": "a100-sxm-80gb", "count": 8, "nodes": 1},
-        parallelism={
-            "strategy": "zero3",
-            "offload": "none",
-            "tensor_parallel": 1,
-            "pipeline_parallel": 1,
-        },
-    )
+    s = zero3("hf", packed=False, seq_len=4096)
     model = MemoryModel(s)
     loaded = model.per_gpu(layout_of(s), context=1.0, capacity=75.0)
     trained = model.per_gpu(layout_of(s), context=1.0)

@@ -288,7 +288,7 @@ def _sizing_assumptions(result: SizingResult, original: Scenario) -> list[Messag
             },
         )
     )
-    if memory.length_drift >= 0.05:
+    if memory.reading_exceeds_total:
         out.append(_length_drift_assumption(memory))
     out.append(
         Message(

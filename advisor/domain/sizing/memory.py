@@ -190,7 +190,10 @@ FRAGMENTATION_SHARE = 0.05
 # median over sample orders, in runs long enough for it to settle (500 samples); recomputation (gradient checkpointing) interleaves short-lived
 # blocks with the long-lived checkpoints and drifts further (GMLake, Guo et al., ASPLOS 2024,
 # names recomputation and LoRA among the causes). A reading cannot exceed the card.
-LENGTH_DRIFT_OF_DYNAMIC = {"checkpointed": 2.1, "not_checkpointed": 0.6}
+# Keyed by gradient checkpointing.
+LENGTH_DRIFT_OF_DYNAMIC = {True: 2.1, False: 0.6}
+# Below this (GiB) a reading rounds to the total as figures are shown: nothing worth saying.
+LENGTH_DRIFT_SHOWN_GIB = 0.05
 
 # Host RAM each rank's process takes besides offloaded or paged states: the Python process with
 # PyTorch and CUDA libraries (about 3 GiB resident) and its data-loader workers with pinned
@@ -338,6 +341,11 @@ class MemoryBreakdown:
     def device_reading(self) -> float:
         """What nvidia-smi or npu-smi may show at the peak: the total plus the length drift."""
         return self.total + self.length_drift
+
+    @property
+    def reading_exceeds_total(self) -> bool:
+        """Whether the device reading is worth stating beside the total."""
+        return self.length_drift >= LENGTH_DRIFT_SHOWN_GIB
 
     def components(self) -> dict[str, float]:
         """The device components and the total, in GiB (the JSON ``memory_per_gpu_gib``)."""
@@ -812,7 +820,7 @@ class MemoryModel:
         backward, step, *_ = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
-        return max(backward, step) * (1 + FRAGMENTATION_SHARE) / GIB
+        return _reserved_gib(max(backward, step))
 
     def total_gib(
         self,
@@ -867,10 +875,10 @@ class MemoryModel:
         )
         frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states
         allocated = max(backward, step)
-        training_total = allocated * (1 + FRAGMENTATION_SHARE) / GIB + context
+        training_total = _reserved_gib(allocated) + context
         drift = self.length_drift_share * (activations + logits) / GIB
         whole = self.whole_load_bytes(layout)
-        load_total = whole * (1 + FRAGMENTATION_SHARE) / GIB + context
+        load_total = _reserved_gib(whole) + context
         if whole > allocated and capacity is not None and load_total <= capacity:
             # The later training steps may still read higher than the load did.
             drift = max(0.0, training_total + drift - load_total)
@@ -927,6 +935,11 @@ class MemoryModel:
         )
 
 
+def _reserved_gib(allocated: float) -> float:
+    """What the caching allocator holds for ``allocated`` live bytes, in GiB."""
+    return allocated * (1 + FRAGMENTATION_SHARE) / GIB
+
+
 def _capped(drift: float, total: float, card: float | None) -> float:
     """The drift a reading can show on top of ``total`` on a card of ``card`` GiB."""
     if card is None:
@@ -938,8 +951,7 @@ def length_drift_share(scenario: Scenario) -> float:
     """Allocator drift per byte of dynamic peak (0 for packed, fixed-length batches)."""
     if scenario.packed is True:
         return 0.0
-    key = "checkpointed" if scenario.gradient_checkpointing else "not_checkpointed"
-    return LENGTH_DRIFT_OF_DYNAMIC[key]
+    return LENGTH_DRIFT_OF_DYNAMIC[bool(scenario.gradient_checkpointing)]
 
 
 def _largest_fitting(fits, limit: int) -> int:

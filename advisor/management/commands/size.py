@@ -123,22 +123,24 @@ def render_table(result: SizingResult) -> str:
         if name == "total":
             continue
         rows.append(("  " + gettext(COMPONENT_LABELS[name]), _fmt(value, "GiB", 2)))
-    band_row = (
-        "  " + gettext("Band (10th-90th percentile)"),
-        f"{result.memory_low_gib:,.1f} - {result.memory_high_gib:,.1f} GiB",
+    reading = (
+        [("  " + gettext("Device reading up to"), _fmt(memory.device_reading, "GiB", 2))]
+        if memory.reading_exceeds_total
+        else []
     )
     rows += [
         ("  " + gettext(COMPONENT_LABELS["total"]), _fmt(memory.total, "GiB", 2)),
-        band_row,
+        (
+            "  " + gettext("Band (10th-90th percentile)"),
+            f"{result.memory_low_gib:,.1f} - {result.memory_high_gib:,.1f} GiB",
+        ),
+        *reading,
         ("  " + gettext("Capacity (after reserve)"), _fmt(result.capacity_gib, "GiB", 2)),
         ("  " + gettext("Fits"), _fmt(result.fits)),
         ("  " + gettext("Largest micro-batch"), _fmt(result.max_micro_batch)),
         ("  " + gettext("Longest sequence"), _fmt(result.max_seq_len, gettext("tokens"))),
         ("  " + gettext("Host RAM per server"), _fmt(result.host_ram_per_server_gib, "GiB")),
     ]
-    if memory.length_drift >= 0.05:
-        reading = _fmt(memory.device_reading, "GiB", 2)
-        rows.insert(rows.index(band_row) + 1, ("  " + gettext("Device reading up to"), reading))
     if result.fewest is not None:
         fewest = result.fewest.layout
         rows.append(
