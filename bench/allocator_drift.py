@@ -195,33 +195,35 @@ def block_forward(alloc: CachingAllocator, s: Shape, n: int, keep: bool) -> list
     h, i = s.hidden, s.intermediate
     kept: list[Block] = []
 
-    def tensor(nbytes: int, saved: bool) -> Block:
+    def saved(nbytes: int) -> Block:
+        """A tensor autograd keeps for the backward pass when ``keep``."""
         block = alloc.malloc(nbytes)
-        if saved and keep:
+        if keep:
             kept.append(block)
         return block
 
-    norm32 = tensor(h * n * 4, True)  # RMSNorm's fp32 upcast
-    normed = tensor(h * n * 2, True)
-    qkv = [tensor(h * n * 2, True) for _ in range(3)]
-    lora = [tensor(h * n * 5, True) for _ in range(s.adapted)]  # fp32 dropout copy and mask
-    attn = tensor(h * n * 2, True)  # fused attention output
-    transient = [b for b in (norm32, normed, *qkv, *lora) if not keep]
-    for block in transient:
-        alloc.free(block)
-    projected = tensor(h * n * 2, False)
-    if not keep:
-        alloc.free(attn)
-    residual = tensor(h * n * 2, True)
-    alloc.free(projected)
-    norm2 = tensor(h * n * 4, True)
-    gate, up = tensor(i * n * 2, True), tensor(i * n * 2, True)
-    act = tensor(i * n * 2, True)
-    product = tensor(i * n * 2, False)
-    for block in (gate, up, act, norm2, residual):
+    def used(*blocks: Block) -> None:
+        """Without autograd (a checkpointed forward) what it would keep is freed once used."""
         if not keep:
-            alloc.free(block)
-    down = tensor(h * n * 2, False)
+            for block in blocks:
+                alloc.free(block)
+
+    norm32 = saved(h * n * 4)  # RMSNorm's fp32 upcast
+    normed = saved(h * n * 2)
+    qkv = [saved(h * n * 2) for _ in range(3)]
+    lora = [saved(h * n * 5) for _ in range(s.adapted)]  # fp32 dropout copy and mask
+    attn = saved(h * n * 2)  # fused attention output
+    used(norm32, normed, *qkv, *lora)
+    projected = alloc.malloc(h * n * 2)
+    used(attn)
+    residual = saved(h * n * 2)
+    alloc.free(projected)
+    norm2 = saved(h * n * 4)
+    gate, up = saved(i * n * 2), saved(i * n * 2)
+    act = saved(i * n * 2)
+    product = alloc.malloc(i * n * 2)
+    used(gate, up, act, norm2, residual)
+    down = alloc.malloc(h * n * 2)
     alloc.free(product)
     alloc.free(down)
     return kept
@@ -357,9 +359,8 @@ def planning_drift(by_distribution: dict[Lengths, list[float]]) -> float:
     return max(statistics.median(values) for values in by_distribution.values())
 
 
-def smallest_device_gib(s: Shape, lengths: list[int], checkpointing: bool) -> float:
-    """The smallest device (to 0.05 GiB) on which the run completes."""
-    free = run(s, lengths, checkpointing)
+def smallest_device_gib(s: Shape, lengths: list[int], checkpointing: bool, free: Run) -> float:
+    """The smallest device (to 0.05 GiB) on which the run completes; ``free``: the unbounded run."""
     low, high = free.peak_allocated / GIB, free.peak_reserved / GIB + 0.05
     while high - low > 0.05:
         middle = (low + high) / 2
@@ -395,7 +396,7 @@ def main() -> None:
     for s in SHAPES:
         lengths = DISTRIBUTIONS[2].draw(args.steps, 2048, 0)
         free = run(s, lengths, True)
-        need = smallest_device_gib(s, lengths, True)
+        need = smallest_device_gib(s, lengths, True, free)
         print(
             f"  {s.name:22s} allocated {free.peak_allocated / GIB:6.2f} GiB, reserved "
             f"{free.peak_reserved / GIB:6.2f} GiB, completes on {need:6.2f} GiB"
