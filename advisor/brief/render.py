@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 
 from advisor.brief.charts import Segment, Series, bar_chart, line_chart, stacked_bar
 from advisor.domain.i18n import N_
-from advisor.wizard.forms import FRAMEWORK_LABELS
+from advisor.wizard.labels import FRAMEWORK_LABELS, PACKING_LABELS
 
 MEMORY_COMPONENT_LABELS = {
     "frozen_weights": N_("Frozen weights"),
@@ -175,6 +175,7 @@ def render_html(snapshot: dict, meta: BriefMeta) -> str:
             "mode_labels": MODE_LABELS,
             # None (not stated, or a snapshot from before the question): the template says so.
             "framework_label": FRAMEWORK_LABELS.get(snapshot["scenario"].get("framework")),
+            "packing_label": PACKING_LABELS.get(snapshot["scenario"].get("packed")),
         }
         return render_to_string("brief/pdf.html", context)
 

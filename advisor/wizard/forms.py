@@ -20,6 +20,7 @@ from advisor.domain.scenario import (
 )
 from advisor.wizard import catalog, rules
 from advisor.wizard.hf_config import ConfigError, read_upload
+from advisor.wizard.labels import FRAMEWORK_LABELS, PACKING_LABELS
 from advisor.wizard.models import TITLE_MAX_LENGTH
 from vendors.choices import SiteCooling
 
@@ -383,13 +384,6 @@ OPTIMIZER_HINTS = {
     "adafactor": _("Factored moments: much less optimizer memory, tuning is fussier."),
     "sgd": _("No moments: least memory, rarely used to fine-tune language models."),
 }
-# The scenario's optional ``framework``: each label names the tools that behave alike.
-FRAMEWORK_LABELS = {
-    "hf": _("Hugging Face Transformers / PEFT (LLaMA-Factory, ms-swift, TRL)"),
-    "torchtune": _("torchtune"),
-    "litgpt": _("LitGPT"),
-    "megatron": _("Megatron-LM (NeMo, MindSpeed, Megatron-SWIFT)"),
-}
 NOT_SURE = ""  # stored for "not sure"; the scenario says null
 FRAMEWORK_CHOICES = [
     (NOT_SURE, _("Not sure")),
@@ -397,12 +391,11 @@ FRAMEWORK_CHOICES = [
 ]
 
 
-# The scenario's ``packed``: whether every sequence is filled to the full length.
-PACKING_LABELS = {
-    "yes": _("Packed: every sequence is filled to the full length"),
-    "no": _("Varying: each batch is padded to its longest sample"),
-}
-PACKING_CHOICES = [(NOT_SURE, _("Not sure")), *PACKING_LABELS.items()]
+PACKING_CHOICES = [
+    (NOT_SURE, _("Not sure")),
+    ("yes", PACKING_LABELS[True]),
+    ("no", PACKING_LABELS[False]),
+]
 
 
 class TrainingStepForm(StepForm):
