@@ -13,8 +13,8 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +22,10 @@ from pathlib import Path
 import requests
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.support.servers import free_port, production_env  # noqa: E402
+
 PYTHON = ROOT / ".venv" / "bin" / "python"
 SERVE = ROOT / "scripts" / "serve-production"
 POSTGRES = ROOT / "scripts" / "postgres"
@@ -46,12 +50,6 @@ STEP_VALUES = {
 }
 VERSION = re.compile(r'name="version" value="(\d+)"')
 OPTION_LINK = re.compile(r'/assessments/\d+/results/option/([^/"]+)/')
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def pg_ctl(action: str, port: int) -> str:
@@ -92,21 +90,13 @@ class Stack:
     # --- processes ----------------------------------------------------------------------
 
     def env(self, **extra: str) -> dict:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("DJANGO_", "ADVISOR_", "BRIEF_", "DATABASE_"))
-        }
+        env = production_env(self.var, self.database_url)
         env.update(
             DJANGO_SECRET_KEY="bench-only-" + "k" * 50,
-            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-            DJANGO_SECURE_SSL_REDIRECT="0",  # plain HTTP on loopback
             DJANGO_HSTS_SECONDS="0",
-            ADVISOR_VAR_DIR=str(self.var),
             ADVISOR_BIND=f"127.0.0.1:{self.port}",
             ADVISOR_SITE_URL=self.url,
             ADVISOR_TASKS_BACKEND="database",
-            DATABASE_URL=self.database_url,
             DATABASE_CONN_MAX_AGE=os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
             WEB_CONCURRENCY=str(self.web_workers),
             AXES_FAILURE_LIMIT="1000",
