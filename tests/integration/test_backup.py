@@ -49,17 +49,21 @@ def shell(env, code: str) -> str:
     return manage(env, "shell", "-v", "0", "-c", code).stdout.strip()
 
 
-def round_trip(tmp_path, pki_dir, source_url, target_url, expected_file):
-    source = environment(tmp_path / "source", source_url, pki_dir)
-    manage(source, "migrate", "--noinput", "-v", "0")
-    manage(source, "load_catalog")
-    shell(source, "from django.contrib.auth.models import User; User.objects.create_user('buyer')")
+def issue_in(env: dict, tmp_path: Path) -> bytes:
+    """Migrate and seed the environment's database, issue one brief there; its PDF."""
+    manage(env, "migrate", "--noinput", "-v", "0")
+    manage(env, "load_catalog")
+    shell(env, "from django.contrib.auth.models import User; User.objects.create_user('buyer')")
     scenario = tmp_path / "scenario.json"
     scenario.write_text(json.dumps(SCENARIO))
     issued = tmp_path / "issued.pdf"
-    manage(
-        source, "issue_brief", "--input", str(scenario), "--user", "buyer", "--output", str(issued)
-    )
+    manage(env, "issue_brief", "--input", str(scenario), "--user", "buyer", "--output", str(issued))
+    return issued.read_bytes()
+
+
+def round_trip(tmp_path, pki_dir, source_url, target_url, expected_file):
+    source = environment(tmp_path / "source", source_url, pki_dir)
+    issued = issue_in(source, tmp_path)
     records = shell(source, COUNT_RECORDS)
 
     backup_dir = tmp_path / "backups"
@@ -73,7 +77,7 @@ def round_trip(tmp_path, pki_dir, source_url, target_url, expected_file):
     assert shell(target, COUNT_RECORDS) == records
 
     restored_pdf = shell(target, BRIEF_FILE)
-    assert Path(restored_pdf).read_bytes() == issued.read_bytes()
+    assert Path(restored_pdf).read_bytes() == issued
     verified = manage(target, "verify_brief", restored_pdf).stdout  # verify_upload(...).ok
     assert "on record: FT-" in verified and "tampering: none" in verified
 

@@ -8,7 +8,6 @@ Backup and restore with the briefs in the store run the real scripts in subproce
 """
 
 import hashlib
-import json
 import os
 import subprocess
 import uuid
@@ -30,8 +29,7 @@ from advisor.brief.verification import verify_upload
 from advisor.results.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.settings import default_file_storage
-from tests.integration.test_backup import environment, script, shell
-from tests.integration.test_recommend_catalog import SCENARIO
+from tests.integration.test_backup import environment, issue_in, script, shell
 from tests.support.assessments import finished_assessment
 from tests.support.servers import manage, on_postgres_stage
 from tests.support.users import make_user
@@ -284,17 +282,6 @@ def test_an_existing_key_is_never_overwritten(s3_storage, s3_endpoint):
 
 
 # --- backup and restore with the briefs in the store ----------------------------------------
-
-
-def issue_in(env: dict, tmp_path: Path) -> bytes:
-    manage(env, "migrate", "--noinput", "-v", "0")
-    manage(env, "load_catalog")
-    shell(env, "from django.contrib.auth.models import User; User.objects.create_user('buyer')")
-    scenario = tmp_path / "scenario.json"
-    scenario.write_text(json.dumps(SCENARIO))
-    issued = tmp_path / "issued.pdf"
-    manage(env, "issue_brief", "--input", str(scenario), "--user", "buyer", "--output", str(issued))
-    return issued.read_bytes()
 
 
 STORED_PDF = (
