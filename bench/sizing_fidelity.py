@@ -2,7 +2,7 @@
 
 Usage: ``.venv/bin/python bench/sizing_fidelity.py [--write]``
 
-Reads ``../shared/reference-cases/cases.json`` (relative to the repository root) and the
+Reads the reference cases (``advisor/domain/sizing/data/reference_cases.json``) and the
 catalog's accelerator figures (``fixtures/catalog``) and prints:
 
 * the memory table: case, the framework its source names, metric compared, predicted and
@@ -35,7 +35,6 @@ sys.path.insert(0, str(ROOT))
 from advisor.domain.hardware import load_fixture_specs  # noqa: E402
 from advisor.domain.sizing.estimate import size  # noqa: E402
 from advisor.domain.sizing.reference import (  # noqa: E402
-    default_cases_path,
     load_cases,
     score_memory,
     score_throughput,
@@ -58,7 +57,7 @@ def accelerators():
 
 def memory_scores(cases=None, specs=None, *, named_framework=True):
     """Memory scores; with ``named_framework`` each scenario gets the framework its source names."""
-    cases = cases if cases is not None else load_cases(default_cases_path(ROOT))
+    cases = cases if cases is not None else load_cases()
     if named_framework:
         cases = [case.with_named_framework() for case in cases]
     return score_memory(cases, specs or accelerators())
@@ -77,7 +76,7 @@ def predict_throughput(case, specs):
 
 
 def throughput_scores(cases=None, specs=None):
-    cases = cases if cases is not None else load_cases(default_cases_path(ROOT))
+    cases = cases if cases is not None else load_cases()
     cases = [case.with_named_framework() for case in cases]
     specs = specs or accelerators()
     return score_throughput(cases, lambda case: predict_throughput(case, specs))
@@ -127,11 +126,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="store the memory error band")
     args = parser.parse_args()
-    path = default_cases_path(ROOT)
-    if not path.exists():
-        print(f"reference cases not found at {path}", file=sys.stderr)
-        return 1
-    cases = load_cases(path)
+    cases = load_cases()
     specs = accelerators()
     scores = memory_scores(cases, specs)
     print_memory(scores, {case.id: case.named_framework for case in cases})

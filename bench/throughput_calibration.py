@@ -2,7 +2,7 @@
 
 Usage: ``.venv/bin/python bench/throughput_calibration.py [--write]``
 
-Reads ``../shared/reference-cases/cases.json`` (relative to the repository root) and the
+Reads the reference cases (``advisor/domain/sizing/data/reference_cases.json``) and the
 catalog's accelerator figures (``fixtures/catalog``), fits the calibration described in
 ``advisor/domain/sizing/calibration.py``, and prints:
 
@@ -31,11 +31,11 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.domain.hardware import AcceleratorSpec  # noqa: E402
 from advisor.domain.scenario import STRATEGIES, load_scenario  # noqa: E402
-from advisor.domain.sizing import calibration  # noqa: E402
+from advisor.domain.sizing import calibration, reference  # noqa: E402
 from advisor.domain.sizing.calibration import Calibration, Observation  # noqa: E402
 from advisor.domain.sizing.compute import estimate_time, tokens_per_second  # noqa: E402
 
-CASES_PATH = ROOT.parent / "shared" / "reference-cases" / "cases.json"
+CASES_PATH = reference.CASES_PATH
 CATALOG_PATH = ROOT / "fixtures" / "catalog" / "10_accelerators.json"
 CALIBRATION_PATH = ROOT / "advisor" / "domain" / "sizing" / "calibration.py"
 
@@ -153,9 +153,6 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="store the fitted calibration")
     args = parser.parse_args(argv)
-    if not CASES_PATH.exists():
-        print(f"reference cases not found at {CASES_PATH}", file=sys.stderr)
-        return 1
     notes = {c["id"]: c["notes"] for c in json.loads(CASES_PATH.read_text(encoding="utf-8"))}
     observations = load_observations()
     started = time.perf_counter()

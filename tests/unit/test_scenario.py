@@ -2,7 +2,6 @@
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,10 +15,7 @@ from advisor.domain.scenario import (
     load_scenario,
     trainable_params,
 )
-
-CASES_PATH = (
-    Path(__file__).resolve().parents[2] / ".." / "shared" / "reference-cases" / "cases.json"
-)
+from advisor.domain.sizing.reference import case_records  # noqa: E402
 
 LLAMA_8B = {
     "model": {
@@ -75,9 +71,7 @@ _DELETE = object()
 
 
 def load_cases():
-    if not CASES_PATH.exists():
-        pytest.skip(f"reference cases not found at {CASES_PATH} (shared/ beside the checkout)")
-    return json.loads(CASES_PATH.read_text(encoding="utf-8"))
+    return case_records()  # the project's own data: a missing file fails, never skips
 
 
 def test_every_reference_case_round_trips_exactly():

@@ -20,17 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.domain.sizing import memory
-from advisor.domain.sizing.reference import default_cases_path, load_cases, summarise
+from advisor.domain.sizing import memory, reference
+from advisor.domain.sizing.reference import load_cases, summarise
 from tests.support.bench import load_bench
-
-ROOT = Path(__file__).resolve().parents[2]
-CASES_PATH = default_cases_path(ROOT)
-
-pytestmark = pytest.mark.skipif(
-    not CASES_PATH.exists(),
-    reason=f"reference cases not found at {CASES_PATH} (shared/ is not checked out beside the repo)",
-)
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +32,7 @@ def bench():
 
 @pytest.fixture(scope="module")
 def cases():
-    return load_cases(CASES_PATH)
+    return load_cases()
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +139,20 @@ def test_v1_scenarios_alone_are_scored_too(bench, cases):
     assert plain.keys() == named.keys()
     for case_id, score in named.items():
         assert plain[case_id].predicted_gib >= score.predicted_gib - 1e-9, case_id
+
+
+def test_the_reference_cases_ship_with_the_code_each_with_its_public_source():
+    from advisor.domain.sizing.reference import CASES_PATH
+
+    assert CASES_PATH.is_file()
+    assert CASES_PATH.parent.parent == Path(memory.__file__).parent
+    records = reference.case_records()
+    assert len(records) >= 80
+    for record in records:
+        assert record["source"].strip(), record["id"]
+        assert (record.get("source_url") or "").startswith("https://"), record["id"]
+
+
+def test_a_missing_reference_file_fails_instead_of_skipping(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        reference.load_cases(tmp_path / "absent.json")

@@ -1,7 +1,7 @@
 """Throughput fidelity on the published measured runs, and the stored calibration's drift.
 
 Scores every reference case with ``"throughput"`` in ``uses`` and ``measured_kind`` "measured"
-(``../shared/reference-cases/cases.json``) and fails when the median absolute error exceeds
+(``advisor/domain/sizing/data/reference_cases.json``; a missing file fails, never skips) and fails when the median absolute error exceeds
 25 % (issue 3's acceptance). Then refits the calibration exactly as
 ``bench/throughput_calibration.py`` does and fails when a stored value has drifted from it.
 """
@@ -18,11 +18,6 @@ MEDIAN_ABS_ERROR_LIMIT = 0.25
 
 
 BENCH = load_bench("throughput_calibration")
-
-pytestmark = pytest.mark.skipif(
-    not BENCH.CASES_PATH.exists(),
-    reason=f"reference cases not found at {BENCH.CASES_PATH} (the shared checkout is absent)",
-)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Utilisation per accelerator family, calibrated on the published reference runs.
 
 What is calibrated, on which cases, and how (``bench/throughput_calibration.py`` reproduces
-every figure below from ``shared/reference-cases/cases.json``; ``tests/unit/
+every figure below from ``advisor/domain/sizing/data/reference_cases.json``; ``tests/unit/
 test_throughput_fidelity.py`` recomputes them and fails when a stored value drifts):
 
 * **Cases.** Every reference case whose ``uses`` includes ``"throughput"`` and whose

@@ -1,9 +1,11 @@
 """Scoring the sizing engine against the public reference cases (pure Python).
 
-The cases live outside the application (``shared/reference-cases/cases.json``, beside the
-checkout); only tests and ``bench/`` read them, through :func:`load_cases`. Scoring follows the
-cases' README: a case is scored only on what its ``uses`` lists, ``measured`` cases count towards
-the acceptance figures, ``published-estimate`` rows are shown for comparison only.
+The cases are the project's own data: ``advisor/domain/sizing/data/reference_cases.json``
+(each case with its public ``source`` and ``source_url``; the layout is in
+``docs/reference-cases.md``, the scenario inside each case follows ``docs/scenario-format.md``).
+Tests and ``bench/`` read them through :func:`load_cases`. A case is scored only on what its
+``uses`` lists; ``measured`` cases count towards the acceptance figures, ``published-estimate``
+rows are shown for comparison only.
 """
 
 from __future__ import annotations
@@ -12,18 +14,20 @@ import json
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
 
 from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.scenario import Scenario, load_scenario
 from advisor.domain.sizing.memory import estimate_memory, layout_of, usable_capacity_gib
 
-# Relative to the repository root: CI checks shared/ out beside the repository.
-CASES_RELATIVE_PATH = Path("..") / "shared" / "reference-cases" / "cases.json"
+# The reference cases ship with the package (beside this module), so a bare clone has them.
+CASES_PATH = Path(str(resources.files(__package__) / "data" / "reference_cases.json"))
 
 
-def default_cases_path(repo_root: Path) -> Path:
-    return (repo_root / CASES_RELATIVE_PATH).resolve()
+def case_records(path: Path | None = None) -> list[dict]:
+    """The reference cases as stored (a list of dicts); a missing file raises, never skips."""
+    return json.loads(Path(path or CASES_PATH).read_text(encoding="utf-8"))
 
 
 # The training framework a case's source ran, read from the case's own citation and notes
@@ -75,8 +79,8 @@ class ReferenceCase:
         return replace(self, scenario=replace(self.scenario, framework=framework))
 
 
-def load_cases(path: Path) -> list[ReferenceCase]:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+def load_cases(path: Path | None = None) -> list[ReferenceCase]:
+    data = case_records(path)
     return [
         ReferenceCase(
             id=item["id"],
