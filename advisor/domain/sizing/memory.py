@@ -163,18 +163,19 @@ def loss_is_chunked(scenario: Scenario) -> bool:
 # Runtime context as the vendor's tool shows it before the first tensor: CUDA context with
 # PyTorch's kernels, cuBLAS and cuDNN workspaces take 0.5-1.5 GiB on A100/H100 (0.3-2 GiB in
 # the sizing notes, depending on CUDA version and lazy loading); 1.0 GiB taken, the same for
-# ROCm. Ascend: npu-smi readings also include the device's own reservation (the device OS
-# occupies part of the HBM, Huawei's Atlas 800 documentation) besides the CANN/torch_npu
-# context; 3.5 GiB taken (not verified against a primary measurement: the Ascend reference
-# rows are within 6 % with it where the model otherwise agrees). NCCL/HCCL add their channel
-# buffers when more than one device takes part (NCCL_BUFFSIZE 4 MiB x channels x peers, about
-# 0.25 GiB for 8 GPUs).
+# ROCm. Ascend: npu-smi readings also include the device's own reservation, 3,197 of 65,536 MB
+# on an idle 910B with no process (npu-smi 25.2 output published in
+# https://github.com/Project-HAMi/HAMi-WebUI/issues/47, 2025-09-10), i.e. 3.1 GiB, plus the
+# CANN/torch_npu context, taken at the low end of CUDA's range (0.4 GiB): 3.5 GiB. Not fitted
+# on the reference cases. NCCL/HCCL add their channel buffers when more than one device takes
+# part (NCCL_BUFFSIZE 4 MiB x channels x peers, about 0.25 GiB for 8 GPUs).
 CONTEXT_GIB = {"cuda": 1.0, "rocm": 1.0, "cann": 3.5, "other": 1.0}
 NCCL_GIB = 0.25
 # The caching allocator reserves more than the live tensors (rounding to 2 MiB blocks, freed
 # blocks of other sizes). 5 %: the reserved/allocated gap PyTorch users report for steady
-# training loops of fixed shape, and the value that leaves the reference cases reported with
-# nvidia-smi-style figures centred (10 % over-predicts the model-state-dominated ones).
+# training loops of fixed shape. This is the memory model's one constant fitted on the reference
+# cases (nvidia-smi-style readings centred); bench/sizing_fidelity.py refits it without each
+# source in turn and scores that source (leave one source out).
 FRAGMENTATION_SHARE = 0.05
 
 # --- Device readings when batch lengths vary ------------------------------------------------

@@ -48,6 +48,34 @@ SOURCE_FRAMEWORK_PATTERNS = (
 )
 
 
+# The publication each case comes from, by the id prefix the cases' documentation assigns to it
+# (docs/reference-cases.md). Used only to group cases for leave-one-source-out scoring, never to
+# predict: ms-swift's GPU and Ascend tables are one source (the same project's documentation).
+SOURCE_OF_PREFIX = (
+    ("nemo-am-", "NeMo AutoModel"),
+    ("swift-npu-", "ms-swift"),
+    ("swift-", "ms-swift"),
+    ("qwen1-", "Qwen"),
+    ("tt-", "torchtune"),
+    ("lg-", "LitGPT"),
+    ("peft-", "PEFT"),
+    ("ml-", "MindSpeed-LLM"),
+    ("unsloth-est-", "Unsloth requirements"),
+    ("unsloth-", "Unsloth"),
+    ("mlperf", "MLPerf"),
+    ("lf-est-", "LLaMA-Factory table"),
+    ("hfblog-est-", "Hugging Face blog"),
+)
+
+
+def source_group(case_id: str) -> str:
+    """The publication a case comes from (``SOURCE_OF_PREFIX``; the id's prefix otherwise)."""
+    for prefix, source in SOURCE_OF_PREFIX:
+        if case_id.startswith(prefix):
+            return source
+    return case_id.split("-")[0]
+
+
 @dataclass(frozen=True)
 class ReferenceCase:
     id: str
@@ -61,6 +89,10 @@ class ReferenceCase:
     @property
     def is_measured(self) -> bool:
         return self.kind == "measured"
+
+    @property
+    def source_group(self) -> str:
+        return source_group(self.id)
 
     @property
     def named_framework(self) -> str | None:
