@@ -148,6 +148,19 @@ FRAMEWORK_TRAITS = {
 }
 
 
+def stores_attention_scores(scenario: Scenario) -> bool:
+    """Whether attention keeps the seq x seq scores: only eager attention (stated ``false``).
+
+    Not stated (``null``) means the framework's default attention: PyTorch's
+    scaled_dot_product_attention, whose flash and memory-efficient kernels never store the
+    scores, is the default of Hugging Face Transformers since 4.36 for every model that
+    supports it (https://huggingface.co/docs/transformers/perf_infer_gpu_one, "PyTorch scaled
+    dot product attention"), of torchtune and LitGPT (their attention modules call it), and
+    Megatron uses fused (Transformer Engine or its own) kernels.
+    """
+    return scenario.flash_attention is False
+
+
 def traits_of(scenario: Scenario) -> FrameworkTraits:
     return FRAMEWORK_TRAITS[scenario.framework]
 
@@ -186,13 +199,19 @@ FRAGMENTATION_SHARE = 0.05
 # max_memory_reserved climb above what the job needs. The allocator releases those cached
 # segments before it reports out-of-memory, so this never decides whether a job fits; it
 # only explains the device reading. bench/allocator_drift.py replays training steps through
-# a replica of the allocator's policy (a model, not a measurement): the drift, as a multiple
-# of the step's dynamic peak (activations and logits), is the heaviest length distribution's
-# median over sample orders, in runs long enough for it to settle (500 samples); recomputation (gradient checkpointing) interleaves short-lived
-# blocks with the long-lived checkpoints and drifts further (GMLake, Guo et al., ASPLOS 2024,
-# names recomputation and LoRA among the causes). A reading cannot exceed the card.
-# Keyed by gradient checkpointing.
+# a replica of the allocator's policy (a model, not a measurement) for several length
+# distributions (a scenario does not state its own): the drift, as a multiple of the step's
+# dynamic peak (activations and logits), is a range. Its upper end (LENGTH_DRIFT_HIGH_OF_DYNAMIC)
+# is the heaviest distribution's median over sample orders: "the reading may go up to". The
+# planning figure compared with a reading (LENGTH_DRIFT_OF_DYNAMIC) is the median over the
+# distributions of those medians, not the heaviest. Recomputation (gradient checkpointing)
+# interleaves short-lived blocks with the long-lived checkpoints and drifts much further (GMLake,
+# Guo et al., ASPLOS 2024, names recomputation and LoRA among the causes); without it the
+# activations are freed in the reverse order of allocation and the replay's median is the
+# lowest distribution's (near zero). A reading cannot exceed the card. Keyed by gradient
+# checkpointing; the fit total never includes either figure.
 LENGTH_DRIFT_OF_DYNAMIC = {True: 2.1, False: 0.6}
+LENGTH_DRIFT_HIGH_OF_DYNAMIC = {True: 2.1, False: 0.6}
 # Below this (GiB) a reading rounds to the total as figures are shown: nothing worth saying.
 LENGTH_DRIFT_SHOWN_GIB = 0.05
 
@@ -311,8 +330,10 @@ class MemoryBreakdown:
     peak_at_optimizer_step: bool = False  # the peak is the optimizer step, not the backward
     peak_at_model_load: bool = False  # the whole model loaded before ZeRO-3 partitioned it
     # Cached by the allocator beyond the job's need when batch lengths vary (released before
-    # an out-of-memory error, so not in ``total``): see LENGTH_DRIFT_OF_DYNAMIC.
+    # an out-of-memory error, so not in ``total``): see LENGTH_DRIFT_OF_DYNAMIC. The planning
+    # figure, and the upper end of the range a reading may reach.
     length_drift: float = 0.0
+    length_drift_high: float = 0.0
 
     @property
     def allocated(self) -> float:
@@ -344,9 +365,14 @@ class MemoryBreakdown:
         return self.total + self.length_drift
 
     @property
+    def device_reading_high(self) -> float:
+        """The upper end of what a device reading may show: the total plus the heaviest drift."""
+        return self.total + max(self.length_drift, self.length_drift_high)
+
+    @property
     def reading_exceeds_total(self) -> bool:
         """Whether the device reading is worth stating beside the total."""
-        return self.length_drift >= LENGTH_DRIFT_SHOWN_GIB
+        return max(self.length_drift, self.length_drift_high) >= LENGTH_DRIFT_SHOWN_GIB
 
     def components(self) -> dict[str, float]:
         """The device components and the total, in GiB (the JSON ``memory_per_gpu_gib``)."""
@@ -360,6 +386,7 @@ class MemoryBreakdown:
                 "peak_at_optimizer_step",
                 "peak_at_model_load",
                 "length_drift",
+                "length_drift_high",
             )
         ]
         out = {name: getattr(self, name) for name in names}
@@ -467,6 +494,7 @@ class MemoryModel:
         self.trained_params = trained
         self.traits = traits_of(s)
         self.length_drift_share = length_drift_share(s)
+        self.length_drift_high_share = length_drift_share(s, high=True)
         if s.uses_adapters and not amp and not self.traits.adapters_in_compute_dtype:
             # PEFT keeps adapters in fp32 even when the base is 16-bit (LoraConfig
             # autocast_adapter_dtype=True, the default since PEFT 0.12, and nn.Linear's fp32
@@ -552,8 +580,8 @@ class MemoryModel:
         # so the saved k and v are q-wide; only FlashAttention-2's own kernel takes the narrow
         # ones. v1 does not say which, so the q-wide copies are counted (the safe side).
         attention = (4 * q_out) * b + 4 * m.heads
-        if s.flash_attention is not True:
-            # Eager attention (assumed when not stated: the safe side) also keeps the s x s
+        if stores_attention_scores(s):
+            # Eager attention (stated ``flash_attention: false``) also keeps the s x s
             # softmax per head (Korthikanti's 5as/h term): Hugging Face's eager attention takes
             # the softmax in fp32 (softmax(..., dtype=float32)) and keeps that output, and the
             # product with v keeps its cast back to the compute type; in fp32 the second is the
@@ -666,7 +694,7 @@ class MemoryModel:
         m = self.arch
         tp, pp = layout.tensor_parallel, layout.pipeline_parallel
         block = self.block_bytes_per_token
-        if self.scenario.flash_attention is not True and seq != self.seq_len:
+        if stores_attention_scores(self.scenario) and seq != self.seq_len:
             block += m.heads * (seq - self.seq_len) * (FP32 + self.compute_bytes)
         layers_here = -(-m.layers // pp)  # the fullest stage
         # Pipeline schedules (1F1B) keep up to pp micro-batches in flight on the first stage
@@ -877,12 +905,15 @@ class MemoryModel:
         frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states
         allocated = max(backward, step)
         training_total = _reserved_gib(allocated) + context
-        drift = self.length_drift_share * (activations + logits) / GIB
+        dynamic = (activations + logits) / GIB
+        drift = self.length_drift_share * dynamic
+        high = self.length_drift_high_share * dynamic
         whole = self.whole_load_bytes(layout)
         load_total = _reserved_gib(whole) + context
         if whole > allocated and capacity is not None and load_total <= capacity:
             # The later training steps may still read higher than the load did.
             drift = max(0.0, training_total + drift - load_total)
+            high = max(0.0, training_total + high - load_total)
             share = self.frozen_bytes / (self.frozen_bytes + self.trainable_bytes)
             return MemoryBreakdown(
                 frozen_weights=whole * share / GIB,
@@ -899,6 +930,7 @@ class MemoryModel:
                 host_ram_per_gpu_gib=host / GIB,
                 peak_at_model_load=True,
                 length_drift=_capped(drift, load_total, card),
+                length_drift_high=_capped(high, load_total, card),
             )
         at_step = step > backward
         if at_step:
@@ -919,6 +951,7 @@ class MemoryModel:
             host_ram_per_gpu_gib=host / GIB,
             peak_at_optimizer_step=at_step,
             length_drift=_capped(drift, training_total, card),
+            length_drift_high=_capped(high, training_total, card),
         )
 
     def max_micro_batch(self, layout: Layout, capacity_gib: float, context: float) -> int:
@@ -948,11 +981,13 @@ def _capped(drift: float, total: float, card: float | None) -> float:
     return max(0.0, min(drift, card - total))
 
 
-def length_drift_share(scenario: Scenario) -> float:
-    """Allocator drift per byte of dynamic peak (0 for packed, fixed-length batches)."""
+def length_drift_share(scenario: Scenario, *, high: bool = False) -> float:
+    """Allocator drift per byte of dynamic peak (0 for packed, fixed-length batches): the
+    planning figure, or with ``high`` the upper end of the range."""
     if scenario.packed is True:
         return 0.0
-    return LENGTH_DRIFT_OF_DYNAMIC[bool(scenario.gradient_checkpointing)]
+    table = LENGTH_DRIFT_HIGH_OF_DYNAMIC if high else LENGTH_DRIFT_OF_DYNAMIC
+    return table[bool(scenario.gradient_checkpointing)]
 
 
 def _largest_fitting(fits, limit: int) -> int:
@@ -995,8 +1030,9 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
         out.append(
             Message(
                 N_(
-                    "The attention kernel was not stated; eager attention, which stores the "
-                    "sequence-by-sequence scores, is assumed (more memory)."
+                    "The attention kernel was not stated; the framework's default, PyTorch's "
+                    "scaled-dot-product attention, is assumed: it does not store the "
+                    "sequence-by-sequence scores."
                 )
             )
         )
