@@ -74,6 +74,11 @@ def measured_errors(scores) -> list[float]:
     return [s.error for s in scores if s.measured_case and s.error is not None]
 
 
+def measured_under_errors(scores) -> list[float]:
+    """Errors of the range's upper end (the under-prediction criterion)."""
+    return [s.under_error for s in scores if s.measured_case and s.under_error is not None]
+
+
 def predict_throughput(case, specs):
     accelerator = specs.get(case.scenario.hardware.accelerator or "")
     if accelerator is None:
@@ -133,7 +138,7 @@ def _memory_loss(cases, specs, values) -> float:
     with memory_constants_set(values):
         scores = [s for s in score_memory(cases, specs) if s.measured_case]
     errors = measured_errors(scores)
-    unsafe = sum(e < MEMORY_WORST_UNDER_LIMIT for e in errors)
+    unsafe = sum(e < MEMORY_WORST_UNDER_LIMIT for e in measured_under_errors(scores))
     unsafe += sum(not s.passed for s in scores if s.kind != "peak")
     return sum(abs(e) for e in errors) + UNSAFE_PENALTY * unsafe
 
@@ -229,7 +234,8 @@ class Figures:
     memory_cases: int
     memory_median: float
     memory_within_20: float
-    memory_under_15: int
+    memory_under_15: int  # planning figure more than 15 % below the reading
+    memory_range_under_15: int  # the range's upper end more than 15 % below it
     claims_agree: int
     claims: int
     throughput_cases: int
@@ -248,6 +254,7 @@ def figures(memory_scores_, throughput_scores_) -> Figures:
         memory_median=statistics.median(abs(e) for e in errors),
         memory_within_20=sum(abs(e) <= 0.20 for e in errors) / len(errors),
         memory_under_15=sum(e < -0.15 for e in errors),
+        memory_range_under_15=sum(e < -0.15 for e in measured_under_errors(memory_scores_)),
         claims_agree=sum(bool(s.passed) for s in claims),
         claims=len(claims),
         throughput_cases=len(tput),
@@ -269,21 +276,22 @@ def print_side_by_side(inside: Figures, outside: Figures, constants: int) -> Non
         ("memory cases (measured peaks)", "{.memory_cases}", "{.memory_cases}"),
         ("memory median |error|  (goal <= 10 %)", "{.memory_median:.1%}", None),
         ("memory within +/-20 %  (goal >= 85 %)", "{.memory_within_20:.0%}", None),
-        ("memory under by > 15 % (goal 0)", "{.memory_under_15}", None),
+        ("memory under by > 15 %, range's upper end (goal 0)", "{.memory_range_under_15}", None),
+        ("  same, planning figure", "{.memory_under_15}", None),
         ("OOM / fits-within claims respected", None, None),
         ("throughput cases", "{.throughput_cases}", None),
         ("throughput median |error| (goal <= 25 %)", "{.throughput_median:.1%}", None),
         ("throughput within +/-25 %", "{.throughput_within_25:.0%}", None),
     )
     print(f"Scenario alone; {constants} fitted constants (memory and throughput)")
-    print(f"{'':44} {'in-sample':>12} {'out-of-fold':>12}")
+    print(f"{'':52} {'in-sample':>12} {'out-of-fold':>12}")
     for label, fmt, _ in rows:
         if fmt is None:
             a = f"{inside.claims_agree}/{inside.claims}"
             b = f"{outside.claims_agree}/{outside.claims}"
         else:
             a, b = fmt.format(inside), fmt.format(outside)
-        print(f"{label:44} {a:>12} {b:>12}")
+        print(f"{label:52} {a:>12} {b:>12}")
 
 
 def write_band(p10: float, p90: float, prefix: str = "MEMORY_ERROR_") -> None:
@@ -373,8 +381,9 @@ def main() -> int:
         f"{'PASS' if summary.median_abs <= MEMORY_MEDIAN_LIMIT else 'FAIL'}; "
         f">= {MEMORY_WITHIN_20_MIN:.0%} within +/-20%: "
         f"{'PASS' if summary.within_20 >= MEMORY_WITHIN_20_MIN else 'FAIL'}; "
-        f"no under-prediction beyond {MEMORY_WORST_UNDER_LIMIT:.0%}: "
-        f"{'PASS' if summary.worst_under >= MEMORY_WORST_UNDER_LIMIT else 'FAIL'}"
+        f"no reading above the range's upper end by more than "
+        f"{-MEMORY_WORST_UNDER_LIMIT:.0%}: "
+        f"{'PASS' if min(measured_under_errors(scores)) >= MEMORY_WORST_UNDER_LIMIT else 'FAIL'}"
     )
     checks = [s for s in scores if s.measured_case and s.kind != "peak"]
     wrong = [s.case_id for s in checks if not s.passed]

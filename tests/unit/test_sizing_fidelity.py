@@ -68,9 +68,22 @@ def test_at_least_85_percent_of_memory_cases_within_20_percent(errors):
     assert share >= 0.85, f"{share:.0%} within +/-20%; outside: {outside}"
 
 
-def test_no_memory_case_under_predicted_by_more_than_15_percent(errors):
-    under = {case: f"{e:+.0%}" for case, e in errors.items() if e < -0.15}
+def test_no_memory_case_under_predicted_by_more_than_15_percent(scores):
+    """A device reading lies between what the job needs and the range's upper end: no reading
+    may exceed that upper end by more than 15 % (what a buyer is not told to expect)."""
+    under = {
+        s.case_id: f"{s.under_error:+.0%}"
+        for s in scores
+        if s.measured_case and s.under_error is not None and s.under_error < -0.15
+    }
     assert not under, f"under-predicted (buyer would run out of memory): {under}"
+
+
+def test_the_range_upper_end_is_never_below_the_planning_figure(scores):
+    for s in scores:
+        if s.kind == "peak":
+            assert s.high_gib >= s.predicted_gib - 1e-9, s.case_id
+            assert s.needed_gib <= s.high_gib + 1e-9 or s.metric == "allocated", s.case_id
 
 
 def test_every_reported_out_of_memory_run_is_predicted_not_to_fit(scores):
@@ -169,7 +182,7 @@ def test_a_missing_reference_file_fails_instead_of_skipping(tmp_path):
 # +/-20 %, none under by more than 15 %, throughput median <= 25 %. Not met yet; these bounds are
 # the figures measured when the bench first printed them (docs/sizing.md, "Fidelity"), so that a
 # change that makes the honest figures worse fails here.
-SCENARIO_ALONE_MEMORY_MEDIAN = 0.116
+SCENARIO_ALONE_MEMORY_MEDIAN = 0.107
 OUT_OF_FOLD_MEMORY_MEDIAN = 0.119
 OUT_OF_FOLD_MEMORY_UNDER_15 = 2
 OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.406
@@ -178,7 +191,7 @@ OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.406
 def test_scenario_alone_never_under_predicts_by_more_than_15_percent(bench, cases):
     scores = bench.memory_scores(cases)
     figures = bench.figures(scores, bench.throughput_scores(cases))
-    assert figures.memory_under_15 == 0
+    assert figures.memory_range_under_15 == 0
     assert figures.memory_median <= SCENARIO_ALONE_MEMORY_MEDIAN
     assert figures.claims_agree == figures.claims
 
@@ -201,7 +214,7 @@ def test_out_of_fold_figures_do_not_get_worse(bench, folds):
     figures = bench.out_of_fold_figures(folds)
     assert figures.memory_cases >= 40 and figures.throughput_cases >= 30
     assert figures.memory_median <= OUT_OF_FOLD_MEMORY_MEDIAN
-    assert figures.memory_under_15 <= OUT_OF_FOLD_MEMORY_UNDER_15
+    assert figures.memory_range_under_15 <= OUT_OF_FOLD_MEMORY_UNDER_15
     assert figures.claims_agree == figures.claims
     assert figures.throughput_median <= OUT_OF_FOLD_THROUGHPUT_MEDIAN
 

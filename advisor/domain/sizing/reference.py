@@ -142,6 +142,17 @@ class MemoryScore:
     passed: bool | None  # for oom / fits_within cases
     measured_case: bool
     needed_gib: float | None = None  # what the card must hold (the total, without the drift)
+    high_gib: float | None = None  # the upper end of the range a reading may reach
+
+    @property
+    def under_error(self) -> float | None:
+        """Signed relative error of the range's upper end: a reading above it is what a buyer
+        was not told to expect (the under-prediction criterion); equals ``error`` for packed
+        batches and allocated metrics."""
+        if self.kind != "peak":
+            return None
+        high = self.high_gib if self.high_gib is not None else self.predicted_gib
+        return (high - self.measured_gib) / self.measured_gib
 
     @property
     def error(self) -> float | None:
@@ -179,6 +190,7 @@ def score_memory_case(case: ReferenceCase, accelerators: dict[str, AcceleratorSp
         None,
         case.is_measured,
         needed_gib=breakdown.total,
+        high_gib=breakdown.at_metric(metric, high=True),
     )
 
 
