@@ -173,7 +173,7 @@ def predict_tokens(observation, cal) -> float:
 
 def fitted_constant_count(cal: calibration.Calibration) -> int:
     """Constants fitted on the cases that move a prediction (bands excluded)."""
-    throughput = len(cal.utilisation_by_family) + 3  # QLoRA, MoE factors; launch overhead
+    throughput = 3  # the shared utilisation, the MoE factor, the launch overhead
     return len(MEMORY_FITTED) + throughput
 
 

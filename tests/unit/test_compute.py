@@ -179,7 +179,7 @@ def synthetic_accelerator(**changes) -> AcceleratorSpec:
     return replace(base, **changes)
 
 
-HALF = Calibration(utilisation_by_family={"hopper": 0.5}, cases_by_family={"hopper": 1})
+HALF = Calibration(utilisation=0.5, cases_by_family={"hopper": 1})
 
 
 def test_micro_batch_time_hand_computed():
@@ -270,10 +270,13 @@ def test_qlora_runs_slower_than_lora_on_the_same_gpu():
     assert qlora < lora
 
 
-def test_uncalibrated_family_uses_the_lowest_calibrated_and_says_so():
+def test_a_family_without_a_measured_run_takes_the_shared_utilisation_and_says_so():
     e = estimate_time(scenario(), ACCELERATORS["b200-sxm-180gb"])
     assert not e.calibrated_family
-    assert e.matmul_utilisation == pytest.approx(STORED.fallback_utilisation)
+    assert e.matmul_utilisation == pytest.approx(STORED.utilisation)
+    measured = estimate_time(scenario(), ACCELERATORS["h100-sxm-80gb"])
+    assert measured.calibrated_family
+    assert measured.matmul_utilisation == pytest.approx(STORED.utilisation)
     assert any("No published measured run" in m.template for m in e.assumptions)
 
 
@@ -460,3 +463,39 @@ def test_a_device_map_layer_split_runs_micro_batches_one_after_another():
     assert e.compute_s_per_step == pytest.approx(32 * e.micro_batch_s)
     megatron = estimate_time(replace(split, framework="megatron"), ACCELERATORS["h100-sxm-80gb"])
     assert megatron.compute_s_per_step == pytest.approx(11 * megatron.micro_batch_s)
+
+
+# --- QLoRA dequantisation per micro-batch (issue 15) -------------------------------------------
+
+QLORA = {**LORA, "method": "qlora", "quant_bits": 4}
+
+
+def test_qlora_dequantisation_is_memory_traffic_per_micro_batch_hand_computed():
+    # Quantised: every block matrix = 6,738,415,616 - 2 x 32,000 x 4,096 (embedding and 16-bit
+    # head) = 6,476,271,616 weights; per weight and pass 0.5 B (NF4) + 0.0625 B (block constant)
+    # read, 2 B written, 2 B read by the matmul = 4.5625 B; forward + backward = 2 passes:
+    # 59,095,978,496 B per micro-batch; at 1 TB/s 0.0590960 s, whatever the micro-batch size.
+    job = job_figures(scenario(**QLORA))
+    quantised = 6_738_415_616 - 2 * 32_000 * 4096
+    assert job.dequant_bytes_per_micro_batch == pytest.approx(quantised * 4.5625 * 2)
+    assert job.dequant_bytes_per_micro_batch == pytest.approx(59_095_978_496)
+    accelerator = synthetic_accelerator(memory_bandwidth_tbps=1.0)
+    lora = micro_batch_seconds(job_figures(scenario(**LORA)), accelerator, 100.0, 0.5, HALF)
+    qlora = micro_batch_seconds(job, accelerator, 100.0, 0.5, HALF)
+    # Same FLOPs as LoRA; the difference is the dequantisation alone.
+    assert qlora - lora == pytest.approx(59_095_978_496 / 1e12)
+    # With recomputation the frozen base is dequantised a third time.
+    recomputed = job_figures(scenario(**QLORA, gradient_checkpointing=True))
+    assert recomputed.dequant_bytes_per_micro_batch == pytest.approx(quantised * 4.5625 * 3)
+
+
+def test_larger_micro_batches_amortise_the_dequantisation():
+    accelerator = ACCELERATORS["a100-sxm-80gb"]
+    small, large = (estimate_time(scenario(**QLORA, micro_batch=mb), accelerator) for mb in (1, 8))
+    lora_small, lora_large = (
+        estimate_time(scenario(**LORA, micro_batch=mb), accelerator) for mb in (1, 8)
+    )
+    gap_small = 1 - small.tokens_per_s / lora_small.tokens_per_s
+    gap_large = 1 - large.tokens_per_s / lora_large.tokens_per_s
+    assert 0 < gap_large < gap_small
+    assert job_figures(scenario(**LORA)).dequant_bytes_per_micro_batch == 0
