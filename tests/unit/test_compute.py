@@ -368,11 +368,18 @@ def test_pipeline_bubble():
     parallel = {**LLAMA2_7B["parallelism"], "pipeline_parallel": 4}
     hardware = {"accelerator": "h100-sxm-80gb", "count": 4, "nodes": 1}
     e = estimate_time(
-        scenario(parallelism=parallel, hardware=hardware, grad_accum=8),
+        scenario(parallelism=parallel, hardware=hardware, grad_accum=8, framework="megatron"),
         ACCELERATORS["h100-sxm-80gb"],
     )
     # 8 micro-batches through 4 stages take 8 + 4 - 1 = 11 slots
     assert e.compute_s_per_step == pytest.approx(11 * e.micro_batch_s)
+    # Framework unstated, stages without data parallelism: a device_map split, one micro-batch
+    # through the stages at a time: 8 x 4 = 32 slots of one stage's time.
+    split = estimate_time(
+        scenario(parallelism=parallel, hardware=hardware, grad_accum=8),
+        ACCELERATORS["h100-sxm-80gb"],
+    )
+    assert split.compute_s_per_step == pytest.approx(32 * split.micro_batch_s)
 
 
 def test_unknown_strategy_is_refused():

@@ -399,7 +399,8 @@ def test_a_device_map_layer_split_keeps_one_micro_batch_in_flight():
     one_f_one_b = memory(pipeline("megatron")).activations
     # 1F1B keeps up to one micro-batch per stage (4) on the first stage; a layer split one.
     assert one_f_one_b == pytest.approx(4 * naive, rel=0.02)
-    assert memory(pipeline(None)).activations == pytest.approx(one_f_one_b)
+    # Unstated, stages without data parallelism ("single") are the format's device_map split.
+    assert memory(pipeline(None)).activations == pytest.approx(naive)
 
 
 def zero3(framework, gpus=8, offload="none", **changes):

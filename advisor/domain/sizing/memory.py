@@ -24,7 +24,7 @@ Bytes everywhere inside; GiB (2**30 bytes) in the result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.i18n import N_, Message
@@ -161,7 +161,19 @@ def stores_attention_scores(scenario: Scenario) -> bool:
     return scenario.flash_attention is False
 
 
+# An unstated framework whose pipeline stages run without data parallelism (strategy "single")
+# is a device_map layer split: the scenario format records such a split as N stages with the
+# "single" strategy, and that is how Transformers/Accelerate (and the tools on them: PEFT, TRL,
+# ms-swift's model-parallel mode) spread a model too large for one GPU; Megatron and torchtune
+# pipelines, which keep micro-batches in flight, are stated frameworks and run beside data
+# parallelism. Memory: one micro-batch in flight instead of up to one per stage; time: one GPU
+# works at once (the slower reading).
+_UNSTATED_LAYER_SPLIT = replace(FRAMEWORK_TRAITS[None], naive_pipeline=True)
+
+
 def traits_of(scenario: Scenario) -> FrameworkTraits:
+    if scenario.framework is None and scenario.parallelism.strategy == "single":
+        return _UNSTATED_LAYER_SPLIT
     return FRAMEWORK_TRAITS[scenario.framework]
 
 
