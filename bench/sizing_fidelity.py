@@ -353,6 +353,18 @@ def print_folds(folds) -> None:
         )
 
 
+def print_worst_out_of_fold(folds, count: int = 5) -> None:
+    memory_rows = [
+        (s.case_id, s.error) for f in folds for s in f.memory if s.measured_case and s.error
+    ]
+    throughput_rows = [(t.case_id, t.error) for f in folds for t in f.throughput]
+    for title, rows in (("memory", memory_rows), ("throughput", throughput_rows)):
+        worst = sorted(rows, key=lambda row: -abs(row[1]))[:count]
+        print(
+            f"Worst {count} out of fold, {title}: " + ", ".join(f"{c} {_pct(e)}" for c, e in worst)
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="store the memory error band")
@@ -372,6 +384,7 @@ def main() -> int:
         print_folds(folds)
         print()
         print_side_by_side(inside, out_of_fold_figures(folds), fitted_constant_count(STORED_CAL))
+        print_worst_out_of_fold(folds)
         print()
     errors = measured_errors(scores)
     summary = summarise(errors)

@@ -85,7 +85,7 @@ STORED = Calibration(
     moe_factor=0.594,
     layer_pass_overhead_s=0.0012000000000000001,
     error_ratio_low=0.553,
-    error_ratio_high=1.448,
+    error_ratio_high=1.424,
     error_cases=40,
 )
 # --- end of stored calibration -------------------------------------------------------------------

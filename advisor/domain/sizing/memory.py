@@ -161,9 +161,9 @@ def stores_attention_scores(scenario: Scenario) -> bool:
     return scenario.flash_attention is False
 
 
-# An unstated framework whose pipeline stages run without data parallelism (strategy "single")
-# is a device_map layer split: the scenario format records such a split as N stages with the
-# "single" strategy, and that is how Transformers/Accelerate (and the tools on them: PEFT, TRL,
+# An unstated framework whose pipeline stages run without data or tensor parallelism (strategy
+# "single", tensor_parallel 1) is a device_map layer split: the scenario format records such a
+# split as N stages with the "single" strategy (device_map has no tensor parallelism), and that is how Transformers/Accelerate (and the tools on them: PEFT, TRL,
 # ms-swift's model-parallel mode) spread a model too large for one GPU; Megatron and torchtune
 # pipelines, which keep micro-batches in flight, are stated frameworks and run beside data
 # parallelism. Memory: one micro-batch in flight instead of up to one per stage; time: one GPU
@@ -172,7 +172,8 @@ _UNSTATED_LAYER_SPLIT = replace(FRAMEWORK_TRAITS[None], naive_pipeline=True)
 
 
 def traits_of(scenario: Scenario) -> FrameworkTraits:
-    if scenario.framework is None and scenario.parallelism.strategy == "single":
+    p = scenario.parallelism
+    if scenario.framework is None and p.strategy == "single" and p.tensor_parallel == 1:
         return _UNSTATED_LAYER_SPLIT
     return FRAMEWORK_TRAITS[scenario.framework]
 
