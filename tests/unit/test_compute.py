@@ -506,3 +506,50 @@ def test_larger_micro_batches_amortise_the_dequantisation():
     gap_large = 1 - large.tokens_per_s / lora_large.tokens_per_s
     assert 0 < gap_large < gap_small
     assert job_figures(scenario(**LORA)).dequant_bytes_per_micro_batch == 0
+
+
+# --- Real tokens: unpacked samples at their stated average length (issue 15) -------------------
+
+
+def test_unpacked_samples_are_timed_at_their_average_length_hand_computed():
+    # Llama 2 7B, 2,048-token limit, samples of 512 tokens on average, not packed: a micro-batch
+    # holds 512 real tokens and attention costs 2 x 512 x 4096 x 32 layers per token forward.
+    short = scenario(packed=False, avg_tokens_per_sample=512)
+    job = job_figures(short)
+    assert job.tokens_per_micro_batch == 512
+    assert job.flops.attention_forward == 32 * 2 * 512 * 4096
+    assert job_figures(scenario(packed=False, avg_tokens_per_sample=512, seq_len=512)).flops == (
+        job.flops
+    )
+    # Packed data fills seq_len whatever the average; an average above seq_len is truncated.
+    assert (
+        job_figures(scenario(packed=True, avg_tokens_per_sample=512)).tokens_per_micro_batch == 2048
+    )
+    assert (
+        job_figures(scenario(packed=False, avg_tokens_per_sample=9000)).tokens_per_micro_batch
+        == 2048
+    )
+    # Time to train the same real tokens: per micro-batch the launch overhead is the same
+    # whatever its length, so 512-token samples train fewer real tokens per second than full
+    # 2,048-token ones (the time at seq_len would be too short), and the assumptions say which
+    # length was used.
+    accelerator = ACCELERATORS["h100-sxm-80gb"]
+    training = {"dataset_tokens": 10_000_000, "epochs": 1}
+    at_limit = estimate_time(scenario(packed=False, training=training), accelerator)
+    at_average = estimate_time(
+        scenario(packed=False, avg_tokens_per_sample=512, training=training), accelerator
+    )
+    assert at_average.tokens_per_s < at_limit.tokens_per_s
+    assert at_average.time_to_train_hours > at_limit.time_to_train_hours
+    assert at_average.time_to_train_hours == pytest.approx(
+        10_000_000 / at_average.tokens_per_s / 3600
+    )
+    assert any("Samples average" in m.template for m in at_average.assumptions)
+
+
+def test_memory_keeps_the_longest_batch_when_an_average_is_stated():
+    from advisor.domain.sizing.memory import estimate_memory
+
+    plain = estimate_memory(scenario(packed=False))
+    average = estimate_memory(scenario(packed=False, avg_tokens_per_sample=512))
+    assert average.total == pytest.approx(plain.total)

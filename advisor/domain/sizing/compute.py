@@ -307,13 +307,32 @@ def job_figures(scenario: Scenario) -> JobFigures:
     return job
 
 
+def sample_length(scenario: Scenario) -> int:
+    """Tokens a sample is trained at: ``seq_len``, or for unpacked samples with a stated
+    average length that average (capped at ``seq_len``): an unpacked batch is padded only to its
+    longest sample, not to ``seq_len`` (Transformers' DataCollatorWithPadding pads to the
+    longest in the batch), so a dataset of short samples is trained at its real length. With
+    several samples per micro-batch the longest is longer than the average: the average is the
+    lower bound, said in the assumptions."""
+    average = scenario.avg_tokens_per_sample
+    if average is None or scenario.packed is True:
+        return scenario.seq_len
+    return min(average, scenario.seq_len)
+
+
+def _at_sample_length(scenario: Scenario) -> Scenario:
+    length = sample_length(scenario)
+    return scenario if length == scenario.seq_len else replace(scenario, seq_len=length)
+
+
 @lru_cache(maxsize=256)  # scenarios are frozen; equal scenarios share their figures
 def _job_figures(scenario: Scenario) -> JobFigures:
     shape = model_shape(scenario)
+    timed = _at_sample_length(scenario)  # time follows the real length; memory keeps seq_len
     return JobFigures(
-        flops=flops_per_token(scenario),
-        elementwise_bytes_per_token=elementwise_bytes_per_token(scenario),
-        tokens_per_micro_batch=scenario.micro_batch * scenario.seq_len,
+        flops=flops_per_token(timed),
+        elementwise_bytes_per_token=elementwise_bytes_per_token(timed),
+        tokens_per_micro_batch=scenario.micro_batch * timed.seq_len,
         grad_accum=scenario.grad_accum,
         layers=shape.layers,
         hidden=shape.hidden,
@@ -810,7 +829,7 @@ def _method_assumptions(scenario: Scenario, flops: FlopsPerToken) -> list[Messag
                 "gflops": _fmt(flops.total / 1e9),
                 "per_param": _fmt(per_param),
                 "params": _fmt(flops.matmul_params / 1e9, 2),
-                "seq_len": f"{scenario.seq_len:,}",
+                "seq_len": f"{sample_length(scenario):,}",
             },
         )
     )
@@ -836,7 +855,19 @@ def _method_assumptions(scenario: Scenario, flops: FlopsPerToken) -> list[Messag
                 )
             )
         )
-    if scenario.packed is not True:
+    if sample_length(scenario) != scenario.seq_len:
+        out.append(
+            Message(
+                N_(
+                    "Samples average {avg} tokens and are not packed: time is computed at that "
+                    "length (each batch is padded only to its longest sample; with several "
+                    "samples per micro-batch somewhat longer), not at {seq_len}; memory is sized "
+                    "for the longest batch, {seq_len} tokens."
+                ),
+                {"avg": f"{sample_length(scenario):,}", "seq_len": f"{scenario.seq_len:,}"},
+            )
+        )
+    elif scenario.packed is not True:
         out.append(
             Message(
                 N_(
