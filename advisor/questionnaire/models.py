@@ -20,6 +20,7 @@ class AnswerSheet(models.Model):
         settings.AUTH_USER_MODEL, verbose_name=_("uploaded by"), on_delete=models.PROTECT
     )
     file = models.FileField(verbose_name=_("file"), upload_to=answer_file_path)
+    option_key = models.CharField(verbose_name=_("option"), max_length=300, blank=True)
     original_name = models.CharField(verbose_name=_("file name"), max_length=255)
     sha256 = models.CharField(verbose_name=_("SHA-256"), max_length=64)
     uploaded_at = models.DateTimeField(verbose_name=_("uploaded at"), auto_now_add=True)

@@ -20,6 +20,7 @@ from advisor.domain.questionnaire.specs import (
     FACTS,
     OFFER,
     OPERATOR,
+    RULE_FACTS,
     SERVER,
 )
 from advisor.domain.recommend import Option
@@ -159,3 +160,60 @@ def changes(before: Option, after: Option) -> list[Change]:
 def declared_in(option: Option, rule_id: str, declared) -> list[DeclaredFact]:
     """The declared facts a finding of ``option`` was computed from."""
     return declared_for_rule(rule_id, subject_keys(option), declared)
+
+
+def questionnaire_context(run: RecommendRun, option: Option) -> dict:
+    """What the option page shows of the questionnaire: the open questions, the upload form,
+    and per finding the vendor's declared facts it was computed from."""
+    from advisor.questionnaire.forms import UploadForm
+
+    return {
+        "open_questions": questions(run, option),
+        "questionnaire_form": UploadForm(initial={"option": option.key}),
+        "declared_by_rule": {
+            f.rule_id: declared_in(option, f.rule_id, run.declared)
+            for f in option.compliance.findings
+        },
+    }
+
+
+def questionnaire_snapshot(run: RecommendRun, option: Option) -> dict:
+    """For the brief: every declared fact with its evidence, and the questions still open.
+
+    JSON-ready; question wordings stay English templates, translated when the PDF renders.
+    """
+    keys = subject_keys(option)
+    mine = {(keys[f.kind], f.name) for f in FACTS}
+    declared = [
+        {
+            "subject": item.subject,
+            "fact": item.fact.name,
+            "question": item.fact.question,
+            "value": item.value,
+            "unit": item.fact.unit,
+            "evidence": item.evidence,
+            "received": item.received,
+            "rules": [rule for rule, needed in RULE_FACTS.items() if item.fact in needed],
+        }
+        for item in run.declared
+        if (item.subject, item.fact.name) in mine
+    ]
+    open_questions = [
+        {
+            "id": q.id,
+            "subject": q.subject_name,
+            "question": q.fact.question,
+            "reason": q.reason,
+            "rules": list(q.rules),
+        }
+        for q in questions(run, option)
+    ]
+    by_rule = {
+        f.rule_id: [item.fact.name for item in declared_in(option, f.rule_id, run.declared)]
+        for f in option.compliance.findings
+    }
+    return {
+        "declared": declared,
+        "open": open_questions,
+        "declared_by_rule": {rule: names for rule, names in by_rule.items() if names},
+    }
