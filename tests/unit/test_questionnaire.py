@@ -254,3 +254,13 @@ def test_a_finding_knows_the_declared_facts_it_used():
     keys = {kind: key for kind, (key, _) in SUBJECTS.items()}
     assert [d.subject for d in declared_for_rule("SITE-UPS", keys, declared)] == ["dc-a"]
     assert declared_for_rule("SITE-PUE", keys, declared) == []
+
+
+def test_declared_facts_and_questions_pickle_for_the_results_cache():
+    import pickle
+
+    declared = validate_declared({"op-a": {"licence_valid_until": "2020-01-01"}})
+    report = evaluate(ComplianceInput(today=TODAY))
+    asked = questions_for(report.findings, Subjects(SUBJECTS), TODAY, DEFAULT_PARAMETERS)
+    assert pickle.loads(pickle.dumps(declared)) == declared
+    assert pickle.loads(pickle.dumps(asked)) == asked

@@ -13,6 +13,7 @@ from advisor.domain.questionnaire.specs import (
     RULE_FACTS,
     SUBJECT_KINDS,
     Fact,
+    is_stale,
 )
 
 REASON_UNKNOWN = "unknown"
@@ -52,7 +53,7 @@ class Subjects:
 
 
 def _is_stale(fact: Fact, value, today: date, params) -> bool:
-    return fact.stale is not None and value is not None and fact.stale(value, today, params)
+    return is_stale(fact, value, today, params)
 
 
 def questions_for(

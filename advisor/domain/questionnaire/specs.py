@@ -8,7 +8,6 @@ unknown to the facts that settle it: a unit test checks that no rule is left out
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -62,8 +61,8 @@ class Fact:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     multiple: bool = False  # CHOICE: a comma-separated list of choices
-    # (value, today, parameters) -> True when the recorded value is too old to rely on.
-    stale: Callable | None = None
+    # How the recorded value goes stale: ("expired", ""), ("months" | "days", parameter key).
+    stale: tuple[str, str] = ()
     # False: only this assessment can use it (no catalog field to promote it into).
     promotable: bool = True
 
@@ -72,22 +71,29 @@ class Fact:
         return f"{self.kind}:{self.name}"
 
 
-def _expired(value, today: date, params) -> bool:
-    return isinstance(value, date) and value < today
+# How a dated fact goes stale (plain tuples, so facts pickle with the cached results).
+_expired = ("expired", "")
 
 
-def _months_old(parameter: str):
-    def stale(value, today: date, params) -> bool:
-        return isinstance(value, date) and add_months(value, int(params[parameter])) < today
-
-    return stale
+def _months_old(parameter: str) -> tuple[str, str]:
+    return ("months", parameter)
 
 
-def _days_old(parameter: str):
-    def stale(value, today: date, params) -> bool:
-        return isinstance(value, date) and (today - value).days > int(params[parameter])
+def _days_old(parameter: str) -> tuple[str, str]:
+    return ("days", parameter)
 
-    return stale
+
+def is_stale(fact: Fact, value, today: date, params) -> bool:
+    """Whether a recorded ``value`` of ``fact`` is too old to rely on (expired, or older than
+    the rule's parameter allows)."""
+    if not fact.stale or not isinstance(value, date):
+        return False
+    how, parameter = fact.stale
+    if how == "expired":
+        return value < today
+    if how == "months":
+        return add_months(value, int(params[parameter])) < today
+    return (today - value).days > int(params[parameter])
 
 
 COOLING = ("air", "rear-door", "direct-liquid", "immersion")
