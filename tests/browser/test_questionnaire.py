@@ -126,8 +126,8 @@ def test_questionnaire_loop_in_the_browser(browser, live_server, world, tmp_path
     shot("questionnaire-applied")
 
     page.select_option("#brief-language", language)
-    page.click(f"text={words['issue']}")
-    page.wait_for_selector(f"text={words['download']}", timeout=90_000)
+    page.click(f"text={words['issue']}", no_wait_after=True)
+    page.wait_for_selector(f"text={words['download']}", timeout=300_000)
     with page.expect_download() as pdf_info:
         page.click(f"text={words['download']}")
     pdf = tmp_path / "brief.pdf"
