@@ -212,7 +212,7 @@ SECTION_ERRORS = [
     ({"dc-a": []}, "declared.dc-a", "must be an object of facts"),
     ({"dc-a": {"colour": 1}}, "declared.dc-a", "colour is not a fact a vendor can declare"),
     ({"dc-a": {"ups_minutes": "x"}}, "declared.dc-a.ups_minutes", "must be a number"),
-    ({"dc-a": {"monthly_rent": 1}}, "declared.dc-a.monthly_rent", "is a fact of a Offer; dc-a is not one"),
+    ({"dc-a": {"monthly_rent": 1}}, "declared.dc-a.monthly_rent", "is a fact about another kind of subject (Offer); dc-a is not one"),
     ({"dc-a": {"ups_minutes": 1, "onsite_24x7": True}}, "declared.dc-a", "mixes facts"),
     ({"dc-a": {"ups_minutes": {"value": 1, "extra": 2}}}, "declared.dc-a.ups_minutes", "must be a value or an object"),
     ({"dc-a": {"ups_minutes": {"value": 1, "received": "May"}}}, "declared.dc-a.ups_minutes.received", "must be a date"),

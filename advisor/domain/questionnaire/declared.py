@@ -87,7 +87,7 @@ def validate_declared(section) -> tuple[DeclaredFact, ...]:
             if (fact.kind == OFFER) != ("@" in subject):
                 raise _error(
                     f"{path}.{name}",
-                    N_("is a fact of a {kind}; {key} is not one"),
+                    N_("is a fact about another kind of subject ({kind}); {key} is not one"),
                     kind=SUBJECT_LABELS[fact.kind],
                     key=subject,
                 )
