@@ -1399,14 +1399,14 @@ class RackFee(PublishedFigure):
             ),
         ]
 
+    def __str__(self):
+        zone = self.policy_zone or _("national")
+        return f"{zone}: {self.price_cny_per_month} CNY ({self.key})"
+
     def natural_key(self):
         return (self.key,)
 
     natural_key.dependencies = ["vendors.policyzone"]
-
-    def __str__(self):
-        zone = self.policy_zone or _("national")
-        return f"{zone}: {self.price_cny_per_month} CNY ({self.key})"
 
     def clean(self):
         super().clean()

@@ -172,8 +172,9 @@ def _decimal(value) -> Decimal | None:
 
 def _own_room_costs(room: dict, zone, name: str, overrides: dict | None):
     """No rack fee; the zone's tariff unless the buyer gives theirs; the room's PUE and kW."""
+    tariff = economics_selectors.zones_tariff(zone.chain() if zone else [])
     stated = {
-        "tariff_cny_per_kwh": _decimal(zone.tariff_cny_per_kwh) if zone else None,
+        "tariff_cny_per_kwh": tariff.energy_cny_per_kwh if tariff else None,
         "pue": _decimal(room.get("pue")),
         "rack_power_limit_kw": _decimal(room.get("max_kw_per_rack")),
     }
@@ -182,10 +183,8 @@ def _own_room_costs(room: dict, zone, name: str, overrides: dict | None):
         "rack_power_limit_kw": Provenance(BASIS_OVERRIDE),
         "rack_fee_cny_per_month": Provenance(BASIS_OVERRIDE, "Own room: no colocation fee."),
     }
-    if stated["tariff_cny_per_kwh"] is not None:
-        provenance["tariff_cny_per_kwh"] = Provenance(
-            economics_selectors.BASIS_OFFICIAL, zone.tariff_source or "", zone.tariff_as_of
-        )
+    if tariff is not None:
+        provenance["tariff_cny_per_kwh"] = tariff.provenance
     given = _given(overrides, SITE_FIGURES)
     values = {**stated, **given}
     missing = tuple(n for n in stated if values.get(n) is None)

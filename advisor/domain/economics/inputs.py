@@ -63,11 +63,23 @@ def to_decimal(value) -> Decimal:
     return Decimal(value)
 
 
+# Where a site figure was found (docs/decisions/0020-tariffs-fallback.md): the site's own
+# figure, its province's (policy zone's), a national figure, or the buyer's.
+LEVEL_SITE = "site"
+LEVEL_ZONE = "zone"
+LEVEL_NATIONAL = "national"
+LEVEL_ASSUMED = "assumed"
+
+
 @dataclass(frozen=True)
 class Provenance:
     basis: str = BASIS_ASSUMPTION
     source: str = ""
     as_of: date | None = None
+    # Confidence flag of the published figure (vendors.choices.SourceFlag values: OFF, OFF-T,
+    # PRESS, MKT, VEND, DER, LOW) and the fallback level it was found at; "" when not applicable.
+    flag: str = ""
+    level: str = ""
 
     def __post_init__(self):
         if self.basis not in BASIS_LABELS:
