@@ -10,6 +10,8 @@ from django.utils.translation import gettext
 from advisor.brief.charts import Series, line_chart, stacked_bar
 from advisor.brief.render import MODE_LABELS, memory_segments
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
+from advisor.domain.recommend.options import price_notes
+from advisor.domain.recommend.sites import same_server_by_site
 
 RANKINGS = tuple(RANKING_LABELS)
 ALL_OPTIONS = "all"
@@ -102,3 +104,20 @@ def cost_chart(option: Option) -> str:
 
 def findings_by_area(option: Option) -> list[tuple[str, list]]:
     return [(str(area), list(findings)) for area, findings in option.compliance.by_area().items()]
+
+
+def site_rows(options: list[Option], base: Option | None) -> list:
+    """The same servers bought at each of ``options``' sites, the difference explained."""
+    return same_server_by_site(options, base) if base is not None else []
+
+
+def tariff_source(option: Option) -> str:
+    """Where the electricity price of ``option`` comes from (document, issuer, month)."""
+    if option.economics is None:
+        return ""
+    provenance = option.economics.inputs.provenance.get("tariff_cny_per_kwh")
+    return provenance.source if provenance else ""
+
+
+def notes_for(option: Option, procurement) -> list:
+    return list(price_notes(option, procurement))

@@ -82,6 +82,9 @@ def option_detail(request, pk, key):
             "findings_by_area": presenters.findings_by_area(option),
             "memory_labels": MEMORY_COMPONENT_LABELS,
             "mode_label": MODE_LABELS.get(option.mode, ""),
+            "site_rows": presenters.site_rows(list(run.recommendation.options), option),
+            "tariff_source": presenters.tariff_source(option),
+            "price_notes": presenters.notes_for(option, run.procurement),
         },
     )
 
@@ -108,6 +111,7 @@ def compare(request, pk):
             "run": run,
             "options": options,
             "charts": [presenters.memory_chart(o) for o in options],
+            "site_rows": presenters.site_rows(options, options[0] if options else None),
             "error": error,
         },
         status=400 if error else 200,

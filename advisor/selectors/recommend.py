@@ -139,6 +139,8 @@ def catalog_site(
     """
     vendor = dc.vendor
     costs, provenance, missing = _site_costs(dc, preferential_tariff, site_overrides)
+    figure = economics_selectors.tariff_figure(dc)
+    used_table = figure is not None and provenance.get("tariff_cny_per_kwh") == figure.provenance
     prices, price_provenance = {}, {}
     for model in server_models:
         prices[model.key], price_provenance[model.key] = _prices(
@@ -153,6 +155,7 @@ def catalog_site(
         missing_costs=missing,
         prices_by_server=prices,
         price_provenance_by_server=price_provenance,
+        tariff_breakdown=figure.breakdown if used_table else None,
     )
 
 

@@ -11,6 +11,7 @@ from django.utils.translation import gettext
 
 from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
 from advisor.domain.compliance.engine import VERDICT_LABELS
+from advisor.domain.economics.tariff import BAND_LABELS
 from advisor.domain.i18n import Message
 
 register = template.Library()
@@ -63,3 +64,9 @@ def severity_label(value) -> str:
 @register.filter
 def area_label(value) -> str:
     return gettext(AREA_LABELS.get(value, str(value)))
+
+
+@register.filter
+def band_label(value) -> str:
+    """A time-of-use band's name (``peak``, ``deep-valley`` …) in the reader's language."""
+    return gettext(BAND_LABELS.get(value, str(value)))

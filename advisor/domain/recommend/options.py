@@ -40,6 +40,7 @@ from advisor.domain.economics.inputs import (
     ServerLoad,
     Site,
 )
+from advisor.domain.economics.tariff import EffectivePrice
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Message
 from advisor.domain.scenario import Scenario
@@ -76,6 +77,8 @@ class SiteCandidate:
     # Offers that depend on the site (rent and cloud at this data center, its vendor's price).
     prices_by_server: dict[str, Prices] = field(default_factory=dict)
     price_provenance_by_server: dict[str, dict[str, Provenance]] = field(default_factory=dict)
+    # The time-of-use table behind the electricity price, when one is used (for display).
+    tariff_breakdown: EffectivePrice | None = None
 
     def prices_for(self, hardware: HardwareCandidate) -> tuple[Prices, dict[str, Provenance]]:
         key = hardware.server.key
