@@ -421,10 +421,8 @@ class PolicyZoneAdmin(CatalogAdmin):
     list_display = (
         "name",
         "name_zh",
-        "kind",
         "province",
         "parent",
-        "pue_limit",
         "electricity_price",
         "price_month",
         "price_age",
@@ -455,7 +453,9 @@ class PolicyZoneAdmin(CatalogAdmin):
         tariff = newest_priced_tariff(zone)
         if tariff is not None:
             return f"{tariff.month:%Y-%m}"
-        return f"{zone.tariff_as_of:%Y-%m}" if zone.tariff_as_of else "—"
+        if zone.tariff_cny_per_kwh is not None and zone.tariff_as_of:
+            return f"{zone.tariff_as_of:%Y-%m}"
+        return "—"
 
     @admin.display(description=_("price age"))
     def price_age(self, zone):

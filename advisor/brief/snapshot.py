@@ -107,6 +107,8 @@ def _economics(option: Option) -> dict | None:
                 "basis_label": a.basis_label,
                 "source": a.source,
                 "as_of": jsonable(a.as_of),
+                "flag": a.flag,
+                "level": a.level,
             }
             for a in result.assumptions
         ],

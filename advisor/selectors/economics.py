@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 
+from django.utils import translation
+
 from advisor.domain.economics.inputs import (
     BASIS_ASSUMPTION,
     BASIS_CATALOG,
@@ -168,8 +170,10 @@ class TariffFigure:
 
 
 def _tariff_source(tariff: Tariff) -> str:
+    with translation.override("en"):  # a source line is kept as written, like every other
+        tariff_class = str(tariff.get_tariff_class_display())
     parts = [
-        f"{tariff.policy_zone.name}: {tariff.get_tariff_class_display()}, {tariff.month:%Y-%m}.",
+        f"{tariff.policy_zone.name}: {tariff_class}, {tariff.month:%Y-%m}.",
         tariff.document_title,
         tariff.issuer,
         tariff.url,

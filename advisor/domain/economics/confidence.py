@@ -63,6 +63,12 @@ BASIS_FLAG_LABELS = {
     BASIS_SIZING: N_("from the sizing"),
     BASIS_OVERRIDE: N_("your figure"),
 }
+LEVEL_LABELS = {
+    LEVEL_SITE: N_("the site's own figure"),
+    LEVEL_ZONE: N_("province figure"),
+    LEVEL_NATIONAL: N_("national figure"),
+    LEVEL_ASSUMED: N_("assumed"),
+}
 LEVEL_WEAKNESS = {"": 0, LEVEL_SITE: 0, LEVEL_ZONE: 1, LEVEL_NATIONAL: 2, LEVEL_ASSUMED: 3}
 
 # The figures an option's cost rests on, with the words for each level.

@@ -358,6 +358,8 @@ class Assumption:
     basis_label: str
     source: str
     as_of: date | None
+    flag: str = ""  # the published figure's confidence flag (Provenance.flag)
+    level: str = ""  # where it was found: site, zone, national, assumed (Provenance.level)
 
 
 def _value_of(inputs: EconomicsInputs, key: str):
@@ -390,6 +392,8 @@ def assumption_records(inputs: EconomicsInputs) -> list[Assumption]:
                 basis_label=BASIS_LABELS[provenance.basis],
                 source=provenance.source,
                 as_of=provenance.as_of,
+                flag=provenance.flag,
+                level=provenance.level,
             )
         )
     return records

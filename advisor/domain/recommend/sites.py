@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from advisor.domain.economics.compare import SiteDifference, site_difference
-from advisor.domain.economics.confidence import FIGURE_LABELS, FLAG_LABELS, Confidence, weakest
+from advisor.domain.economics.confidence import (
+    BASIS_FLAG_LABELS,
+    FIGURE_LABELS,
+    FLAG_LABELS,
+    Confidence,
+    weakest,
+)
 from advisor.domain.economics.costs import BUY, effective_pue, effective_tariff_cny_per_kwh
 from advisor.domain.economics.inputs import BASIS_OVERRIDE, Provenance
 from advisor.domain.i18n import N_
@@ -53,7 +59,8 @@ def _used(key: str, value: Decimal, provenance: Provenance | None) -> FigureUsed
         return FigureUsed(value, YOUR_FIGURE, "")
     labels = FIGURE_LABELS[key]
     level = labels.get(provenance.level) or labels["site"]
-    return FigureUsed(value, level, FLAG_LABELS.get(provenance.flag, ""))
+    flag = FLAG_LABELS.get(provenance.flag) or BASIS_FLAG_LABELS.get(provenance.basis, "")
+    return FigureUsed(value, level, flag)
 
 
 def _buyable(option) -> bool:
