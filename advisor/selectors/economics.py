@@ -506,7 +506,9 @@ def site_figures(dc: DataCenter, *, preferential_tariff: bool = False) -> SiteFi
         )
     demand_charge = None
     own_power = dc.power_pricing in (choices.PowerPricing.FIXED, choices.PowerPricing.INCLUDED)
-    if not own_power and not (preferential_tariff and tariff_provenance.basis == BASIS_CLAIM):
+    # The claimed preferential price says nothing of a demand charge: it stays (leans against
+    # the claim under test).
+    if not own_power:
         figure = tariff_figure(dc)
         if figure is not None and figure.demand_charge_cny_per_kw_month is not None:
             demand_charge = figure.demand_charge_cny_per_kw_month
