@@ -24,6 +24,7 @@ from advisor.domain.economics.inputs import (
     BASIS_QUOTE,
     IDLE_SHARE_OF_MAX,
     LEVEL_ASSUMED,
+    LEVEL_EQUIVALENT,
     LEVEL_NATIONAL,
     LEVEL_SITE,
     LEVEL_ZONE,
@@ -591,6 +592,49 @@ def prices_for(
             converted = offer.currency != choices.Currency.CNY
             provenance[name] = _offer_provenance(offer, rate if converted else None)
     return Prices(**values), provenance
+
+
+EQUIVALENT_SOURCE = (
+    "No {kind} price for {server}: the price of {other}, the same accelerator count "
+    "({gpus} × {accelerator}); a different chassis may cost more or less. {source}"
+)
+
+
+def with_equivalent_prices(
+    server_model: ServerModel,
+    dc: DataCenter,
+    prices: Prices,
+    provenance: dict[str, Provenance],
+    cny_per_unit: dict[str, Decimal] | None = None,
+) -> tuple[Prices, dict[str, Provenance]]:
+    """Fill the kinds ``server_model`` has no offer for from a server with the same accelerator
+    and count (e.g. a DGX H100 from an HGX H100 board's offers), each marked as such."""
+    missing = [name for name in _OFFER_FIELDS.values() if getattr(prices, name) is None]
+    if not missing:
+        return prices, provenance
+    others = ServerModel.objects.filter(
+        accelerator_id=server_model.accelerator_id, gpu_count=server_model.gpu_count
+    ).exclude(pk=server_model.pk)
+    values, provenance = {}, dict(provenance)
+    for other in others.select_related("accelerator").order_by("key"):
+        other_prices, other_provenance = prices_for(other, dc, cny_per_unit)
+        for name in missing:
+            value = getattr(other_prices, name)
+            if name in values or value is None:
+                continue
+            found = other_provenance[name]
+            kind = {v: k for k, v in _OFFER_FIELDS.items()}[name]
+            source = EQUIVALENT_SOURCE.format(
+                kind=kind,
+                server=server_model.name,
+                other=other.name,
+                gpus=other.gpu_count,
+                accelerator=other.accelerator.name,
+                source=found.source,
+            )
+            values[name] = value
+            provenance[name] = replace(found, source=source, level=LEVEL_EQUIVALENT)
+    return replace(prices, **values), provenance
 
 
 # --- Server load -------------------------------------------------------------------------

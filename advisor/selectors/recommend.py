@@ -118,6 +118,7 @@ def _site_costs(
 
 def _prices(model: ServerModel, dc: DataCenter, overrides: dict | None):
     prices, provenance = economics_selectors.prices_for(model, dc)
+    prices, provenance = economics_selectors.with_equivalent_prices(model, dc, prices, provenance)
     given = _given(overrides, PRICE_FIGURES)
     return replace(prices, **given), {
         **provenance,

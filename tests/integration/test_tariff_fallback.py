@@ -19,7 +19,7 @@ from advisor.wizard import services
 from tests.support.assessments import PROCUREMENT, TRAINING
 from tests.support.users import make_user
 from vendors import choices
-from vendors.models import DataCenter, Offer, PolicyZone, RackFee, Tariff
+from vendors.models import DataCenter, Offer, PolicyZone, RackFee, ServerModel, Tariff
 
 pytestmark = pytest.mark.django_db
 TODAY = date(2026, 12, 1)
@@ -190,6 +190,22 @@ def test_buyers_figure_wins_and_is_marked_as_theirs(catalog):
         assert option.site.tariff_breakdown is None  # the table is not what prices it
 
 
+def test_a_server_without_offers_takes_an_equivalent_servers_price(catalog):
+    assert not Offer.objects.filter(server_model__key="dgx-h100").exists()
+    run = run_recommendation(
+        {**QWEN_32B_LORA, "site": {"data_centers": ["example-guian"]}}, today=TODAY
+    )
+    dgx = next(o for o in run.recommendation.options if o.hardware.server.key == "dgx-h100")
+    hgx = next(o for o in run.recommendation.options if o.hardware.server.key == "hgx-h100-8gpu")
+    assert dgx.cost_cny == hgx.cost_cny and dgx.cost_cny is not None
+    provenance = dgx.economics.inputs.provenance["rent_cny_per_server_month"]
+    assert provenance.level == "equivalent"
+    assert "HGX H100" in provenance.source and "DGX H100" in provenance.source
+    assert dgx.confidence.figure_label.startswith("an equivalent server's")
+    own = hgx.economics.inputs.provenance["rent_cny_per_server_month"]
+    assert own.level == ""
+
+
 # --- A missing figure never disqualifies -------------------------------------------------
 
 
@@ -236,7 +252,16 @@ def test_qwen_32b_lora_every_offered_option_priced_and_guizhou_cheaper_than_shan
     assert {o.site.data_center.key for o in options} == set(
         DataCenter.objects.values_list("key", flat=True)
     )
-    offered = set(Offer.objects.values_list("server_model__key", flat=True))
+    # A server is priced when it, or a server with the same accelerator and count, has an offer.
+    boards = set(Offer.objects.values_list("server_model__accelerator", "server_model__gpu_count"))
+    offered = {
+        key
+        for key, accelerator, gpus in ServerModel.objects.values_list(
+            "key", "accelerator", "gpu_count"
+        )
+        if (accelerator, gpus) in boards
+    }
+    assert {"dgx-h100", "dgx-h200", "hgx-h200-8gpu"} <= offered
     for option in options:
         assert not any(w in r.render() for r in option.reasons for w in MISSING_FIGURE_WORDS)
         if option.hardware.server.key in offered and option.sizing.fits:

@@ -22,6 +22,7 @@ from advisor.domain.economics.inputs import (
     BASIS_QUOTE,
     BASIS_SIZING,
     LEVEL_ASSUMED,
+    LEVEL_EQUIVALENT,
     LEVEL_NATIONAL,
     LEVEL_SITE,
     LEVEL_ZONE,
@@ -68,8 +69,16 @@ LEVEL_LABELS = {
     LEVEL_ZONE: N_("province figure"),
     LEVEL_NATIONAL: N_("national figure"),
     LEVEL_ASSUMED: N_("assumed"),
+    LEVEL_EQUIVALENT: N_("an equivalent server's price"),
 }
-LEVEL_WEAKNESS = {"": 0, LEVEL_SITE: 0, LEVEL_ZONE: 1, LEVEL_NATIONAL: 2, LEVEL_ASSUMED: 3}
+LEVEL_WEAKNESS = {
+    "": 0,
+    LEVEL_SITE: 0,
+    LEVEL_ZONE: 1,
+    LEVEL_EQUIVALENT: 2,
+    LEVEL_NATIONAL: 2,
+    LEVEL_ASSUMED: 3,
+}
 
 # The figures an option's cost rests on, with the words for each level.
 FIGURE_LABELS = {
@@ -103,9 +112,18 @@ FIGURE_LABELS = {
         LEVEL_NATIONAL: N_("national power per rack"),
         LEVEL_ASSUMED: N_("assumed power per rack (one server per rack)"),
     },
-    "purchase_cny_per_server": {"": N_("purchase price")},
-    "rent_cny_per_server_month": {"": N_("rent")},
-    "cloud_cny_per_gpu_hour": {"": N_("cloud price")},
+    "purchase_cny_per_server": {
+        "": N_("purchase price"),
+        LEVEL_EQUIVALENT: N_("an equivalent server's purchase price"),
+    },
+    "rent_cny_per_server_month": {
+        "": N_("rent"),
+        LEVEL_EQUIVALENT: N_("an equivalent server's rent"),
+    },
+    "cloud_cny_per_gpu_hour": {
+        "": N_("cloud price"),
+        LEVEL_EQUIVALENT: N_("an equivalent server's cloud price"),
+    },
 }
 MODE_PRICE = {
     "buy": "purchase_cny_per_server",
@@ -160,7 +178,7 @@ def weakest(provenance: dict[str, Provenance], mode: str | None) -> Confidence |
     key, worst = max(candidates, key=lambda item: (_weakness(item[1]), -keys.index(item[0])))
     weakness = _weakness(worst)
     labels = FIGURE_LABELS[key]
-    figure_label = labels.get(worst.level) or labels.get(LEVEL_SITE) or next(iter(labels.values()))
+    figure_label = labels.get(worst.level) or labels.get(LEVEL_SITE) or labels[""]
     flag_label = FLAG_LABELS.get(worst.flag) or BASIS_FLAG_LABELS.get(worst.basis, "")
     if all(p.basis == BASIS_OVERRIDE for _, p in candidates):
         headline = YOURS

@@ -69,6 +69,8 @@ LEVEL_SITE = "site"
 LEVEL_ZONE = "zone"
 LEVEL_NATIONAL = "national"
 LEVEL_ASSUMED = "assumed"
+# A server price taken from a server with the same accelerator and count (no offer of its own).
+LEVEL_EQUIVALENT = "equivalent"
 
 
 @dataclass(frozen=True)
