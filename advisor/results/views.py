@@ -124,11 +124,8 @@ def _sites_and_servers(run):
         site = option.site
         key = site.data_center.key
         if key not in sites:
-            in_use = {
-                name: getattr(site.costs, name)
-                for name, *_ in SITE_FIELDS
-                if name not in site.missing_costs
-            }
+            in_use = {name: presenters.figure_in_use(site, name) for name, *_ in SITE_FIELDS}
+            in_use = {name: text for name, text in in_use.items() if text is not None}
             sites[key] = (key, site.data_center.name or key, in_use)
         servers.setdefault(option.hardware.server.key, option.hardware.server.name)
     return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])
