@@ -8,6 +8,7 @@ from decimal import Decimal as D
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import translation
 
 from advisor.domain.economics.costs import BUY
 from advisor.domain.recommend.sites import same_server_by_site
@@ -347,3 +348,66 @@ def test_comparison_page_explains_the_site_difference(client, buyer, catalog, la
         reverse("results:option", args=(assessment.pk, keys[0])), HTTP_ACCEPT_LANGUAGE=language
     ).content.decode()
     assert "tariff-breakdown" in option or "site-comparison" in option
+
+
+# --- Admin: import with the model's rules, and which zones lack a price and how old it is ----
+
+
+TARIFF_HEADER = (
+    "key,policy_zone,month,tariff_class,issuer,document_title,url,flag,"
+    "peak_cny_per_kwh,peak_hours,flat_cny_per_kwh,flat_hours,valley_cny_per_kwh,valley_hours,"
+    "hours_source,demand_charge_cny_per_kw_month,source\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("hours", "error"),
+    [
+        ("10-13,17-22", None),
+        ("10-13,17-23", "do not work"),  # peak overlaps flat at 22-23
+        ("10-13,17-2x", "do not work"),
+    ],
+)
+def test_tariff_import_checks_the_bands(catalog, hours, error):
+    import tablib
+
+    from vendors.resources import TariffResource
+
+    row = (
+        f"test-gz,guizhou,2026-11-01,two-part-1-10kv,Guizhou Power Grid,Table,"
+        f"https://example.org/t,OFF-T,0.9,{hours},0.56,8-10,13-17,22-24,0.24,0-8,"
+        f"黔发改价格〔2023〕481号,35,Table\n"
+    )
+    # the flat hours hold commas: quote that cell
+    row = row.replace("8-10,13-17,22-24", '"8-10,13-17,22-24"').replace(
+        f",{hours},", f',"{hours}",'
+    )
+    dataset = tablib.Dataset().load(TARIFF_HEADER + row, format="csv")
+    with translation.override("en"):
+        result = TariffResource().import_data(dataset, dry_run=True)
+    if error is None:
+        assert not result.has_validation_errors(), result.invalid_rows
+        return
+    assert result.has_validation_errors()
+    messages = str(result.invalid_rows[0].error_dict)
+    assert error in messages and "peak_hours" in messages
+
+
+def test_zone_list_says_which_zones_lack_a_price_and_how_old_it_is(catalog):
+    from django.contrib.admin.sites import site as admin_site
+
+    from vendors.admin import TARIFF_STALE_DAYS, PolicyZoneAdmin, price_age_days
+
+    with translation.override("en"):
+        admin = PolicyZoneAdmin(PolicyZone, admin_site)
+        guizhou = PolicyZone.objects.get(key="guizhou")
+        shanghai = PolicyZone.objects.get(key="shanghai")
+        cluster = PolicyZone.objects.get(key="guian-cluster")
+        assert admin.electricity_price(guizhou) == "0.5620"
+        assert admin.price_month(guizhou) == "2025-12"
+        assert admin.electricity_price(shanghai) == "none: national figure"  # incomplete table
+        assert admin.electricity_price(cluster) == "none: uses Guizhou"
+        table = Tariff.objects.get(key="guizhou-2025-12-10kv-derived")
+        assert price_age_days(table, date(2026, 1, 30)) == 60
+        assert price_age_days(table, date(2026, 1, 30)) <= TARIFF_STALE_DAYS
+        assert "(stale)" in admin.price_age(guizhou)  # a 2025-12 table is old by now
