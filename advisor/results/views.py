@@ -12,6 +12,7 @@ from advisor.results import presenters
 from advisor.results.forms import SITE_FIELDS, FiguresForm
 from advisor.results.services import FIGURES_KEY, assessment_results, save_figures
 from advisor.roles import procurement_required
+from advisor.templatetags.domain_text import local_name
 from advisor.wizard import services as wizard_services
 from advisor.wizard.selectors import assessment_for
 
@@ -126,7 +127,7 @@ def _sites_and_servers(run):
         if key not in sites:
             in_use = {name: presenters.figure_in_use(site, name) for name, *_ in SITE_FIELDS}
             in_use = {name: text for name, text in in_use.items() if text is not None}
-            sites[key] = (key, site.data_center.name or key, in_use)
+            sites[key] = (key, local_name(site.data_center) or key, in_use)
         servers.setdefault(option.hardware.server.key, option.hardware.server.name)
     return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])
 

@@ -411,3 +411,18 @@ def test_zone_list_says_which_zones_lack_a_price_and_how_old_it_is(catalog):
         assert price_age_days(table, date(2026, 1, 30)) == 60
         assert price_age_days(table, date(2026, 1, 30)) <= TARIFF_STALE_DAYS
         assert "(stale)" in admin.price_age(guizhou)  # a 2025-12 table is old by now
+
+
+@pytest.mark.parametrize("name", ["30_policy_zones.json", "35_tariffs.json", "36_rack_fees.json"])
+def test_price_fixtures_cite_public_documents(name):
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "fixtures" / "catalog" / name
+    text = path.read_text(encoding="utf-8")
+    assert "shared/" not in text and "research/" not in text
+    for record in json.loads(text):
+        fields = record["fields"]
+        assert fields["source"], fields["key"]
+        if record["model"] in ("vendors.tariff", "vendors.rackfee"):
+            assert fields["issuer"] and fields["document_title"] and fields["flag"], fields["key"]
