@@ -42,6 +42,7 @@ class SiteRow:
     option_key: str
     site_key: str
     site_name: str
+    site_name_zh: str | None  # shown on Chinese pages (``local_name``)
     province: str | None
     buy_total_cny: Decimal
     tariff: FigureUsed
@@ -90,6 +91,7 @@ def same_server_by_site(options, base) -> list[SiteRow]:
                 option_key=option.key,
                 site_key=option.site.data_center.key,
                 site_name=option.site.data_center.name or option.site.data_center.key,
+                site_name_zh=getattr(option.site.data_center, "name_zh", None),
                 province=option.site.data_center.province,
                 buy_total_cny=result.costs[BUY].horizon_total_cny,
                 tariff=_used(
