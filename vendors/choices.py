@@ -109,6 +109,16 @@ class SourceFlag(models.TextChoices):
     LOW = "LOW", _("Low confidence")
 
 
+class TariffClass(models.TextChoices):
+    """The tariff class of a price table (the class a data center's supply is billed in)."""
+
+    TWO_PART_1_10KV = "two-part-1-10kv", _("1–10(20) kV, two-part")
+    SINGLE_PART_1_10KV = "single-part-1-10kv", _("1–10(20) kV, single-part")
+    LARGE_INDUSTRY_10KV = "large-industry-10kv", _("Large industry, 10 kV, two-part")
+    SINGLE_PART_BELOW_1KV = "single-part-lt-1kv", _("Below 1 kV, single-part")
+    FLAT_FIGURE = "flat-figure", _("A single reported figure (no table)")
+
+
 class Gb50174Class(models.TextChoices):
     A = "A", _("Class A (fault tolerant)")
     B = "B", _("Class B (redundant)")

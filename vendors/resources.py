@@ -112,8 +112,24 @@ class CertificateResource(CatalogResource):
 
 
 class PolicyZoneResource(CatalogResource):
+    parent = fk("parent", models.PolicyZone)
+
     class Meta(CatalogResource.Meta):
         model = models.PolicyZone
+
+
+class TariffResource(CatalogResource):
+    policy_zone = fk("policy_zone", models.PolicyZone)
+
+    class Meta(CatalogResource.Meta):
+        model = models.Tariff
+
+
+class RackFeeResource(CatalogResource):
+    policy_zone = fk("policy_zone", models.PolicyZone)
+
+    class Meta(CatalogResource.Meta):
+        model = models.RackFee
 
 
 class DataCenterResource(CatalogResource):

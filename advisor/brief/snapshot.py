@@ -23,6 +23,7 @@ from advisor.domain.delivery.checklist import (
 )
 from advisor.domain.i18n import Message
 from advisor.domain.recommend import Option, Procurement, Recommendation
+from advisor.domain.recommend.sites import same_server_by_site
 from advisor.domain.scenario import Scenario, dump_scenario
 
 SCHEMA_VERSION = 1
@@ -106,6 +107,8 @@ def _economics(option: Option) -> dict | None:
                 "basis_label": a.basis_label,
                 "source": a.source,
                 "as_of": jsonable(a.as_of),
+                "flag": a.flag,
+                "level": a.level,
             }
             for a in result.assumptions
         ],
@@ -142,8 +145,18 @@ def option_snapshot(option: Option) -> dict:
         "sizing": _sizing(option),
         "compliance": option.compliance.as_dict(),
         "economics": _economics(option),
+        "confidence": jsonable(option.confidence),
+        "tariff_breakdown": jsonable(option.site.tariff_breakdown),
+        "tariff_source": _tariff_source(option),
         "delivery": delivery_snapshot(option),
     }
+
+
+def _tariff_source(option: Option) -> str:
+    if option.economics is None:
+        return ""
+    provenance = option.economics.inputs.provenance.get("tariff_cny_per_kwh")
+    return provenance.source if provenance else ""
 
 
 def vendor_comparison_snapshot(options: list[Option], today: date) -> dict:
@@ -213,6 +226,7 @@ def brief_snapshot(
         "procurement": jsonable(procurement),
         "inputs": jsonable(inputs or {}),
         "options": [option_snapshot(o) for o in chosen],
+        "site_comparison": jsonable(same_server_by_site(recommendation.options, chosen[0])),
         "vendor_comparison": vendor_comparison_snapshot(chosen, today),
         "catalog": jsonable(catalog or []),
         "considered": len(recommendation.options),

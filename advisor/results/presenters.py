@@ -9,7 +9,11 @@ from django.utils.translation import gettext
 
 from advisor.brief.charts import Series, line_chart, stacked_bar
 from advisor.brief.render import MODE_LABELS, memory_segments
+from advisor.domain.economics.confidence import FIGURE_LABELS, FLAG_LABELS
+from advisor.domain.economics.inputs import LEVEL_ASSUMED
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
+from advisor.domain.recommend.options import price_notes
+from advisor.domain.recommend.sites import same_server_by_site
 
 RANKINGS = tuple(RANKING_LABELS)
 ALL_OPTIONS = "all"
@@ -102,3 +106,38 @@ def cost_chart(option: Option) -> str:
 
 def findings_by_area(option: Option) -> list[tuple[str, list]]:
     return [(str(area), list(findings)) for area, findings in option.compliance.by_area().items()]
+
+
+def site_rows(options: list[Option], base: Option | None) -> list:
+    """The same servers bought at each of ``options``' sites, the difference explained."""
+    return same_server_by_site(options, base) if base is not None else []
+
+
+def tariff_source(option: Option) -> str:
+    """Where the electricity price of ``option`` comes from (document, issuer, month)."""
+    if option.economics is None:
+        return ""
+    provenance = option.economics.inputs.provenance.get("tariff_cny_per_kwh")
+    return provenance.source if provenance else ""
+
+
+def notes_for(option: Option, procurement) -> list:
+    return list(price_notes(option, procurement))
+
+
+def figure_in_use(site, name: str) -> str | None:
+    """A site figure as the figures page shows it: value, where it was found, its flag."""
+    provenance = site.cost_provenance.get(name)
+    if name in site.missing_costs:
+        if provenance is not None and provenance.level == LEVEL_ASSUMED:
+            return gettext(FIGURE_LABELS[name][LEVEL_ASSUMED])
+        return None
+    value = getattr(site.costs, name)
+    text = format(value.normalize(), "f") if hasattr(value, "normalize") else str(value)
+    if provenance is None or provenance.basis == "override":
+        return text
+    labels = FIGURE_LABELS.get(name, {})
+    where = labels.get(provenance.level) or labels.get("site")
+    flag = FLAG_LABELS.get(provenance.flag)
+    details = ", ".join(gettext(t) for t in (where, flag) if t)
+    return f"{text} ({details})" if details else text

@@ -84,6 +84,9 @@ def option_detail(request, pk, key):
             "findings_by_area": presenters.findings_by_area(option),
             "memory_labels": MEMORY_COMPONENT_LABELS,
             "mode_label": MODE_LABELS.get(option.mode, ""),
+            "site_rows": presenters.site_rows(list(run.recommendation.options), option),
+            "tariff_source": presenters.tariff_source(option),
+            "price_notes": presenters.notes_for(option, run.procurement),
             **questionnaire_context(run, option),
         },
     )
@@ -111,6 +114,7 @@ def compare(request, pk):
             "run": run,
             "options": options,
             "charts": [presenters.memory_chart(o) for o in options],
+            "site_rows": presenters.site_rows(options, options[0] if options else None),
             "error": error,
         },
         status=400 if error else 200,
@@ -123,11 +127,8 @@ def _sites_and_servers(run):
         site = option.site
         key = site.data_center.key
         if key not in sites:
-            in_use = {
-                name: getattr(site.costs, name)
-                for name, *_ in SITE_FIELDS
-                if name not in site.missing_costs
-            }
+            in_use = {name: presenters.figure_in_use(site, name) for name, *_ in SITE_FIELDS}
+            in_use = {name: text for name, text in in_use.items() if text is not None}
             sites[key] = (key, local_name(site.data_center) or key, in_use)
         servers.setdefault(option.hardware.server.key, option.hardware.server.name)
     return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])

@@ -8,8 +8,11 @@ or reported as missing, so that the wizard asks the buyer for them; none is sile
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date
 from decimal import Decimal
+
+from django.utils import translation
 
 from advisor.domain.economics.inputs import (
     BASIS_ASSUMPTION,
@@ -20,6 +23,11 @@ from advisor.domain.economics.inputs import (
     BASIS_OFFICIAL,
     BASIS_QUOTE,
     IDLE_SHARE_OF_MAX,
+    LEVEL_ASSUMED,
+    LEVEL_EQUIVALENT,
+    LEVEL_NATIONAL,
+    LEVEL_SITE,
+    LEVEL_ZONE,
     Assumptions,
     EconomicsInputs,
     Overrides,
@@ -30,8 +38,9 @@ from advisor.domain.economics.inputs import (
     apply_overrides,
     to_decimal,
 )
+from advisor.domain.economics.tariff import EffectivePrice
 from vendors import choices
-from vendors.models import DataCenter, Offer, ServerModel
+from vendors.models import DataCenter, Offer, PolicyZone, RackFee, ServerModel, Tariff
 
 # PUE when a data center states neither a measured nor a design value: the national
 # average target for end-2025 in the 2024 action plan (《数据中心绿色低碳发展专项行动计划》,
@@ -123,11 +132,237 @@ class SiteFigures:
 
 
 def _preferential_tariff(dc: DataCenter) -> tuple[Decimal | None, Provenance | None]:
-    zone = dc.policy_zone
-    if zone is None or zone.preferential_tariff_cny_per_kwh is None:
+    for zone in _zone_chain(dc):
+        if zone.preferential_tariff_cny_per_kwh is not None:
+            source = f"{zone.name}: negotiated-tariff scenario. {zone.preferential_tariff_note}"
+            return _decimal(zone.preferential_tariff_cny_per_kwh), Provenance(
+                BASIS_CLAIM, source.strip(), flag=choices.SourceFlag.VENDOR, level=LEVEL_ZONE
+            )
+    return None, None
+
+
+# --- Fallback chain: the site's own figure → its zone's (then the wider zones') → national ----
+
+
+def _zone_chain(dc: DataCenter) -> list[PolicyZone]:
+    """The site's policy zone and the zones it falls back to, then its province's zone."""
+    zones = dc.policy_zone.chain() if dc.policy_zone_id else []
+    province = dc.province or (dc.policy_zone.province if dc.policy_zone_id else "")
+    if province:
+        extra = PolicyZone.objects.filter(
+            kind=choices.PolicyZoneKind.PROVINCE, province__iexact=province
+        ).exclude(pk__in=[z.pk for z in zones])
+        for zone in extra:
+            zones.extend(z for z in zone.chain() if z not in zones)
+    return zones
+
+
+@dataclass(frozen=True)
+class TariffFigure:
+    """The electricity price used for a site: energy per kWh, demand charge, and why."""
+
+    energy_cny_per_kwh: Decimal
+    demand_charge_cny_per_kw_month: Decimal | None
+    provenance: Provenance
+    demand_provenance: Provenance | None
+    tariff: Tariff | None = None
+    breakdown: EffectivePrice | None = None  # the bands, for display
+    note: str = ""
+
+
+def _tariff_source(tariff: Tariff) -> str:
+    with translation.override("en"):  # a source line is kept as written, like every other
+        tariff_class = str(tariff.get_tariff_class_display())
+    parts = [
+        f"{tariff.policy_zone.name}: {tariff_class}, {tariff.month:%Y-%m}.",
+        tariff.document_title,
+        tariff.issuer,
+        tariff.url,
+    ]
+    if tariff.published_on:
+        parts.append(f"published {tariff.published_on}")
+    return " ".join(str(p) for p in parts if p)
+
+
+def _level(zone: PolicyZone, dc: DataCenter) -> str:
+    return LEVEL_ZONE if zone is not None else LEVEL_NATIONAL
+
+
+# Prices computed from bands are kept to 1/1,000,000 CNY per kWh (the tables' own precision is
+# at most 8 decimals; the hour-weighted mean would otherwise repeat without end).
+PRICE_QUANTUM = Decimal("0.000001")
+
+
+def priced_tariff(tariff: Tariff) -> tuple[Decimal, EffectivePrice | None] | None:
+    """The tariff's 24-hour energy price and breakdown; ``None`` when it cannot be priced."""
+    breakdown = tariff.effective_price()
+    if breakdown is not None:
+        return breakdown.energy_cny_per_kwh.quantize(PRICE_QUANTUM), breakdown
+    if tariff.flat_figure_cny_per_kwh is not None:
+        return _decimal(tariff.flat_figure_cny_per_kwh), None
+    return None
+
+
+def zone_tariff(zone: PolicyZone) -> Tariff | None:
+    """The zone's newest tariff that can be priced (a full table or a single figure)."""
+    for tariff in zone.tariffs.order_by("-month", "key"):
+        if priced_tariff(tariff) is not None:
+            return tariff
+    return None
+
+
+def _two_part(tariff: Tariff) -> bool:
+    return tariff.tariff_class in (
+        choices.TariffClass.TWO_PART_1_10KV,
+        choices.TariffClass.LARGE_INDUSTRY_10KV,
+    )
+
+
+def _latest_tables() -> list[Tariff]:
+    """The newest complete time-of-use table of every zone (single figures left out)."""
+    tables = []
+    for zone in PolicyZone.objects.prefetch_related("tariffs").order_by("key"):
+        for tariff in sorted(zone.tariffs.all(), key=lambda t: t.month, reverse=True):
+            if tariff.effective_price() is not None:
+                tables.append(tariff)
+                break
+    return tables
+
+
+NATIONAL_TARIFF_NOTE = (
+    "National figure: mean 24-hour energy price of the newest complete time-of-use table of "
+    "each zone in the catalog ({zones}); derived, so indicative only."
+)
+NATIONAL_DEMAND_NOTE = (
+    "National figure: mean demand charge of the two-part tables in the catalog ({zones}); "
+    "derived, so indicative only."
+)
+
+
+def national_tariff() -> TariffFigure | None:
+    """The mean of the zones' newest complete tables (energy) and of their demand charges."""
+    tables = _latest_tables()
+    if not tables:
+        return None
+    energy = sum((t.effective_price().energy_cny_per_kwh for t in tables), Decimal(0))
+    energy = (energy / len(tables)).quantize(PRICE_QUANTUM)
+    demands = [t for t in tables if t.demand_charge_cny_per_kw_month is not None]
+    demand = (
+        sum((_decimal(t.demand_charge_cny_per_kw_month) for t in demands), Decimal(0))
+        / len(demands)
+        if demands
+        else None
+    )
+    newest = max(t.month for t in tables)
+    names = ", ".join(f"{t.policy_zone.name} {t.month:%Y-%m}" for t in tables)
+    provenance = Provenance(
+        BASIS_CATALOG,
+        NATIONAL_TARIFF_NOTE.format(zones=names),
+        newest,
+        flag=choices.SourceFlag.DERIVED,
+        level=LEVEL_NATIONAL,
+    )
+    demand_names = ", ".join(f"{t.policy_zone.name} {t.month:%Y-%m}" for t in demands)
+    demand_provenance = (
+        Provenance(
+            BASIS_CATALOG,
+            NATIONAL_DEMAND_NOTE.format(zones=demand_names),
+            newest,
+            flag=choices.SourceFlag.DERIVED,
+            level=LEVEL_NATIONAL,
+        )
+        if demands
+        else None
+    )
+    return TariffFigure(energy, demand, provenance, demand_provenance)
+
+
+def _demand_for(tariff: Tariff, zones: list[PolicyZone]):
+    """A two-part table's demand charge; when it lacks one, the nearest zone's, else national."""
+    if not _two_part(tariff):
         return None, None
-    source = f"{zone.name}: negotiated-tariff scenario. {zone.preferential_tariff_note}".strip()
-    return _decimal(zone.preferential_tariff_cny_per_kwh), Provenance(BASIS_CLAIM, source)
+    if tariff.demand_charge_cny_per_kw_month is not None:
+        provenance = Provenance(
+            _basis(tariff.flag),
+            _tariff_source(tariff),
+            tariff.month,
+            flag=tariff.flag,
+            level=LEVEL_ZONE,
+        )
+        return _decimal(tariff.demand_charge_cny_per_kw_month), provenance
+    return _zones_demand(zones)
+
+
+def _zones_demand(zones: list[PolicyZone]):
+    """The nearest zone's demand charge (a two-part table's, or the zone's own), else national."""
+    for zone in zones:
+        for other in zone.tariffs.order_by("-month", "key"):
+            if _two_part(other) and other.demand_charge_cny_per_kw_month is not None:
+                provenance = Provenance(
+                    _basis(other.flag),
+                    _tariff_source(other),
+                    other.month,
+                    flag=other.flag,
+                    level=LEVEL_ZONE,
+                )
+                return _decimal(other.demand_charge_cny_per_kw_month), provenance
+        if zone.demand_charge_cny_per_kw_month is not None:
+            source = " ".join(filter(None, [zone.name, zone.tariff_basis, zone.tariff_source]))
+            flag = zone.tariff_flag or choices.SourceFlag.LOW
+            return _decimal(zone.demand_charge_cny_per_kw_month), Provenance(
+                _basis(flag), source, zone.tariff_as_of, flag=flag, level=LEVEL_ZONE
+            )
+    national = national_tariff()
+    if national is None or national.demand_charge_cny_per_kw_month is None:
+        return None, None
+    return national.demand_charge_cny_per_kw_month, national.demand_provenance
+
+
+def tariff_figure(dc: DataCenter) -> TariffFigure | None:
+    """The grid price for a site: its zone's table, a wider zone's, or the national figure."""
+    return zones_tariff(_zone_chain(dc))
+
+
+def zones_tariff(zones: list[PolicyZone]) -> TariffFigure | None:
+    """The first of ``zones`` with a price (nearest first), else the national figure."""
+    for zone in zones:
+        tariff = zone_tariff(zone)
+        if tariff is not None:
+            energy, breakdown = priced_tariff(tariff)
+            provenance = Provenance(
+                _basis(tariff.flag),
+                _tariff_source(tariff),
+                tariff.month,
+                flag=tariff.flag,
+                level=LEVEL_ZONE,
+            )
+            demand, demand_provenance = _demand_for(tariff, zones)
+            return TariffFigure(
+                energy, demand, provenance, demand_provenance, tariff, breakdown, tariff.notes
+            )
+        if zone.tariff_cny_per_kwh is not None:  # a zone's single figure (older records)
+            source = " ".join(filter(None, [zone.name, zone.tariff_basis, zone.tariff_source]))
+            provenance = Provenance(
+                _basis(zone.tariff_flag),
+                source,
+                zone.tariff_as_of,
+                flag=zone.tariff_flag,
+                level=LEVEL_ZONE,
+            )
+            demand = _decimal(zone.demand_charge_cny_per_kw_month)
+            return TariffFigure(
+                _decimal(zone.tariff_cny_per_kwh),
+                demand,
+                provenance,
+                provenance if demand is not None else None,
+            )
+    national = national_tariff()
+    if national is None:
+        return None
+    demand, demand_provenance = _zones_demand(zones)
+    return replace(
+        national, demand_charge_cny_per_kw_month=demand, demand_provenance=demand_provenance
+    )
 
 
 def _tariff(dc: DataCenter, preferential: bool = False) -> tuple[Decimal | None, Provenance | None]:
@@ -137,33 +372,54 @@ def _tariff(dc: DataCenter, preferential: bool = False) -> tuple[Decimal | None,
             f"{dc.name}: fixed power price, metered at the rack (cooling included). {dc.source}"
         )
         return _decimal(dc.power_price_cny_per_kwh), Provenance(
-            site_basis, source.strip(), dc.as_of
+            site_basis, source.strip(), dc.as_of, level=LEVEL_SITE
         )
     if dc.power_pricing == choices.PowerPricing.INCLUDED:
-        return Decimal(0), Provenance(site_basis, f"{dc.name}: power included in the rack fee.")
+        return Decimal(0), Provenance(
+            site_basis, f"{dc.name}: power included in the rack fee.", level=LEVEL_SITE
+        )
     if preferential:
         tariff, provenance = _preferential_tariff(dc)
         if tariff is not None:
             return tariff, provenance
-    zone = dc.policy_zone
-    if zone is None or zone.tariff_cny_per_kwh is None:
+    figure = tariff_figure(dc)
+    if figure is None:
         return None, None
-    source = " ".join(filter(None, [zone.name, zone.tariff_basis, zone.tariff_source]))
-    provenance = Provenance(_basis(zone.tariff_flag), source, zone.tariff_as_of)
-    return _decimal(zone.tariff_cny_per_kwh), provenance
+    return figure.energy_cny_per_kwh, figure.provenance
 
 
 def _pue(dc: DataCenter) -> tuple[Decimal, Provenance]:
     basis = BASIS_EXAMPLE if dc.is_example else BASIS_CLAIM
+    flag = "" if dc.is_example else choices.SourceFlag.VENDOR
     if dc.pue_measured is not None:
         return _decimal(dc.pue_measured), Provenance(
-            basis, f"{dc.name}: measured annual PUE. {dc.source}".strip(), dc.as_of
+            basis,
+            f"{dc.name}: measured annual PUE. {dc.source}".strip(),
+            dc.as_of,
+            flag=flag,
+            level=LEVEL_SITE,
         )
     if dc.pue_design is not None:
         return _decimal(dc.pue_design), Provenance(
-            basis, f"{dc.name}: design PUE. {dc.source}".strip(), dc.as_of
+            basis,
+            f"{dc.name}: design PUE. {dc.source}".strip(),
+            dc.as_of,
+            flag=flag,
+            level=LEVEL_SITE,
         )
-    return FALLBACK_PUE, Provenance(BASIS_ASSUMPTION, FALLBACK_PUE_SOURCE)
+    return FALLBACK_PUE, Provenance(
+        BASIS_ASSUMPTION,
+        FALLBACK_PUE_SOURCE,
+        flag=choices.SourceFlag.OFFICIAL,
+        level=LEVEL_NATIONAL,
+    )
+
+
+# Power per rack when a site states none: one server per rack (the sizing's server decides).
+UNKNOWN_RACK_POWER_SOURCE = (
+    "No power per rack stated for this data center: one server per rack assumed "
+    "(the most racks any server can need); enter the site's figure."
+)
 
 
 def _rack_power_limit_kw(dc: DataCenter) -> Decimal | None:
@@ -174,35 +430,97 @@ def _rack_power_limit_kw(dc: DataCenter) -> Decimal | None:
     return min(known) if known else None
 
 
+def _rack_fee_source(fee: RackFee) -> str:
+    tier = (
+        f"{fee.kw_min or 0:g}-{fee.kw_max:g} kW"
+        if fee.kw_max is not None
+        else (f"over {fee.kw_min:g} kW" if fee.kw_min is not None else "all racks")
+    )
+    power = {True: "power included", False: "power not included", None: "power not stated"}[
+        fee.power_included
+    ]
+    where = fee.policy_zone.name if fee.policy_zone_id else "National"
+    parts = [f"{where}: rack fee, {tier}, {power}.", fee.document_title, fee.issuer, fee.url]
+    return " ".join(p for p in parts if p)
+
+
+RACK_FEE_POWER_NOTE = (
+    " The model charges the power drawn at the electricity tariff on top of this fee, "
+    "so a fee that includes power is counted twice for that power (leans against the site)."
+)
+
+
+def rack_fee_figure(dc: DataCenter) -> tuple[Decimal, Provenance, RackFee] | None:
+    """The rack fee for a site without its own: its zones' highest-power tier, else national.
+
+    GPU servers need the densest racks, so the top tier is taken.
+    """
+    for zone in _zone_chain(dc):
+        fees = list(zone.rack_fees.all())
+        if fees:
+            fee = max(fees, key=lambda f: (f.kw_min or 0, f.kw_max or 1e9, f.key))
+            return _fee_provenance(fee, LEVEL_ZONE)
+    fees = list(RackFee.objects.filter(policy_zone__isnull=True))
+    if fees:
+        fee = max(fees, key=lambda f: (f.as_of or date.min, f.key))
+        return _fee_provenance(fee, LEVEL_NATIONAL)
+    return None
+
+
+def _fee_provenance(fee: RackFee, level: str):
+    source = _rack_fee_source(fee) + (RACK_FEE_POWER_NOTE if fee.power_included else "")
+    provenance = Provenance(
+        _basis(fee.flag), source, fee.published_on or fee.as_of, flag=fee.flag, level=level
+    )
+    return _decimal(fee.price_cny_per_month), provenance, fee
+
+
 def site_figures(dc: DataCenter, *, preferential_tariff: bool = False) -> SiteFigures:
-    """``preferential_tariff``: the zone's claimed data-center tariff, a scenario, never a default."""
+    """``preferential_tariff``: the zone's claimed data-center tariff, a scenario, never a default.
+
+    Every figure the site lacks falls back to its zone's (then the wider zones'), then to a
+    national figure, each marked with its level and confidence flag.
+    """
     site_basis = BASIS_EXAMPLE if dc.is_example else BASIS_CLAIM
-    site_provenance = Provenance(site_basis, f"{dc.name}. {dc.source}".strip(), dc.as_of)
+    site_flag = "" if dc.is_example else choices.SourceFlag.VENDOR
+    site_provenance = Provenance(
+        site_basis, f"{dc.name}. {dc.source}".strip(), dc.as_of, flag=site_flag, level=LEVEL_SITE
+    )
     tariff, tariff_provenance = _tariff(dc, preferential_tariff)
     pue, pue_provenance = _pue(dc)
-    provenance = {
-        "pue": pue_provenance,
-        "rack_fee_cny_per_month": site_provenance,
-        "rack_power_limit_kw": site_provenance,
-    }
+    provenance = {"pue": pue_provenance}
     if tariff_provenance is not None:
         provenance["tariff_cny_per_kwh"] = tariff_provenance
-    demand_charge = None
-    zone = dc.policy_zone
-    passed_through = dc.power_pricing == choices.PowerPricing.PASS_THROUGH
-    if passed_through and zone is not None and zone.demand_charge_cny_per_kw_month is not None:
-        demand_charge = _decimal(zone.demand_charge_cny_per_kw_month)
-        source = " ".join(filter(None, [zone.name, zone.tariff_basis, zone.tariff_source]))
-        provenance["demand_charge_cny_per_kw_month"] = Provenance(
-            _basis(zone.tariff_flag), source, zone.tariff_as_of
+    rack_fee = _decimal(dc.rack_fee_cny_per_month)
+    if rack_fee is not None:
+        provenance["rack_fee_cny_per_month"] = site_provenance
+    else:
+        fallback = rack_fee_figure(dc)
+        if fallback is not None:
+            rack_fee, provenance["rack_fee_cny_per_month"], _ = fallback
+    rack_limit = _rack_power_limit_kw(dc)
+    if rack_limit is not None:
+        provenance["rack_power_limit_kw"] = site_provenance
+    else:
+        provenance["rack_power_limit_kw"] = Provenance(
+            BASIS_ASSUMPTION, UNKNOWN_RACK_POWER_SOURCE, level=LEVEL_ASSUMED
         )
+    demand_charge = None
+    own_power = dc.power_pricing in (choices.PowerPricing.FIXED, choices.PowerPricing.INCLUDED)
+    # The claimed preferential price says nothing of a demand charge: it stays (leans against
+    # the claim under test).
+    if not own_power:
+        figure = tariff_figure(dc)
+        if figure is not None and figure.demand_charge_cny_per_kw_month is not None:
+            demand_charge = figure.demand_charge_cny_per_kw_month
+            provenance["demand_charge_cny_per_kw_month"] = figure.demand_provenance
     return SiteFigures(
         key=dc.key,
         name=dc.name,
         tariff_cny_per_kwh=tariff,
         pue=pue,
-        rack_fee_cny_per_month=_decimal(dc.rack_fee_cny_per_month),
-        rack_power_limit_kw=_rack_power_limit_kw(dc),
+        rack_fee_cny_per_month=rack_fee,
+        rack_power_limit_kw=rack_limit,
         price_includes_pue=dc.power_pricing == choices.PowerPricing.FIXED,
         power_in_rack_fee=dc.power_pricing == choices.PowerPricing.INCLUDED,
         demand_charge_cny_per_kw_month=demand_charge,
@@ -276,6 +594,49 @@ def prices_for(
     return Prices(**values), provenance
 
 
+EQUIVALENT_SOURCE = (
+    "No {kind} price for {server}: the price of {other}, the same accelerator count "
+    "({gpus} × {accelerator}); a different chassis may cost more or less. {source}"
+)
+
+
+def with_equivalent_prices(
+    server_model: ServerModel,
+    dc: DataCenter,
+    prices: Prices,
+    provenance: dict[str, Provenance],
+    cny_per_unit: dict[str, Decimal] | None = None,
+) -> tuple[Prices, dict[str, Provenance]]:
+    """Fill the kinds ``server_model`` has no offer for from a server with the same accelerator
+    and count (e.g. a DGX H100 from an HGX H100 board's offers), each marked as such."""
+    missing = [name for name in _OFFER_FIELDS.values() if getattr(prices, name) is None]
+    if not missing:
+        return prices, provenance
+    others = ServerModel.objects.filter(
+        accelerator_id=server_model.accelerator_id, gpu_count=server_model.gpu_count
+    ).exclude(pk=server_model.pk)
+    values, provenance = {}, dict(provenance)
+    for other in others.select_related("accelerator").order_by("key"):
+        other_prices, other_provenance = prices_for(other, dc, cny_per_unit)
+        for name in missing:
+            value = getattr(other_prices, name)
+            if name in values or value is None:
+                continue
+            found = other_provenance[name]
+            kind = {v: k for k, v in _OFFER_FIELDS.items()}[name]
+            source = EQUIVALENT_SOURCE.format(
+                kind=kind,
+                server=server_model.name,
+                other=other.name,
+                gpus=other.gpu_count,
+                accelerator=other.accelerator.name,
+                source=found.source,
+            )
+            values[name] = value
+            provenance[name] = replace(found, source=source, level=LEVEL_EQUIVALENT)
+    return replace(prices, **values), provenance
+
+
 # --- Server load -------------------------------------------------------------------------
 
 
@@ -344,7 +705,10 @@ def economics_inputs(
     overrides = overrides or Overrides()
     figures = site_figures(dc, preferential_tariff=preferential_tariff)
     # The buyer's figures for what the catalog lacks; apply_overrides marks them as theirs.
-    site = figures.as_site({name: getattr(overrides, name) for name in figures.missing()})
+    fill = {name: getattr(overrides, name) for name in figures.missing()}
+    if fill.get("rack_power_limit_kw") is None and "rack_power_limit_kw" in fill:
+        fill["rack_power_limit_kw"] = load.power_full_kw  # one server per rack (assumed)
+    site = figures.as_site(fill)
     prices, price_provenance = prices_for(server_model, dc, cny_per_unit)
     inputs = EconomicsInputs(
         load=load,

@@ -138,6 +138,7 @@ def _site_costs(
 
 def _prices(model: ServerModel, dc: DataCenter, overrides: dict | None):
     prices, provenance = economics_selectors.prices_for(model, dc)
+    prices, provenance = economics_selectors.with_equivalent_prices(model, dc, prices, provenance)
     given = _given(overrides, PRICE_FIGURES)
     return replace(prices, **given), {
         **provenance,
@@ -173,6 +174,8 @@ def catalog_site(
         dc.vendor = vendor
     price_overrides = _declared_prices(dc.key, server_models, declared, price_overrides)
     costs, provenance, missing = _site_costs(dc, preferential_tariff, site_overrides)
+    figure = economics_selectors.tariff_figure(dc)
+    used_table = figure is not None and provenance.get("tariff_cny_per_kwh") == figure.provenance
     prices, price_provenance = {}, {}
     for model in server_models:
         prices[model.key], price_provenance[model.key] = _prices(
@@ -187,6 +190,7 @@ def catalog_site(
         missing_costs=missing,
         prices_by_server=prices,
         price_provenance_by_server=price_provenance,
+        tariff_breakdown=figure.breakdown if used_table else None,
     )
 
 
@@ -216,8 +220,9 @@ def _decimal(value) -> Decimal | None:
 
 def _own_room_costs(room: dict, zone, name: str, overrides: dict | None):
     """No rack fee; the zone's tariff unless the buyer gives theirs; the room's PUE and kW."""
+    tariff = economics_selectors.zones_tariff(zone.chain() if zone else [])
     stated = {
-        "tariff_cny_per_kwh": _decimal(zone.tariff_cny_per_kwh) if zone else None,
+        "tariff_cny_per_kwh": tariff.energy_cny_per_kwh if tariff else None,
         "pue": _decimal(room.get("pue")),
         "rack_power_limit_kw": _decimal(room.get("max_kw_per_rack")),
     }
@@ -226,10 +231,8 @@ def _own_room_costs(room: dict, zone, name: str, overrides: dict | None):
         "rack_power_limit_kw": Provenance(BASIS_OVERRIDE),
         "rack_fee_cny_per_month": Provenance(BASIS_OVERRIDE, "Own room: no colocation fee."),
     }
-    if stated["tariff_cny_per_kwh"] is not None:
-        provenance["tariff_cny_per_kwh"] = Provenance(
-            economics_selectors.BASIS_OFFICIAL, zone.tariff_source or "", zone.tariff_as_of
-        )
+    if tariff is not None:
+        provenance["tariff_cny_per_kwh"] = tariff.provenance
     given = _given(overrides, SITE_FIGURES)
     values = {**stated, **given}
     missing = tuple(n for n in stated if values.get(n) is None)

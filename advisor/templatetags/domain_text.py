@@ -11,6 +11,8 @@ from django.utils.translation import get_language, gettext
 
 from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
 from advisor.domain.compliance.engine import VERDICT_LABELS
+from advisor.domain.economics.confidence import FLAG_LABELS, LEVEL_LABELS
+from advisor.domain.economics.tariff import BAND_LABELS
 from advisor.domain.i18n import Message
 from advisor.domain.i18n import local_name as domain_local_name
 
@@ -75,3 +77,21 @@ def severity_label(value) -> str:
 @register.filter
 def area_label(value) -> str:
     return gettext(AREA_LABELS.get(value, str(value)))
+
+
+@register.filter
+def band_label(value) -> str:
+    """A time-of-use band's name (``peak``, ``deep-valley`` …) in the reader's language."""
+    return gettext(BAND_LABELS.get(value, str(value)))
+
+
+@register.filter
+def flag_label(value) -> str:
+    """A confidence flag (OFF, OFF-T, PRESS …) in words, in the reader's language."""
+    return gettext(FLAG_LABELS[value]) if value in FLAG_LABELS else ""
+
+
+@register.filter
+def level_label(value) -> str:
+    """Where a figure was found (site, zone, national …) in words, in the reader's language."""
+    return gettext(LEVEL_LABELS[value]) if value in LEVEL_LABELS else ""

@@ -26,6 +26,8 @@ RESOURCES = [
     resources.HostingVendorResource,
     resources.CertificateResource,
     resources.PolicyZoneResource,
+    resources.TariffResource,
+    resources.RackFeeResource,
     resources.DataCenterResource,
     resources.OfferResource,
     resources.ModelPresetResource,

@@ -28,7 +28,7 @@ from advisor.selectors.economics import (
     site_figures,
 )
 from vendors import choices
-from vendors.models import DataCenter, Offer, PolicyZone, ServerModel
+from vendors.models import DataCenter, Offer, PolicyZone, RackFee, ServerModel, Tariff
 
 pytestmark = pytest.mark.django_db
 
@@ -68,10 +68,13 @@ def buyer_overrides(dc) -> Overrides:
 
 
 def test_missing_site_figures_are_named_not_zero(catalog):
+    # With every tariff and rack fee gone (not even a national figure), Gui'an lacks both.
+    Tariff.objects.all().delete()
+    RackFee.objects.all().delete()
+    PolicyZone.objects.update(tariff_cny_per_kwh=None, demand_charge_cny_per_kw_month=None)
     dc = catalog["guian"]
     missing = missing_keys(dc)
-    if not missing:
-        pytest.skip("the catalog now has every Gui'an cost figure")
+    assert missing == ["rack_fee_cny_per_month", "tariff_cny_per_kwh"]
     with pytest.raises(MissingFigures) as error:
         economics_inputs(LOAD, catalog["server"], dc)
     assert sorted(error.value.keys) == missing

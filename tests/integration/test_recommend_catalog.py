@@ -90,13 +90,16 @@ def test_own_room_uses_the_zone_tariff_and_no_rack_fee(catalog):
         "humidity_min_pct": 40,
         "humidity_max_pct": 60,
     }
-    # The seeded Guizhou zone has no sourced tariff: the buyer must enter one.
-    unpriced = run_recommendation({**SCENARIO, "site": {"room": room}}, today=TODAY)
-    options = unpriced.recommendation.options
+    # The seeded Guizhou tariff table prices the room (flagged as the province's, low).
+    seeded = run_recommendation({**SCENARIO, "site": {"room": room}}, today=TODAY)
+    options = seeded.recommendation.options
     assert {o.site.data_center.key for o in options} == {"own-room"}
-    assert all(o.economics is None for o in options)
-    reasons = {r.render() for o in options for r in o.reasons}
-    assert any("no electricity price; enter your own" in r for r in reasons)
+    bought = [o for o in options if o.economics and "buy" in o.economics.costs]
+    assert bought, "a server with a purchase offer must be priced in the own room"
+    for option in bought:
+        tariff = option.economics.inputs.provenance["tariff_cny_per_kwh"]
+        assert (tariff.level, tariff.flag) == ("zone", "LOW")
+        assert option.economics.inputs.site.tariff_cny_per_kwh == Decimal("0.562")
 
     procurement = {"overrides": {"tariff_cny_per_kwh": "0.52"}}
     document = {**SCENARIO, "site": {"room": room}, "procurement": procurement}

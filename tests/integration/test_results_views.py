@@ -121,15 +121,20 @@ def test_results_follow_a_changed_answer(client, assessment):
     assert after.scenario.seq_len == 8192
 
 
-def test_own_figures_price_options_the_catalog_could_not(client, assessment):
+def test_own_figures_replace_the_fallback_figures_and_are_marked_as_theirs(client, assessment):
     before = assessment_results(assessment)
-    unpriced = [
-        o for o in before.recommendation.options if o.site.data_center.key == "example-guian"
+    bought = [
+        o
+        for o in before.recommendation.options
+        if o.site.data_center.key == "example-guian" and o.economics and "buy" in o.economics.costs
     ]
-    assert unpriced and all(o.economics is None for o in unpriced)
+    assert bought, "Gui'an is priced from its province's tariff and the national rack fee"
+    provenance = bought[0].economics.inputs.provenance
+    assert provenance["tariff_cny_per_kwh"].level == "zone"
+    assert provenance["rack_fee_cny_per_month"].level == "national"
     url = reverse("results:figures", args=(assessment.pk,))
     page = client.get(url, HTTP_ACCEPT_LANGUAGE="en")
-    assert page.status_code == 200 and "missing" in page.content.decode()
+    assert page.status_code == 200 and "in use: 0.562" in page.content.decode()
     response = client.post(
         url,
         {
@@ -146,6 +151,7 @@ def test_own_figures_price_options_the_catalog_could_not(client, assessment):
     priced = [o for o in guian if o.economics is not None]
     assert priced
     site = priced[0].economics.inputs.site
+    assert priced[0].economics.inputs.provenance["tariff_cny_per_kwh"].basis == "override"
     assert site.tariff_cny_per_kwh == Decimal("0.48")
     assert site.rack_fee_cny_per_month == Decimal("6500")
     assert priced[0].economics.inputs.assumptions.maintenance_pct_per_year == Decimal("4")

@@ -63,11 +63,25 @@ def to_decimal(value) -> Decimal:
     return Decimal(value)
 
 
+# Where a site figure was found (docs/decisions/0020-tariffs-fallback.md): the site's own
+# figure, its province's (policy zone's), a national figure, or the buyer's.
+LEVEL_SITE = "site"
+LEVEL_ZONE = "zone"
+LEVEL_NATIONAL = "national"
+LEVEL_ASSUMED = "assumed"
+# A server price taken from a server with the same accelerator and count (no offer of its own).
+LEVEL_EQUIVALENT = "equivalent"
+
+
 @dataclass(frozen=True)
 class Provenance:
     basis: str = BASIS_ASSUMPTION
     source: str = ""
     as_of: date | None = None
+    # Confidence flag of the published figure (vendors.choices.SourceFlag values: OFF, OFF-T,
+    # PRESS, MKT, VEND, DER, LOW) and the fallback level it was found at; "" when not applicable.
+    flag: str = ""
+    level: str = ""
 
     def __post_init__(self):
         if self.basis not in BASIS_LABELS:
@@ -346,6 +360,8 @@ class Assumption:
     basis_label: str
     source: str
     as_of: date | None
+    flag: str = ""  # the published figure's confidence flag (Provenance.flag)
+    level: str = ""  # where it was found: site, zone, national, assumed (Provenance.level)
 
 
 def _value_of(inputs: EconomicsInputs, key: str):
@@ -378,6 +394,8 @@ def assumption_records(inputs: EconomicsInputs) -> list[Assumption]:
                 basis_label=BASIS_LABELS[provenance.basis],
                 source=provenance.source,
                 as_of=provenance.as_of,
+                flag=provenance.flag,
+                level=provenance.level,
             )
         )
     return records

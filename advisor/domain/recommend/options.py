@@ -13,7 +13,7 @@ candidate dataclasses below.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
@@ -29,6 +29,7 @@ from advisor.domain.compliance.facts import (
 )
 from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS, Parameters
 from advisor.domain.economics import compare as economics
+from advisor.domain.economics.confidence import Confidence, weakest
 from advisor.domain.economics.inputs import (
     IDLE_SHARE_OF_MAX,
     Assumptions,
@@ -39,6 +40,7 @@ from advisor.domain.economics.inputs import (
     ServerLoad,
     Site,
 )
+from advisor.domain.economics.tariff import EffectivePrice
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Message
 from advisor.domain.scenario import Scenario
@@ -78,6 +80,8 @@ class SiteCandidate:
     # Offers that depend on the site (rent and cloud at this data center, its vendor's price).
     prices_by_server: dict[str, Prices] = field(default_factory=dict)
     price_provenance_by_server: dict[str, dict[str, Provenance]] = field(default_factory=dict)
+    # The time-of-use table behind the electricity price, when one is used (for display).
+    tariff_breakdown: EffectivePrice | None = None
 
     def prices_for(self, hardware: HardwareCandidate) -> tuple[Prices, dict[str, Provenance]]:
         key = hardware.server.key
@@ -127,6 +131,13 @@ class Option:
     @property
     def key(self) -> str:
         return f"{self.hardware.server.key}@{self.site.data_center.key}"
+
+    @property
+    def confidence(self) -> Confidence | None:
+        """The weakest figure the cost rests on ("indicative: province tariff, press report")."""
+        if self.economics is None or self.mode is None:
+            return None
+        return weakest(self.economics.inputs.provenance, self.mode)
 
 
 @dataclass(frozen=True)
@@ -255,7 +266,14 @@ def price(
     result: SizingResult, hardware: HardwareCandidate, site: SiteCandidate, procurement
 ) -> economics.EconomicsResult | None:
     load = server_load(result)
-    if load is None or procurement.uncovered(site):
+    if load is None:
+        return None
+    costs = site.costs
+    uncovered = procurement.uncovered(site)
+    if "rack_power_limit_kw" in uncovered:  # no power per rack known: one server per rack
+        costs = replace(costs, rack_power_limit_kw=load.power_full_kw)
+        uncovered = tuple(name for name in uncovered if name != "rack_power_limit_kw")
+    if uncovered:  # not even a national figure: the option stays, unpriced (never disqualified)
         return None
     prices, price_provenance = site.prices_for(hardware)
     offered = Prices(
@@ -273,7 +291,7 @@ def price(
         return None
     inputs = EconomicsInputs(
         load=load,
-        site=site.costs,
+        site=costs,
         prices=offered,
         assumptions=procurement.assumptions,
         provenance={**site.cost_provenance, **price_provenance},
@@ -362,10 +380,10 @@ def _time_reason(result: SizingResult) -> Message | None:
 
 MISSING_COST_REASONS = {
     "tariff_cny_per_kwh": N_(
-        "cannot be priced at this site: the catalog has no electricity price; enter your own"
+        "not priced: the catalog has no electricity price, not even a national one; enter your own"
     ),
     "rack_fee_cny_per_month": N_(
-        "cannot be priced at this site: the catalog has no rack fee; enter your own"
+        "not priced: the catalog has no rack fee, not even a national one; enter your own"
     ),
     "rack_power_limit_kw": N_(
         "cannot be priced at this site: the catalog has no power limit per rack; enter your own"
@@ -375,12 +393,20 @@ MISSING_COST_REASONS = {
 
 
 def _price_reasons(result: SizingResult, site: SiteCandidate, procurement, cost) -> list:
-    if cost is not None or _time_reason(result) is not None:
-        return []
-    uncovered = procurement.uncovered(site)
+    """A missing figure never disqualifies an option (docs/decisions/0020): a site figure the
+    catalog lacks falls back to the province's and then a national one; an option that still
+    cannot be priced keeps its place, unpriced, with a note (:func:`price_notes`)."""
+    return []
+
+
+def price_notes(option: Option, procurement: Procurement) -> tuple[Message, ...]:
+    """Why an option has no cost (not a reason to disqualify it)."""
+    if option.cost_cny is not None or _time_reason(option.sizing) is not None:
+        return ()
+    uncovered = [n for n in procurement.uncovered(option.site) if n != "rack_power_limit_kw"]
     if uncovered:
-        return [Message(MISSING_COST_REASONS[name]) for name in uncovered]
-    return [Message(N_("no price for the procurement modes you chose"))]
+        return tuple(Message(MISSING_COST_REASONS[name]) for name in uncovered)
+    return (Message(N_("no price for the procurement modes you chose")),)
 
 
 # --- Putting it together ---------------------------------------------------------------------
