@@ -12,7 +12,6 @@ from tests.support.servers import (
     ROOT,
     fresh_postgres_databases,
     manage,
-    on_postgres_stage,
     production_env,
 )
 
@@ -86,7 +85,6 @@ def round_trip(tmp_path, pki_dir, source_url, target_url, expected_file):
     assert "empty" in again.stderr
 
 
-@pytest.mark.skipif(on_postgres_stage(), reason="runs once, in the SQLite stage")
 def test_dumpdata_backup_restores_into_a_fresh_sqlite_database(tmp_path, pki_dir):
     round_trip(
         tmp_path,
@@ -98,9 +96,6 @@ def test_dumpdata_backup_restores_into_a_fresh_sqlite_database(tmp_path, pki_dir
 
 
 @pytest.mark.postgres
-@pytest.mark.skipif(
-    not on_postgres_stage(), reason="needs PostgreSQL (scripts/test's second stage)"
-)
 def test_pg_dump_backup_restores_into_a_fresh_postgresql_database(tmp_path, pki_dir):
     with fresh_postgres_databases(2) as (source_url, target_url):
         round_trip(tmp_path, pki_dir, source_url, target_url, "database.pgdump")

@@ -31,11 +31,9 @@ from advisor.roles import PROCUREMENT_STAFF
 from advisor.settings import default_file_storage
 from tests.integration.test_backup import environment, issue_in, script, shell
 from tests.support.assessments import finished_assessment
-from tests.support.servers import manage, on_postgres_stage
+from tests.support.servers import manage
 from tests.support.users import make_user
 
-# Tests that run the scripts on their own SQLite files run once, in the SQLite stage.
-ONCE = pytest.mark.skipif(on_postgres_stage(), reason="runs once, in the SQLite stage")
 ACCESS_KEY, SECRET_KEY, REGION = "advisor-test-key", "advisor-test-secret", "us-east-1"
 S3 = "storages.backends.s3.S3Storage"
 
@@ -213,7 +211,6 @@ def test_bad_storage_configuration_fails_fast(environ, message):
         default_file_storage(environ)
 
 
-@ONCE
 def test_a_missing_bucket_stops_the_app_from_starting(tmp_path):
     env = environment(tmp_path / "var", f"sqlite:///{tmp_path / 'db.sqlite3'}", tmp_path)
     env["ADVISOR_STORAGE"] = "s3"
@@ -290,7 +287,6 @@ STORED_PDF = (
 )
 
 
-@ONCE
 def test_backup_with_an_object_store_keeps_the_database_and_says_where_the_briefs_are(
     tmp_path, pki_dir, s3_endpoint, bucket
 ):
@@ -327,7 +323,6 @@ def test_backup_with_an_object_store_keeps_the_database_and_says_where_the_brief
     assert lost.returncode == 4 and "briefs/" in lost.stderr and "missing" in lost.stderr
 
 
-@ONCE
 def test_restore_moves_a_file_system_backup_into_an_object_store(
     tmp_path, pki_dir, s3_endpoint, bucket
 ):

@@ -20,7 +20,6 @@ from tests.support.servers import (
     Server,
     free_port,
     manage,
-    on_postgres_stage,
     production_env,
 )
 
@@ -104,9 +103,8 @@ class TestDatabaseOutagePage:
         assert response.json()["database"] == "unreachable"
 
 
-# The production start runs on its own SQLite file; the PostgreSQL stage starts app servers in
-# test_two_app_servers.py instead of repeating these.
-once = pytest.mark.skipif(on_postgres_stage(), reason="runs once, in the SQLite stage")
+# The production start runs on its own SQLite file, in the SQLite stage (not marked `database`);
+# the PostgreSQL stage starts app servers in test_two_app_servers.py instead.
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +115,6 @@ def prepared(tmp_path_factory):
     return env
 
 
-@once
 def test_production_start_serves_pages_static_files_and_runs_the_worker(prepared):
     server = Server(prepared)
     try:
@@ -146,7 +143,6 @@ def test_production_start_serves_pages_static_files_and_runs_the_worker(prepared
         assert server.stop() in (0, 143, -15)
 
 
-@once
 def test_unreachable_database_is_a_friendly_503_from_gunicorn(prepared):
     closed_port = free_port()  # nothing listens here: every connection is refused
     env = {**prepared, "DATABASE_URL": f"postgres://advisor@127.0.0.1:{closed_port}/advisor"}
@@ -175,6 +171,7 @@ def test_unreachable_database_is_a_friendly_503_from_gunicorn(prepared):
         server.stop()
 
 
+@pytest.mark.database
 @pytest.mark.django_db
 def test_models_and_migrations_agree():
     """`makemigrations --check` finds nothing to write: every model change has its migration.

@@ -19,16 +19,10 @@ from tests.support.servers import (
     fresh_postgres_databases,
     log_in,
     manage,
-    on_postgres_stage,
     production_env,
 )
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(
-        not on_postgres_stage(), reason="needs PostgreSQL (scripts/test's second stage)"
-    ),
-]
+pytestmark = pytest.mark.postgres  # deselected off PostgreSQL (tests/conftest.py)
 
 PASSWORD = "two-servers-pass-phrase-7"
 BRIEFS_PER_SERVER = 2
