@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.test_recommend_catalog import SCENARIO
+from advisor.demo_scenarios import QWEN_7B_LORA as SCENARIO
 from tests.support.briefs import PASSPHRASE
 from tests.support.servers import (
     ROOT,

@@ -11,7 +11,7 @@ from django.test import override_settings
 from advisor.brief import services
 from advisor.brief.models import AuditAction, AuditEvent, BriefStatus
 from advisor.brief.verification import verify_upload
-from tests.integration.test_recommend_catalog import SCENARIO
+from advisor.demo_scenarios import QWEN_7B_LORA as SCENARIO
 from vendors.models import Accelerator
 
 # Both stages (marker `database`): numbers under a row lock, the frozen JSON snapshot, audit rows.
