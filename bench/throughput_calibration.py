@@ -2,7 +2,7 @@
 
 Usage: ``.venv/bin/python bench/throughput_calibration.py [--write]``
 
-Reads ``../shared/reference-cases/cases.json`` (relative to the repository root) and the
+Reads the reference cases (``advisor/domain/sizing/data/reference_cases.json``) and the
 catalog's accelerator figures (``fixtures/catalog``), fits the calibration described in
 ``advisor/domain/sizing/calibration.py``, and prints:
 
@@ -31,11 +31,11 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.domain.hardware import AcceleratorSpec  # noqa: E402
 from advisor.domain.scenario import STRATEGIES, load_scenario  # noqa: E402
-from advisor.domain.sizing import calibration  # noqa: E402
+from advisor.domain.sizing import calibration, reference  # noqa: E402
 from advisor.domain.sizing.calibration import Calibration, Observation  # noqa: E402
 from advisor.domain.sizing.compute import estimate_time, tokens_per_second  # noqa: E402
 
-CASES_PATH = ROOT.parent / "shared" / "reference-cases" / "cases.json"
+CASES_PATH = reference.CASES_PATH
 CATALOG_PATH = ROOT / "fixtures" / "catalog" / "10_accelerators.json"
 CALIBRATION_PATH = ROOT / "advisor" / "domain" / "sizing" / "calibration.py"
 
@@ -95,18 +95,14 @@ def explain(case_notes: str) -> str:
 
 
 def source_of(case_id: str) -> str:
-    """The source prefix of a case id (tt, qwen1, nemo-am, ml, swift, ...)."""
-    for prefix in ("nemo-am", "swift-npu", "swift", "qwen1", "tt", "lg", "ml", "peft"):
-        if case_id.startswith(prefix + "-"):
-            return prefix
-    return case_id.split("-")[0]
+    """The publication a case comes from (the grouping of bench/sizing_fidelity.py)."""
+    return reference.source_group(case_id)
 
 
 def leave_one_source_out(observations: list[Observation]) -> list[tuple[str, float]]:
     """Median |error| of each source's cases under a calibration fitted on the other sources.
 
-    A family left without cases falls back to the lowest of the others, as an uncalibrated
-    accelerator would.
+    Every family takes the shared utilisation, so a source's family need not be in the fit.
     """
     out = []
     for source in sorted({source_of(o.case_id) for o in observations}):
@@ -132,13 +128,11 @@ def write_stored(cal: Calibration) -> None:
     text = CALIBRATION_PATH.read_text(encoding="utf-8")
     start = text.index("STORED = Calibration(")
     end = text.index("# --- end of stored calibration")
-    utilisation = ", ".join(f'"{k}": {v}' for k, v in sorted(cal.utilisation_by_family.items()))
     counts = ", ".join(f'"{k}": {v}' for k, v in sorted(cal.cases_by_family.items()))
     block = (
         "STORED = Calibration(\n"
-        f"    utilisation_by_family={{{utilisation}}},\n"
+        f"    utilisation={cal.utilisation},\n"
         f"    cases_by_family={{{counts}}},\n"
-        f"    qlora_factor={cal.qlora_factor},\n"
         f"    moe_factor={cal.moe_factor},\n"
         f"    layer_pass_overhead_s={cal.layer_pass_overhead_s},\n"
         f"    error_ratio_low={cal.error_ratio_low},\n"
@@ -153,9 +147,6 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="store the fitted calibration")
     args = parser.parse_args(argv)
-    if not CASES_PATH.exists():
-        print(f"reference cases not found at {CASES_PATH}", file=sys.stderr)
-        return 1
     notes = {c["id"]: c["notes"] for c in json.loads(CASES_PATH.read_text(encoding="utf-8"))}
     observations = load_observations()
     started = time.perf_counter()
@@ -169,11 +160,11 @@ def main(argv=None) -> int:
     for overhead, err in grid:
         print(f"  {overhead * 1e3:5.2f} ms  {err:6.1%}")
     print("\nFitted calibration")
-    for family, value in sorted(fitted.utilisation_by_family.items()):
-        count = fitted.cases_by_family[family]
-        print(f"  {family:10s} matrix utilisation {value:.3f}  ({count} cases)")
+    print(f"  matrix utilisation {fitted.utilisation:.3f} (every accelerator)")
+    for family, count in sorted(fitted.cases_by_family.items()):
+        print(f"  {family:10s} {count} measured cases")
     print(
-        f"  QLoRA factor {fitted.qlora_factor}, MoE factor {fitted.moe_factor}, "
+        f"  MoE factor {fitted.moe_factor}, "
         f"overhead {fitted.layer_pass_overhead_s * 1e3:.2f} ms per layer and pass"
     )
     print(
@@ -207,7 +198,7 @@ def main(argv=None) -> int:
         f"{sum(a <= 0.25 for a in abs_errors) / len(rows):.0%}; "
         f"mean signed error {statistics.mean(e for _, _, e in rows):+.1%}"
     )
-    for family in sorted(cal.utilisation_by_family):
+    for family in sorted(cal.cases_by_family):
         errs = [abs(e) for o, _, e in rows if calibration.family_of(o.accelerator) == family]
         if errs:
             print(f"  {family:10s} median |error| {statistics.median(errs):.1%} ({len(errs)})")

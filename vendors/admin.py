@@ -261,7 +261,16 @@ class CertificateInline(admin.TabularInline):
 class DataCenterInline(admin.TabularInline):
     model = models.DataCenter
     extra = 0
-    fields = ("name", "key", "city", "province", "policy_zone", "is_example", "claim_status")
+    fields = (
+        "name",
+        "name_zh",
+        "key",
+        "city",
+        "province",
+        "policy_zone",
+        "is_example",
+        "claim_status",
+    )
     show_change_link = True
 
 
@@ -281,7 +290,14 @@ class HostingVendorAdmin(CatalogAdmin):
         "claim_status",
     )
     list_filter = (ExpiryFilter, "claim_status", "self_operated_dcs", "cnnic_member")
-    search_fields = ("key", "name", "legal_name", "licence_number", "icp_filing_number")
+    search_fields = (
+        "key",
+        "name",
+        "name_zh",
+        "legal_name",
+        "licence_number",
+        "icp_filing_number",
+    )
     fieldsets = (
         (
             None,
@@ -289,6 +305,7 @@ class HostingVendorAdmin(CatalogAdmin):
                 "fields": (
                     "key",
                     "name",
+                    "name_zh",
                     "legal_name",
                     "founded_year",
                     "registered_capital_cny",
@@ -421,6 +438,7 @@ class DataCenterAdmin(CatalogAdmin):
     form = forms.DataCenterAdminForm
     list_display = (
         "name",
+        "name_zh",
         "vendor",
         "city",
         "province",
@@ -432,7 +450,7 @@ class DataCenterAdmin(CatalogAdmin):
     )
     list_filter = ("province", "is_example", "claim_status", "gb50174_class", "vendor")
     list_select_related = ("vendor", "policy_zone")
-    search_fields = ("key", "name", "city", "province", "vendor__name")
+    search_fields = ("key", "name", "name_zh", "city", "city_zh", "province", "vendor__name")
     autocomplete_fields = ("vendor", "policy_zone")
     fieldsets = (
         (
@@ -440,9 +458,9 @@ class DataCenterAdmin(CatalogAdmin):
             {
                 "fields": (
                     "key",
-                    "name",
+                    ("name", "name_zh"),
                     "vendor",
-                    ("city", "province"),
+                    ("city", "city_zh", "province"),
                     "policy_zone",
                     "is_example",
                     "claim_status",

@@ -491,6 +491,12 @@ class HostingVendor(CatalogEntry):
         max_length=constants.NAME_MAX_LENGTH,
         help_text=_("Brand or trade name as the vendor uses it, e.g. 酷番云."),
     )
+    name_zh = models.CharField(
+        verbose_name=_("Chinese name"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("Shown on Chinese pages; empty shows the name."),
+    )
     legal_name = models.CharField(
         verbose_name=_("registered legal name"),
         max_length=constants.NAME_MAX_LENGTH,
@@ -878,6 +884,12 @@ class DataCenter(CatalogEntry):
     """A hosting site: one data center (or park) of a vendor."""
 
     name = models.CharField(verbose_name=_("name"), max_length=constants.NAME_MAX_LENGTH)
+    name_zh = models.CharField(
+        verbose_name=_("Chinese name"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("Shown on Chinese pages; empty shows the name."),
+    )
     vendor = models.ForeignKey(
         HostingVendor,
         verbose_name=_("hosting vendor"),
@@ -887,6 +899,12 @@ class DataCenter(CatalogEntry):
         blank=True,
     )
     city = models.CharField(verbose_name=_("city"), max_length=50)
+    city_zh = models.CharField(
+        verbose_name=_("city (Chinese)"),
+        max_length=50,
+        blank=True,
+        help_text=_("Shown on Chinese pages; empty shows the city."),
+    )
     province = models.CharField(verbose_name=_("province"), max_length=50)
     policy_zone = models.ForeignKey(
         PolicyZone,

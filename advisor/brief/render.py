@@ -23,6 +23,7 @@ from django.utils.translation import gettext
 
 from advisor.brief.charts import Segment, Series, bar_chart, line_chart, stacked_bar
 from advisor.domain.i18n import N_
+from advisor.templatetags.domain_text import local_name
 from advisor.wizard.labels import FRAMEWORK_LABELS, PACKING_LABELS
 
 MEMORY_COMPONENT_LABELS = {
@@ -93,7 +94,7 @@ def _memory_chart(option: dict) -> str:
 
 
 def _option_label(option: dict) -> str:
-    return f"{option['server']['name']} · {option['data_center'].get('name') or ''}"
+    return f"{option['server']['name']} · {local_name(option['data_center'])}"
 
 
 def _time_chart(options: list[dict]) -> str | None:

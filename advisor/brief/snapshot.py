@@ -154,7 +154,11 @@ def vendor_comparison_snapshot(options: list[Option], today: date) -> dict:
     # The thresholds the options were checked with (admin overrides included).
     table = compare_vendors(list(vendors.values()), today, options[0].compliance.parameters)
     return {
-        "vendors": list(table.vendor_names),
+        # Each column's vendor as {"name", "name_zh"}, shown in the reader's language.
+        "vendors": [
+            {"name": name, "name_zh": vendor.name_zh}
+            for name, vendor in zip(table.vendor_names, vendors.values(), strict=True)
+        ],
         "rows": [
             {
                 "key": row.key,

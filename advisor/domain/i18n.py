@@ -31,3 +31,25 @@ class Message:
 
     def __str__(self) -> str:
         return self.render()
+
+
+def local_name(record, language: str | None, field: str = "name") -> str:
+    """``record``'s ``field`` (a name or a city) as a reader of ``language`` reads it.
+
+    Catalog records a person reads (data centers, operators, policy zones) carry an English
+    ``name`` and a Chinese ``name_zh`` (likewise ``city`` and ``city_zh``). A Chinese page
+    shows the Chinese one when the record has it; every other page, and a record without it,
+    shows ``field`` itself. ``record`` is a domain dataclass, a model row, a stored snapshot's
+    dict, a plain string (snapshots stored before the Chinese names) or ``None`` (→ "").
+    """
+    if record is None:
+        return ""
+    if isinstance(record, str):
+        return record
+    get = record.get if isinstance(record, dict) else lambda key: getattr(record, key, None)
+    if (language or "").lower().startswith("zh"):
+        chinese = get(f"{field}_zh")
+        if chinese:
+            return str(chinese)
+    value = get(field)
+    return "" if value is None else str(value)

@@ -75,6 +75,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "lora.rank": (1, 65_536),
     "lora.alpha": (0, 1_048_576),
     "seq_len": (1, 1_048_576),
+    "avg_tokens_per_sample": (1, 1_048_576),
     "micro_batch": (1, 4096),
     "grad_accum": (1, 65_536),
     "hardware.count": (1, 4096),
@@ -225,6 +226,10 @@ class Scenario:
     # Optional (a compatible v1 extension): the training framework, one of FRAMEWORKS. ``None``:
     # not stated, which the memory model reads as the heavier behaviour wherever they differ.
     framework: str | None = None
+    # Optional (a compatible v1 extension): the average tokens per sample of the dataset, which
+    # the wizard asks. Unpacked samples are trained at their real length, so time follows it
+    # (capped at seq_len); ``None``: not stated, every sample is taken at seq_len.
+    avg_tokens_per_sample: int | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -422,6 +427,7 @@ _TOP_KEYS = (
     "training",
     "loss_chunking",
     "framework",
+    "avg_tokens_per_sample",
 )
 
 
@@ -621,6 +627,9 @@ def load_scenario(data: dict) -> Scenario:
         training=_load_training(data.get("training")),
         loss_chunking=_bool(data, "loss_chunking", "loss_chunking", nullable=True),
         framework=_optional_choice(data, "framework", "framework", FRAMEWORKS),
+        avg_tokens_per_sample=_int(
+            data, "avg_tokens_per_sample", "avg_tokens_per_sample", nullable=True
+        ),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -689,6 +698,8 @@ def dump_scenario(s: Scenario) -> dict:
         out["loss_chunking"] = s.loss_chunking  # optional: written only when it was given
     if s.framework is not None or "framework" in s.key_order:
         out["framework"] = s.framework
+    if s.avg_tokens_per_sample is not None or "avg_tokens_per_sample" in s.key_order:
+        out["avg_tokens_per_sample"] = s.avg_tokens_per_sample
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

@@ -12,6 +12,7 @@ from advisor.results import presenters
 from advisor.results.forms import SITE_FIELDS, FiguresForm
 from advisor.results.services import FIGURES_KEY, assessment_results, save_figures
 from advisor.roles import procurement_required
+from advisor.templatetags.domain_text import local_name
 from advisor.wizard import services as wizard_services
 from advisor.wizard.selectors import assessment_for
 
@@ -125,7 +126,7 @@ def _sites_and_servers(run):
                 for name, *_ in SITE_FIELDS
                 if name not in site.missing_costs
             }
-            sites[key] = (key, site.data_center.name or key, in_use)
+            sites[key] = (key, local_name(site.data_center) or key, in_use)
         servers.setdefault(option.hardware.server.key, option.hardware.server.name)
     return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])
 

@@ -105,6 +105,7 @@ def vendor_facts(vendor: HostingVendor) -> VendorFacts:
     return VendorFacts(
         key=vendor.key,
         name=vendor.name,
+        name_zh=_text(vendor.name_zh),
         founded_year=vendor.founded_year,
         registered_capital_cny=None if capital is None else float(capital),
         licences=licence_facts(vendor),
@@ -127,6 +128,7 @@ def policy_zone_facts(zone: PolicyZone | None) -> PolicyZoneFacts:
     return PolicyZoneFacts(
         key=zone.key,
         name=zone.name,
+        name_zh=_text(zone.name_zh),
         pue_limit=zone.pue_limit,
         pue_limit_source=" ".join(part for part in names if part),
     )
@@ -159,7 +161,9 @@ def data_center_facts(dc: DataCenter, vendor: HostingVendor | None = None) -> Da
     return DataCenterFacts(
         key=dc.key,
         name=dc.name,
+        name_zh=_text(dc.name_zh),
         city=dc.city,
+        city_zh=_text(dc.city_zh),
         province=_text(dc.province),
         self_operated=_self_operated(dc, hosting),
         inlet_temp_min_c=dc.inlet_temp_min_c,

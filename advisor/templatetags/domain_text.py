@@ -7,11 +7,12 @@ the figures after.
 """
 
 from django import template
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 
 from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
 from advisor.domain.compliance.engine import VERDICT_LABELS
 from advisor.domain.i18n import Message
+from advisor.domain.i18n import local_name as domain_local_name
 
 register = template.Library()
 
@@ -30,6 +31,17 @@ def render_text(value) -> str:
     except (KeyError, IndexError, ValueError):
         # A translation that lost a placeholder must not hide the figures: fall back.
         return template_text.format(**params)
+
+
+def local_name(record, field: str = "name") -> str:
+    """A catalog record's name (or ``field``, e.g. "city") in the active language."""
+    return domain_local_name(record, get_language(), field)
+
+
+@register.filter(name="local_name")
+def local_name_filter(record, field="name") -> str:
+    """``{{ site|local_name }}``, ``{{ site|local_name:"city" }}``: see ``local_name``."""
+    return local_name(record, field)
 
 
 @register.filter(name="tr")

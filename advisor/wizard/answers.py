@@ -28,6 +28,14 @@ def dataset_tokens(training: dict) -> int | None:
     return None
 
 
+def _average_tokens(training: dict) -> int | None:
+    """The stated average tokens per sample (dataset given as samples), else null."""
+    if training.get("dataset_mode") == "tokens":
+        return None
+    average = training.get("avg_tokens")
+    return average if isinstance(average, int) and average > 0 else None
+
+
 def _lora(model: dict) -> dict | None:
     if model.get("method") not in ADAPTER_METHODS:
         return None
@@ -85,6 +93,7 @@ def scenario_document(
         "flash_attention": _yes(training.get("flash_attention")),
         "packed": _yes(training.get("packed")),  # "not sure" and older drafts: null
         "framework": _framework(training.get("framework")),
+        "avg_tokens_per_sample": _average_tokens(training),
         "hardware": {"accelerator": accelerator, "count": gpus, "nodes": 1},
         "parallelism": {
             "strategy": strategy,

@@ -9,9 +9,9 @@ import re
 
 from django.db.models import Q
 from django.utils.text import slugify
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from advisor.templatetags.domain_text import local_name
 from vendors import models as catalog
 
 # The ModelPreset fields that are scenario v1 ``model`` fields.
@@ -27,10 +27,6 @@ ARCH_FIELDS = (
     "experts",
     "experts_per_token",
 )
-
-
-def _chinese() -> bool:
-    return (get_language() or "").startswith("zh")
 
 
 def preset_choices() -> list:
@@ -117,12 +113,15 @@ def data_center_choices() -> list:
 
 
 def data_center_label(row) -> str:
-    vendor = f" · {row.vendor.name}" if getattr(row, "vendor", None) else ""
-    return f"{row.name} · {row.city}{vendor}"
+    """Name · city · operator, each in the reader's language."""
+    vendor = getattr(row, "vendor", None)
+    operator = f" · {local_name(vendor)}" if vendor else ""
+    return f"{local_name(row)} · {local_name(row, 'city')}{operator}"
 
 
 def data_center_labels(keys) -> list[str]:
-    rows = {row.key: row for row in catalog.DataCenter.objects.filter(key__in=list(keys or []))}
+    rows = catalog.DataCenter.objects.select_related("vendor").filter(key__in=list(keys or []))
+    rows = {row.key: row for row in rows}
     return [data_center_label(rows[k]) if k in rows else k for k in keys or []]
 
 
@@ -142,9 +141,7 @@ def province_choices() -> list:
 
 
 def zone_label(row) -> str:
-    if _chinese() and row.name_zh:
-        return row.name_zh
-    return row.name
+    return local_name(row)
 
 
 def zone(key: str | None):

@@ -146,13 +146,32 @@ def bad(tmp_path, data, *extra):
         (lambda d: d.update(method="prompt"), "method"),
         (lambda d: d["parallelism"].update(strategy="mesh"), "parallelism.strategy"),
         (lambda d: d["hardware"].update(accelerator="no-such-gpu"), "hardware.accelerator"),
-        (lambda d: d["hardware"].update(accelerator=None), "hardware.accelerator"),
     ],
 )
 def test_bad_scenario_names_the_field(catalog, tmp_path, change, field):
     data = json.loads(json.dumps(SCENARIO))
     change(data)
     assert bad(tmp_path, data).startswith(field)
+
+
+def test_a_null_accelerator_gives_memory_per_gpu_only(catalog, tmp_path):
+    data = json.loads(json.dumps(SCENARIO))
+    data["hardware"]["accelerator"] = None
+    result = run_json(write(tmp_path, data))
+    named = run_json(write(tmp_path, SCENARIO, name="named.json"))
+    assert result["accelerator"] is None and result["fits"] is None
+    assert result["capacity_gib"] is None and result["max_micro_batch"] is None
+    assert result["tokens_per_s"] is None and result["time_to_train_hours"] is None
+    assert result["power_kw_per_server"] is None and result["fewest_gpus"] is None
+    assert (result["gpus"], result["strategy"]) == (named["gpus"], named["strategy"])
+    # The same layout on a named card: the same memory (no card-specific figure involved).
+    assert result["memory_per_gpu_gib"]["total"] == pytest.approx(
+        named["memory_per_gpu_gib"]["total"], abs=0.01
+    )
+    out = io.StringIO()
+    call_command("size", "--input", str(write(tmp_path, data)), stdout=out)
+    assert "Total" in out.getvalue()
+    assert bad(tmp_path, data, "--server", "any").startswith("server:")
 
 
 def test_bad_json_and_bad_options(catalog, tmp_path):
@@ -190,5 +209,7 @@ def test_the_device_reading_is_shown_only_when_lengths_vary(catalog, tmp_path, p
         assert result["memory_reading_gib"] == pytest.approx(total, abs=0.01)
         assert not rows
     else:
-        assert result["memory_reading_gib"] > total + 1
-        assert len(rows) == 1 and rows[0].endswith(f"{result['memory_reading_gib']:,.2f} GiB")
+        assert result["memory_reading_gib"] > total
+        low, high = result["memory_reading_range_gib"]
+        assert low == pytest.approx(total, abs=0.01) and high > result["memory_reading_gib"] + 1
+        assert len(rows) == 1 and rows[0].endswith(f"{high:,.2f} GiB")

@@ -143,3 +143,16 @@ def test_the_brief_states_the_sample_lengths(answer, english, chinese):
     assert "Sample lengths" in html and english in html
     html = render_html(brief.snapshot, brief_meta("zh-hans"))
     assert "样本长度" in html and chinese in html
+
+
+@pytest.mark.parametrize(
+    ("changes", "average"),
+    [
+        ({"dataset_mode": "samples", "avg_tokens": "1500"}, 1500),
+        ({"dataset_mode": "tokens", "total_tokens": "90000000"}, None),
+    ],
+)
+def test_the_stated_average_sample_length_reaches_the_scenario(client, draft, changes, average):
+    post_training(client, draft, {**TRAINING, **changes, "packed": "no"})
+    draft.refresh_from_db()
+    assert scenario_of(draft).avg_tokens_per_sample == average

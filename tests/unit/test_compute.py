@@ -179,7 +179,7 @@ def synthetic_accelerator(**changes) -> AcceleratorSpec:
     return replace(base, **changes)
 
 
-HALF = Calibration(utilisation_by_family={"hopper": 0.5}, cases_by_family={"hopper": 1})
+HALF = Calibration(utilisation=0.5, cases_by_family={"hopper": 1})
 
 
 def test_micro_batch_time_hand_computed():
@@ -270,10 +270,13 @@ def test_qlora_runs_slower_than_lora_on_the_same_gpu():
     assert qlora < lora
 
 
-def test_uncalibrated_family_uses_the_lowest_calibrated_and_says_so():
+def test_a_family_without_a_measured_run_takes_the_shared_utilisation_and_says_so():
     e = estimate_time(scenario(), ACCELERATORS["b200-sxm-180gb"])
     assert not e.calibrated_family
-    assert e.matmul_utilisation == pytest.approx(STORED.fallback_utilisation)
+    assert e.matmul_utilisation == pytest.approx(STORED.utilisation)
+    measured = estimate_time(scenario(), ACCELERATORS["h100-sxm-80gb"])
+    assert measured.calibrated_family
+    assert measured.matmul_utilisation == pytest.approx(STORED.utilisation)
     assert any("No published measured run" in m.template for m in e.assumptions)
 
 
@@ -365,11 +368,18 @@ def test_pipeline_bubble():
     parallel = {**LLAMA2_7B["parallelism"], "pipeline_parallel": 4}
     hardware = {"accelerator": "h100-sxm-80gb", "count": 4, "nodes": 1}
     e = estimate_time(
-        scenario(parallelism=parallel, hardware=hardware, grad_accum=8),
+        scenario(parallelism=parallel, hardware=hardware, grad_accum=8, framework="megatron"),
         ACCELERATORS["h100-sxm-80gb"],
     )
     # 8 micro-batches through 4 stages take 8 + 4 - 1 = 11 slots
     assert e.compute_s_per_step == pytest.approx(11 * e.micro_batch_s)
+    # Framework unstated, stages without data parallelism: a device_map split, one micro-batch
+    # through the stages at a time: 8 x 4 = 32 slots of one stage's time.
+    split = estimate_time(
+        scenario(parallelism=parallel, hardware=hardware, grad_accum=8),
+        ACCELERATORS["h100-sxm-80gb"],
+    )
+    assert split.compute_s_per_step == pytest.approx(32 * split.micro_batch_s)
 
 
 def test_unknown_strategy_is_refused():
@@ -460,3 +470,86 @@ def test_a_device_map_layer_split_runs_micro_batches_one_after_another():
     assert e.compute_s_per_step == pytest.approx(32 * e.micro_batch_s)
     megatron = estimate_time(replace(split, framework="megatron"), ACCELERATORS["h100-sxm-80gb"])
     assert megatron.compute_s_per_step == pytest.approx(11 * megatron.micro_batch_s)
+
+
+# --- QLoRA dequantisation per micro-batch (issue 15) -------------------------------------------
+
+QLORA = {**LORA, "method": "qlora", "quant_bits": 4}
+
+
+def test_qlora_dequantisation_is_memory_traffic_per_micro_batch_hand_computed():
+    # Quantised: every block matrix = 6,738,415,616 - 2 x 32,000 x 4,096 (embedding and 16-bit
+    # head) = 6,476,271,616 weights; per weight and pass 0.5 B (NF4) + 0.0625 B (block constant)
+    # read, 2 B written, 2 B read by the matmul = 4.5625 B; forward + backward = 2 passes:
+    # 59,095,978,496 B per micro-batch; at 1 TB/s 0.0590960 s, whatever the micro-batch size.
+    job = job_figures(scenario(**QLORA))
+    quantised = 6_738_415_616 - 2 * 32_000 * 4096
+    assert job.dequant_bytes_per_micro_batch == pytest.approx(quantised * 4.5625 * 2)
+    assert job.dequant_bytes_per_micro_batch == pytest.approx(59_095_978_496)
+    accelerator = synthetic_accelerator(memory_bandwidth_tbps=1.0)
+    lora = micro_batch_seconds(job_figures(scenario(**LORA)), accelerator, 100.0, 0.5, HALF)
+    qlora = micro_batch_seconds(job, accelerator, 100.0, 0.5, HALF)
+    # Same FLOPs as LoRA; the difference is the dequantisation alone.
+    assert qlora - lora == pytest.approx(59_095_978_496 / 1e12)
+    # With recomputation the frozen base is dequantised a third time.
+    recomputed = job_figures(scenario(**QLORA, gradient_checkpointing=True))
+    assert recomputed.dequant_bytes_per_micro_batch == pytest.approx(quantised * 4.5625 * 3)
+
+
+def test_larger_micro_batches_amortise_the_dequantisation():
+    accelerator = ACCELERATORS["a100-sxm-80gb"]
+    small, large = (estimate_time(scenario(**QLORA, micro_batch=mb), accelerator) for mb in (1, 8))
+    lora_small, lora_large = (
+        estimate_time(scenario(**LORA, micro_batch=mb), accelerator) for mb in (1, 8)
+    )
+    gap_small = 1 - small.tokens_per_s / lora_small.tokens_per_s
+    gap_large = 1 - large.tokens_per_s / lora_large.tokens_per_s
+    assert 0 < gap_large < gap_small
+    assert job_figures(scenario(**LORA)).dequant_bytes_per_micro_batch == 0
+
+
+# --- Real tokens: unpacked samples at their stated average length (issue 15) -------------------
+
+
+def test_unpacked_samples_are_timed_at_their_average_length_hand_computed():
+    # Llama 2 7B, 2,048-token limit, samples of 512 tokens on average, not packed: a micro-batch
+    # holds 512 real tokens and attention costs 2 x 512 x 4096 x 32 layers per token forward.
+    short = scenario(packed=False, avg_tokens_per_sample=512)
+    job = job_figures(short)
+    assert job.tokens_per_micro_batch == 512
+    assert job.flops.attention_forward == 32 * 2 * 512 * 4096
+    assert job_figures(scenario(packed=False, avg_tokens_per_sample=512, seq_len=512)).flops == (
+        job.flops
+    )
+    # Packed data fills seq_len whatever the average; an average above seq_len is truncated.
+    assert (
+        job_figures(scenario(packed=True, avg_tokens_per_sample=512)).tokens_per_micro_batch == 2048
+    )
+    assert (
+        job_figures(scenario(packed=False, avg_tokens_per_sample=9000)).tokens_per_micro_batch
+        == 2048
+    )
+    # Time to train the same real tokens: per micro-batch the launch overhead is the same
+    # whatever its length, so 512-token samples train fewer real tokens per second than full
+    # 2,048-token ones (the time at seq_len would be too short), and the assumptions say which
+    # length was used.
+    accelerator = ACCELERATORS["h100-sxm-80gb"]
+    training = {"dataset_tokens": 10_000_000, "epochs": 1}
+    at_limit = estimate_time(scenario(packed=False, training=training), accelerator)
+    at_average = estimate_time(
+        scenario(packed=False, avg_tokens_per_sample=512, training=training), accelerator
+    )
+    assert at_average.tokens_per_s < at_limit.tokens_per_s
+    assert at_average.time_to_train_hours > at_limit.time_to_train_hours
+    assert at_average.time_to_train_hours == pytest.approx(
+        10_000_000 / at_average.tokens_per_s / 3600
+    )
+    assert any("Samples average" in m.template for m in at_average.assumptions)
+
+
+def test_memory_keeps_the_longest_batch_when_an_average_is_stated():
+    from advisor.domain.sizing.memory import estimate_memory
+
+    plain = estimate_memory(scenario(packed=False))
+    average = estimate_memory(scenario(packed=False, avg_tokens_per_sample=512))
+    assert average.total == pytest.approx(plain.total)

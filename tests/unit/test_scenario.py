@@ -2,7 +2,6 @@
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,10 +15,7 @@ from advisor.domain.scenario import (
     load_scenario,
     trainable_params,
 )
-
-CASES_PATH = (
-    Path(__file__).resolve().parents[2] / ".." / "shared" / "reference-cases" / "cases.json"
-)
+from advisor.domain.sizing.reference import case_records  # noqa: E402
 
 LLAMA_8B = {
     "model": {
@@ -75,9 +71,7 @@ _DELETE = object()
 
 
 def load_cases():
-    if not CASES_PATH.exists():
-        pytest.skip(f"reference cases not found at {CASES_PATH} (shared/ beside the checkout)")
-    return json.loads(CASES_PATH.read_text(encoding="utf-8"))
+    return case_records()  # the project's own data: a missing file fails, never skips
 
 
 def test_every_reference_case_round_trips_exactly():
@@ -306,3 +300,25 @@ def test_active_parameters(model, expected_active_b):
     data["model"] = {"name": "m", **model}
     scenario = load_scenario(data)
     assert active_params(scenario.model) / 1e9 == pytest.approx(expected_active_b, rel=0.10)
+
+
+@pytest.mark.parametrize(
+    ("value", "loaded"),
+    [(None, None), (512, 512), (4096, 4096), (512.0, 512)],
+)
+def test_average_tokens_per_sample_is_optional_and_written_back_only_when_given(value, loaded):
+    data = copy.deepcopy(LLAMA_8B)
+    data["avg_tokens_per_sample"] = value
+    scenario = load_scenario(data)
+    assert scenario.avg_tokens_per_sample == loaded
+    assert dump_scenario(scenario)["avg_tokens_per_sample"] == loaded
+    assert "avg_tokens_per_sample" not in dump_scenario(load_scenario(LLAMA_8B))
+
+
+@pytest.mark.parametrize("value", [0, -3, "long", True, 2_000_000])
+def test_average_tokens_per_sample_out_of_range_names_the_field(value):
+    data = copy.deepcopy(LLAMA_8B)
+    data["avg_tokens_per_sample"] = value
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(data)
+    assert caught.value.field == "avg_tokens_per_sample"

@@ -20,17 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.domain.sizing import memory
-from advisor.domain.sizing.reference import default_cases_path, load_cases, summarise
+from advisor.domain.sizing import memory, reference
+from advisor.domain.sizing.reference import load_cases, summarise
 from tests.support.bench import load_bench
-
-ROOT = Path(__file__).resolve().parents[2]
-CASES_PATH = default_cases_path(ROOT)
-
-pytestmark = pytest.mark.skipif(
-    not CASES_PATH.exists(),
-    reason=f"reference cases not found at {CASES_PATH} (shared/ is not checked out beside the repo)",
-)
 
 
 @pytest.fixture(scope="module")
@@ -40,17 +32,23 @@ def bench():
 
 @pytest.fixture(scope="module")
 def cases():
-    return load_cases(CASES_PATH)
+    return load_cases()
 
 
 @pytest.fixture(scope="module")
 def scores(bench, cases):
-    return bench.memory_scores(cases)
+    """With the framework each case's source names: the figures for a scenario that states it."""
+    return bench.memory_scores(cases, named_framework=True)
 
 
 @pytest.fixture(scope="module")
 def errors(bench, scores):
     return dict((s.case_id, s.error) for s in scores if s.measured_case and s.error is not None)
+
+
+@pytest.fixture(scope="module")
+def folds(bench, cases):
+    return bench.leave_one_source_out(cases, bench.accelerators())
 
 
 def test_every_measured_memory_case_is_scored(cases, scores):
@@ -70,9 +68,22 @@ def test_at_least_85_percent_of_memory_cases_within_20_percent(errors):
     assert share >= 0.85, f"{share:.0%} within +/-20%; outside: {outside}"
 
 
-def test_no_memory_case_under_predicted_by_more_than_15_percent(errors):
-    under = {case: f"{e:+.0%}" for case, e in errors.items() if e < -0.15}
+def test_no_memory_case_under_predicted_by_more_than_15_percent(scores):
+    """A device reading lies between what the job needs and the range's upper end: no reading
+    may exceed that upper end by more than 15 % (what a buyer is not told to expect)."""
+    under = {
+        s.case_id: f"{s.under_error:+.0%}"
+        for s in scores
+        if s.measured_case and s.under_error is not None and s.under_error < -0.15
+    }
     assert not under, f"under-predicted (buyer would run out of memory): {under}"
+
+
+def test_the_range_upper_end_is_never_below_the_planning_figure(scores):
+    for s in scores:
+        if s.kind == "peak":
+            assert s.high_gib >= s.predicted_gib - 1e-9, s.case_id
+            assert s.needed_gib <= s.high_gib + 1e-9 or s.metric == "allocated", s.case_id
 
 
 def test_every_reported_out_of_memory_run_is_predicted_not_to_fit(scores):
@@ -97,7 +108,7 @@ def test_stored_memory_band_matches_the_measured_percentiles(errors):
 
 
 def test_stored_unstated_framework_band_matches_the_v1_only_percentiles(bench, cases):
-    scores = bench.memory_scores(cases, named_framework=False)
+    scores = bench.memory_scores(cases)
     summary = summarise(bench.measured_errors(scores))
     assert pytest.approx(summary.p10, abs=0.0015) == memory.MEMORY_ERROR_UNSTATED_P10
     assert pytest.approx(summary.p90, abs=0.0015) == memory.MEMORY_ERROR_UNSTATED_P90
@@ -142,8 +153,76 @@ def test_a_framework_stated_in_the_scenario_is_kept(cases):
 
 def test_v1_scenarios_alone_are_scored_too(bench, cases):
     """Without frameworks the model reads every case the heavier way: never lower."""
-    plain = {s.case_id: s for s in bench.memory_scores(cases, named_framework=False)}
-    named = {s.case_id: s for s in bench.memory_scores(cases)}
+    plain = {s.case_id: s for s in bench.memory_scores(cases)}
+    named = {s.case_id: s for s in bench.memory_scores(cases, named_framework=True)}
     assert plain.keys() == named.keys()
     for case_id, score in named.items():
         assert plain[case_id].predicted_gib >= score.predicted_gib - 1e-9, case_id
+
+
+def test_the_reference_cases_ship_with_the_code_each_with_its_public_source():
+    from advisor.domain.sizing.reference import CASES_PATH
+
+    assert CASES_PATH.is_file()
+    assert CASES_PATH.parent.parent == Path(memory.__file__).parent
+    records = reference.case_records()
+    assert len(records) >= 80
+    for record in records:
+        assert record["source"].strip(), record["id"]
+        assert (record.get("source_url") or "").startswith("https://"), record["id"]
+
+
+def test_a_missing_reference_file_fails_instead_of_skipping(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        reference.load_cases(tmp_path / "absent.json")
+
+
+# --- Scenario alone, and leave one source out (issue 15) -------------------------------------
+# Issue 15's goal on runs the engine was not tuned on: memory median <= 10 %, >= 85 % within
+# +/-20 %, none under by more than 15 %, throughput median <= 25 %. Not met yet; these bounds are
+# the figures measured when the bench first printed them (docs/sizing.md, "Fidelity"), so that a
+# change that makes the honest figures worse fails here.
+SCENARIO_ALONE_MEMORY_MEDIAN = 0.088
+OUT_OF_FOLD_MEMORY_MEDIAN = 0.088
+OUT_OF_FOLD_MEMORY_UNDER_15 = 2
+OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.222
+
+
+def test_scenario_alone_never_under_predicts_by_more_than_15_percent(bench, cases):
+    scores = bench.memory_scores(cases)
+    figures = bench.figures(scores, bench.throughput_scores(cases))
+    assert figures.memory_range_under_15 == 0
+    assert figures.memory_median <= SCENARIO_ALONE_MEMORY_MEDIAN
+    assert figures.claims_agree == figures.claims
+
+
+def test_every_source_is_held_out_once_and_scored_on_constants_fitted_without_it(
+    bench, cases, folds
+):
+    scored = {c.source_group for c in cases if c.is_measured and c.uses}
+    assert {fold.source for fold in folds} == scored
+    observations = bench.throughput_observations(cases, bench.accelerators())
+    for fold in folds:
+        held = {c.id for c in cases if c.source_group == fold.source}
+        assert {s.case_id for s in fold.memory} <= held
+        assert {t.case_id for t in fold.throughput} <= held
+        trained = [o for o in observations if o.case_id not in held]
+        assert sum(fold.calibration.cases_by_family.values()) == len(trained), fold.source
+
+
+def test_out_of_fold_figures_do_not_get_worse(bench, folds):
+    figures = bench.out_of_fold_figures(folds)
+    assert figures.memory_cases >= 40 and figures.throughput_cases >= 30
+    assert figures.memory_median <= OUT_OF_FOLD_MEMORY_MEDIAN
+    assert figures.memory_range_under_15 <= OUT_OF_FOLD_MEMORY_UNDER_15
+    assert figures.claims_agree == figures.claims
+    assert figures.throughput_median <= OUT_OF_FOLD_THROUGHPUT_MEDIAN
+
+
+def test_no_prediction_reads_a_cases_id_or_source(bench, cases):
+    """The same scenario under another id and source gets the same figures."""
+    specs = bench.accelerators()
+    for case in cases[:: max(1, len(cases) // 12)]:
+        moved = replace(case, id="renamed-" + case.id, source="elsewhere", notes="")
+        a, b = reference.score_memory([case], specs), reference.score_memory([moved], specs)
+        assert [s.predicted_gib for s in a] == [s.predicted_gib for s in b], case.id

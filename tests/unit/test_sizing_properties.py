@@ -324,6 +324,22 @@ def test_size_gives_finite_figures_and_a_consistent_fit(scenario, key, gpus):
 
 
 @FAST
+@given(scenarios(), st.sampled_from([None, 1, 8, 24]))
+def test_size_without_an_accelerator_gives_memory_only(scenario, gpus):
+    result = size(
+        replace(scenario, hardware=replace(scenario.hardware, accelerator=None)), None, gpus=gpus
+    )
+    output = result.to_json()
+    for name, value in output["memory_per_gpu_gib"].items():
+        assert math.isfinite(value) and value >= 0, name
+    assert output["fits"] is None and output["capacity_gib"] is None
+    assert output["tokens_per_s"] is None and output["power_kw_per_server"] is None
+    assert result.layout.gpus == (gpus or scenario.hardware.count)
+    assert result.memory_low_gib <= result.memory.total <= result.memory_high_gib
+    assert all(isinstance(sentence, str) and sentence for sentence in output["assumptions"])
+
+
+@FAST
 @given(
     scenarios(),
     st.sampled_from(sorted(ACCELERATORS) or ["none"]),

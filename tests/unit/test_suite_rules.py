@@ -59,22 +59,9 @@ def test_every_hypothesis_test_runs_without_a_deadline():
 SKIP = re.compile(r"pytest\.skip\(|\.skipif\(|importorskip\(|mark\.skip\b")
 
 
-# The reference-case tests are changed on the `sizing` branch (issue 17: the cases move into the
-# repository and a missing file fails); strict, so these marks fail once that branch is merged
-# and must then be removed.
-ON_SIZING_BRANCH = pytest.mark.xfail(
-    strict=True, reason="reference-case skips are removed on the sizing branch"
-)
-SIZING_FILES = {"test_scenario.py", "test_sizing_fidelity.py", "test_throughput_fidelity.py"}
-
-
 @pytest.mark.parametrize(
     "path",
-    [
-        pytest.param(p, marks=[ON_SIZING_BRANCH] if p.name in SIZING_FILES else [])
-        for p in sorted(TESTS.rglob("*.py"))
-        if p.name != Path(__file__).name
-    ],
+    sorted(p for p in TESTS.rglob("*.py") if p.name != Path(__file__).name),
     ids=lambda p: str(p.relative_to(TESTS)),
 )
 def test_no_test_skips(path):

@@ -90,7 +90,9 @@ def _product(per_unit, count):
 class DataCenterFacts:
     key: str | None = None
     name: str | None = None
+    name_zh: str | None = None  # Chinese name, shown on Chinese pages (i18n.local_name)
     city: str | None = None
+    city_zh: str | None = None
     province: str | None = None  # Chinese name, one-character abbreviation or English name
     operator_key: str | None = None
     self_operated: bool | None = None  # run by the hosting vendor itself (V1)
@@ -136,6 +138,7 @@ class DataCenterFacts:
 class PolicyZoneFacts:
     key: str | None = None
     name: str | None = None
+    name_zh: str | None = None
     pue_limit: float | None = None
     pue_limit_source: str | None = None  # the policy document, as the catalog records it
 
@@ -166,6 +169,7 @@ class CertificateFacts:
 class VendorFacts:
     key: str | None = None
     name: str | None = None
+    name_zh: str | None = None
     founded_year: int | None = None
     registered_capital_cny: float | None = None
     licences: tuple[LicenceFacts, ...] | None = None

@@ -7,10 +7,11 @@ The model (docs/sizing-time.md, docs/decisions/0005-throughput-model.md):
   embedding lookup), plus causal attention's score and value products; the backward pass costs
   two forwards for full fine-tuning and one for frozen-base methods (LoRA/QLoRA/DoRA compute the
   activation gradients but not the frozen weights' gradients); recomputation adds a forward.
-* **Time per micro-batch** on each GPU is the sum of three physical terms: matrix work at the
-  accelerator's dense 16-bit peak times a utilisation calibrated per accelerator family on the
-  published runs (:mod:`calibration`), element-wise memory traffic at the HBM/GDDR bandwidth, and
-  a fixed host/kernel-launch time per layer and pass.
+* **Time per micro-batch** on each GPU is the sum of physical terms: matrix work at the
+  accelerator's dense 16-bit peak times one utilisation calibrated on the published runs
+  (:mod:`calibration`), element-wise memory traffic at the HBM/GDDR bandwidth, QLoRA's
+  dequantisation of the frozen base (memory traffic per micro-batch, so large batches amortise
+  it), and a fixed host/kernel-launch time per layer and pass.
 * **Communication** per step from the strategy's collective volumes over the links
   (:mod:`network`): tensor-parallel all-reduces on the critical path, data-parallel gradient
   reductions and FSDP/ZeRO-3 gathers hidden behind the compute they can overlap with; CPU
@@ -63,6 +64,16 @@ FP32_PEAK_SHARE = 0.5
 # P ~ 12 x layers x hidden^2 with layers ~ hidden / 128 (Llama 2 7B: 4096 wide, 32 layers;
 # 70B: 8192 wide, 80 layers), the same relation scenario.adapter_count uses.
 GENERIC_HIDDEN_PER_LAYER = 128
+
+# QLoRA dequantisation (bitsandbytes MatMul4Bit: F.dequantize_4bit(B, state).to(A.dtype) in the
+# forward and again in the backward, https://github.com/bitsandbytes-foundation/bitsandbytes,
+# bitsandbytes/autograd/_functions.py; the same in a recomputed forward): per frozen quantised
+# weight and pass, the 4-bit value and its block constant are read (quant_bits / 8 + 0.5 / 8
+# bytes), the 16-bit copy is written (2) and read back by the matrix multiply (2). It is paid
+# once per micro-batch whatever its length, so large batches amortise it (Dettmers et al. 2023,
+# QLoRA, section 4: the paged/dequantised path's cost falls with batch size).
+DEQUANT_WRITE_READ_BYTES = 4
+DEQUANT_CONSTANT_BYTES = 0.5 / 8
 
 FULL_METHODS = ("full", "freeze")
 
@@ -255,6 +266,8 @@ class JobFigures:
     is_qlora: bool
     is_moe: bool
     fp32: bool
+    # QLoRA: bytes of memory traffic to dequantise the frozen base, per micro-batch, whole model.
+    dequant_bytes_per_micro_batch: float = 0.0
     # Pipeline stages are a device_map layer split (Transformers/Accelerate): one micro-batch
     # passes through them at a time (memory.FrameworkTraits.naive_pipeline).
     naive_pipeline: bool = False
@@ -294,13 +307,32 @@ def job_figures(scenario: Scenario) -> JobFigures:
     return job
 
 
+def sample_length(scenario: Scenario) -> int:
+    """Tokens a sample is trained at: ``seq_len``, or for unpacked samples with a stated
+    average length that average (capped at ``seq_len``): an unpacked batch is padded only to its
+    longest sample, not to ``seq_len`` (Transformers' DataCollatorWithPadding pads to the
+    longest in the batch), so a dataset of short samples is trained at its real length. With
+    several samples per micro-batch the longest is longer than the average: the average is the
+    lower bound, said in the assumptions."""
+    average = scenario.avg_tokens_per_sample
+    if average is None or scenario.packed is True:
+        return scenario.seq_len
+    return min(average, scenario.seq_len)
+
+
+def _at_sample_length(scenario: Scenario) -> Scenario:
+    length = sample_length(scenario)
+    return scenario if length == scenario.seq_len else replace(scenario, seq_len=length)
+
+
 @lru_cache(maxsize=256)  # scenarios are frozen; equal scenarios share their figures
 def _job_figures(scenario: Scenario) -> JobFigures:
     shape = model_shape(scenario)
+    timed = _at_sample_length(scenario)  # time follows the real length; memory keeps seq_len
     return JobFigures(
-        flops=flops_per_token(scenario),
-        elementwise_bytes_per_token=elementwise_bytes_per_token(scenario),
-        tokens_per_micro_batch=scenario.micro_batch * scenario.seq_len,
+        flops=flops_per_token(timed),
+        elementwise_bytes_per_token=elementwise_bytes_per_token(timed),
+        tokens_per_micro_batch=scenario.micro_batch * timed.seq_len,
         grad_accum=scenario.grad_accum,
         layers=shape.layers,
         hidden=shape.hidden,
@@ -317,8 +349,26 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         is_qlora=scenario.method == "qlora",
         is_moe=scenario.model.is_moe,
         fp32=scenario.precision == "fp32",
+        dequant_bytes_per_micro_batch=dequant_bytes_per_micro_batch(scenario),
         naive_pipeline=traits_of(scenario).naive_pipeline,
     )
+
+
+def dequant_bytes_per_micro_batch(scenario: Scenario) -> float:
+    """QLoRA: memory traffic of dequantising the frozen block matrices once per pass
+    (forward, backward, and a recomputed forward), for one micro-batch (0 for other methods)."""
+    if scenario.method != "qlora":
+        return 0.0
+    shape = model_shape(scenario)
+    quantised = max(scenario.model.params - shape.untied_embedding_params - _head_params(shape), 0)
+    passes = 2 + (1 if uses_recompute(scenario) else 0)
+    per_weight = scenario.quant_bits_or_default / 8 + DEQUANT_CONSTANT_BYTES
+    return quantised * (per_weight + DEQUANT_WRITE_READ_BYTES) * passes
+
+
+def _head_params(shape) -> float:
+    """The output head (vocab x hidden), which PEFT/Transformers keep in 16 bits."""
+    return shape.vocab * shape.hidden
 
 
 # --- Time per micro-batch ------------------------------------------------------------------------
@@ -327,11 +377,9 @@ def _job_figures(scenario: Scenario) -> JobFigures:
 def matmul_utilisation(
     job: JobFigures, accelerator: AcceleratorSpec, cal: Calibration
 ) -> tuple[float, bool, str]:
-    """Calibrated share of peak reached by matrix work: (value, family calibrated?, family)."""
+    """Calibrated share of peak reached by matrix work: (value, family measured?, family)."""
     family = calibration.family_of(accelerator)
     value, calibrated = cal.family_utilisation(family)
-    if job.is_qlora:
-        value *= cal.qlora_factor
     if job.is_moe:
         value *= cal.moe_factor
     return min(value, 1.0), calibrated, family
@@ -353,8 +401,9 @@ def micro_batch_seconds(
     matmul_s = job.flops.total * tokens / (peak_tflops_per_gpu * 1e12 * utilisation)
     memory_s = 0.0
     if accelerator.memory_bandwidth_tbps:
-        memory_s = (
-            job.elementwise_bytes_per_token * tokens / (accelerator.memory_bandwidth_tbps * 1e12)
+        dequant = job.dequant_bytes_per_micro_batch / job.model_parallel
+        memory_s = (job.elementwise_bytes_per_token * tokens + dequant) / (
+            accelerator.memory_bandwidth_tbps * 1e12
         )
     layers_here = job.layers / job.pipeline_parallel
     launch_s = cal.layer_pass_overhead_s * layers_here * job.activation_passes
@@ -780,7 +829,7 @@ def _method_assumptions(scenario: Scenario, flops: FlopsPerToken) -> list[Messag
                 "gflops": _fmt(flops.total / 1e9),
                 "per_param": _fmt(per_param),
                 "params": _fmt(flops.matmul_params / 1e9, 2),
-                "seq_len": f"{scenario.seq_len:,}",
+                "seq_len": f"{sample_length(scenario):,}",
             },
         )
     )
@@ -806,7 +855,19 @@ def _method_assumptions(scenario: Scenario, flops: FlopsPerToken) -> list[Messag
                 )
             )
         )
-    if scenario.packed is not True:
+    if sample_length(scenario) != scenario.seq_len:
+        out.append(
+            Message(
+                N_(
+                    "Samples average {avg} tokens and are not packed: time is computed at that "
+                    "length (each batch is padded only to its longest sample; with several "
+                    "samples per micro-batch somewhat longer), not at {seq_len}; memory is sized "
+                    "for the longest batch, {seq_len} tokens."
+                ),
+                {"avg": f"{sample_length(scenario):,}", "seq_len": f"{scenario.seq_len:,}"},
+            )
+        )
+    elif scenario.packed is not True:
         out.append(
             Message(
                 N_(
@@ -842,14 +903,14 @@ def _hardware_assumptions(
         Message(
             N_(
                 "{accelerator}: {peak} TFLOP/s dense 16-bit peak; matrix work runs at {util} of "
-                "it (the utilisation of the {family} family), the whole job at {mfu} after "
-                "memory-bound work, launch overhead and communication."
+                "it (one utilisation for every accelerator, calibrated on the published runs), "
+                "the whole job at {mfu} after memory-bound work, launch overhead and "
+                "communication."
             ),
             {
                 "accelerator": accelerator.name,
                 "peak": _fmt(peak, 0),
                 "util": _percent(utilisation),
-                "family": accelerator.architecture or family,
                 "mfu": _percent(mfu),
             },
         )
@@ -859,11 +920,11 @@ def _hardware_assumptions(
             Message(
                 N_(
                     "No published measured run of the {family} family is in the calibration set: "
-                    "its utilisation is taken as the lowest of the calibrated families ({util})."
+                    "the shared utilisation ({util}) is assumed for it."
                 ),
                 {
                     "family": accelerator.architecture or family,
-                    "util": _percent(cal.fallback_utilisation),
+                    "util": _percent(utilisation),
                 },
             )
         )
@@ -881,10 +942,10 @@ def _hardware_assumptions(
         out.append(
             Message(
                 N_(
-                    "QLoRA dequantises the frozen base in every pass: utilisation x {factor} "
-                    "(calibrated on the published QLoRA runs)."
+                    "QLoRA dequantises the frozen base in every pass: {gb} GB of memory traffic "
+                    "per micro-batch, whatever its length (larger micro-batches amortise it)."
                 ),
-                {"factor": _fmt(cal.qlora_factor, 2)},
+                {"gb": _fmt(dequant_bytes_per_micro_batch(scenario) / 1e9, 1)},
             )
         )
     if comm.data_parallel_s > 0 or comm.tensor_parallel_s > 0:

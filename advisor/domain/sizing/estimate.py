@@ -19,6 +19,7 @@ from advisor.domain.sizing.memory import (
     FIT_RESERVE_SHARE,
     Layout,
     MemoryBreakdown,
+    context_gib,
     layout_of,
     memory_assumptions,
     memory_error_band,
@@ -37,16 +38,16 @@ from advisor.domain.sizing.storage import StorageEstimate, estimate_storage
 @dataclass(frozen=True)
 class SizingResult:
     scenario: Scenario  # as sized: hardware and parallelism of the layout below
-    accelerator: AcceleratorSpec
+    accelerator: AcceleratorSpec | None  # None: no card named, memory per GPU only
     server: ServerSpec | None
     layout: Layout
     gpus_per_server: int
     memory: MemoryBreakdown
-    capacity_gib: float  # usable memory of one card minus the planning reserve
+    capacity_gib: float | None  # usable memory of one card minus the planning reserve
     memory_low_gib: float  # band on the total from the reference cases' error percentiles
     memory_high_gib: float
-    max_micro_batch: int
-    max_seq_len: int
+    max_micro_batch: int | None
+    max_seq_len: int | None
     fewest: Placement | None  # the fewest GPUs of this accelerator that hold the job
     time: TimeEstimate | None
     power: PowerEstimate | None
@@ -55,7 +56,10 @@ class SizingResult:
     assumptions: list[Message] = field(default_factory=list)
 
     @property
-    def fits(self) -> bool:
+    def fits(self) -> bool | None:
+        """Whether the job fits the card; ``None`` when no card is named."""
+        if self.capacity_gib is None:
+            return None
         return self.memory.total <= self.capacity_gib
 
     @property
@@ -71,7 +75,7 @@ class SizingResult:
         time = self.time
         fewest = self.fewest
         return {
-            "accelerator": self.accelerator.key,
+            "accelerator": self.accelerator.key if self.accelerator else None,
             "server": self.server.key if self.server else None,
             "gpus": self.layout.gpus,
             "servers": self.servers,
@@ -84,7 +88,11 @@ class SizingResult:
             "memory_band_gib": [round(self.memory_low_gib, 2), round(self.memory_high_gib, 2)],
             "memory_allocated_gib": round(self.memory.allocated, 2),
             "memory_reading_gib": round(self.memory.device_reading, 2),
-            "capacity_gib": round(self.capacity_gib, 2),
+            "memory_reading_range_gib": [
+                round(self.memory.total, 2),
+                round(self.memory.device_reading_high, 2),
+            ],
+            "capacity_gib": _round_or_none(self.capacity_gib, 2),
             "fits": self.fits,
             "max_micro_batch": self.max_micro_batch,
             "max_seq_len": self.max_seq_len,
@@ -188,7 +196,7 @@ def _layout_for_gpus(
 
 def size(
     scenario: Scenario,
-    accelerator: AcceleratorSpec,
+    accelerator: AcceleratorSpec | None,
     gpus: int | None = None,
     server: ServerSpec | None = None,
     *,
@@ -197,8 +205,13 @@ def size(
     """Size ``scenario`` on ``accelerator``: on ``gpus`` GPUs when given, else the scenario's.
 
     ``server`` (a catalog server model) sets GPUs per server, power, NVMe and NICs; without it a
-    generic 8-GPU server is assumed and said so.
+    generic 8-GPU server is assumed and said so. Without an accelerator (the format allows
+    ``hardware.accelerator: null``, e.g. "fits in an N GB card" claims) the result gives the
+    memory per GPU for the stated count and layout only: ``fits`` is ``None`` and there are no
+    time, power or network figures.
     """
+    if accelerator is None:
+        return _size_without_accelerator(scenario, gpus)
     per_server = server.gpu_count if server is not None else DEFAULT_GPUS_PER_SERVER
     search = PlacementSearch(scenario, allow_offload=allow_offload)
     layout = _layout_for_gpus(
@@ -248,6 +261,64 @@ def size(
     return replace(result, assumptions=assumptions)
 
 
+def _size_without_accelerator(scenario: Scenario, gpus: int | None) -> SizingResult:
+    """Memory per GPU for the scenario's own layout (scaled to ``gpus``), no card (see size)."""
+    layout = layout_of(scenario)
+    if gpus is not None and gpus != layout.gpus:
+        mp = layout.model_parallel
+        valid = gpus % mp == 0 and not (layout.strategy == "single" and gpus != mp)
+        layout = (
+            replace(layout, gpus=gpus) if valid else replace(layout, gpus=gpus, strategy="zero3")
+        )
+    per_server = DEFAULT_GPUS_PER_SERVER
+    memory = PlacementSearch(scenario).model.per_gpu(layout, context=context_gib(None, layout.gpus))
+    error_p10, error_p90 = memory_error_band(scenario)
+    servers = -(-layout.gpus // per_server)
+    sized = replace(
+        scenario,
+        hardware=Hardware(accelerator=None, count=layout.gpus, nodes=servers),
+        parallelism=Parallelism(
+            strategy=layout.strategy,
+            offload=layout.offload,
+            tensor_parallel=layout.tensor_parallel,
+            pipeline_parallel=layout.pipeline_parallel,
+        ),
+    )
+    result = SizingResult(
+        scenario=sized,
+        accelerator=None,
+        server=None,
+        layout=layout,
+        gpus_per_server=per_server,
+        memory=memory,
+        capacity_gib=None,
+        memory_low_gib=memory.total / (1 + error_p90),
+        memory_high_gib=memory.total / (1 + error_p10),
+        max_micro_batch=None,
+        max_seq_len=None,
+        fewest=None,
+        time=None,
+        power=None,
+        storage=estimate_storage(sized, tokens_per_s=None, server=None, servers=servers),
+        network=None,
+    )
+    assumptions = memory_assumptions(scenario)
+    assumptions.append(_peak_message(result))
+    if memory.reading_exceeds_total:
+        assumptions.append(_length_drift_assumption(memory))
+    assumptions += result.storage.assumptions
+    assumptions.append(
+        Message(
+            N_(
+                "No accelerator is named: the memory per GPU is given for the stated GPU count "
+                "and layout; whether it fits, the fewest GPUs, throughput, time and power need a "
+                "card."
+            )
+        )
+    )
+    return replace(result, assumptions=assumptions)
+
+
 def _gib(value: float) -> str:
     return f"{value:,.1f}"
 
@@ -263,31 +334,36 @@ def _length_drift_assumption(memory) -> Message:
             "whether the job fits; expandable_segments in PYTORCH_CUDA_ALLOC_CONF avoids most "
             "of it."
         ),
-        {"reading": _gib(memory.device_reading), "drift": _gib(memory.length_drift)},
+        {
+            "reading": _gib(memory.device_reading_high),
+            "drift": _gib(memory.device_reading_high - memory.total),
+        },
+    )
+
+
+def _peak_message(result: SizingResult) -> Message:
+    memory, layout = result.memory, result.layout
+    return Message(
+        N_(
+            "Peak memory per GPU is {total} GiB ({strategy}, {gpus} GPUs, tensor parallel "
+            "{tp}); the reference cases put the real peak between {low} and {high} GiB "
+            "(10th to 90th percentile of the model's measured error)."
+        ),
+        {
+            "total": _gib(memory.total),
+            "strategy": layout.strategy,
+            "gpus": layout.gpus,
+            "tp": layout.tensor_parallel,
+            "low": _gib(result.memory_low_gib),
+            "high": _gib(result.memory_high_gib),
+        },
     )
 
 
 def _sizing_assumptions(result: SizingResult, original: Scenario) -> list[Message]:
     memory = result.memory
-    layout = result.layout
     out = memory_assumptions(original)
-    out.append(
-        Message(
-            N_(
-                "Peak memory per GPU is {total} GiB ({strategy}, {gpus} GPUs, tensor parallel "
-                "{tp}); the reference cases put the real peak between {low} and {high} GiB "
-                "(10th to 90th percentile of the model's measured error)."
-            ),
-            {
-                "total": _gib(memory.total),
-                "strategy": layout.strategy,
-                "gpus": layout.gpus,
-                "tp": layout.tensor_parallel,
-                "low": _gib(result.memory_low_gib),
-                "high": _gib(result.memory_high_gib),
-            },
-        )
-    )
+    out.append(_peak_message(result))
     if memory.reading_exceeds_total:
         out.append(_length_drift_assumption(memory))
     out.append(

@@ -24,7 +24,7 @@ Bytes everywhere inside; GiB (2**30 bytes) in the result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.i18n import N_, Message
@@ -148,7 +148,33 @@ FRAMEWORK_TRAITS = {
 }
 
 
+def stores_attention_scores(scenario: Scenario) -> bool:
+    """Whether attention keeps the seq x seq scores: only eager attention (stated ``false``).
+
+    Not stated (``null``) means the framework's default attention: PyTorch's
+    scaled_dot_product_attention, whose flash and memory-efficient kernels never store the
+    scores, is the default of Hugging Face Transformers since 4.36 for every model that
+    supports it (https://huggingface.co/docs/transformers/perf_infer_gpu_one, "PyTorch scaled
+    dot product attention"), of torchtune and LitGPT (their attention modules call it), and
+    Megatron uses fused (Transformer Engine or its own) kernels.
+    """
+    return scenario.flash_attention is False
+
+
+# An unstated framework whose pipeline stages run without data or tensor parallelism (strategy
+# "single", tensor_parallel 1) is a device_map layer split: the scenario format records such a
+# split as N stages with the "single" strategy (device_map has no tensor parallelism), and that is how Transformers/Accelerate (and the tools on them: PEFT, TRL,
+# ms-swift's model-parallel mode) spread a model too large for one GPU; Megatron and torchtune
+# pipelines, which keep micro-batches in flight, are stated frameworks and run beside data
+# parallelism. Memory: one micro-batch in flight instead of up to one per stage; time: one GPU
+# works at once (the slower reading).
+_UNSTATED_LAYER_SPLIT = replace(FRAMEWORK_TRAITS[None], naive_pipeline=True)
+
+
 def traits_of(scenario: Scenario) -> FrameworkTraits:
+    p = scenario.parallelism
+    if scenario.framework is None and p.strategy == "single" and p.tensor_parallel == 1:
+        return _UNSTATED_LAYER_SPLIT
     return FRAMEWORK_TRAITS[scenario.framework]
 
 
@@ -163,18 +189,19 @@ def loss_is_chunked(scenario: Scenario) -> bool:
 # Runtime context as the vendor's tool shows it before the first tensor: CUDA context with
 # PyTorch's kernels, cuBLAS and cuDNN workspaces take 0.5-1.5 GiB on A100/H100 (0.3-2 GiB in
 # the sizing notes, depending on CUDA version and lazy loading); 1.0 GiB taken, the same for
-# ROCm. Ascend: npu-smi readings also include the device's own reservation (the device OS
-# occupies part of the HBM, Huawei's Atlas 800 documentation) besides the CANN/torch_npu
-# context; 3.5 GiB taken (not verified against a primary measurement: the Ascend reference
-# rows are within 6 % with it where the model otherwise agrees). NCCL/HCCL add their channel
-# buffers when more than one device takes part (NCCL_BUFFSIZE 4 MiB x channels x peers, about
-# 0.25 GiB for 8 GPUs).
+# ROCm. Ascend: npu-smi readings also include the device's own reservation, 3,197 of 65,536 MB
+# on an idle 910B with no process (npu-smi 25.2 output published in
+# https://github.com/Project-HAMi/HAMi-WebUI/issues/47, 2025-09-10), i.e. 3.1 GiB, plus the
+# CANN/torch_npu context, taken at the low end of CUDA's range (0.4 GiB): 3.5 GiB. Not fitted
+# on the reference cases. NCCL/HCCL add their channel buffers when more than one device takes
+# part (NCCL_BUFFSIZE 4 MiB x channels x peers, about 0.25 GiB for 8 GPUs).
 CONTEXT_GIB = {"cuda": 1.0, "rocm": 1.0, "cann": 3.5, "other": 1.0}
 NCCL_GIB = 0.25
 # The caching allocator reserves more than the live tensors (rounding to 2 MiB blocks, freed
 # blocks of other sizes). 5 %: the reserved/allocated gap PyTorch users report for steady
-# training loops of fixed shape, and the value that leaves the reference cases reported with
-# nvidia-smi-style figures centred (10 % over-predicts the model-state-dominated ones).
+# training loops of fixed shape. This is the memory model's one constant fitted on the reference
+# cases (nvidia-smi-style readings centred); bench/sizing_fidelity.py refits it without each
+# source in turn and scores that source (leave one source out).
 FRAGMENTATION_SHARE = 0.05
 
 # --- Device readings when batch lengths vary ------------------------------------------------
@@ -185,13 +212,22 @@ FRAGMENTATION_SHARE = 0.05
 # max_memory_reserved climb above what the job needs. The allocator releases those cached
 # segments before it reports out-of-memory, so this never decides whether a job fits; it
 # only explains the device reading. bench/allocator_drift.py replays training steps through
-# a replica of the allocator's policy (a model, not a measurement): the drift, as a multiple
-# of the step's dynamic peak (activations and logits), is the heaviest length distribution's
-# median over sample orders, in runs long enough for it to settle (500 samples); recomputation (gradient checkpointing) interleaves short-lived
-# blocks with the long-lived checkpoints and drifts further (GMLake, Guo et al., ASPLOS 2024,
-# names recomputation and LoRA among the causes). A reading cannot exceed the card.
-# Keyed by gradient checkpointing.
-LENGTH_DRIFT_OF_DYNAMIC = {True: 2.1, False: 0.6}
+# a replica of the allocator's policy (a model, not a measurement) for five length
+# distributions (a scenario does not state its own), each over three model shapes and five
+# sample orders: the drift, as a multiple of the step's dynamic peak (activations and logits),
+# is a range. Its upper end (LENGTH_DRIFT_HIGH_OF_DYNAMIC) is the heaviest distribution's median
+# over orders: what a reading may reach. The planning figure compared with a reading
+# (LENGTH_DRIFT_OF_DYNAMIC) is, with gradient checkpointing, the median over the distributions
+# of those medians (1.15 at 200 samples), not the heaviest (2.0 at 200 samples, 2.1 settled at
+# 500): recomputation interleaves short-lived blocks with the long-lived checkpoints (GMLake,
+# Guo et al., ASPLOS 2024, names recomputation and LoRA among the causes of fragmentation).
+# Without checkpointing the activations are freed in the reverse order of allocation; the
+# replay's medians there (0.06 to 0.58) over-predict the readings of runs outside the reference
+# set (issue 15), so the planning figure is the lowest distribution's (0.06, near zero) and the
+# range still reaches 0.6. A reading cannot exceed the card; the fit total never includes
+# either figure.
+LENGTH_DRIFT_OF_DYNAMIC = {True: 1.15, False: 0.06}
+LENGTH_DRIFT_HIGH_OF_DYNAMIC = {True: 2.1, False: 0.6}
 # Below this (GiB) a reading rounds to the total as figures are shown: nothing worth saying.
 LENGTH_DRIFT_SHOWN_GIB = 0.05
 
@@ -223,10 +259,10 @@ FIT_RESERVE_SHARE = 0.05
 # predicted / (1 + P10) for 80 % of the cases. Two bands: with the framework each case's source
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
-MEMORY_ERROR_P10 = -0.114
-MEMORY_ERROR_P90 = 0.205
-MEMORY_ERROR_UNSTATED_P10 = -0.113
-MEMORY_ERROR_UNSTATED_P90 = 0.330
+MEMORY_ERROR_P10 = -0.142
+MEMORY_ERROR_P90 = 0.183
+MEMORY_ERROR_UNSTATED_P10 = -0.142
+MEMORY_ERROR_UNSTATED_P90 = 0.318
 
 
 def memory_error_band(scenario: Scenario) -> tuple[float, float]:
@@ -310,8 +346,10 @@ class MemoryBreakdown:
     peak_at_optimizer_step: bool = False  # the peak is the optimizer step, not the backward
     peak_at_model_load: bool = False  # the whole model loaded before ZeRO-3 partitioned it
     # Cached by the allocator beyond the job's need when batch lengths vary (released before
-    # an out-of-memory error, so not in ``total``): see LENGTH_DRIFT_OF_DYNAMIC.
+    # an out-of-memory error, so not in ``total``): see LENGTH_DRIFT_OF_DYNAMIC. The planning
+    # figure, and the upper end of the range a reading may reach.
     length_drift: float = 0.0
+    length_drift_high: float = 0.0
 
     @property
     def allocated(self) -> float:
@@ -343,9 +381,14 @@ class MemoryBreakdown:
         return self.total + self.length_drift
 
     @property
+    def device_reading_high(self) -> float:
+        """The upper end of what a device reading may show: the total plus the heaviest drift."""
+        return self.total + max(self.length_drift, self.length_drift_high)
+
+    @property
     def reading_exceeds_total(self) -> bool:
         """Whether the device reading is worth stating beside the total."""
-        return self.length_drift >= LENGTH_DRIFT_SHOWN_GIB
+        return max(self.length_drift, self.length_drift_high) >= LENGTH_DRIFT_SHOWN_GIB
 
     def components(self) -> dict[str, float]:
         """The device components and the total, in GiB (the JSON ``memory_per_gpu_gib``)."""
@@ -359,19 +402,22 @@ class MemoryBreakdown:
                 "peak_at_optimizer_step",
                 "peak_at_model_load",
                 "length_drift",
+                "length_drift_high",
             )
         ]
         out = {name: getattr(self, name) for name in names}
         out["total"] = self.total
         return out
 
-    def at_metric(self, metric: str) -> float:
-        """The prediction comparable with a reported figure of the given kind."""
+    def at_metric(self, metric: str, *, high: bool = False) -> float:
+        """The prediction comparable with a reported figure of the given kind: the planning
+        figure, or with ``high`` the upper end of the range a reading may reach."""
+        drift = max(self.length_drift, self.length_drift_high) if high else self.length_drift
         if metric == "allocated":
             return self.allocated
         if metric == "reserved":
-            return self.reserved + self.length_drift
-        return self.device_reading
+            return self.reserved + drift
+        return self.total + drift
 
 
 COMPONENT_LABELS = {
@@ -466,6 +512,7 @@ class MemoryModel:
         self.trained_params = trained
         self.traits = traits_of(s)
         self.length_drift_share = length_drift_share(s)
+        self.length_drift_high_share = length_drift_share(s, high=True)
         if s.uses_adapters and not amp and not self.traits.adapters_in_compute_dtype:
             # PEFT keeps adapters in fp32 even when the base is 16-bit (LoraConfig
             # autocast_adapter_dtype=True, the default since PEFT 0.12, and nn.Linear's fp32
@@ -551,8 +598,8 @@ class MemoryModel:
         # so the saved k and v are q-wide; only FlashAttention-2's own kernel takes the narrow
         # ones. v1 does not say which, so the q-wide copies are counted (the safe side).
         attention = (4 * q_out) * b + 4 * m.heads
-        if s.flash_attention is not True:
-            # Eager attention (assumed when not stated: the safe side) also keeps the s x s
+        if stores_attention_scores(s):
+            # Eager attention (stated ``flash_attention: false``) also keeps the s x s
             # softmax per head (Korthikanti's 5as/h term): Hugging Face's eager attention takes
             # the softmax in fp32 (softmax(..., dtype=float32)) and keeps that output, and the
             # product with v keeps its cast back to the compute type; in fp32 the second is the
@@ -665,7 +712,7 @@ class MemoryModel:
         m = self.arch
         tp, pp = layout.tensor_parallel, layout.pipeline_parallel
         block = self.block_bytes_per_token
-        if self.scenario.flash_attention is not True and seq != self.seq_len:
+        if stores_attention_scores(self.scenario) and seq != self.seq_len:
             block += m.heads * (seq - self.seq_len) * (FP32 + self.compute_bytes)
         layers_here = -(-m.layers // pp)  # the fullest stage
         # Pipeline schedules (1F1B) keep up to pp micro-batches in flight on the first stage
@@ -876,12 +923,15 @@ class MemoryModel:
         frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states
         allocated = max(backward, step)
         training_total = _reserved_gib(allocated) + context
-        drift = self.length_drift_share * (activations + logits) / GIB
+        dynamic = (activations + logits) / GIB
+        drift = self.length_drift_share * dynamic
+        high = self.length_drift_high_share * dynamic
         whole = self.whole_load_bytes(layout)
         load_total = _reserved_gib(whole) + context
         if whole > allocated and capacity is not None and load_total <= capacity:
             # The later training steps may still read higher than the load did.
             drift = max(0.0, training_total + drift - load_total)
+            high = max(0.0, training_total + high - load_total)
             share = self.frozen_bytes / (self.frozen_bytes + self.trainable_bytes)
             return MemoryBreakdown(
                 frozen_weights=whole * share / GIB,
@@ -898,6 +948,7 @@ class MemoryModel:
                 host_ram_per_gpu_gib=host / GIB,
                 peak_at_model_load=True,
                 length_drift=_capped(drift, load_total, card),
+                length_drift_high=_capped(high, load_total, card),
             )
         at_step = step > backward
         if at_step:
@@ -918,6 +969,7 @@ class MemoryModel:
             host_ram_per_gpu_gib=host / GIB,
             peak_at_optimizer_step=at_step,
             length_drift=_capped(drift, training_total, card),
+            length_drift_high=_capped(high, training_total, card),
         )
 
     def max_micro_batch(self, layout: Layout, capacity_gib: float, context: float) -> int:
@@ -947,11 +999,13 @@ def _capped(drift: float, total: float, card: float | None) -> float:
     return max(0.0, min(drift, card - total))
 
 
-def length_drift_share(scenario: Scenario) -> float:
-    """Allocator drift per byte of dynamic peak (0 for packed, fixed-length batches)."""
+def length_drift_share(scenario: Scenario, *, high: bool = False) -> float:
+    """Allocator drift per byte of dynamic peak (0 for packed, fixed-length batches): the
+    planning figure, or with ``high`` the upper end of the range."""
     if scenario.packed is True:
         return 0.0
-    return LENGTH_DRIFT_OF_DYNAMIC[bool(scenario.gradient_checkpointing)]
+    table = LENGTH_DRIFT_HIGH_OF_DYNAMIC if high else LENGTH_DRIFT_OF_DYNAMIC
+    return table[bool(scenario.gradient_checkpointing)]
 
 
 def _largest_fitting(fits, limit: int) -> int:
@@ -994,8 +1048,9 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
         out.append(
             Message(
                 N_(
-                    "The attention kernel was not stated; eager attention, which stores the "
-                    "sequence-by-sequence scores, is assumed (more memory)."
+                    "The attention kernel was not stated; the framework's default, PyTorch's "
+                    "scaled-dot-product attention, is assumed: it does not store the "
+                    "sequence-by-sequence scores."
                 )
             )
         )

@@ -1,9 +1,11 @@
 """Scoring the sizing engine against the public reference cases (pure Python).
 
-The cases live outside the application (``shared/reference-cases/cases.json``, beside the
-checkout); only tests and ``bench/`` read them, through :func:`load_cases`. Scoring follows the
-cases' README: a case is scored only on what its ``uses`` lists, ``measured`` cases count towards
-the acceptance figures, ``published-estimate`` rows are shown for comparison only.
+The cases are the project's own data: ``advisor/domain/sizing/data/reference_cases.json``
+(each case with its public ``source`` and ``source_url``; the layout is in
+``docs/reference-cases.md``, the scenario inside each case follows ``docs/scenario-format.md``).
+Tests and ``bench/`` read them through :func:`load_cases`. A case is scored only on what its
+``uses`` lists; ``measured`` cases count towards the acceptance figures, ``published-estimate``
+rows are shown for comparison only.
 """
 
 from __future__ import annotations
@@ -12,18 +14,20 @@ import json
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
 
 from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.scenario import Scenario, load_scenario
 from advisor.domain.sizing.memory import estimate_memory, layout_of, usable_capacity_gib
 
-# Relative to the repository root: CI checks shared/ out beside the repository.
-CASES_RELATIVE_PATH = Path("..") / "shared" / "reference-cases" / "cases.json"
+# The reference cases ship with the package (beside this module), so a bare clone has them.
+CASES_PATH = Path(str(resources.files(__package__) / "data" / "reference_cases.json"))
 
 
-def default_cases_path(repo_root: Path) -> Path:
-    return (repo_root / CASES_RELATIVE_PATH).resolve()
+def case_records(path: Path | None = None) -> list[dict]:
+    """The reference cases as stored (a list of dicts); a missing file raises, never skips."""
+    return json.loads(Path(path or CASES_PATH).read_text(encoding="utf-8"))
 
 
 # The training framework a case's source ran, read from the case's own citation and notes
@@ -44,6 +48,34 @@ SOURCE_FRAMEWORK_PATTERNS = (
 )
 
 
+# The publication each case comes from, by the id prefix the cases' documentation assigns to it
+# (docs/reference-cases.md). Used only to group cases for leave-one-source-out scoring, never to
+# predict: ms-swift's GPU and Ascend tables are one source (the same project's documentation).
+SOURCE_OF_PREFIX = (
+    ("nemo-am-", "NeMo AutoModel"),
+    ("swift-npu-", "ms-swift"),
+    ("swift-", "ms-swift"),
+    ("qwen1-", "Qwen"),
+    ("tt-", "torchtune"),
+    ("lg-", "LitGPT"),
+    ("peft-", "PEFT"),
+    ("ml-", "MindSpeed-LLM"),
+    ("unsloth-est-", "Unsloth requirements"),
+    ("unsloth-", "Unsloth"),
+    ("mlperf", "MLPerf"),
+    ("lf-est-", "LLaMA-Factory table"),
+    ("hfblog-est-", "Hugging Face blog"),
+)
+
+
+def source_group(case_id: str) -> str:
+    """The publication a case comes from (``SOURCE_OF_PREFIX``; the id's prefix otherwise)."""
+    for prefix, source in SOURCE_OF_PREFIX:
+        if case_id.startswith(prefix):
+            return source
+    return case_id.split("-")[0]
+
+
 @dataclass(frozen=True)
 class ReferenceCase:
     id: str
@@ -57,6 +89,10 @@ class ReferenceCase:
     @property
     def is_measured(self) -> bool:
         return self.kind == "measured"
+
+    @property
+    def source_group(self) -> str:
+        return source_group(self.id)
 
     @property
     def named_framework(self) -> str | None:
@@ -75,8 +111,8 @@ class ReferenceCase:
         return replace(self, scenario=replace(self.scenario, framework=framework))
 
 
-def load_cases(path: Path) -> list[ReferenceCase]:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+def load_cases(path: Path | None = None) -> list[ReferenceCase]:
+    data = case_records(path)
     return [
         ReferenceCase(
             id=item["id"],
@@ -106,6 +142,17 @@ class MemoryScore:
     passed: bool | None  # for oom / fits_within cases
     measured_case: bool
     needed_gib: float | None = None  # what the card must hold (the total, without the drift)
+    high_gib: float | None = None  # the upper end of the range a reading may reach
+
+    @property
+    def under_error(self) -> float | None:
+        """Signed relative error of the range's upper end: a reading above it is what a buyer
+        was not told to expect (the under-prediction criterion); equals ``error`` for packed
+        batches and allocated metrics."""
+        if self.kind != "peak":
+            return None
+        high = self.high_gib if self.high_gib is not None else self.predicted_gib
+        return (high - self.measured_gib) / self.measured_gib
 
     @property
     def error(self) -> float | None:
@@ -143,6 +190,7 @@ def score_memory_case(case: ReferenceCase, accelerators: dict[str, AcceleratorSp
         None,
         case.is_measured,
         needed_gib=breakdown.total,
+        high_gib=breakdown.at_metric(metric, high=True),
     )
 
 

@@ -47,7 +47,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         scenario = load_scenario_or_fail(options["input"])
         accelerator = self._accelerator(scenario, options["accelerator"])
-        server = self._server(accelerator.key, options["server"])
+        if accelerator is None and options["server"]:
+            raise bad_input("server: needs an accelerator (hardware.accelerator or --accelerator)")
+        server = self._server(accelerator.key, options["server"]) if accelerator else None
         gpus = options["gpus"]
         if (
             gpus is not None
@@ -68,9 +70,7 @@ class Command(BaseCommand):
         key = key_option or scenario.hardware.accelerator
         field_name = "accelerator" if key_option else "hardware.accelerator"
         if not key:
-            raise bad_input(
-                "hardware.accelerator: is null; name a catalog accelerator with --accelerator KEY"
-            )
+            return None  # memory per GPU only (docs/sizing.md)
         spec = selectors.accelerator_spec(key)
         if spec is None:
             known = ", ".join(sorted(selectors.accelerator_specs()))
@@ -106,7 +106,7 @@ def render_table(result: SizingResult) -> str:
     time = result.time
     power = result.power
     rows: list[tuple[str, str]] = [
-        (gettext("Accelerator"), result.accelerator.name),
+        (gettext("Accelerator"), result.accelerator.name if result.accelerator else _fmt(None)),
         (
             gettext("GPUs / servers"),
             f"{result.layout.gpus} / {result.servers} ({result.gpus_per_server} per server)",
@@ -124,7 +124,7 @@ def render_table(result: SizingResult) -> str:
             continue
         rows.append(("  " + gettext(COMPONENT_LABELS[name]), _fmt(value, "GiB", 2)))
     reading = (
-        [("  " + gettext("Device reading up to"), _fmt(memory.device_reading, "GiB", 2))]
+        [("  " + gettext("Device reading up to"), _fmt(memory.device_reading_high, "GiB", 2))]
         if memory.reading_exceeds_total
         else []
     )
@@ -135,7 +135,10 @@ def render_table(result: SizingResult) -> str:
             f"{result.memory_low_gib:,.1f} - {result.memory_high_gib:,.1f} GiB",
         ),
         *reading,
-        ("  " + gettext("Capacity (after reserve)"), _fmt(result.capacity_gib, "GiB", 2)),
+        (
+            "  " + gettext("Capacity (after reserve)"),
+            _fmt(result.capacity_gib, "GiB", 2) if result.capacity_gib is not None else _fmt(None),
+        ),
         ("  " + gettext("Fits"), _fmt(result.fits)),
         ("  " + gettext("Largest micro-batch"), _fmt(result.max_micro_batch)),
         ("  " + gettext("Longest sequence"), _fmt(result.max_seq_len, gettext("tokens"))),
