@@ -58,10 +58,15 @@ def shell(env, code: str) -> str:
 
 
 def seed(env: dict) -> None:
-    """Migrate the environment's database, load the catalog, create the buyer."""
+    """Migrate the environment's database, load the catalog, create the buyer (procurement
+    staff, as a person who issues briefs is)."""
     manage(env, "migrate", "--noinput", "-v", "0")
     manage(env, "load_catalog")
-    shell(env, "from django.contrib.auth.models import User; User.objects.create_user('buyer')")
+    shell(
+        env,
+        "from django.contrib.auth.models import User; from advisor import roles; "
+        "User.objects.create_user('buyer').groups.add(roles.ensure_roles()[roles.PROCUREMENT_STAFF])",
+    )
 
 
 def issue(env: dict, directory: Path) -> bytes:
