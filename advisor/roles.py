@@ -39,8 +39,10 @@ ROLE_PERMISSIONS = {
         "brief.view_brief",
     ),
     APPROVER: ("brief.approve_brief", "brief.view_brief"),
-    CATALOG_ADMIN: tuple(
-        f"advisor.{action}_ruleparameter" for action in ("add", "change", "delete", "view")
+    CATALOG_ADMIN: (
+        *(f"advisor.{action}_ruleparameter" for action in ("add", "change", "delete", "view")),
+        # Vendors' answer sheets: seen, and their declared facts promoted into the catalog.
+        "questionnaire.view_answersheet",
     ),
 }
 # Apps whose every model permission the catalog admin holds (on top of the above).

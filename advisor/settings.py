@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "advisor",
     "advisor.wizard",
     "advisor.brief",
+    "advisor.questionnaire",
     "vendors",
 ]
 

@@ -11,6 +11,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     # Before the wizard: its "<pk>/<step slug>/" pattern would otherwise take "results".
     path("assessments/<int:pk>/results/", include("advisor.results.urls")),
+    path("assessments/<int:pk>/questionnaire/", include("advisor.questionnaire.urls")),
     path("assessments/", include("advisor.wizard.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("brief/", include("advisor.brief.urls")),

@@ -491,6 +491,9 @@ class DataCenterAdmin(CatalogAdmin):
                     ("humidity_min_pct", "humidity_max_pct"),
                     "humidity_control",
                     "dust_filtration",
+                    "dew_point_min_c",
+                    "dew_point_max_c",
+                    "climate_mean_rh_pct",
                 )
             },
         ),

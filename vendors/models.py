@@ -1008,6 +1008,19 @@ class DataCenter(CatalogEntry):
         verbose_name=_("precision humidity control"), null=True, blank=True
     )
     dust_filtration = models.BooleanField(verbose_name=_("dust filtration"), null=True, blank=True)
+    # Asked of the vendor by the questionnaire (docs/decisions/0020-questionnaire-vendor-answers.md).
+    dew_point_min_c = models.FloatField(
+        verbose_name=_("inlet dew point held, minimum (°C)"), null=True, blank=True
+    )
+    dew_point_max_c = models.FloatField(
+        verbose_name=_("inlet dew point held, maximum (°C)"), null=True, blank=True
+    )
+    climate_mean_rh_pct = models.FloatField(
+        verbose_name=_("outdoor mean relative humidity (%)"),
+        null=True,
+        blank=True,
+        validators=percent(),
+    )
     latency_east_china_ms = models.FloatField(
         verbose_name=_("latency to East China (ms)"), null=True, blank=True, validators=positive()
     )

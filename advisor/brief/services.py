@@ -24,8 +24,9 @@ from advisor.brief.config import signing_config
 from advisor.brief.models import AuditAction, Brief, BriefStatus, next_brief_number
 from advisor.brief.render import BriefMeta, render_pdf
 from advisor.brief.signing import SignatureRequest, sign_pdf
-from advisor.brief.snapshot import brief_snapshot
+from advisor.brief.snapshot import brief_snapshot, choose
 from advisor.brief.verify import sha256_hex
+from advisor.questionnaire.services import questionnaire_snapshot
 from advisor.selectors.recommend import run_recommendation
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ def _snapshot(document: dict, option_key: str | None, today: date, inputs: dict)
     except KeyError as error:
         raise BriefError(gettext("That option is no longer among the results.")) from error
     snapshot["catalog"] = records_for(snapshot["options"])
+    chosen = choose(run.recommendation, option_key)[0]
+    snapshot["vendor_questionnaire"] = questionnaire_snapshot(run, chosen)
     return snapshot
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
+from advisor.domain.questionnaire.declared import validate_declared
 from advisor.domain.scenario import ScenarioError, load_scenario
 
 # Exit status for bad input, as argparse and most Unix tools use for usage errors.
@@ -37,9 +39,11 @@ def read_json_or_fail(path: str) -> dict:
 
 def check_scenario_or_fail(data: dict):
     try:
-        return load_scenario(data)
+        scenario = load_scenario(data)
+        validate_declared(data.get(DECLARED_SECTION))  # a DeclaredError is a ScenarioError
     except ScenarioError as error:
         raise bad_input(str(error)) from error
+    return scenario
 
 
 def load_scenario_or_fail(path: str):

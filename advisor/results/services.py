@@ -22,6 +22,7 @@ class Incomplete(Exception):
 
 
 FIGURES_KEY = "figures"
+DECLARED_KEY = "declared"
 
 
 def assessment_document(assessment: Assessment) -> dict:
@@ -32,6 +33,9 @@ def assessment_document(assessment: Assessment) -> dict:
     figures = assessment.answers.get(FIGURES_KEY) or {}
     if figures:
         document["procurement"] = {**(document.get("procurement") or {}), **figures}
+    declared = assessment.answers.get(DECLARED_KEY)
+    if declared:
+        document[DECLARED_KEY] = declared  # the vendor's answers, applied (questionnaire)
     return document
 
 

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from advisor.brief.render import MEMORY_COMPONENT_LABELS, MODE_LABELS
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.scenario import ScenarioError
+from advisor.questionnaire.services import questionnaire_context
 from advisor.results import presenters
 from advisor.results.forms import SITE_FIELDS, FiguresForm
 from advisor.results.services import FIGURES_KEY, assessment_results, save_figures
@@ -83,6 +84,7 @@ def option_detail(request, pk, key):
             "findings_by_area": presenters.findings_by_area(option),
             "memory_labels": MEMORY_COMPONENT_LABELS,
             "mode_label": MODE_LABELS.get(option.mode, ""),
+            **questionnaire_context(run, option),
         },
     )
 

@@ -8,6 +8,7 @@ Read-only.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, fields, replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -27,6 +28,9 @@ from advisor.domain.economics.inputs import (
     Provenance,
     Site,
 )
+from advisor.domain.questionnaire import specs
+from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
+from advisor.domain.questionnaire.declared import DeclaredFact, by_subject, validate_declared
 from advisor.domain.recommend import (
     HardwareCandidate,
     Procurement,
@@ -36,6 +40,7 @@ from advisor.domain.recommend import (
 )
 from advisor.domain.scenario import Scenario, load_scenario
 from advisor.selectors import compliance as compliance_selectors
+from advisor.selectors import declared as declared_selectors
 from advisor.selectors import economics as economics_selectors
 from advisor.selectors.sizing import accelerator_spec_from_row, server_spec_from_row
 from vendors import choices
@@ -59,24 +64,39 @@ class RecommendRun:
     procurement: Procurement
     recommendation: Recommendation
     today: date
+    declared: tuple[DeclaredFact, ...] = ()  # the document's ``declared`` section, checked
 
 
 # --- Hardware -------------------------------------------------------------------------------
 
 
-def hardware_candidates() -> list[HardwareCandidate]:
-    """Every server model in the catalog with its accelerator (prices are per site)."""
+def hardware_candidates(declared: dict | None = None) -> list[HardwareCandidate]:
+    """Every server model in the catalog with its accelerator (prices are per site).
+
+    ``declared`` (``{subject key: {fact: DeclaredFact}}``) lays the vendor's declared server
+    and accelerator facts over the catalog's, for this run only.
+    """
+    declared = declared or {}
     rows = ServerModel.objects.select_related("accelerator").order_by("key")
-    return [
-        HardwareCandidate(
-            accelerator=accelerator_spec_from_row(row.accelerator),
-            server=server_spec_from_row(row),
-            family=f"{row.accelerator.maker} {row.accelerator.architecture}".strip(),
-            domestic=row.accelerator.china_availability == choices.ChinaAvailability.DOMESTIC,
-            availability=compliance_selectors.availability_facts(row.accelerator),
+    candidates = []
+    for catalog_row in rows:
+        row = declared_selectors.overlaid(catalog_row, declared.get(catalog_row.key))
+        accelerator = declared_selectors.overlaid(
+            catalog_row.accelerator, declared.get(catalog_row.accelerator.key)
         )
-        for row in rows
-    ]
+        candidates.append(
+            HardwareCandidate(
+                accelerator=accelerator_spec_from_row(accelerator),
+                server=server_spec_from_row(row),
+                family=f"{accelerator.maker} {accelerator.architecture}".strip(),
+                domestic=accelerator.china_availability == choices.ChinaAvailability.DOMESTIC,
+                availability=compliance_selectors.availability_facts(accelerator),
+                buyer=declared_selectors.buyer_requirement(
+                    accelerator.software_stack, declared.get(catalog_row.key)
+                ),
+            )
+        )
+    return candidates
 
 
 # --- Sites ----------------------------------------------------------------------------------
@@ -131,13 +151,27 @@ def catalog_site(
     preferential_tariff: bool = False,
     site_overrides: dict | None = None,
     price_overrides: dict | None = None,
+    declared: dict | None = None,
 ) -> SiteCandidate:
     """One data center with its cost figures and offers, the buyer's own figures applied.
 
     ``site_overrides`` holds this site's figures (SITE_FIGURES); ``price_overrides`` maps a
-    server model key to its prices (PRICE_FIGURES) at every site.
+    server model key to its prices (PRICE_FIGURES) at every site. ``declared`` holds the
+    vendor's declared facts by subject key (data center, operator, offer), laid over the
+    catalog's for this run; the buyer's own figures still win.
     """
+    declared = declared or {}
     vendor = dc.vendor
+    vendor_facts = VendorFacts()
+    if vendor is not None:
+        vendor_declared = declared.get(vendor.key)
+        vendor_facts = declared_selectors.vendor_facts(vendor, vendor_declared)
+        vendor = declared_selectors.overlaid(vendor, vendor_declared)
+    dc = declared_selectors.overlaid(dc, declared.get(dc.key))
+    if vendor is not dc.vendor:
+        dc = copy.copy(dc)  # Django copies the instance's state and related-object cache
+        dc.vendor = vendor
+    price_overrides = _declared_prices(dc.key, server_models, declared, price_overrides)
     costs, provenance, missing = _site_costs(dc, preferential_tariff, site_overrides)
     prices, price_provenance = {}, {}
     for model in server_models:
@@ -146,7 +180,7 @@ def catalog_site(
         )
     return SiteCandidate(
         data_center=compliance_selectors.data_center_facts(dc, vendor),
-        vendor=compliance_selectors.vendor_facts(vendor) if vendor else VendorFacts(),
+        vendor=vendor_facts,
         zone=compliance_selectors.policy_zone_facts(dc.policy_zone),
         costs=costs,
         cost_provenance=provenance,
@@ -154,6 +188,16 @@ def catalog_site(
         prices_by_server=prices,
         price_provenance_by_server=price_provenance,
     )
+
+
+def _declared_prices(dc_key, server_models, declared, price_overrides):
+    """The buyer's price overrides plus the rent each offer's vendor declared at this site."""
+    merged = {key: dict(values) for key, values in (price_overrides or {}).items()}
+    for model in server_models:
+        rent = (declared.get(f"{model.key}@{dc_key}") or {}).get("monthly_rent")
+        if rent is not None:
+            merged.setdefault(model.key, {}).setdefault("rent_cny_per_server_month", rent.value)
+    return merged
 
 
 def _number(value) -> float | None:
@@ -273,7 +317,9 @@ def _purchase_price(model: ServerModel, overrides: dict | None = None):
     }
 
 
-def site_candidates(section: dict | None, procurement: dict | None = None) -> list:
+def site_candidates(
+    section: dict | None, procurement: dict | None = None, declared: dict | None = None
+) -> list:
     """The sites to consider, with the buyer's own figures from the procurement section."""
     server_models = list(ServerModel.objects.order_by("key"))
     section, procurement = section or {}, procurement or {}
@@ -293,6 +339,7 @@ def site_candidates(section: dict | None, procurement: dict | None = None) -> li
             preferential_tariff=bool(procurement.get("preferential_tariff")),
             site_overrides=site_overrides.get(dc.key),
             price_overrides=procurement.get("price_overrides"),
+            declared=declared,
         )
         for dc in rows
     ]
@@ -348,6 +395,22 @@ def overrides_from(values: dict | None) -> Overrides:
     return Overrides(**cleaned)
 
 
+def offer_key(option) -> str:
+    """The ``declared`` subject key of one server model at one data center."""
+    return f"{option.hardware.server.key}@{option.site.data_center.key}"
+
+
+def subject_keys(option) -> dict[str, str]:
+    """``{subject kind: key}`` of an option: whose declared facts its findings may use."""
+    return {
+        specs.DATA_CENTER: option.site.data_center.key,
+        specs.OPERATOR: option.site.vendor.key,
+        specs.SERVER: option.hardware.server.key,
+        specs.ACCELERATOR: option.hardware.accelerator.key,
+        specs.OFFER: offer_key(option),
+    }
+
+
 # --- Entry point ------------------------------------------------------------------------------
 
 
@@ -363,13 +426,15 @@ def run_recommendation(document: dict, *, today: date | None = None) -> Recommen
     """
     today = today or local_today()
     scenario = load_scenario(document)
+    declared = validate_declared(document.get(DECLARED_SECTION))
+    grouped = by_subject(declared)
     procurement = procurement_from(document.get("procurement"), today)
     recommendation = recommend(
         scenario,
-        hardware_candidates(),
-        site_candidates(document.get("site"), document.get("procurement")),
+        hardware_candidates(grouped),
+        site_candidates(document.get("site"), document.get("procurement"), grouped),
         procurement,
         today=today,
         params=compliance_selectors.rule_parameters(),
     )
-    return RecommendRun(scenario, procurement, recommendation, today)
+    return RecommendRun(scenario, procurement, recommendation, today, declared)

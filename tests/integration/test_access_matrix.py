@@ -18,6 +18,7 @@ import pytest
 from axes.models import AccessFailureLog, AccessLog
 from django.contrib import admin
 from django.contrib.contenttypes.models import ContentType
+from django.core.files.base import ContentFile
 from django.test import Client
 from django.urls import URLResolver, get_resolver, reverse
 from django.utils import timezone
@@ -26,6 +27,8 @@ from django_tasks_db.models import DBTaskResult
 from advisor.brief import services as brief_services
 from advisor.brief.models import Brief
 from advisor.models import RuleParameter
+from advisor.questionnaire.models import AnswerSheet
+from advisor.questionnaire.xlsx import write_workbook as questionnaire_xlsx
 from advisor.results.services import assessment_document, assessment_results
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
@@ -121,6 +124,15 @@ EXPECTED: dict[str, list[Case]] = {
         )
     ],
     "results:figures": [Case(to("results:figures", "assessment_id"), OWN_ASSESSMENT)],
+    # Vendor questionnaire
+    "questionnaire:download": [
+        Case(to("questionnaire:download", "assessment_id", "option_key", kind), OWN_ASSESSMENT)
+        for kind in ("xlsx", "pdf")
+    ],
+    "questionnaire:upload": [Case(to("questionnaire:upload", "assessment_id"), OWN_ASSESSMENT)],
+    "questionnaire:preview": [
+        Case(to("questionnaire:preview", "assessment_id", "sheet_id"), OWN_ASSESSMENT)
+    ],
     # Briefs
     "brief:list": [Case(to("brief:list"), SIGNED_IN)],
     "brief:issue": [
@@ -189,13 +201,15 @@ MODEL_ACTIONS = {
     "upload_config": ("get", None),
 }
 READ_ONLY_RECORDS = {"brief.brief", "brief.auditevent"}
+# Seen by the catalog admin (to promote declared facts into the catalog), never added or deleted.
+VIEW_ONLY_FOR_CATALOG_ADMIN = {"questionnaire.answersheet"}
 
 
 def admin_model_cases(key: str, route: str) -> list[Case] | None:
     for model in admin.site._registry:
         label = model._meta.label_lower
         app, name = model._meta.app_label, model._meta.model_name
-        allowed = label in CATALOG_MODELS
+        allowed = label in CATALOG_MODELS or label in VIEW_ONLY_FOR_CATALOG_ADMIN
         staff = OK if allowed else 403
         if key == f"admin/{app}/{name}/<path:object_id>/":
             # The old-style change URL redirects any staff member to the change URL (whose
@@ -214,6 +228,8 @@ def admin_model_cases(key: str, route: str) -> list[Case] | None:
         method, needs = MODEL_ACTIONS[action]
         if action == "add" and label in READ_ONLY_RECORDS:
             staff = 403  # records are never added in admin, by anyone
+        if action in ("add", "delete") and label in VIEW_ONLY_FOR_CATALOG_ADMIN:
+            staff = 403
         return [Case(_admin_url(key, model, needs), (LOGIN,) * 4 + (staff,), method)]
     return None
 
@@ -270,6 +286,16 @@ class World:
         brief.refresh_from_db()
         assert brief.ready, brief.failure
         self.brief_id = brief.pk
+        sheet = AnswerSheet(
+            assessment=assessment,
+            uploaded_by=owner,
+            original_name="answers.xlsx",
+            sha256="0" * 64,
+            received_on=timezone.localdate(),
+        )
+        sheet.file.save("answers.xlsx", ContentFile(questionnaire_xlsx([], "test")), save=False)
+        sheet.save()
+        self.sheet_id = sheet.pk
         self.brief_type_id = ContentType.objects.get_for_model(Brief).pk
         # A row of every model that has admin pages, so object URLs name a real object.
         RuleParameter.objects.create(key="site.ups_backup_target_min", value="45")

@@ -60,6 +60,9 @@ class HardwareCandidate:
     availability: AvailabilityFacts | None = None
     prices: Prices = Prices()
     price_provenance: dict[str, Provenance] = field(default_factory=dict)
+    # The software the vendor declares the server ships with (questionnaire); None: the
+    # buyer's requirement from the procurement applies.
+    buyer: BuyerRequirement | None = None
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,7 @@ def option_facts(result: SizingResult) -> OptionFacts:
         gpus_per_server=result.gpus_per_server,
         server_power_max_kw=power.max_kw_per_server if power else None,
         server_power_typical_kw=power.typical_kw_per_server if power else None,
-        servers_per_rack=power.servers_per_rack if power else None,
+        servers_per_rack=_servers_per_rack(result),
         server_weight_kg=result.server.weight_kg if result.server else None,
         sharded_across_gpus=min(result.layout.gpus, result.gpus_per_server) > 1,
         multi_node=network.multi_node if network else result.servers > 1,
@@ -209,6 +212,18 @@ def option_facts(result: SizingResult) -> OptionFacts:
         nvme_needed_tb=storage.local_nvme_needed_tb,
         nvme_read_needed_gbs=storage.feed_read_gbs,
     )
+
+
+def _servers_per_rack(result: SizingResult) -> int | None:
+    """The sizing's rack packing; a one-server option fills one rack with that server.
+
+    Without it the rack's power and weight stay unknown for every option (the sizing states
+    no packing unless asked for a rack budget), and no answer of the vendor could settle the
+    rack-power, cooling and floor-load findings.
+    """
+    if result.power is not None and result.power.servers_per_rack:
+        return result.power.servers_per_rack
+    return 1 if result.servers == 1 else None
 
 
 def server_load(result: SizingResult) -> ServerLoad | None:
@@ -388,7 +403,7 @@ def build_option(
         data_center=site.data_center,
         vendor=site.vendor,
         zone=site.zone,
-        buyer=procurement.buyer,
+        buyer=hardware.buyer or procurement.buyer,
     )
     report = evaluate(facts, params)
     priced = price(result, hardware, site, procurement)

@@ -8,9 +8,10 @@ from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
+from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
 from advisor.management.cli import check_scenario_or_fail, read_json_or_fail
-from advisor.selectors.recommend import run_recommendation
+from advisor.selectors.recommend import run_recommendation, subject_keys
 from advisor.templatetags.domain_text import render_text
 
 
@@ -37,7 +38,7 @@ class Command(BaseCommand):
         with translation.override(options["language"]):
             if options["format"] == "json":
                 rows = [
-                    option_json(o, rank, o.key in qualifying)
+                    option_json(o, rank, o.key in qualifying, run.declared)
                     for rank, o in enumerate(run.recommendation.options, start=1)
                 ]
                 payload = {
@@ -58,7 +59,20 @@ def _round(value, digits):
     return None if value is None else round(float(value), digits)
 
 
-def option_json(option: Option, rank: int, qualifies: bool) -> dict:
+def _declared_json(option: Option, rule_id: str, declared) -> list[dict]:
+    """The vendor's declared facts the finding was computed from (empty: catalog only)."""
+    return [
+        {
+            "subject": item.subject,
+            "fact": item.fact.name,
+            "value": item.value,
+            "evidence": item.evidence,
+        }
+        for item in declared_for_rule(rule_id, subject_keys(option), declared)
+    ]
+
+
+def option_json(option: Option, rank: int, qualifies: bool, declared=()) -> dict:
     sizing = option.sizing
     return {
         "rank": rank,
@@ -86,6 +100,7 @@ def option_json(option: Option, rank: int, qualifies: bool) -> dict:
                 "severity": str(f.severity),
                 "citation": f.citation,
                 "message": render_text(f.message),
+                "declared": _declared_json(option, f.rule_id, declared),
             }
             for f in option.compliance.findings
         ],
