@@ -80,4 +80,5 @@ def test_the_section_examples_are_valid_json():
     assert {json.loads("{" + block + "}").popitem()[0] for block in sections} == {
         "site",
         "procurement",
+        "declared",
     }
