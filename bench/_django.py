@@ -1,4 +1,10 @@
-"""Boot Django for a bench script on a throw-away SQLite database with the catalog loaded."""
+"""Boot Django for a bench script on a throw-away SQLite database with the catalog loaded.
+
+The database is prepared as the production start prepares it (migrations and the cache table:
+production mode caches pages in the database) and static files are named plainly, so a bench
+runs on a fresh clone after ``scripts/setup`` with nothing else made first. Pages are requested
+over HTTPS (``secure=True``), as production serves them.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +14,18 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PASSPHRASE = "bench-only"
 
 
 def setup(*, signing: bool = False):
-    """Migrate a temporary database, load the catalog; with ``signing``, a development PKI."""
+    """Migrate a temporary database, load the catalog; with ``signing``, a throw-away PKI."""
     sys.path.insert(0, str(ROOT))
     workdir = Path(tempfile.mkdtemp(prefix="advisor-bench-"))
     os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "advisor.settings")
     os.environ["ADVISOR_TASKS_BACKEND"] = "immediate"
+    # Pages render without collected static files (no manifest to build for a bench).
+    os.environ.setdefault("ADVISOR_STATIC_STORAGE", "plain")
     import django
 
     django.setup()
@@ -24,12 +33,22 @@ def setup(*, signing: bool = False):
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    call_command("createcachetable", verbosity=0)
     call_command("load_catalog", verbosity=0)
     settings.MEDIA_ROOT = workdir / "media"
     settings.ALLOWED_HOSTS = ["testserver", "localhost"]
     if signing:
-        from tests.support.briefs import make_pki, signing_settings
+        from advisor.brief.pki import create_dev_pki
 
-        make_pki(workdir)
-        settings.BRIEF_SIGNING = signing_settings(workdir)
+        create_dev_pki(workdir, PASSPHRASE, "Bench Org", "Bench Signer")
+        settings.BRIEF_SIGNING = {
+            "PKCS12_PATH": workdir / "dev-signer.p12",
+            "PASSPHRASE": PASSPHRASE,
+            "PASSPHRASE_FILE": workdir / "none",
+            "TRUST_ROOTS": [workdir / "dev-ca.pem"],
+            "SIGNER_NAME": "Bench Signer",
+            "ORGANISATION": "Bench Org",
+            "LOCATION": "Guiyang",
+            "TIMESTAMP_URL": None,
+        }
     return workdir

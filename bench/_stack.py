@@ -24,6 +24,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from advisor.demo_scenarios import STEP_VALUES  # noqa: E402
 from tests.support.servers import free_port, production_env  # noqa: E402
 
 PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -31,23 +32,6 @@ SERVE = ROOT / "scripts" / "serve-production"
 POSTGRES = ROOT / "scripts" / "postgres"
 PASSWORD = "load-bench-password-1"
 
-# What a buyer enters (tests/support/assessments.py): Qwen2.5 7B with LoRA, two sites compared.
-STEP_VALUES = {
-    "model": {"source": "preset", "preset": "qwen2-5-7b", "method": "lora"},
-    "training": {
-        "seq_len": "4096",
-        "micro_batch": "1",
-        "dataset_mode": "tokens",
-        "total_tokens": "100000000",
-        "epochs": "3",
-        "precision": "amp-bf16",
-        "optimizer": "adamw",
-        "gradient_checkpointing": "yes",
-        "flash_attention": "yes",
-    },
-    "site": {"mode": "compare", "compare": ["example-guian", "example-shanghai-qingpu"]},
-    "procurement": {"mode": "any", "years": "3", "hours_per_year": "2000"},
-}
 VERSION = re.compile(r'name="version" value="(\d+)"')
 OPTION_LINK = re.compile(r'/assessments/\d+/results/option/([^/"]+)/')
 

@@ -46,10 +46,10 @@ def main() -> None:
     from advisor.brief.render import BriefMeta, render_pdf
     from advisor.brief.signing import SignatureRequest, sign_pdf
     from advisor.brief.snapshot import brief_snapshot
+    from advisor.demo_scenarios import COMPARED_SITES, QWEN_7B_LORA
     from advisor.selectors.recommend import run_recommendation
-    from tests.integration.test_recommend_catalog import SCENARIO
 
-    document = {**SCENARIO, "site": {"data_centers": ["example-guian", "example-shanghai-qingpu"]}}
+    document = {**QWEN_7B_LORA, "site": {"data_centers": COMPARED_SITES}}
     run = run_recommendation(document)
     snapshot = brief_snapshot(
         scenario=run.scenario,

@@ -6,10 +6,40 @@ static files are named plainly, without the collected manifest that production s
 (tests of the production start run collectstatic themselves). The test client and the live
 server speak plain HTTP, so the redirect to HTTPS is off here (the security tests check it on,
 and run `check --deploy` with the production environment in a subprocess).
+
+No outcome depends on time: the Hypothesis profile "suite" has no deadline and no "too slow"
+health check (a busy machine must not fail an example that passes on a quiet one); tests keep
+their own ``max_examples``.
+
+Which tests run in which stage of scripts/test
+(docs/decisions/0027-standalone-test-stages.md): the SQLite stage runs every
+test except those marked ``postgres`` (they need PostgreSQL and are deselected, not skipped,
+when DATABASE_URL is not PostgreSQL); the PostgreSQL stage runs only the tests marked
+``database`` or ``postgres``.
 """
 
 import pytest
 from django.conf import settings as django_settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+
+from tests.support.servers import on_postgres_stage
+
+hypothesis_settings.register_profile(
+    "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+hypothesis_settings.load_profile("suite")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Off PostgreSQL, tests marked ``postgres`` are deselected (never reported as skipped)."""
+    if on_postgres_stage():
+        return
+    dropped = [item for item in items if item.get_closest_marker("postgres") is not None]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item.get_closest_marker("postgres") is None]
+
 
 IMMEDIATE_TASKS = {
     "default": {

@@ -1,6 +1,7 @@
 """Scenario v1: the fine-tuning job the sizing engine reads (a public contract).
 
-The format is described in ``shared/reference-cases/README.md`` (and in ``docs/sizing.md``).
+The format is described field by field in ``docs/scenario-format.md`` (this module is the
+implementation it describes; ``docs/sizing.md`` says how the engine reads it).
 :func:`load_scenario` validates a JSON-like ``dict`` and returns frozen dataclasses;
 :func:`dump_scenario` turns them back into the same ``dict`` (every reference case round-trips
 exactly, key order included). Errors are :class:`ScenarioError` naming the field path (e.g.

@@ -1,7 +1,7 @@
 """Turn an assessment's stored answers into the documents the engine reads.
 
-The output is a scenario v1 document (``shared/reference-cases/README.md``) with two extra
-sections, ``site`` and ``procurement`` (described in ``docs/wizard.md``). The scenario part
+The output is a scenario v1 document with two extra sections, ``site`` and ``procurement``
+(all three described in ``docs/scenario-format.md``; how the answers map, in ``docs/wizard.md``). The scenario part
 is checked with :func:`advisor.domain.scenario.load_scenario`.
 """
 

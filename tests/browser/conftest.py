@@ -34,7 +34,12 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    """One Chromium per test session (per xdist worker); each test gets a fresh context."""
+    from playwright.sync_api import expect, sync_playwright
+
+    # Assertions that wait for the page wait up to 30 s (Playwright's default is 5 s): a bound
+    # for a busy machine, not a pause; a passing assertion returns as soon as it holds.
+    expect.set_options(timeout=30_000)
 
     if not Path(CHROMIUM).exists():
         pytest.fail("Chromium is missing: run scripts/setup --test (installs Debian's chromium)")

@@ -144,8 +144,7 @@ def test_questionnaire_loop_in_the_browser(
     pdf = tmp_path / "brief.pdf"
     with brief.pdf.open("rb") as handle:
         pdf.write_bytes(handle.read())
-    if not shutil.which("pdftotext"):
-        pytest.skip("poppler-utils not installed")
+    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
     pages = subprocess.run(
         ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
     ).stdout.split("\f")

@@ -144,4 +144,4 @@ def test_brief_page_follows_generation_by_itself(page, live_server, login, world
     page.goto(f"{live_server.url}/brief/{brief.pk}/")
     page.wait_for_selector("text=being generated")
     Brief.objects.filter(pk=brief.pk).update(status=BriefStatus.AWAITING_APPROVAL)
-    page.wait_for_selector("text=Download the signed PDF", timeout=10_000)
+    page.wait_for_selector("text=Download the signed PDF", timeout=60_000)

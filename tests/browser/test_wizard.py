@@ -169,7 +169,8 @@ def test_live_estimate_updates_while_editing(buyer, screenshot):
 def expect_text(locator, pattern):
     from playwright.sync_api import expect
 
-    expect(locator).to_have_text(re.compile(pattern), timeout=5000)
+    # An upper bound for a busy machine (the estimate is computed on the server), not a wait.
+    expect(locator).to_have_text(re.compile(pattern), timeout=30_000)
 
 
 def test_without_javascript(browser, live_server, screenshot):

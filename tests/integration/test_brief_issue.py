@@ -11,10 +11,11 @@ from django.test import override_settings
 from advisor.brief import services
 from advisor.brief.models import AuditAction, AuditEvent, BriefStatus
 from advisor.brief.verification import verify_upload
-from tests.integration.test_recommend_catalog import SCENARIO
+from advisor.demo_scenarios import QWEN_7B_LORA as SCENARIO
 from vendors.models import Accelerator
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
+# Both stages (marker `database`): numbers under a row lock, the frozen JSON snapshot, audit rows.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready"), pytest.mark.database]
 
 
 @pytest.fixture
@@ -37,8 +38,7 @@ def pdf_bytes(brief) -> bytes:
 
 
 def pdf_text(brief, tmp_path) -> str:
-    if not shutil.which("pdftotext"):
-        pytest.skip("poppler-utils not installed")
+    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
     path = tmp_path / "brief.pdf"
     path.write_bytes(pdf_bytes(brief))
     return subprocess.run(

@@ -4,7 +4,8 @@ from django.contrib.auth.models import User
 from advisor.brief.audit import record
 from advisor.brief.models import AuditAction, AuditEvent, next_brief_number
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): the per-year sequence under a row lock.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 
 def test_brief_numbers_are_sequential_per_year():

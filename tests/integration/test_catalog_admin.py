@@ -11,7 +11,8 @@ from django.urls import reverse
 from advisor.roles import CATALOG_ADMIN, ensure_roles
 from vendors.models import Accelerator, DataCenter, HostingVendor
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): search and filters are database lookups.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 CATALOG_MODELS = [
     m

@@ -22,7 +22,8 @@ from vendors.models import (
     ServerModel,
 )
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): the catalog loads into a fresh database.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "fixtures" / "catalog"

@@ -18,7 +18,8 @@ from vendors import resources
 from vendors.constants import MODEL_CONFIG_UPLOAD_MAX_BYTES
 from vendors.models import Accelerator, DataCenter, ModelPreset
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): imports run in transactions; a dry run rolls back.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 RESOURCES = [
     resources.AcceleratorResource,

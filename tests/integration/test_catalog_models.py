@@ -19,7 +19,8 @@ from vendors.models import (
     ServerModel,
 )
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): check constraints enforced by the database.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 
 # --------------------------------------------------------------------------- builders

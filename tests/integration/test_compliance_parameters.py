@@ -8,7 +8,8 @@ from django.urls import reverse
 from advisor.domain.compliance.parameters import resolve_parameters
 from advisor.models import RuleParameter
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): thresholds stored as decimals, history rows.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 
 def test_overrides_reach_the_domain_as_a_plain_mapping():

@@ -30,7 +30,8 @@ from advisor.selectors.economics import (
 from vendors import choices
 from vendors.models import DataCenter, Offer, PolicyZone, RackFee, ServerModel, Tariff
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): prices and tariffs read back as stored decimals.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 GUIAN, SHANGHAI, SERVER = "example-guian", "example-shanghai-qingpu", "hgx-h100-8gpu"
 LOAD = ServerLoad(
@@ -152,8 +153,9 @@ def test_guian_vs_shanghai_difference_is_tariff_pue_and_fees(catalog):
 def test_preferential_tariff_is_a_claim_scenario(catalog):
     dc = catalog["guian"]
     zone = dc.policy_zone
-    if zone is None or zone.preferential_tariff_cny_per_kwh is None:
-        pytest.skip("no preferential tariff seeded")
+    assert zone is not None and zone.preferential_tariff_cny_per_kwh is not None, (
+        "the catalog's Gui'an zone has no preferential tariff claim to test"
+    )
     overrides = Overrides(**{k: BUYER[k] for k in missing_keys(dc) if k != "tariff_cny_per_kwh"})
     inputs = option_inputs(
         SERVER,
@@ -192,8 +194,7 @@ def test_power_from_the_catalog_when_sizing_gives_none(catalog):
 def test_foreign_currency_offers_need_the_buyers_rate(catalog):
     server = catalog["server"]
     usd = server.offers.filter(currency=choices.Currency.USD, kind=choices.OfferKind.CLOUD).first()
-    if usd is None:
-        pytest.skip("no USD cloud offer seeded")
+    assert usd is not None, "the catalog has no USD cloud offer for this server to test"
     prices, _ = prices_for(server, catalog["guian"])
     cny_cloud = server.offers.filter(currency=choices.Currency.CNY, kind=choices.OfferKind.CLOUD)
     if not cny_cloud.exists():
@@ -228,8 +229,7 @@ def test_a_quote_at_the_site_wins_over_a_market_example(catalog):
 
 def test_demand_charge_comes_from_the_zone_for_passed_through_power(catalog):
     zone = PolicyZone.objects.filter(demand_charge_cny_per_kw_month__isnull=False).first()
-    if zone is None:
-        pytest.skip("no demand charge seeded")
+    assert zone is not None, "the catalog has no policy zone with a demand charge to test"
     site = DataCenter.objects.create(
         key="test-pass-through-site",
         name="Pass-through test site",

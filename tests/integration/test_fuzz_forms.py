@@ -34,7 +34,8 @@ from advisor.wizard.models import Assessment
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import make_signed_pdf
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): hostile text (NUL bytes, long values) meets the database.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 FUZZ = settings(
     max_examples=25,

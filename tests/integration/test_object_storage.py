@@ -29,13 +29,18 @@ from advisor.brief.verification import verify_upload
 from advisor.results.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.settings import default_file_storage
-from tests.integration.test_backup import environment, issue_in, script, shell
 from tests.support.assessments import finished_assessment
-from tests.support.servers import manage, on_postgres_stage
+from tests.support.production_data import (
+    SHARED,
+    environment,
+    issue,
+    script,
+    shell,
+    sqlite_source,
+)
+from tests.support.servers import manage
 from tests.support.users import make_user
 
-# Tests that run the scripts on their own SQLite files run once, in the SQLite stage.
-ONCE = pytest.mark.skipif(on_postgres_stage(), reason="runs once, in the SQLite stage")
 ACCESS_KEY, SECRET_KEY, REGION = "advisor-test-key", "advisor-test-secret", "us-east-1"
 S3 = "storages.backends.s3.S3Storage"
 
@@ -213,7 +218,6 @@ def test_bad_storage_configuration_fails_fast(environ, message):
         default_file_storage(environ)
 
 
-@ONCE
 def test_a_missing_bucket_stops_the_app_from_starting(tmp_path):
     env = environment(tmp_path / "var", f"sqlite:///{tmp_path / 'db.sqlite3'}", tmp_path)
     env["ADVISOR_STORAGE"] = "s3"
@@ -290,14 +294,14 @@ STORED_PDF = (
 )
 
 
-@ONCE
+@pytest.mark.xdist_group(SHARED)
 def test_backup_with_an_object_store_keeps_the_database_and_says_where_the_briefs_are(
-    tmp_path, pki_dir, s3_endpoint, bucket
+    tmp_path, pki_dir, s3_endpoint, bucket, seeded_sqlite
 ):
     s3 = operator_env(s3_endpoint, bucket, prefix="prod")
-    source = environment(tmp_path / "source", f"sqlite:///{tmp_path / 'source.sqlite3'}", pki_dir)
+    source = sqlite_source(tmp_path, pki_dir, seeded_sqlite)
     source.update(s3)
-    issued = issue_in(source, tmp_path)
+    issued = issue(source, tmp_path)
     assert [key.split("/")[:2] for key in keys_in(s3_endpoint, bucket)] == [["prod", "briefs"]]
     assert not (tmp_path / "source" / "media").exists()
 
@@ -327,15 +331,13 @@ def test_backup_with_an_object_store_keeps_the_database_and_says_where_the_brief
     assert lost.returncode == 4 and "briefs/" in lost.stderr and "missing" in lost.stderr
 
 
-@ONCE
+@pytest.mark.xdist_group(SHARED)
 def test_restore_moves_a_file_system_backup_into_an_object_store(
-    tmp_path, pki_dir, s3_endpoint, bucket
+    tmp_path, pki_dir, s3_endpoint, bucket, file_system_backup
 ):
-    source = environment(tmp_path / "source", f"sqlite:///{tmp_path / 'source.sqlite3'}", pki_dir)
-    issued = issue_in(source, tmp_path)
-    made = script("backup", source, str(tmp_path / "backups"))
-    backup = made.stdout.strip().splitlines()[-1]
-    assert "object store" not in made.stderr
+    issued = file_system_backup.issued
+    backup = str(file_system_backup.path)
+    assert "object store" not in file_system_backup.stderr
 
     target = environment(tmp_path / "target", f"sqlite:///{tmp_path / 'target.sqlite3'}", pki_dir)
     target.update(operator_env(s3_endpoint, bucket, prefix=""))
@@ -344,7 +346,7 @@ def test_restore_moves_a_file_system_backup_into_an_object_store(
     (key,) = keys_in(s3_endpoint, bucket)
     assert key.startswith("briefs/")
     assert shell(target, STORED_PDF) == hashlib.sha256(issued).hexdigest()
-    verified = manage(target, "verify_brief", str(tmp_path / "issued.pdf")).stdout
+    verified = manage(target, "verify_brief", str(file_system_backup.issued_path)).stdout
     assert "on record: FT-" in verified and "tampering: none" in verified
 
     # The bucket now holds briefs: a second restore into it is refused.

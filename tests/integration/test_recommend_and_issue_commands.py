@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from advisor.brief.models import Brief
 from advisor.brief.verification import verify_upload
-from tests.integration.test_recommend_catalog import SCENARIO
+from advisor.demo_scenarios import QWEN_7B_LORA as SCENARIO
 from tests.support.briefs import make_pki, signing_settings
 
 pytestmark = pytest.mark.django_db

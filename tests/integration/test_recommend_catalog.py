@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
+from advisor.demo_scenarios import QWEN_7B_LORA
 from advisor.domain.scenario import ScenarioError
 from advisor.selectors.recommend import (
     deadline_hours,
@@ -17,41 +18,7 @@ from vendors.models import DataCenter, ServerModel
 pytestmark = pytest.mark.django_db
 TODAY = date(2026, 11, 29)
 
-SCENARIO = {
-    "model": {
-        "name": "Qwen2.5 7B",
-        "params_b": 7.615617,
-        "layers": 28,
-        "hidden": 3584,
-        "heads": 28,
-        "kv_heads": 4,
-        "intermediate": 18944,
-        "vocab": 152064,
-        "tied_embeddings": False,
-        "experts": None,
-        "experts_per_token": None,
-    },
-    "method": "lora",
-    "lora": {"rank": 16, "alpha": 32, "targets": "all-linear"},
-    "precision": "bf16",
-    "quant_bits": None,
-    "optimizer": "adamw",
-    "optimizer_in_backward": False,
-    "seq_len": 4096,
-    "micro_batch": 1,
-    "grad_accum": 8,
-    "gradient_checkpointing": True,
-    "flash_attention": True,
-    "packed": True,
-    "hardware": {"accelerator": None, "count": 1, "nodes": 1},
-    "parallelism": {
-        "strategy": "single",
-        "offload": "none",
-        "tensor_parallel": 1,
-        "pipeline_parallel": 1,
-    },
-    "training": {"dataset_tokens": 500_000_000, "epochs": 2},
-}
+SCENARIO = QWEN_7B_LORA  # the standard job (advisor/demo_scenarios.py)
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from advisor.brief.models import Brief, BriefStatus
 from advisor.results.services import assessment_document
 from tests.support.assessments import finished_assessment
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): the task queue table and its locks.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 

@@ -2,7 +2,6 @@
 
 import re
 import subprocess
-import time
 from io import StringIO
 from unittest import mock
 
@@ -17,10 +16,9 @@ from django.urls import reverse
 
 from tests.support.servers import (
     SERVE,
+    STACK,
     Server,
     free_port,
-    manage,
-    on_postgres_stage,
     production_env,
 )
 
@@ -104,58 +102,45 @@ class TestDatabaseOutagePage:
         assert response.json()["database"] == "unreachable"
 
 
-# The production start runs on its own SQLite file; the PostgreSQL stage starts app servers in
-# test_two_app_servers.py instead of repeating these.
-once = pytest.mark.skipif(on_postgres_stage(), reason="runs once, in the SQLite stage")
+# The production start runs on its own SQLite file, in the SQLite stage (not marked `database`);
+# the PostgreSQL stage starts app servers in test_two_app_servers.py instead. The session's one
+# production stack (tests/integration/conftest.py) serves the tests of its xdist group.
 
 
-@pytest.fixture(scope="module")
-def prepared(tmp_path_factory):
-    """One production data directory (migrated SQLite, collected static files) for the module."""
-    var_dir = tmp_path_factory.mktemp("production")
-    env = production_env(var_dir, f"sqlite:///{var_dir / 'db.sqlite3'}", WEB_CONCURRENCY="2")
-    return env
+@pytest.mark.xdist_group(STACK)
+def test_production_start_serves_pages_static_files_and_runs_the_worker(production_stack):
+    server = production_stack
+    health = requests.get(server.url + "/health/", timeout=5)
+    assert health.status_code == 200 and health.json()["database"] == "ok"
+
+    login = requests.get(server.url + "/accounts/login/", timeout=5)
+    assert login.status_code == 200
+    # Hashed names from the collected manifest, served by whitenoise, compressed and cached.
+    css = re.search(r'href="(/static/css/site\.[0-9a-f]{12}\.css)"', login.text).group(1)
+    served = requests.get(server.url + css, headers={"Accept-Encoding": "gzip"}, timeout=5)
+    assert served.status_code == 200
+    assert served.headers["Content-Encoding"] == "gzip"
+    assert "max-age=315360000" in served.headers["Cache-Control"]
+    assert "immutable" in served.headers["Cache-Control"]
+
+    # The task worker runs beside gunicorn (after requeueing any stuck brief).
+    output = server.output()
+    assert "Booting worker" in output  # gunicorn
+    assert "Starting worker" in output and "queues=default" in output  # db_worker
 
 
-@once
-def test_production_start_serves_pages_static_files_and_runs_the_worker(prepared):
-    server = Server(prepared)
-    try:
-        server.wait_until_up(timeout=90)
-        health = requests.get(server.url + "/health/", timeout=5)
-        assert health.status_code == 200 and health.json()["database"] == "ok"
-
-        login = requests.get(server.url + "/accounts/login/", timeout=5)
-        assert login.status_code == 200
-        # Hashed names from the collected manifest, served by whitenoise, compressed and cached.
-        css = re.search(r'href="(/static/css/site\.[0-9a-f]{12}\.css)"', login.text).group(1)
-        served = requests.get(server.url + css, headers={"Accept-Encoding": "gzip"}, timeout=5)
-        assert served.status_code == 200
-        assert served.headers["Content-Encoding"] == "gzip"
-        assert "max-age=315360000" in served.headers["Cache-Control"]
-        assert "immutable" in served.headers["Cache-Control"]
-
-        # The task worker starts beside gunicorn (after requeueing any stuck brief): wait for it.
-        deadline = time.monotonic() + 60
-        while "Starting worker" not in server.output() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        output = server.output()
-        assert "Booting worker" in output  # gunicorn
-        assert "Starting worker" in output and "queues=default" in output  # db_worker
-    finally:
-        assert server.stop() in (0, 143, -15)
-
-
-@once
-def test_unreachable_database_is_a_friendly_503_from_gunicorn(prepared):
+@pytest.mark.xdist_group(STACK)
+def test_unreachable_database_is_a_friendly_503_from_gunicorn(production_stack):
     closed_port = free_port()  # nothing listens here: every connection is refused
-    env = {**prepared, "DATABASE_URL": f"postgres://advisor@127.0.0.1:{closed_port}/advisor"}
-    # "web" mode does not prepare, and the start test that does may run in another xdist
-    # worker: without the static manifest every page would be a 500 for that reason instead.
-    manage(env, "collectstatic", "--noinput", "-v", "0")
+    # The stack's data directory holds the collected static manifest ("web" mode does not
+    # prepare; without the manifest every page would be a 500 for that reason instead).
+    env = {
+        **production_stack.env,
+        "DATABASE_URL": f"postgres://advisor@127.0.0.1:{closed_port}/advisor",
+    }
     server = Server(env, mode="web")
     try:
-        server.wait_until_up(timeout=60)
+        server.wait_until_up(timeout=180)  # an upper bound for a busy machine
         health = requests.get(server.url + "/health/", timeout=10)
         assert health.status_code == 503 and health.json()["database"] == "unreachable"
 
@@ -175,6 +160,7 @@ def test_unreachable_database_is_a_friendly_503_from_gunicorn(prepared):
         server.stop()
 
 
+@pytest.mark.database
 @pytest.mark.django_db
 def test_models_and_migrations_agree():
     """`makemigrations --check` finds nothing to write: every model change has its migration.

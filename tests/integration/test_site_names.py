@@ -102,8 +102,7 @@ def test_wizard_site_choices_show_names_in_the_page_language(client, assessment,
 def test_brief_shows_the_site_name_in_the_brief_language(
     brief_ready, tmp_path, django_capture_on_commit_callbacks, language, site_line
 ):
-    if not shutil.which("pdftotext"):
-        pytest.skip("poppler-utils not installed")
+    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
     user = User.objects.create_user(f"buyer-{language}")
     document = {**SCENARIO, "site": {"data_centers": [DEMO]}}
     with django_capture_on_commit_callbacks(execute=True):

@@ -9,7 +9,8 @@ from advisor.wizard import services
 from advisor.wizard.models import Assessment
 from tests.support.users import make_user
 
-pytestmark = pytest.mark.django_db
+# Both stages (marker `database`): answers stored as JSON, the version check.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 
 @pytest.fixture

@@ -55,10 +55,15 @@ def manage(env: dict, *args: str, **kwargs) -> subprocess.CompletedProcess:
     )
 
 
+# The xdist group of the tests that use the session's production stack (--dist loadgroup).
+STACK = "production-stack"
+
+
 class Server:
     """``scripts/serve-production <mode>`` in its own process group, stopped with SIGTERM."""
 
     def __init__(self, env: dict, mode: str | None = None, log: Path | None = None):
+        self.env = env
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log or Path(env["ADVISOR_VAR_DIR"]) / f"serve-{self.port}.log"
@@ -74,7 +79,8 @@ class Server:
                 start_new_session=True,
             )
 
-    def wait_until_up(self, timeout: float = 60) -> None:
+    # Timeouts here are upper bounds for a busy machine: a healthy server answers long before.
+    def wait_until_up(self, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -85,6 +91,14 @@ class Server:
             except (requests.ConnectionError, requests.Timeout):
                 time.sleep(0.2)
         raise AssertionError(f"server did not answer within {timeout} s:\n{self.output()}")
+
+    def wait_for_output(self, text: str, timeout: float = 60) -> None:
+        """Poll the log until ``text`` appears (bounded by ``timeout``; never a fixed sleep)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.output():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"no {text!r} within {timeout} s:\n{self.output()}")
+            time.sleep(0.2)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")

@@ -118,8 +118,9 @@ def test_wrong_passphrase_is_a_signing_error(unsigned, pki):
         sign_pdf(unsigned, bad, SignatureRequest(reason=REASON))
 
 
-@pytest.mark.skipif(not shutil.which("pdfsig"), reason="poppler-utils (pdfsig) not installed")
 def test_poppler_pdfsig_reports_valid_and_trusted(signed, pki, tmp_path):
+    for tool in ("pdfsig", "certutil"):
+        assert shutil.which(tool), f"{tool} is missing: scripts/setup --test installs it"
     nss = tmp_path / "nss"
     nss.mkdir()
     subprocess.run(["certutil", "-N", "-d", f"sql:{nss}", "--empty-password"], check=True)

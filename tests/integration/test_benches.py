@@ -1,0 +1,65 @@
+"""Every bench script runs on a fresh clone: each answers --help, the quick ones run a tiny mode.
+
+The benches are run as a person runs them (``.venv/bin/python bench/NAME.py``), in a
+subprocess from the repository root, with nothing prepared beforehand: the Django benches make
+their own throw-away database (migrations, cache table, catalog). The load and fault benches
+start their own PostgreSQL cluster and production stack; they and the reference-case benches
+are checked here through --help only (their figures are checked by their own tests).
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCHES = sorted(path.name for path in (ROOT / "bench").glob("[!_]*.py"))
+
+
+def run_bench(name: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))}
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / name), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_every_bench_is_listed():
+    assert len(BENCHES) >= 9 and "results_speed.py" in BENCHES, BENCHES
+
+
+@pytest.mark.parametrize("name", BENCHES)
+def test_bench_answers_help(name):
+    done = run_bench(name, "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: {name}"), done.stdout[:200]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("economics_examples.py", (), "break-even"),
+        ("results_speed.py", ("--runs", "1"), "results page, cached"),
+    ],
+)
+def test_bench_tiny_mode_runs_on_a_fresh_database(name, args, expected):
+    done = run_bench(name, *args)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert expected in done.stdout, done.stdout[-2000:]
+
+
+def test_sizing_speed_bench_sweeps_the_whole_catalog():
+    """One sweep; its verdict on the 20 ms goal depends on the machine, its table does not."""
+    done = run_bench("sizing_speed.py", "--runs", "1")
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert "layouts evaluated" in lines[0] and lines[-1] in ("PASS", "FAIL"), done.stdout[-2000:]
+    table = [line.split()[0] for line in lines if line.startswith("  ")][1:]  # after the header
+    assert len(table) >= 20 and "h100-pcie-80gb" in table, done.stdout

@@ -1,0 +1,73 @@
+"""Rules of the test suite itself: no outcome depends on time, nothing is silently skipped.
+
+Every Hypothesis test of the suite runs without a deadline and without the "too slow" health
+check (tests/conftest.py registers the profile; a test's own ``@settings`` inherits from it), so
+a busy machine cannot fail an example that passes on a quiet one. Tests do not skip on missing
+data or tools: a missing file or program fails the test that needs it.
+"""
+
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+
+import tests
+
+TESTS = Path(tests.__file__).resolve().parent
+
+
+def hypothesis_tests():
+    """(name, settings) of every @given test in the suite's modules."""
+    found = []
+    for module_info in pkgutil.walk_packages([str(TESTS)], prefix="tests."):
+        if not module_info.name.rsplit(".", 1)[-1].startswith("test_"):
+            continue
+        module = importlib.import_module(module_info.name)
+        for name, value in vars(module).items():
+            candidates = [value]
+            if isinstance(value, type):
+                candidates = [getattr(value, attr) for attr in vars(value)]
+            for candidate in candidates:
+                inner = getattr(candidate, "hypothesis", None)
+                if inner is not None and hasattr(candidate, "_hypothesis_internal_use_settings"):
+                    found.append((f"{module_info.name}.{name}", candidate))
+    return found
+
+
+def test_the_suite_profile_has_no_deadline():
+    current = hypothesis_settings()
+    assert current.deadline is None
+    assert HealthCheck.too_slow in current.suppress_health_check
+
+
+def test_every_hypothesis_test_runs_without_a_deadline():
+    found = hypothesis_tests()
+    # The suite has property tests in several modules (economics, sizing, storage, forms …).
+    assert len(found) >= 10, [name for name, _ in found]
+    timed = [
+        name for name, test in found if test._hypothesis_internal_use_settings.deadline is not None
+    ]
+    assert timed == []
+
+
+# A skip that hides missing data or tools: pytest.skip(...), skipif, importorskip. Tests that
+# need PostgreSQL are marked `postgres` and deselected off it instead (tests/conftest.py).
+SKIP = re.compile(r"pytest\.skip\(|\.skipif\(|importorskip\(|mark\.skip\b")
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in TESTS.rglob("*.py") if p.name != Path(__file__).name),
+    ids=lambda p: str(p.relative_to(TESTS)),
+)
+def test_no_test_skips(path):
+    lines = [
+        f"{path.name}:{number}: {line.strip()}"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if SKIP.search(line)
+    ]
+    assert lines == [], "fail instead of skipping when data or a tool is missing"
