@@ -121,6 +121,21 @@ def _sizing(option: Option) -> dict:
     return figures
 
 
+def capacity_snapshot(option: Option) -> dict:
+    """How the option obtains its GPUs: buy / rent whole servers, or cloud instances."""
+    capacity = option.obtained
+    return {
+        "how": "cloud" if option.is_cloud else (option.mode or ""),
+        "instances": capacity.instances,
+        "gpus_per_instance": capacity.gpus_per_instance,
+        "gpus": capacity.gpus,
+        "gpus_used": capacity.gpus_used,
+        "idle_gpus": capacity.idle_gpus,
+        "provider": capacity.provider,
+        "region": capacity.region,
+    }
+
+
 def option_snapshot(option: Option) -> dict:
     return {
         "key": option.key,
@@ -140,6 +155,9 @@ def option_snapshot(option: Option) -> dict:
         "zone": jsonable(option.site.zone),
         "site_costs": jsonable(option.site.costs),
         "sizing": _sizing(option),
+        "capacity": capacity_snapshot(option),
+        "place": option.place_name,
+        "cloud": jsonable(option.cloud) if option.cloud is not None else None,
         "compliance": option.compliance.as_dict(),
         "economics": _economics(option),
         "delivery": delivery_snapshot(option),
