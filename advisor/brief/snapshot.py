@@ -23,6 +23,7 @@ from advisor.domain.delivery.checklist import (
 )
 from advisor.domain.i18n import Message
 from advisor.domain.recommend import Option, Procurement, Recommendation
+from advisor.domain.recommend.options import cost_figures
 from advisor.domain.scenario import Scenario, dump_scenario
 
 SCHEMA_VERSION = 1
@@ -107,7 +108,7 @@ def _economics(option: Option) -> dict | None:
                 "source": a.source,
                 "as_of": jsonable(a.as_of),
             }
-            for a in result.assumptions
+            for a in cost_figures(option)
         ],
         "messages": [message(m) for m in result.messages],
     }

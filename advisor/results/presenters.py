@@ -122,4 +122,9 @@ def cost_chart(option: Option) -> str:
 
 
 def findings_by_area(option: Option) -> list[tuple[str, list]]:
-    return [(str(area), list(findings)) for area, findings in option.compliance.by_area().items()]
+    """Findings per area; an area without findings (a cloud option's site) is left out."""
+    return [
+        (str(area), list(findings))
+        for area, findings in option.compliance.by_area().items()
+        if findings
+    ]

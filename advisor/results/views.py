@@ -6,6 +6,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from advisor.domain.recommend import RANKING_LABELS
+from advisor.domain.recommend.options import cost_figures
 from advisor.domain.scenario import ScenarioError
 from advisor.results import presenters
 from advisor.results.forms import SITE_FIELDS, FiguresForm
@@ -79,6 +80,7 @@ def option_detail(request, pk, key):
             "memory_chart": presenters.memory_chart(option),
             "cost_chart": presenters.cost_chart(option),
             "findings_by_area": presenters.findings_by_area(option),
+            "cost_figures": cost_figures(option),
         },
     )
 

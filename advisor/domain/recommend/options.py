@@ -686,6 +686,27 @@ def build_cloud_option(
     )
 
 
+# The figures a cloud option's cost rests on; the stand-in site figures (no data center) are
+# not among them and are never shown.
+CLOUD_FIGURES = (
+    "cloud_cny_per_gpu_hour",
+    "gpu_hours_per_run",
+    "hours_per_run",
+    "training_hours_per_year",
+    "horizon_years",
+)
+
+
+def cost_figures(option: Option) -> tuple:
+    """The assumptions behind the option's cost, as the buyer should read them."""
+    if option.economics is None:
+        return ()
+    figures = option.economics.assumptions
+    if option.is_cloud:
+        figures = tuple(a for a in figures if a.key in CLOUD_FIGURES)
+    return tuple(figures)
+
+
 def _no_cloud_price() -> Message:
     return Message(N_("no price for the procurement modes you chose"))
 
