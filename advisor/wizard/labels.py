@@ -103,11 +103,11 @@ def label(labels: dict, code) -> str:
 
 def recommended(words) -> str:
     """A choice label marked as the usual one in the wizard, e.g. "Mixed bf16 (recommended)"."""
-    return format_lazy("{} {}", words, _("(recommended)"))
+    return format_lazy(_("{label} (recommended)"), label=words)
 
 
 def default(words) -> str:
-    return format_lazy("{} {}", words, _("(default)"))
+    return format_lazy(_("{label} (default)"), label=words)
 
 
 def parallelism_label(strategy, tensor_parallel) -> str:
