@@ -688,10 +688,11 @@ def build_cloud_option(
 
 # The figures a cloud option's cost rests on; the stand-in site figures (no data center) are
 # not among them and are never shown.
+# (Not "hours_per_run": for a cloud option it is the whole-server run that sets the number of
+# runs, equal work, and would read as this option's own time to train.)
 CLOUD_FIGURES = (
     "cloud_cny_per_gpu_hour",
     "gpu_hours_per_run",
-    "hours_per_run",
     "training_hours_per_year",
     "horizon_years",
 )
