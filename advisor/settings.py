@@ -137,6 +137,8 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns when it is missing
+# Files whitenoise serves at the site root: /favicon.ico, which browsers and the admin ask for.
+WHITENOISE_ROOT = BASE_DIR / "public"
 MEDIA_ROOT = VAR_DIR / "media"
 MEDIA_URL = "media/"
 

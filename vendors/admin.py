@@ -745,7 +745,18 @@ class OfferAdmin(CatalogAdmin):
     autocomplete_fields = ("server_model", "vendor", "data_center")
     fieldsets = (
         (None, {"fields": ("key", "server_model", "kind", "is_example", "price_flag")}),
-        (_("Seller"), {"fields": ("vendor", "data_center", "seller_name")}),
+        (
+            _("Seller"),
+            {
+                "fields": (
+                    "vendor",
+                    "data_center",
+                    "seller_name",
+                    ("provider", "region", "region_in_mainland_china"),
+                    "instance_gpus",
+                )
+            },
+        ),
         (
             _("Price"),
             {

@@ -1448,6 +1448,32 @@ class RackFee(PublishedFigure):
 # --------------------------------------------------------------------------- offers
 
 
+def parse_instance_gpus(text: str) -> tuple[int, ...]:
+    """``"1, 2,4,8"`` → ``(1, 2, 4, 8)``; raises ValueError on anything but positive counts."""
+    sizes = []
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit() or not 1 <= int(part) <= constants.SERVER_GPU_COUNT_MAX:
+            raise ValueError(part)
+        sizes.append(int(part))
+    return tuple(sorted(set(sizes)))
+
+
+def validate_instance_gpus(value: str) -> None:
+    try:
+        parse_instance_gpus(value)
+    except ValueError as error:
+        raise ValidationError(
+            _(
+                "“%(part)s” is not a GPU count: list whole numbers from 1 to %(max)d, "
+                "separated by commas, e.g. 1,2,4,8."
+            ),
+            params={"part": str(error), "max": constants.SERVER_GPU_COUNT_MAX},
+        ) from error
+
+
 class Offer(CatalogEntry):
     """A price for a server model: to buy, to rent monthly, or by the hour in a cloud."""
 
@@ -1528,6 +1554,26 @@ class Offer(CatalogEntry):
         choices=choices.SourceFlag.choices,
         blank=True,
     )
+    # Right-sized capacity (docs/decisions/0020-reading-capacity-and-cloud.md): the sizes a
+    # cloud or rental offer is sold in; empty means whole servers (and a purchase always is).
+    instance_gpus = models.CharField(
+        verbose_name=_("GPUs per instance sold"),
+        max_length=60,
+        blank=True,
+        validators=[validate_instance_gpus],
+        help_text=_(
+            "Comma-separated GPU counts of the instances offered, e.g. 1,2,4,8. Empty: whole "
+            "servers only. Not used for purchases."
+        ),
+    )
+    # Cloud offers: who sells the GPU-hours and where they run (not a data center).
+    provider = models.CharField(
+        verbose_name=_("cloud provider"), max_length=constants.NAME_MAX_LENGTH, blank=True
+    )
+    region = models.CharField(verbose_name=_("cloud region"), max_length=100, blank=True)
+    region_in_mainland_china = models.BooleanField(
+        verbose_name=_("region in mainland China"), null=True, blank=True
+    )
 
     class Meta:
         verbose_name = _("offer")
@@ -1599,6 +1645,8 @@ class Offer(CatalogEntry):
             errors["valid_until"] = _("The offer cannot expire before its price date.")
         if not self.is_example and not self.source:
             errors["is_example"] = _("A price that is not an example needs its quote as source.")
+        if self.instance_gpus and self.kind == choices.OfferKind.BUY:
+            errors["instance_gpus"] = _("A purchase is of whole servers: leave this empty.")
         if errors:
             raise ValidationError(errors)
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
+from advisor.wizard.labels import MEMORY_COMPONENT_LABELS
+from advisor.wizard.labels import label as words_for
+
 PALETTE = (
     "#1d4f91",
     "#f47738",
@@ -187,3 +190,12 @@ def bar_chart(bars: list[Segment], *, title: str, unit: str, width: int = 640) -
         )
         parts.append(_text(label_w + w + 6, y + 14, f"{_fmt(bar.value)} {unit}", size=10))
     return _svg(width, top + len(bars) * row_h + 8, title, parts)
+
+
+def memory_segments(components: dict[str, float]) -> list[Segment]:
+    """Chart segments for a memory breakdown; a component without a label shows its name."""
+    return [
+        Segment(words_for(MEMORY_COMPONENT_LABELS, key), value)
+        for key, value in components.items()
+        if key != "total"
+    ]

@@ -19,30 +19,24 @@ import weasyprint
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
-from advisor.brief.charts import Segment, Series, bar_chart, line_chart, stacked_bar
-from advisor.domain.i18n import N_
+from advisor.brief.charts import (
+    Segment,
+    Series,
+    bar_chart,
+    line_chart,
+    memory_segments,
+    stacked_bar,
+)
 from advisor.templatetags.domain_text import local_name
-from advisor.wizard.labels import FRAMEWORK_LABELS, PACKING_LABELS
-
-MEMORY_COMPONENT_LABELS = {
-    "frozen_weights": N_("Frozen weights"),
-    "trainable_weights": N_("Trainable weights"),
-    "master_weights": N_("FP32 master weights"),
-    "gradients": N_("Gradients"),
-    "optimizer_states": N_("Optimizer states"),
-    "activations": N_("Activations"),
-    "logits": N_("Logits and loss"),
-    "work_buffers": N_("Communication and work buffers"),
-    "fragmentation": N_("Allocator fragmentation"),
-    "framework_overhead": N_("CUDA context and framework"),
-}
-MODE_LABELS = {
-    "buy": N_("Buy and host"),
-    "rent": N_("Rent dedicated servers"),
-    "cloud": N_("Cloud GPU-hours"),
-}
+from advisor.wizard.labels import (
+    FRAMEWORK_LABELS,
+    MEMORY_COMPONENT_LABELS,
+    MODE_LABELS,
+    PACKING_LABELS,
+    label,
+)
 
 
 @dataclass(frozen=True)
@@ -71,15 +65,6 @@ def qr_svg(url: str) -> str:
     return image.to_string(encoding="unicode")
 
 
-def memory_segments(components: dict[str, float]) -> list[Segment]:
-    """Chart segments for a memory breakdown; a component without a label shows its name."""
-    return [
-        Segment(gettext(MEMORY_COMPONENT_LABELS.get(key, key)), value)
-        for key, value in components.items()
-        if key != "total"
-    ]
-
-
 def _memory_chart(option: dict) -> str:
     sizing = option["sizing"]
     segments = memory_segments(sizing["memory_per_gpu_gib"])
@@ -94,7 +79,13 @@ def _memory_chart(option: dict) -> str:
 
 
 def _option_label(option: dict) -> str:
-    return f"{option['server']['name']} · {local_name(option['data_center'])}"
+    if option.get("cloud"):
+        place = option.get("place") or ""
+    elif option.get("data_center"):
+        place = local_name(option["data_center"])
+    else:
+        place = option.get("place") or ""
+    return f"{option['server']['name']} · {place}"
 
 
 def _time_chart(options: list[dict]) -> str | None:
@@ -124,7 +115,7 @@ def _cost_chart(option: dict) -> str | None:
     if not economics:
         return None
     series = [
-        Series(gettext(MODE_LABELS.get(mode, mode)), tuple(float(v) for v in values))
+        Series(label(MODE_LABELS, mode), tuple(float(v) for v in values))
         for mode, values in economics["monthly"]["cumulative_cny"].items()
     ]
     return line_chart(
@@ -143,6 +134,54 @@ def charts(snapshot: dict) -> dict:
         "time": mark_safe(_time_chart(options) or ""),  # noqa: S308
         "power": mark_safe(_power_chart(options) or ""),  # noqa: S308
         "cost": mark_safe(_cost_chart(chosen) or ""),  # noqa: S308
+    }
+
+
+# How sure the horizon total is, from the weakest basis among the figures it rests on.
+STRONG_BASES = frozenset({"quote", "official", "override", "catalog", "sizing"})
+WEAK_BASES = frozenset({"example", "market"})
+
+
+def cost_confidence(option: dict) -> str | None:
+    """ "high" (quotes, official and your own figures), "medium" (a claim or an assumption
+    among them) or "low" (an example price or a market report); None when not priced."""
+    economics = option.get("economics")
+    if not economics:
+        return None
+    bases = {a.get("basis") for a in economics.get("assumptions") or ()}
+    if bases & WEAK_BASES:
+        return "low"
+    if bases - STRONG_BASES:
+        return "medium"
+    return "high"
+
+
+CONFIDENCE_LABELS = {
+    "high": gettext_lazy("high: quotes, official figures and your own figures"),
+    "medium": gettext_lazy("medium: rests on assumptions or vendor claims you should confirm"),
+    "low": gettext_lazy("low: rests on example prices or market reports, not quotes"),
+}
+
+
+def blocking_findings(option: dict) -> list[dict]:
+    return [
+        f
+        for f in option["compliance"]["findings"]
+        if f["status"] == "fail" and f["severity"] == "blocker"
+    ]
+
+
+def decision(snapshot: dict) -> dict:
+    """Page 1: what to obtain, where, how many, at what total cost and how sure, how fast."""
+    chosen = snapshot["options"][0]
+    confidence = cost_confidence(chosen)
+    years = (snapshot.get("procurement") or {}).get("assumptions", {}).get("horizon_years")
+    return {
+        "mode": chosen.get("mode"),
+        "confidence": confidence,
+        "confidence_label": CONFIDENCE_LABELS.get(confidence, ""),
+        "years": years,
+        "blocking": blocking_findings(chosen),
     }
 
 
@@ -169,11 +208,11 @@ def render_html(snapshot: dict, meta: BriefMeta) -> str:
             "qr": mark_safe(qr_svg(meta.verify_url)),  # noqa: S308 - generated by qrcode
             "fingerprint": snapshot_fingerprint(snapshot),
             "memory_rows": [
-                (key, MEMORY_COMPONENT_LABELS.get(key, key))
+                (key, label(MEMORY_COMPONENT_LABELS, key))
                 for key in snapshot["options"][0]["sizing"]["memory_per_gpu_gib"]
                 if key != "total"
             ],
-            "mode_labels": MODE_LABELS,
+            "decision": decision(snapshot),
             # None (not stated, or a snapshot from before the question): the template says so.
             "framework_label": FRAMEWORK_LABELS.get(snapshot["scenario"].get("framework")),
             "packing_label": PACKING_LABELS.get(snapshot["scenario"].get("packed")),

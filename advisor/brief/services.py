@@ -103,9 +103,22 @@ def verify_url() -> str:
     return settings.SITE_URL.rstrip("/") + reverse("brief:verify")
 
 
+def cover_status(*, approved: bool) -> str:
+    """The status printed on the cover: what the PDF *is*, never the moment it was rendered.
+
+    A draft is rendered while the brief is still "being generated"; its cover says what it
+    will be once stored: awaiting approval (or issued when no approval is required).
+    """
+    if approved:
+        return BriefStatus.APPROVED
+    if settings.BRIEF_APPROVAL_REQUIRED:
+        return BriefStatus.AWAITING_APPROVAL
+    return BriefStatus.ISSUED
+
+
 def _meta(brief: Brief, *, approved: bool) -> BriefMeta:
     with override(brief.language):
-        status = BriefStatus.APPROVED if approved else brief.status
+        status = cover_status(approved=approved)
         status_label = str(BriefStatus(status).label)
     return BriefMeta(
         number=brief.number,

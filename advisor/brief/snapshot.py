@@ -23,6 +23,7 @@ from advisor.domain.delivery.checklist import (
 )
 from advisor.domain.i18n import Message
 from advisor.domain.recommend import Option, Procurement, Recommendation
+from advisor.domain.recommend.options import cost_figures
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.domain.scenario import Scenario, dump_scenario
 
@@ -110,7 +111,7 @@ def _economics(option: Option) -> dict | None:
                 "flag": a.flag,
                 "level": a.level,
             }
-            for a in result.assumptions
+            for a in cost_figures(option)
         ],
         "messages": [message(m) for m in result.messages],
     }
@@ -122,6 +123,21 @@ def _sizing(option: Option) -> dict:
     figures["assumptions"] = [message(m) for m in sizing.assumptions]
     figures["memory_total_gib"] = round(sizing.memory.total, 2)
     return figures
+
+
+def capacity_snapshot(option: Option) -> dict:
+    """How the option obtains its GPUs: buy / rent whole servers, or cloud instances."""
+    capacity = option.obtained
+    return {
+        "how": "cloud" if option.is_cloud else (option.mode or ""),
+        "instances": capacity.instances,
+        "gpus_per_instance": capacity.gpus_per_instance,
+        "gpus": capacity.gpus,
+        "gpus_used": capacity.gpus_used,
+        "idle_gpus": capacity.idle_gpus,
+        "provider": capacity.provider,
+        "region": capacity.region,
+    }
 
 
 def option_snapshot(option: Option) -> dict:
@@ -143,6 +159,9 @@ def option_snapshot(option: Option) -> dict:
         "zone": jsonable(option.site.zone),
         "site_costs": jsonable(option.site.costs),
         "sizing": _sizing(option),
+        "capacity": capacity_snapshot(option),
+        "place": option.place_name,
+        "cloud": jsonable(option.cloud) if option.cloud is not None else None,
         "compliance": option.compliance.as_dict(),
         "economics": _economics(option),
         "confidence": jsonable(option.confidence),

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
-from advisor.brief.charts import Series, line_chart, stacked_bar
-from advisor.brief.render import MODE_LABELS, memory_segments
+from advisor.brief.charts import Series, line_chart, memory_segments, stacked_bar
 from advisor.domain.economics.confidence import FIGURE_LABELS, FLAG_LABELS
 from advisor.domain.economics.inputs import LEVEL_ASSUMED
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
 from advisor.domain.recommend.options import price_notes
 from advisor.domain.recommend.sites import same_server_by_site
+from advisor.wizard.labels import MODE_LABELS, label
 
 RANKINGS = tuple(RANKING_LABELS)
 ALL_OPTIONS = "all"
@@ -38,6 +38,27 @@ class Row:
     @property
     def memory_bar_pct(self) -> int:
         return max(1, min(100, round(100 * self.memory_share)))
+
+
+# How capacity is obtained, in the order the groups are shown; options not priced last.
+GROUP_ORDER = ("buy", "rent", "cloud", "")
+
+
+@dataclass(frozen=True)
+class Group:
+    how: str  # "buy", "rent", "cloud" or "" (not priced)
+    rows: list[Row]
+
+
+def grouped(rows: list[Row]) -> list[Group]:
+    """The rows by how capacity is obtained (buy and host / rent servers / cloud), each group
+    in the order given; a whole-server option that could not be priced goes last."""
+    groups: dict[str, list[Row]] = {how: [] for how in GROUP_ORDER}
+    for row in rows:
+        option = row.option
+        how = "cloud" if option.is_cloud else (option.mode or "")
+        groups.setdefault(how, []).append(row)
+    return [Group(how, members) for how, members in groups.items() if members]
 
 
 def rows_for(recommendation: Recommendation, ranking: str) -> list[Row]:
@@ -91,7 +112,7 @@ def cost_chart(option: Option) -> str:
     if economics is None:
         return ""
     series = [
-        Series(gettext(MODE_LABELS.get(mode, mode)), tuple(float(v) for v in values))
+        Series(label(MODE_LABELS, mode), tuple(float(v) for v in values))
         for mode, values in economics.monthly.cumulative_cny.items()
     ]
     return mark_safe(  # noqa: S308 - our own escaped SVG
@@ -105,7 +126,12 @@ def cost_chart(option: Option) -> str:
 
 
 def findings_by_area(option: Option) -> list[tuple[str, list]]:
-    return [(str(area), list(findings)) for area, findings in option.compliance.by_area().items()]
+    """Findings per area; an area without findings (a cloud option's site) is left out."""
+    return [
+        (str(area), list(findings))
+        for area, findings in option.compliance.by_area().items()
+        if findings
+    ]
 
 
 def site_rows(options: list[Option], base: Option | None) -> list:

@@ -5,8 +5,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from advisor.brief.render import MEMORY_COMPONENT_LABELS, MODE_LABELS
 from advisor.domain.recommend import RANKING_LABELS
+from advisor.domain.recommend.options import cost_figures
 from advisor.domain.scenario import ScenarioError
 from advisor.questionnaire.services import questionnaire_context
 from advisor.results import presenters
@@ -48,13 +48,13 @@ def results(request, pk):
             "assessment": assessment,
             "run": run,
             "rows": rows,
+            "groups": presenters.grouped(rows),
             "ranking": ranking,
             "rankings": rankings,
             "sort": sort,
             "sorts": presenters.SORTS,
             "max_compared": presenters.MAX_COMPARED,
             "qualifying": len(run.recommendation.rankings["recommended"]),
-            "mode_labels": MODE_LABELS,
         },
     )
 
@@ -82,12 +82,11 @@ def option_detail(request, pk, key):
             "memory_chart": presenters.memory_chart(option),
             "cost_chart": presenters.cost_chart(option),
             "findings_by_area": presenters.findings_by_area(option),
-            "memory_labels": MEMORY_COMPONENT_LABELS,
-            "mode_label": MODE_LABELS.get(option.mode, ""),
             "site_rows": presenters.site_rows(list(run.recommendation.options), option),
             "tariff_source": presenters.tariff_source(option),
             "price_notes": presenters.notes_for(option, run.procurement),
             **questionnaire_context(run, option),
+            "cost_figures": cost_figures(option),
         },
     )
 

@@ -32,6 +32,7 @@ from advisor.domain.questionnaire import specs
 from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
 from advisor.domain.questionnaire.declared import DeclaredFact, by_subject, validate_declared
 from advisor.domain.recommend import (
+    CloudCandidate,
     HardwareCandidate,
     Procurement,
     Recommendation,
@@ -44,7 +45,7 @@ from advisor.selectors import declared as declared_selectors
 from advisor.selectors import economics as economics_selectors
 from advisor.selectors.sizing import accelerator_spec_from_row, server_spec_from_row
 from vendors import choices
-from vendors.models import DataCenter, Offer, PolicyZone, ServerModel
+from vendors.models import DataCenter, Offer, PolicyZone, ServerModel, parse_instance_gpus
 
 # The wizard's qualification codes → the compliance rules that must pass for them.
 QUALIFICATION_RULES = {
@@ -70,8 +71,14 @@ class RecommendRun:
 # --- Hardware -------------------------------------------------------------------------------
 
 
-def hardware_candidates(declared: dict | None = None) -> list[HardwareCandidate]:
-    """Every server model in the catalog with its accelerator (prices are per site).
+def hardware_candidates(
+    declared: dict | None = None,
+    price_overrides: dict | None = None,
+    *,
+    with_cloud: bool = True,
+) -> list[HardwareCandidate]:
+    """Every server model in the catalog with its accelerator and its cloud offers (buy and
+    rent prices are per site). ``with_cloud=False``: no cloud options (the buyer's own room).
 
     ``declared`` (``{subject key: {fact: DeclaredFact}}``) lays the vendor's declared server
     and accelerator facts over the catalog's, for this run only.
@@ -94,9 +101,46 @@ def hardware_candidates(declared: dict | None = None) -> list[HardwareCandidate]
                 buyer=declared_selectors.buyer_requirement(
                     accelerator.software_stack, declared.get(catalog_row.key)
                 ),
+                clouds=cloud_candidates(catalog_row, (price_overrides or {}).get(catalog_row.key))
+                if with_cloud
+                else (),
             )
         )
     return candidates
+
+
+def _instance_sizes(offer: Offer) -> tuple[int, ...]:
+    try:
+        return parse_instance_gpus(offer.instance_gpus)
+    except ValueError:  # validated on save; a bad import row counts as whole servers
+        return ()
+
+
+def cloud_candidates(model: ServerModel, overrides: dict | None = None) -> tuple:
+    """The CNY cloud offers of ``model``, each a candidate of its own (provider, region,
+    instance sizes); the buyer's own GPU-hour price replaces the catalog's."""
+    given = _given(overrides, ("cloud_cny_per_gpu_hour",)).get("cloud_cny_per_gpu_hour")
+    offers = Offer.objects.filter(
+        server_model=model, kind=choices.OfferKind.CLOUD, currency=choices.Currency.CNY
+    ).select_related("vendor", "data_center")
+    candidates = []
+    for offer in sorted(offers, key=lambda o: o.key):
+        vendor = offer.vendor
+        candidates.append(
+            CloudCandidate(
+                key=offer.key,
+                provider=offer.provider or offer.seller_name or (vendor.name if vendor else ""),
+                price_cny_per_gpu_hour=given if given is not None else offer.price,
+                provenance=Provenance(BASIS_OVERRIDE)
+                if given is not None
+                else economics_selectors._offer_provenance(offer),
+                region=offer.region or None,
+                mainland_china=offer.region_in_mainland_china,
+                vendor=compliance_selectors.vendor_facts(vendor) if vendor else VendorFacts(),
+                instance_gpus=_instance_sizes(offer),
+            )
+        )
+    return tuple(candidates)
 
 
 # --- Sites ----------------------------------------------------------------------------------
@@ -112,6 +156,7 @@ PLACEHOLDERS = {
 # The figures a buyer may give per data center (Overrides field names).
 SITE_FIGURES = ("tariff_cny_per_kwh", "pue", "rack_fee_cny_per_month", "rack_power_limit_kw")
 PRICE_FIGURES = ("purchase_cny_per_server", "rent_cny_per_server_month", "cloud_cny_per_gpu_hour")
+SITE_PRICE_FIGURES = PRICE_FIGURES[:2]
 
 
 def _given(values: dict | None, names: tuple[str, ...]) -> dict[str, Decimal]:
@@ -137,10 +182,12 @@ def _site_costs(
 
 
 def _prices(model: ServerModel, dc: DataCenter, overrides: dict | None):
+    """Buy and rent prices at ``dc``; cloud GPU-hours are options of their own (no site)."""
     prices, provenance = economics_selectors.prices_for(model, dc)
     prices, provenance = economics_selectors.with_equivalent_prices(model, dc, prices, provenance)
-    given = _given(overrides, PRICE_FIGURES)
-    return replace(prices, **given), {
+    given = _given(overrides, SITE_PRICE_FIGURES)
+    provenance = {k: v for k, v in provenance.items() if k != "cloud_cny_per_gpu_hour"}
+    return replace(prices, cloud_cny_per_gpu_hour=None, **given), {
         **provenance,
         **{name: Provenance(BASIS_OVERRIDE) for name in given},
     }
@@ -434,7 +481,12 @@ def run_recommendation(document: dict, *, today: date | None = None) -> Recommen
     procurement = procurement_from(document.get("procurement"), today)
     recommendation = recommend(
         scenario,
-        hardware_candidates(grouped),
+        hardware_candidates(
+            grouped,
+            (document.get("procurement") or {}).get("price_overrides"),
+            # In the buyer's own room only buying applies (as for the site's offers).
+            with_cloud=not (document.get("site") or {}).get("room"),
+        ),
         site_candidates(document.get("site"), document.get("procurement"), grouped),
         procurement,
         today=today,

@@ -20,7 +20,15 @@ from advisor.domain.scenario import (
 )
 from advisor.wizard import catalog, rules
 from advisor.wizard.hf_config import ConfigError, read_upload
-from advisor.wizard.labels import FRAMEWORK_LABELS, PACKING_LABELS
+from advisor.wizard.labels import (
+    FRAMEWORK_LABELS,
+    METHOD_LABELS,
+    OPTIMIZER_LABELS,
+    PACKING_LABELS,
+    PRECISION_LABELS,
+    default,
+    recommended,
+)
 from advisor.wizard.models import TITLE_MAX_LENGTH
 from vendors.choices import SiteCooling
 
@@ -121,13 +129,7 @@ SOURCE_CHOICES = [
     ("custom", _("Describe the architecture yourself")),
     ("upload", _("Upload the model's config.json")),
 ]
-METHOD_CHOICES = [
-    ("full", _("Full fine-tuning")),
-    ("lora", _("LoRA")),
-    ("qlora", _("QLoRA")),
-    ("dora", _("DoRA")),
-    ("freeze", _("Freeze (train some layers)")),
-]
+METHOD_CHOICES = list(METHOD_LABELS.items())
 METHOD_HINTS = {
     "full": _("Every weight is trained: the best quality, and by far the most memory."),
     "lora": _(
@@ -350,11 +352,8 @@ DATASET_CHOICES = [
     ("tokens", _("Total tokens")),
 ]
 PRECISION_CHOICES = [
-    ("amp-bf16", _("Mixed bf16 (recommended)")),
-    ("bf16", _("Pure bf16")),
-    ("amp-fp16", _("Mixed fp16")),
-    ("fp16", _("Pure fp16")),
-    ("fp32", _("fp32")),
+    (code, recommended(words) if code == "amp-bf16" else words)
+    for code, words in PRECISION_LABELS.items()
 ]
 PRECISION_HINTS = {
     "amp-bf16": _(
@@ -367,12 +366,7 @@ PRECISION_HINTS = {
     "fp32": _("Everything in fp32: twice the memory and much slower; for debugging."),
 }
 OPTIMIZER_CHOICES = [
-    ("adamw", _("AdamW (default)")),
-    ("adamw-8bit", _("8-bit AdamW")),
-    ("paged-adamw-8bit", _("Paged 8-bit AdamW")),
-    ("paged-adamw", _("Paged AdamW")),
-    ("adafactor", _("Adafactor")),
-    ("sgd", _("SGD")),
+    (code, default(words) if code == "adamw" else words) for code, words in OPTIMIZER_LABELS.items()
 ]
 OPTIMIZER_HINTS = {
     "adamw": _("Two moments per trained weight; the standard choice."),

@@ -2,6 +2,8 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 TITLE_MAX_LENGTH = 120
@@ -18,9 +20,12 @@ class Assessment(models.Model):
         on_delete=models.CASCADE,
         related_name="assessments",
     )
+    # Empty until the user names it: the default name is rendered in the reader's language
+    # (``display_title``), never frozen in the language of the moment it was created.
     title = models.CharField(
         verbose_name=_("title"),
         max_length=TITLE_MAX_LENGTH,
+        blank=True,
     )
     status = models.CharField(
         verbose_name=_("status"),
@@ -64,7 +69,15 @@ class Assessment(models.Model):
         ]
 
     def __str__(self):
-        return self.title
+        return self.display_title
+
+    @property
+    def display_title(self) -> str:
+        """The user's name for it, or "Assessment of <created>" in the active language."""
+        if self.title:
+            return self.title
+        created = timezone.localtime(self.created_at) if self.created_at else timezone.localtime()
+        return gettext("Assessment of %(date)s") % {"date": created.strftime("%Y-%m-%d %H:%M")}
 
     def step_answers(self, slug: str) -> dict:
         value = self.answers.get(slug) if isinstance(self.answers, dict) else None

@@ -18,13 +18,9 @@ class StaleDraft(Exception):
         super().__init__(f"assessment {assessment.pk} is at version {assessment.version}")
 
 
-def default_title() -> str:
-    now = timezone.localtime()
-    return _("Assessment of %(date)s") % {"date": now.strftime("%Y-%m-%d %H:%M")}
-
-
 def create_assessment(owner, title: str = "") -> Assessment:
-    return Assessment.objects.create(owner=owner, title=(title.strip() or default_title()))
+    """A new draft; without a name it stays unnamed and shows ``display_title``."""
+    return Assessment.objects.create(owner=owner, title=title.strip()[:TITLE_MAX_LENGTH])
 
 
 def _write(assessment: Assessment, version: int, **changes) -> Assessment:
@@ -61,7 +57,8 @@ def rename_assessment(assessment: Assessment, title: str, version: int) -> Asses
 
 
 def duplicate_assessment(assessment: Assessment) -> Assessment:
-    title = _("Copy of %(title)s") % {"title": assessment.title}
+    # An unnamed assessment's copy stays unnamed (its own date, in the reader's language).
+    title = _("Copy of %(title)s") % {"title": assessment.title} if assessment.title else ""
     return Assessment.objects.create(
         owner=assessment.owner,
         title=title[:TITLE_MAX_LENGTH],

@@ -70,7 +70,7 @@ def rename(request, pk):
                 messages.success(request, _("Renamed."))
                 return redirect("home")
     else:
-        form = TitleForm(initial={"title": assessment.title})
+        form = TitleForm(initial={"title": assessment.display_title})
     return render(
         request,
         "wizard/rename.html",
@@ -83,7 +83,7 @@ def rename(request, pk):
 @require_POST
 def duplicate(request, pk):
     copy = services.duplicate_assessment(assessment_for(request.user, pk))
-    messages.success(request, _("Copied as “%(title)s”.") % {"title": copy.title})
+    messages.success(request, _("Copied as “%(title)s”.") % {"title": copy.display_title})
     return redirect("home")
 
 
@@ -92,7 +92,7 @@ def duplicate(request, pk):
 def delete(request, pk):
     assessment = assessment_for(request.user, pk)
     if request.method == "POST":
-        title = assessment.title
+        title = assessment.display_title
         services.delete_assessment(assessment)
         messages.success(request, _("Deleted “%(title)s”.") % {"title": title})
         return redirect("home")
@@ -199,7 +199,7 @@ def _after_save(request, assessment, step, to_check: bool) -> str:
         messages.success(
             request,
             _("Your answers are saved. Open “%(title)s” from this list to carry on.")
-            % {"title": assessment.title},
+            % {"title": assessment.display_title},
         )
         return reverse("home")
     if to_check:

@@ -1,6 +1,7 @@
 """Issuing a brief end to end: snapshot, number, PDF, signature, approval, immutability."""
 
 import json
+import re
 import shutil
 import subprocess
 
@@ -85,6 +86,38 @@ def test_pdf_speaks_the_brief_language(
     assert fonts, "the PDF has fonts"
     for line in fonts:  # columns: name type encoding emb sub uni object ID
         assert line.split()[-5] == "yes", f"font not embedded: {line}"
+
+
+@pytest.mark.parametrize(
+    ("language", "label", "awaiting", "approved", "generating"),
+    [
+        ("en", "Status", "Awaiting approval", "Approved", "Being generated"),
+        ("zh-hans", "状态", "待审批", "已批准", "正在生成"),
+    ],
+)
+def test_cover_status_is_what_the_pdf_is_never_the_render_moment(
+    buyer,
+    approver,
+    tmp_path,
+    language,
+    label,
+    awaiting,
+    approved,
+    generating,
+    django_capture_on_commit_callbacks,
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer, language=language)
+    brief.refresh_from_db()
+    draft = pdf_text(brief, tmp_path)
+    cover = draft.split("\f")[0]
+    assert label in cover and awaiting in cover and generating not in draft
+    services.approve(brief, approver)
+    brief.refresh_from_db()
+    final = pdf_text(brief, tmp_path).split("\f")[0]
+    # "Approved" as the status, not the "Approved by" label beside it.
+    assert re.search(rf"{approved}(?! by)", final)
+    assert awaiting not in final and generating not in final
 
 
 def test_approval_removes_the_draft_mark_and_resigns(

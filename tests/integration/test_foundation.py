@@ -50,3 +50,11 @@ def test_demo_users_are_never_created_in_production():
     with pytest.raises(CommandError):
         call_command("setup_demo")
     assert not User.objects.exists()
+
+
+def test_favicon_is_served_at_the_root_and_linked_from_every_page(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content)[:4] == b"\x00\x00\x01\x00"  # an ICO header
+    page = client.get(reverse("login"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'rel="icon"' in page and "favicon.svg" in page

@@ -13,7 +13,7 @@ from advisor.selectors.recommend import (
     procurement_from,
     run_recommendation,
 )
-from vendors.models import DataCenter, ServerModel
+from vendors.models import DataCenter, Offer, ServerModel
 
 pytestmark = pytest.mark.django_db
 TODAY = date(2026, 11, 29)
@@ -28,7 +28,9 @@ def catalog():
 
 def test_plain_scenario_considers_every_server_at_every_data_center(catalog):
     run = run_recommendation(SCENARIO, today=TODAY)
-    expected = ServerModel.objects.count() * DataCenter.objects.count()
+    # Every server model at every data center, plus one option per CNY cloud offer.
+    clouds = Offer.objects.filter(kind="cloud", currency="CNY").count()
+    expected = ServerModel.objects.count() * DataCenter.objects.count() + clouds
     assert len(run.recommendation.options) == expected
     assert run.recommendation.rankings["recommended"], "some option must qualify"
     best = run.recommendation.rankings["recommended"][0]
@@ -38,7 +40,7 @@ def test_plain_scenario_considers_every_server_at_every_data_center(catalog):
 def test_site_section_limits_the_data_centers(catalog):
     document = {**SCENARIO, "site": {"data_centers": ["jianmi-guiyang", "example-shanghai-qingpu"]}}
     run = run_recommendation(document, today=TODAY)
-    sites = {o.site.data_center.key for o in run.recommendation.options}
+    sites = {o.site.data_center.key for o in run.recommendation.options if not o.is_cloud}
     assert sites == {"jianmi-guiyang", "example-shanghai-qingpu"}
 
 

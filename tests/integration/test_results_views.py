@@ -74,12 +74,30 @@ def test_rankings_hold_only_qualifying_options(client, assessment):
 
 
 def test_option_detail_has_breakdown_findings_and_economics(client, assessment):
-    option = assessment_results(assessment).recommendation.options[0]
+    options = assessment_results(assessment).recommendation.options
+    option = next(o for o in options if not o.is_cloud)
     response = get(client, "results:option", assessment.pk, option.key)
     html = response.content.decode()
     assert response.status_code == 200
     assert "<svg" in html and "Compliance findings" in html and "SITE-PUE" in html
     assert "Issue brief" in html
+
+
+def test_cloud_option_page_names_the_provider_and_shows_cloud_checks_only(client, assessment):
+    options = assessment_results(assessment).recommendation.options
+    option = next(o for o in options if o.is_cloud)
+    response = get(client, "results:option", assessment.pk, option.key)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert option.cloud.provider in html and "CLOUD-RESIDENCY" in html
+    assert "SITE-" not in html
+
+
+def test_results_group_options_by_how_capacity_is_obtained(client, assessment):
+    html = get(client, "results:list", assessment.pk, ranking="all").content.decode()
+    groups = [g for g in ("group-buy", "group-rent", "group-cloud") if g in html]
+    assert "group-cloud" in groups and len(groups) >= 2
+    assert html.index(groups[0]) < html.index(groups[-1])
 
 
 def test_unknown_option_is_404(client, assessment):

@@ -183,3 +183,23 @@ def test_changing_an_answer_reopens_a_confirmed_assessment():
     assert draft.status == Assessment.Status.COMPLETE
     services.save_step(draft, "site", {"mode": "own"}, draft.version)
     assert draft.status == Assessment.Status.DRAFT
+
+
+@pytest.mark.parametrize(
+    ("created_in", "read_in", "expected", "absent"),
+    [
+        ("en", "zh-hans", "的评估", "Assessment of"),
+        ("zh-hans", "en", "Assessment of", "的评估"),
+    ],
+)
+def test_default_name_is_shown_in_the_readers_language(
+    client, buyer, created_in, read_in, expected, absent
+):
+    client.force_login(buyer)
+    client.post(reverse("wizard:create"), HTTP_ACCEPT_LANGUAGE=created_in)
+    draft = Assessment.objects.get(owner=buyer)
+    assert draft.title == "", "no language-specific default text is stored"
+    html = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE=read_in).content.decode()
+    assert expected in html and absent not in html
+    page = client.get(reverse("wizard:task_list", args=[draft.pk]), HTTP_ACCEPT_LANGUAGE=read_in)
+    assert expected in page.content.decode()

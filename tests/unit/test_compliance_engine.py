@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from advisor.domain.compliance.base import Area, Finding, Severity, Status
 from advisor.domain.compliance.engine import (
+    CLOUD_RULES,
     RULES,
     RULES_BY_ID,
     RULESET_VERSION,
@@ -15,6 +16,7 @@ from advisor.domain.compliance.engine import (
     evaluate,
     verdict_of,
 )
+from advisor.domain.compliance.facts import CloudFacts, ComplianceInput
 from advisor.domain.compliance.parameters import (
     DEFINITIONS,
     DEFINITIONS_BY_KEY,
@@ -212,3 +214,18 @@ def test_verdict_follows_its_definition(pairs):
     )
     blocker = Finding(rule.id, rule.area, "", "", "", Severity.BLOCKER, Status.FAIL, Message(""))
     assert verdict_of([*findings, blocker]) is Verdict.NOT_ELIGIBLE
+
+
+@pytest.mark.parametrize(
+    ("mainland", "status"), [(True, "pass"), (False, "fail"), (None, "unknown")]
+)
+def test_a_cloud_option_is_checked_as_a_cloud_not_a_site(mainland, status):
+    facts = ComplianceInput(
+        today=date(2026, 12, 1), cloud=CloudFacts("Example cloud", "region-1", mainland)
+    )
+    report = evaluate(facts, rules=CLOUD_RULES)
+    rules = {f.rule_id for f in report.findings}
+    assert not {r for r in rules if r.startswith("SITE-")}
+    assert {"CLOUD-RESIDENCY", "VENDOR-MLPS3", "VENDOR-ISO27001", "HW-AVAILABILITY"} <= rules
+    assert str(report.finding("CLOUD-RESIDENCY").status) == status
+    assert (str(report.verdict) == "not-eligible") is (status == "fail")

@@ -15,14 +15,23 @@ from enum import StrEnum
 from advisor.domain.compliance.base import Area, Finding, Rule, Severity, Status
 from advisor.domain.compliance.facts import ComplianceInput
 from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS, Parameters
-from advisor.domain.compliance.rules import hardware, site, vendor
+from advisor.domain.compliance.rules import cloud, hardware, site, vendor
 from advisor.domain.i18n import N_
 
 # Bump when a rule, its logic or a default threshold changes; briefs record it.
-RULESET_VERSION = "2026.11-1"
+RULESET_VERSION = "2026.12-1"
 
 RULES: tuple[Rule, ...] = (*site.RULES, *vendor.RULES, *hardware.RULES)
 RULES_BY_ID = {rule.id: rule for rule in RULES}
+# A cloud option: the provider's certificates, where the data goes, and the accelerator's
+# software stack and export-control status; no site rule (no data center of the buyer's).
+CLOUD_RULES: tuple[Rule, ...] = (
+    *cloud.RULES,
+    RULES_BY_ID["VENDOR-ISO27001"],
+    RULES_BY_ID["VENDOR-MLPS3"],
+    RULES_BY_ID["HW-SOFTWARE-STACK"],
+    RULES_BY_ID["HW-AVAILABILITY"],
+)
 
 
 class Verdict(StrEnum):

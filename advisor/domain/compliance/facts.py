@@ -205,6 +205,15 @@ class AvailabilityFacts:
 
 
 @dataclass(frozen=True)
+class CloudFacts:
+    """Where a cloud offer's GPUs run, as the catalog records it."""
+
+    provider: str | None = None
+    region: str | None = None
+    mainland_china: bool | None = None  # None: not recorded
+
+
+@dataclass(frozen=True)
 class ComplianceInput:
     """Everything one evaluation looks at; ``today`` makes results reproducible."""
 
@@ -217,3 +226,4 @@ class ComplianceInput:
     vendor: VendorFacts = VendorFacts()
     zone: PolicyZoneFacts = PolicyZoneFacts()
     buyer: BuyerRequirement = BuyerRequirement()
+    cloud: CloudFacts | None = None  # set for a cloud option (GPU-hours, no data center)

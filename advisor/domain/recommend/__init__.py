@@ -2,6 +2,8 @@
 
 from advisor.domain.recommend.options import (
     RANKING_LABELS,
+    Capacity,
+    CloudCandidate,
     HardwareCandidate,
     Option,
     Procurement,
@@ -16,6 +18,8 @@ from advisor.domain.recommend.options import (
 
 __all__ = [
     "RANKING_LABELS",
+    "Capacity",
+    "CloudCandidate",
     "HardwareCandidate",
     "Option",
     "Procurement",

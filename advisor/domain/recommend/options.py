@@ -17,10 +17,11 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
-from advisor.domain.compliance.engine import ComplianceReport, evaluate
+from advisor.domain.compliance.engine import CLOUD_RULES, ComplianceReport, evaluate
 from advisor.domain.compliance.facts import (
     AvailabilityFacts,
     BuyerRequirement,
+    CloudFacts,
     ComplianceInput,
     DataCenterFacts,
     OptionFacts,
@@ -31,6 +32,7 @@ from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS, Parameters
 from advisor.domain.economics import compare as economics
 from advisor.domain.economics.confidence import Confidence, weakest
 from advisor.domain.economics.inputs import (
+    BASIS_EXAMPLE,
     IDLE_SHARE_OF_MAX,
     Assumptions,
     EconomicsInputs,
@@ -65,6 +67,46 @@ class HardwareCandidate:
     # The software the vendor declares the server ships with (questionnaire); None: the
     # buyer's requirement from the procurement applies.
     buyer: BuyerRequirement | None = None
+    # GPU-hours of this server model sold by cloud providers (each its own option).
+    clouds: tuple[CloudCandidate, ...] = ()
+
+
+@dataclass(frozen=True)
+class CloudCandidate:
+    """A cloud offer: GPU-hours from a provider in a region, sold in instances of some sizes.
+
+    Not a data center: site rules do not apply; the cloud checks do (data residency, the
+    provider's certificates, the accelerator's export-control status).
+    """
+
+    key: str  # the offer's key
+    provider: str
+    price_cny_per_gpu_hour: Decimal
+    provenance: Provenance = Provenance(BASIS_EXAMPLE)
+    region: str | None = None
+    mainland_china: bool | None = None  # None: the catalog does not say where it runs
+    vendor: VendorFacts = VendorFacts()  # the provider's certificates, when catalogued
+    instance_gpus: tuple[int, ...] = ()  # sizes sold (GPUs per instance); empty: whole servers
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """How an option obtains its GPUs: how many instances (or servers) of what size."""
+
+    how: str  # "buy" / "rent" (whole servers at a data center) or "cloud"
+    instances: int
+    gpus_per_instance: int
+    gpus_used: int  # what the training layout uses
+    provider: str | None = None
+    region: str | None = None
+
+    @property
+    def gpus(self) -> int:
+        return self.instances * self.gpus_per_instance
+
+    @property
+    def idle_gpus(self) -> int:
+        return max(0, self.gpus - self.gpus_used)
 
 
 @dataclass(frozen=True)
@@ -119,10 +161,36 @@ class Option:
     mode: str | None  # the cheapest of the buyer's modes at their hours per year
     cost_cny: Decimal | None  # that mode's horizon total
     reasons: tuple[Message, ...]  # why the option does not qualify (empty: it does)
+    capacity: Capacity | None = None  # None: whole servers at the site (see ``obtained``)
+    cloud: CloudCandidate | None = None  # set for a cloud option (no data center)
 
     @property
     def qualifies(self) -> bool:
         return not self.reasons
+
+    @property
+    def obtained(self) -> Capacity:
+        """The capacity this option obtains; whole servers unless it says otherwise."""
+        if self.capacity is not None:
+            return self.capacity
+        return Capacity(
+            how=self.mode or "buy",
+            instances=self.sizing.servers,
+            gpus_per_instance=self.hardware.server.gpu_count,
+            gpus_used=self.sizing.layout.gpus,
+        )
+
+    @property
+    def is_cloud(self) -> bool:
+        return self.cloud is not None
+
+    @property
+    def place_name(self) -> str:
+        """Where the capacity is: the data center, or the cloud provider and its region."""
+        if self.cloud is not None:
+            region = self.cloud.region
+            return f"{self.cloud.provider} · {region}" if region else self.cloud.provider
+        return self.site.data_center.name or ""
 
     @property
     def time_to_train_hours(self) -> float | None:
@@ -130,6 +198,8 @@ class Option:
 
     @property
     def key(self) -> str:
+        if self.cloud is not None:
+            return f"{self.hardware.server.key}@cloud:{self.cloud.key}"
         return f"{self.hardware.server.key}@{self.site.data_center.key}"
 
     @property
@@ -503,4 +573,198 @@ def recommend(
         result = size_hardware(scenario, candidate, procurement)
         for site in sites:
             options.append(build_option(result, candidate, site, procurement, today, params))
+        options += cloud_options(scenario, candidate, result, procurement, today, params)
     return rank(options, procurement)
+
+
+# --- Cloud options: right-sized instances, cloud checks instead of site rules -----------------
+
+
+def _gpu_counts(sizes: tuple[int, ...], need: int, limit: int) -> list[int]:
+    """GPU counts to try, fewest first: one instance of each size that holds ``need``, then
+    more instances of the largest size (up to ``limit`` GPUs)."""
+    largest = max(sizes)
+    counts = {k for k in sizes if k >= need}
+    counts |= {largest * n for n in range(max(1, math.ceil(need / largest)), limit // largest + 1)}
+    return sorted(c for c in counts if c <= max(limit, largest))
+
+
+def size_instances(
+    scenario: Scenario, hardware: HardwareCandidate, sizes: tuple[int, ...], procurement
+) -> tuple[SizingResult, int, int]:
+    """The fewest instances that hold the job and meet the deadline.
+
+    Returns the sizing, the GPUs per instance and the number of instances. Without sizes
+    (the offer does not say), whole servers.
+    """
+    per_server = hardware.server.gpu_count
+    sizes = tuple(sorted(set(sizes))) or (per_server,)
+    limit = procurement.max_servers * per_server
+    fewest = PlacementSearch(scenario).fewest_gpus(
+        hardware.accelerator, server=hardware.server, max_gpus=limit
+    )
+    if fewest is None:  # does not fit at all: show why on one instance of the largest size
+        largest = max(sizes)
+        return size(scenario, hardware.accelerator, largest, hardware.server), largest, 1
+    best = None
+    for gpus in _gpu_counts(sizes, fewest.layout.gpus, limit):
+        result = size(scenario, hardware.accelerator, gpus, hardware.server)
+        if not result.fits:
+            continue
+        per_instance = gpus if gpus in sizes else max(sizes)
+        best = (result, per_instance, gpus // per_instance)
+        if not _misses_deadline(result, procurement):
+            break
+    if best is None:
+        largest = max(sizes)
+        return size(scenario, hardware.accelerator, largest, hardware.server), largest, 1
+    return best
+
+
+def _cloud_site(cloud: CloudCandidate) -> SiteCandidate:
+    """No data center: a cloud bills GPU-hours, so no site figure enters its price."""
+    return SiteCandidate(
+        data_center=DataCenterFacts(),
+        vendor=cloud.vendor if cloud.vendor.name else VendorFacts(name=cloud.provider),
+        zone=PolicyZoneFacts(),
+        costs=Site(
+            key=f"cloud:{cloud.key}",
+            name=cloud.provider,
+            tariff_cny_per_kwh=Decimal(0),
+            pue=Decimal(1),
+            rack_fee_cny_per_month=Decimal(0),
+            rack_power_limit_kw=Decimal(1000),
+        ),
+    )
+
+
+def _equal_work_load(result: SizingResult, reference: SizingResult) -> ServerLoad | None:
+    """The cloud option's load for as many runs a year as the whole-server sizing does.
+
+    Runs per year are the training hours per year over the hours per run; pay-per-use is
+    billed on the option's own GPU-hours per run. Taking the runs from the whole-server
+    sizing of the same hardware compares a small instance and a whole server on equal work.
+    """
+    load = server_load(result)
+    if load is None:
+        return None
+    basis = reference.time.time_to_train_hours if reference.time else None
+    if basis is None or not reference.fits:
+        return load
+    return replace(load, hours_per_run=Decimal(str(round(max(basis, 0.001), 3))))
+
+
+def price_cloud(
+    result: SizingResult, reference: SizingResult, cloud: CloudCandidate, procurement
+) -> economics.EconomicsResult | None:
+    load = _equal_work_load(result, reference)
+    if load is None or "cloud" not in procurement.modes:
+        return None
+    site = _cloud_site(cloud)
+    inputs = EconomicsInputs(
+        load=load,
+        site=site.costs,
+        prices=Prices(cloud_cny_per_gpu_hour=cloud.price_cny_per_gpu_hour),
+        assumptions=procurement.assumptions,
+        provenance={"cloud_cny_per_gpu_hour": cloud.provenance},
+    )
+    return economics.evaluate(inputs, procurement.overrides)
+
+
+def build_cloud_option(
+    scenario: Scenario,
+    hardware: HardwareCandidate,
+    cloud: CloudCandidate,
+    reference: SizingResult,
+    procurement: Procurement,
+    today: date,
+    params: Parameters,
+) -> Option:
+    result, per_instance, instances = size_instances(
+        scenario, hardware, cloud.instance_gpus, procurement
+    )
+    site = _cloud_site(cloud)
+    facts = ComplianceInput(
+        today=today,
+        option=option_facts(result),
+        server=hardware.server,
+        accelerator=hardware.accelerator,
+        availability=hardware.availability,
+        vendor=site.vendor,
+        buyer=procurement.buyer,
+        cloud=CloudFacts(cloud.provider, cloud.region, cloud.mainland_china),
+    )
+    report = evaluate(facts, params, rules=CLOUD_RULES)
+    priced = price_cloud(result, reference, cloud, procurement)
+    mode, cost = _cost(priced)
+    reasons = [
+        _fit_reason(result),
+        *_filter_reasons(hardware, procurement),
+        _deadline_reason(result, procurement),
+        *_compliance_reasons(report, procurement),
+        _time_reason(result),
+        None if cost is not None or _time_reason(result) is not None else _no_cloud_price(),
+        _budget_reason(cost, procurement),
+    ]
+    return Option(
+        hardware=hardware,
+        site=site,
+        sizing=result,
+        compliance=report,
+        economics=priced,
+        mode=mode,
+        cost_cny=cost,
+        reasons=tuple(r for r in reasons if r is not None),
+        capacity=Capacity(
+            how="cloud",
+            instances=instances,
+            gpus_per_instance=per_instance,
+            gpus_used=result.layout.gpus,
+            provider=cloud.provider,
+            region=cloud.region,
+        ),
+        cloud=cloud,
+    )
+
+
+# The figures a cloud option's cost rests on; the stand-in site figures (no data center) are
+# not among them and are never shown.
+# (Not "hours_per_run": for a cloud option it is the whole-server run that sets the number of
+# runs, equal work, and would read as this option's own time to train.)
+CLOUD_FIGURES = (
+    "cloud_cny_per_gpu_hour",
+    "gpu_hours_per_run",
+    "training_hours_per_year",
+    "horizon_years",
+)
+
+
+def cost_figures(option: Option) -> tuple:
+    """The assumptions behind the option's cost, as the buyer should read them."""
+    if option.economics is None:
+        return ()
+    figures = option.economics.assumptions
+    if option.is_cloud:
+        figures = tuple(a for a in figures if a.key in CLOUD_FIGURES)
+    return tuple(figures)
+
+
+def _no_cloud_price() -> Message:
+    return Message(N_("no price for the procurement modes you chose"))
+
+
+def cloud_options(
+    scenario: Scenario,
+    hardware: HardwareCandidate,
+    reference: SizingResult,
+    procurement: Procurement,
+    today: date,
+    params: Parameters,
+) -> list[Option]:
+    """One option per cloud offer of this hardware, when the buyer considers the cloud."""
+    if "cloud" not in procurement.modes:
+        return []
+    return [
+        build_cloud_option(scenario, hardware, cloud, reference, procurement, today, params)
+        for cloud in hardware.clouds
+    ]

@@ -83,8 +83,17 @@ def option_json(option: Option, rank: int, qualifies: bool, declared=()) -> dict
         "gpus": sizing.layout.gpus,
         "servers": sizing.servers,
         "server": option.hardware.server.key,
-        "data_center": option.site.data_center.key,
+        "data_center": option.site.data_center.key,  # None for a cloud option
         "vendor": option.site.vendor.key,
+        "place": option.place_name,
+        "capacity": {
+            "how": "cloud" if option.is_cloud else option.mode,
+            "instances": option.obtained.instances,
+            "gpus_per_instance": option.obtained.gpus_per_instance,
+            "idle_gpus": option.obtained.idle_gpus,
+            "provider": option.obtained.provider,
+            "region": option.obtained.region,
+        },
         "fits": sizing.fits,
         "memory_per_gpu_gib": round(sizing.memory.total, 2),
         "capacity_gib": round(sizing.capacity_gib, 2),
@@ -123,7 +132,7 @@ def render_table(options: list[Option]) -> str:
             [
                 str(rank),
                 f"{o.sizing.layout.gpus} x {o.hardware.accelerator.key} ({o.hardware.server.key})",
-                o.site.data_center.key or "",
+                o.site.data_center.key or o.place_name,
                 f"{o.sizing.memory.total:,.1f}/{o.sizing.capacity_gib:,.1f}",
                 "-" if o.time_to_train_hours is None else f"{o.time_to_train_hours:,.1f}",
                 "-" if o.cost_cny is None else f"{o.cost_cny:,.0f}",

@@ -1,0 +1,42 @@
+"""``{% load labels %}``: the words for the scenario's and options' codes (advisor.wizard.labels)."""
+
+from django import template
+
+from advisor.wizard import labels
+
+register = template.Library()
+
+
+@register.filter
+def method_label(method, lora=None):
+    return labels.method_label(method, lora)
+
+
+@register.filter
+def precision_label(code):
+    return labels.label(labels.PRECISION_LABELS, code)
+
+
+@register.filter
+def optimizer_label(code):
+    return labels.label(labels.OPTIMIZER_LABELS, code)
+
+
+@register.filter
+def offload_label(code):
+    return labels.label(labels.OFFLOAD_LABELS, code)
+
+
+@register.filter
+def mode_label(code):
+    return labels.label(labels.MODE_LABELS, code)
+
+
+@register.filter
+def memory_label(code):
+    return labels.label(labels.MEMORY_COMPONENT_LABELS, code)
+
+
+@register.filter
+def parallelism(strategy, tensor_parallel=1):
+    return labels.parallelism_label(strategy, tensor_parallel)

@@ -1,0 +1,78 @@
+"""In Chromium, both languages: home → task list → results (grouped) → a cloud option →
+a whole-server option → comparison, with screenshots; no request answers 404 (the favicon
+included), and the Chinese pages carry no English table words or raw codes."""
+
+import re
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from advisor.roles import PROCUREMENT_STAFF
+from tests.support.assessments import finished_assessment
+from tests.support.users import make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# English words of the pages' own tables that must not appear on a Chinese page.
+ENGLISH_TABLE_WORDS = re.compile(
+    r"\b(total|Parallelism|tokens/s|Time to train|Memory per GPU|not priced|Buy and host)\b"
+)
+RAW_CODES = re.compile(r"amp-bf16|\bfsdp\b|\bTP \d|r=—|\(—\)")
+
+
+@pytest.fixture
+def world():
+    call_command("load_catalog")
+    buyer = make_user("reader", PROCUREMENT_STAFF, password="pw-reader-1")
+    return finished_assessment(buyer)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_reading_walk_in_both_languages(page, live_server, login, screenshot, world, language):
+    missing = []
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    page.context.add_cookies(
+        [{"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": live_server.url}]
+    )
+    login("reader", "pw-reader-1")
+    page.wait_for_selector("main h1")
+    assert page.locator("link[rel=icon]").count() == 1
+    screenshot(f"reading-home-{language}")
+
+    base = f"{live_server.url}/assessments/{world.pk}/results/"
+    page.goto(f"{base}?ranking=all")
+    page.wait_for_selector("table.options-table")
+    groups = page.locator("tbody.group")
+    assert groups.count() >= 2
+    assert page.locator("tbody.group-cloud").count() == 1
+    screenshot(f"reading-results-{language}")
+    texts = [page.locator("main").inner_text()]
+
+    page.locator("tbody.group-cloud a").first.click()
+    page.wait_for_selector("form.issue-form")
+    cloud_text = page.locator("main").inner_text()
+    assert "SITE-" not in cloud_text and "CLOUD-RESIDENCY" in cloud_text
+    screenshot(f"reading-cloud-option-{language}")
+    texts.append(cloud_text)
+
+    page.goto(f"{base}?ranking=all")
+    page.locator("tbody.group-buy a, tbody.group-rent a").first.click()
+    page.wait_for_selector("form.issue-form")
+    screenshot(f"reading-server-option-{language}")
+    texts.append(page.locator("main").inner_text())
+
+    page.goto(f"{base}?ranking=all")
+    boxes = page.locator("input[name=option]")
+    for index in range(3):
+        boxes.nth(index).check()
+    page.locator("main form button[type=submit]").last.click()
+    page.wait_for_selector("table.compare-table")
+    screenshot(f"reading-compare-{language}")
+    texts.append(page.locator("main").inner_text())
+
+    for text in texts:
+        assert not RAW_CODES.findall(text), RAW_CODES.findall(text)
+        if language == "zh-hans":
+            assert not ENGLISH_TABLE_WORDS.findall(text), ENGLISH_TABLE_WORDS.findall(text)
+    assert not missing, missing

@@ -1,0 +1,53 @@
+"""What the buyer reads in the brief: words instead of codes, formatted figures, page 1."""
+
+import re
+
+import pytest
+
+from tests.integration.test_brief_issue import approver, buyer, issue, pdf_text  # noqa: F401
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
+
+# Codes of the scenario and layout that must never reach the reader as such.
+RAW_CODES = re.compile(r"amp-bf16|\badamw\b|\bfsdp\b|\bTP \d|r=—|r=\d|\bzero[123]\b|\(—\)")
+# A run of five or more digits without separators (ids, dates and hashes are cut out first).
+LONG_NUMBER = re.compile(r"(?<![\d.,:/-])\d{5,}(?![\d.,:/-])")
+
+
+def body(text: str, number: str) -> str:
+    """The brief's text up to the appendix (records and hashes are for auditors)."""
+    for marker in ("Appendix A", "附录 A", "附录A"):
+        if marker in text:
+            text = text.split(marker)[0]
+    text = re.sub(r"\b(?:ISO|IEC|GB)(?:/IEC)?[ /]*\d+", "", text)  # standards' names
+    return text.replace(number, "")
+
+
+@pytest.mark.parametrize(
+    ("language", "decision", "approved_by"),
+    [
+        ("en", "Decision", "not yet approved"),
+        ("zh-hans", "决定", "尚未审批"),
+    ],
+)
+def test_brief_reads_as_words_and_its_first_page_is_the_decision(
+    buyer,  # noqa: F811
+    tmp_path,
+    language,
+    decision,
+    approved_by,
+    django_capture_on_commit_callbacks,
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue(buyer, language=language)
+    brief.refresh_from_db()
+    text = pdf_text(brief, tmp_path)
+    (tmp_path / f"brief-{language}.txt").write_text(text)
+    readable = body(text, brief.number)
+    assert not RAW_CODES.findall(readable), RAW_CODES.findall(readable)
+    assert not LONG_NUMBER.findall(readable), LONG_NUMBER.findall(readable)
+    first_page = re.sub(r"\s+", " ", text.split("\f")[0])
+    chosen = brief.snapshot["options"][0]
+    assert decision in first_page and approved_by in first_page
+    assert chosen["accelerator"]["name"] in first_page
+    assert re.search(rf"\b{chosen['sizing']['gpus']} (×|张) ", first_page)
