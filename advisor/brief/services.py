@@ -163,32 +163,86 @@ def generate(brief_id: int) -> Brief:
     return brief
 
 
-def approve(brief: Brief, approver) -> Brief:
+class AlreadyDecided(BriefError):
+    """Another approver decided the brief first; this decision was not recorded."""
+
+
+_DECIDED = (BriefStatus.APPROVED, BriefStatus.SENT_BACK, BriefStatus.ISSUED)
+
+
+def _already_decided(brief: Brief) -> AlreadyDecided:
+    return AlreadyDecided(
+        gettext(
+            "Brief %(number)s has already been decided by someone else; "
+            "your decision was not recorded."
+        )
+        % {"number": brief.number}
+    )
+
+
+def _check_decidable(brief: Brief, *, approving: bool) -> None:
+    if brief.status in _DECIDED:
+        raise _already_decided(brief)
     if brief.status != BriefStatus.AWAITING_APPROVAL:
-        raise BriefError(gettext("Only a brief awaiting approval can be approved."))
+        if approving:
+            raise BriefError(gettext("Only a brief awaiting approval can be approved."))
+        raise BriefError(gettext("Only a brief awaiting approval can be sent back."))
+
+
+def _claim(brief: Brief, **fields) -> None:
+    """The one decision: a conditional update on the status, inside the caller's transaction.
+
+    Whoever's update finds the brief still awaiting approval decides it; the other gets
+    ``AlreadyDecided`` and its transaction (audit entry, stored file) is rolled back.
+    """
+    won = Brief.objects.filter(pk=brief.pk, status=BriefStatus.AWAITING_APPROVAL).update(
+        updated_at=timezone.now(), **fields
+    )
+    if not won:
+        raise _already_decided(brief)
+
+
+def approve(brief: Brief, approver) -> Brief:
+    """Approve and re-sign; exactly one decision per brief, even when two approvers race.
+
+    The row is locked (``select_for_update``: a second decision waits, then finds the brief
+    decided and signs nothing) and the status is updated conditionally (the guard that also
+    holds where the database has no row locks, e.g. SQLite). The approved PDF is stored only
+    after this decision has won.
+    """
+    _check_decidable(brief, approving=True)
     if brief.prepared_by_id == approver.pk:
         raise BriefError(gettext("You cannot approve a brief you prepared yourself."))
-    brief.approved_by = approver
-    brief.approved_at = timezone.now()
-    brief.status = BriefStatus.APPROVED
-    unsigned, signed = _signed_pdf(brief, approved=True)
     with transaction.atomic():
-        _store(brief, unsigned, signed)
-        brief.save()
-        audit.record(AuditAction.BRIEF_APPROVED, actor=approver, brief=brief)
+        current = Brief.objects.select_for_update().select_related("prepared_by").get(pk=brief.pk)
+        _check_decidable(current, approving=True)
+        current.approved_by = approver
+        current.approved_at = timezone.now()
+        current.status = BriefStatus.APPROVED
+        unsigned, signed = _signed_pdf(current, approved=True)
+        _claim(
+            current,
+            status=BriefStatus.APPROVED,
+            approved_by=approver,
+            approved_at=current.approved_at,
+        )
+        _store(current, unsigned, signed)
+        current.save(update_fields=["pdf", "sha256", "unsigned_sha256", "updated_at"])
+        audit.record(AuditAction.BRIEF_APPROVED, actor=approver, brief=current)
+    brief.refresh_from_db()
     return brief
 
 
 def send_back(brief: Brief, approver, comment: str) -> Brief:
-    if brief.status != BriefStatus.AWAITING_APPROVAL:
-        raise BriefError(gettext("Only a brief awaiting approval can be sent back."))
+    _check_decidable(brief, approving=False)
     if not comment.strip():
         raise BriefError(gettext("Say what needs to change before sending the brief back."))
     with transaction.atomic():
-        brief.status = BriefStatus.SENT_BACK
-        brief.review_comment = comment.strip()
-        brief.save(update_fields=["status", "review_comment", "updated_at"])
-        audit.record(AuditAction.BRIEF_SENT_BACK, actor=approver, brief=brief, comment=comment)
+        current = Brief.objects.select_for_update().get(pk=brief.pk)
+        _check_decidable(current, approving=False)
+        _claim(current, status=BriefStatus.SENT_BACK, review_comment=comment.strip())
+        audit.record(AuditAction.BRIEF_SENT_BACK, actor=approver, brief=current, comment=comment)
+    brief.refresh_from_db()
     return brief
 
 
