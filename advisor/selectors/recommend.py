@@ -19,6 +19,7 @@ from advisor.domain.compliance.facts import (
     PolicyZoneFacts,
     VendorFacts,
 )
+from advisor.domain.document import validate_document
 from advisor.domain.economics.inputs import (
     BASIS_OVERRIDE,
     Assumptions,
@@ -34,7 +35,7 @@ from advisor.domain.recommend import (
     SiteCandidate,
     recommend,
 )
-from advisor.domain.scenario import Scenario, load_scenario
+from advisor.domain.scenario import Scenario
 from advisor.selectors import compliance as compliance_selectors
 from advisor.selectors import economics as economics_selectors
 from advisor.selectors.sizing import accelerator_spec_from_row, server_spec_from_row
@@ -359,10 +360,10 @@ def run_recommendation(document: dict, *, today: date | None = None) -> Recommen
     """Everything the results page, the CLI and the brief show, from the wizard's document.
 
     Raises :class:`advisor.domain.scenario.ScenarioError` naming the field when the scenario
-    part is invalid.
+    or one of its sections (site, procurement) is invalid (``advisor.domain.document``).
     """
     today = today or local_today()
-    scenario = load_scenario(document)
+    scenario = validate_document(document)
     procurement = procurement_from(document.get("procurement"), today)
     recommendation = recommend(
         scenario,

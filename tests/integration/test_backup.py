@@ -53,7 +53,11 @@ def issue_in(env: dict, tmp_path: Path) -> bytes:
     """Migrate and seed the environment's database, issue one brief there; its PDF."""
     manage(env, "migrate", "--noinput", "-v", "0")
     manage(env, "load_catalog")
-    shell(env, "from django.contrib.auth.models import User; User.objects.create_user('buyer')")
+    shell(
+        env,
+        "from django.contrib.auth.models import User; from advisor import roles; "
+        "User.objects.create_user('buyer').groups.add(roles.ensure_roles()[roles.PROCUREMENT_STAFF])",
+    )
     scenario = tmp_path / "scenario.json"
     scenario.write_text(json.dumps(SCENARIO))
     issued = tmp_path / "issued.pdf"
