@@ -78,3 +78,11 @@ def check_production_configuration(app_configs=None, **kwargs):
             )
         )
     return messages
+
+
+def client_ip(group, request) -> str:
+    """The client's address for per-client limits: the same as the sign-in lockout reads
+    (``REMOTE_ADDR``, or ``X-Forwarded-For`` behind ``DJANGO_PROXY_COUNT`` proxies)."""
+    from axes.helpers import get_client_ip_address
+
+    return get_client_ip_address(request) or request.META.get("REMOTE_ADDR", "") or "unknown"

@@ -383,6 +383,12 @@ AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins go to the audit log (advisor.signals)
 AXES_LOCKOUT_CALLABLE = "advisor.security.lockout_response"  # translated page, 429
 PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
+# Uploads to the public verify page per client address (django-ratelimit's "N/period" form:
+# s, m, h or d); empty turns the limit off. Counted in the default cache (docs/decisions/0022).
+VERIFY_RATE_LIMIT = os.environ.get("ADVISOR_VERIFY_RATE_LIMIT", "10/m")
+RATELIMIT_USE_CACHE = "default"
+# Seconds the verify page may spend checking one PDF before it gives up ("too complex").
+VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "10"))
 if PROXY_COUNT:
     AXES_IPWARE_PROXY_COUNT = PROXY_COUNT
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")

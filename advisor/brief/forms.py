@@ -7,6 +7,10 @@ UPLOAD_ERRORS = {
     "empty": _("The selected file is empty."),
     "too-large": _("The file is larger than %(limit)d MB. A brief is far smaller than that."),
     "not-pdf": _("The selected file is not a PDF."),
+    "too-complex": _(
+        "This PDF is too complex to check here: it holds far more objects or signatures than "
+        "any brief we issue. It is not one of our briefs as issued."
+    ),
 }
 
 
