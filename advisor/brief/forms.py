@@ -2,6 +2,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, check_pdf_bytes
+from advisor.text import UserTextField
 
 UPLOAD_ERRORS = {
     "empty": _("The selected file is empty."),
@@ -52,7 +53,7 @@ class ReviewForm(forms.Form):
         widget=forms.RadioSelect,
         error_messages={"required": _("Choose whether to approve or send back.")},
     )
-    comment = forms.CharField(
+    comment = UserTextField(
         label=_("Comment"),
         required=False,
         max_length=2000,

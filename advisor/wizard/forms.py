@@ -21,6 +21,7 @@ from advisor.domain.scenario import (
     architecture_problems,
 )
 from advisor.templatetags.domain_text import render_text
+from advisor.text import UserTextField
 from advisor.wizard import catalog, rules
 from advisor.wizard.hf_config import ConfigError, read_upload
 from advisor.wizard.labels import FRAMEWORK_LABELS, PACKING_LABELS
@@ -176,7 +177,7 @@ class ModelStepForm(StepForm):
         required=False,
         help_text=_("Type to narrow the list, or scroll it."),
     )
-    name = forms.CharField(label=_("Model name"), required=False, max_length=NAME_MAX_LENGTH)
+    name = UserTextField(label=_("Model name"), required=False, max_length=NAME_MAX_LENGTH)
     params_b = decimal(
         _("Parameters (billions)"),
         low=LIMITS["model.params_b"][0],
@@ -551,7 +552,7 @@ class SiteStepForm(StepForm):
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Tick 2 to 6."),
     )
-    room_name = forms.CharField(label=_("Room name"), required=False, max_length=NAME_MAX_LENGTH)
+    room_name = UserTextField(label=_("Room name"), required=False, max_length=NAME_MAX_LENGTH)
     province = forms.ChoiceField(
         label=_("Province"),
         required=False,
@@ -762,7 +763,7 @@ class ProcurementStepForm(StepForm):
 
 
 class TitleForm(forms.Form):
-    title = forms.CharField(label=_("Name"), max_length=TITLE_MAX_LENGTH)
+    title = UserTextField(label=_("Name"), max_length=TITLE_MAX_LENGTH)
 
     def clean_title(self):
         title = self.cleaned_data["title"].strip()

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from advisor.domain.scenario import LIMITS, architecture_problem
 from advisor.templatetags.domain_text import render_text
+from advisor.text import clean_text
 
 MAX_BYTES = 256 * 1024  # a real config.json is a few KiB
 
@@ -149,7 +150,7 @@ def model_fields(data: dict) -> dict:
             % {"params": out["params_b"], "low": low, "high": int(high)}
         )
     name = data.get("_name_or_path") or data.get("model_type") or ""
-    out["name"] = str(name)[:100] if isinstance(name, str) else ""
+    out["name"] = clean_text(name)[:100] if isinstance(name, str) else ""
     return out
 
 
