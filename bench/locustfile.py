@@ -44,12 +44,22 @@ class Buyer(HttpUser):
         self.client.headers.update({"Accept-Language": "en", "Origin": self.host})
         self.pk = None
         self.keys: list[str] = []
-        page = self.client.get("/accounts/login/", name="sign-in page")
+        page = self.get("/accounts/login/", name="sign-in page")
         self.post("/accounts/login/", {"username": self.username, "password": PASSWORD}, "sign in")
         assert page.status_code == 200
         self.walk_wizard()
 
+    def plain(self):
+        """Production cookies are Secure; on plain-HTTP loopback send them back all the same."""
+        for cookie in self.client.cookies:
+            cookie.secure = False
+
+    def get(self, path, name, **kw):
+        self.plain()
+        return self.client.get(path, name=name, **kw)
+
     def post(self, path, data, name, **kw):
+        self.plain()
         data = {**data, "csrfmiddlewaretoken": self.client.cookies.get("csrftoken", "")}
         return self.client.post(
             path,
@@ -66,17 +76,17 @@ class Buyer(HttpUser):
             return
         self.pk = int(created.headers["Location"].rstrip("/").split("/")[-1])
         base = f"/assessments/{self.pk}"
-        self.client.get(f"{base}/", name="task list")
+        self.get(f"{base}/", name="task list")
         for slug, values in STEP_VALUES.items():
-            page = self.client.get(f"{base}/{slug}/", name=f"step {slug}")
+            page = self.get(f"{base}/{slug}/", name=f"step {slug}")
             version = VERSION.search(page.text).group(1)
             self.post(f"{base}/{slug}/", {**values, "version": version}, f"save {slug}")
-        check = self.client.get(f"{base}/check/", name="check")
+        check = self.get(f"{base}/check/", name="check")
         self.post(f"{base}/check/", {"version": VERSION.search(check.text).group(1)}, "confirm")
         self.results()
 
     def results(self):
-        page = self.client.get(f"/assessments/{self.pk}/results/", name="results")
+        page = self.get(f"/assessments/{self.pk}/results/", name="results")
         self.keys = list(dict.fromkeys(OPTION_LINK.findall(page.text)))[:3]
 
     @task(6)
@@ -88,23 +98,23 @@ class Buyer(HttpUser):
     def option(self):
         if self.keys:
             key = random.choice(self.keys)
-            self.client.get(f"/assessments/{self.pk}/results/option/{key}/", name="option")
+            self.get(f"/assessments/{self.pk}/results/option/{key}/", name="option")
 
     @task(2)
     def compare(self):
         if len(self.keys) >= 2:
             query = "&".join(f"option={k}" for k in self.keys)
-            self.client.get(f"/assessments/{self.pk}/results/compare/?{query}", name="compare")
+            self.get(f"/assessments/{self.pk}/results/compare/?{query}", name="compare")
 
     @task(2)
     def figures(self):
         if self.pk:
-            self.client.get(f"/assessments/{self.pk}/results/figures/", name="own figures")
+            self.get(f"/assessments/{self.pk}/results/figures/", name="own figures")
 
     @task(1)
     def wizard_step(self):
         if self.pk:
-            self.client.get(f"/assessments/{self.pk}/training/", name="step training")
+            self.get(f"/assessments/{self.pk}/training/", name="step training")
 
     @task(1)
     def issue_brief(self):
@@ -112,4 +122,4 @@ class Buyer(HttpUser):
             data = {"assessment": str(self.pk), "option": self.keys[0], "language": "en"}
             issued = self.post("/brief/issue/", data, "issue brief")
             if issued.status_code == 302 and "/brief/" in issued.headers.get("Location", ""):
-                self.client.get(issued.headers["Location"], name="brief page")
+                self.get(issued.headers["Location"], name="brief page")
