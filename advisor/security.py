@@ -12,6 +12,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.cache import patch_cache_control
 
 
 class RequestSizeLimitMiddleware:
@@ -78,3 +79,30 @@ def check_production_configuration(app_configs=None, **kwargs):
             )
         )
     return messages
+
+
+def client_ip(group, request) -> str:
+    """The client's address for per-client limits: the same as the sign-in lockout reads
+    (``REMOTE_ADDR``, or ``X-Forwarded-For`` behind ``DJANGO_PROXY_COUNT`` proxies)."""
+    from axes.helpers import get_client_ip_address
+
+    return get_client_ip_address(request) or request.META.get("REMOTE_ADDR", "") or "unknown"
+
+
+class PrivatePagesMiddleware:
+    """``Cache-Control: private, no-store`` on every response to a signed-in user.
+
+    Their pages and brief PDFs hold their own data: no browser back-forward cache on a shared
+    computer and no proxy may keep a copy.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            response.headers.pop("Cache-Control", None)
+            patch_cache_control(response, private=True, no_store=True)
+        return response

@@ -86,6 +86,36 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 
+# Responses to a signed-in user (their assessments, options, briefs and PDFs) are never stored
+# by a browser or a proxy cache: Cache-Control: private, no-store (advisor.security).
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "advisor.security.PrivatePagesMiddleware",
+)
+
+# Errors with their tracebacks, as JSON lines on stderr (advisor/log.py). ADVISOR_LOG_LEVEL sets
+# the level of everything else (default WARNING); the project's own loggers log from INFO.
+LOG_LEVEL = os.environ.get("ADVISOR_LOG_LEVEL", "WARNING").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "advisor.log.JsonFormatter"}},
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stderr",
+            "formatter": "json",
+        }
+    },
+    "root": {"handlers": ["stderr"], "level": LOG_LEVEL},
+    "loggers": {
+        # Replaces Django's defaults (mail_admins; the console only with DEBUG): a 500 is
+        # logged by django.request at ERROR, with its traceback.
+        "django": {"handlers": ["stderr"], "level": LOG_LEVEL, "propagate": False},
+        "advisor": {"level": "INFO"},
+    },
+}
+
 ROOT_URLCONF = "advisor.urls"
 WSGI_APPLICATION = "advisor.wsgi.application"
 
@@ -330,6 +360,8 @@ def proxy_ssl_header(value: str) -> tuple[str, str] | None:
 
 
 SECURE_SSL_REDIRECT = env_flag("DJANGO_SECURE_SSL_REDIRECT", default=PRODUCTION)
+# Load balancers probe /health/ over plain HTTP: it answers there instead of redirecting.
+SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 SECURE_PROXY_SSL_HEADER = proxy_ssl_header(os.environ.get("DJANGO_SECURE_PROXY_SSL_HEADER", ""))
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
@@ -386,6 +418,15 @@ AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins go to the audit log (advisor.signals)
 AXES_LOCKOUT_CALLABLE = "advisor.security.lockout_response"  # translated page, 429
 PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
+# Uploads to the public verify page per client address (django-ratelimit's "N/period" form:
+# s, m, h or d); empty turns the limit off. Counted in the default cache (docs/decisions/0022).
+VERIFY_RATE_LIMIT = os.environ.get("ADVISOR_VERIFY_RATE_LIMIT", "10/m")
+RATELIMIT_USE_CACHE = "default"
+# Seconds a brief worker's lease on a brief lasts while it renders (renewed every third of
+# it); a worker dead longer than this has its brief queued again by another (docs/decisions/0024).
+BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"))
+# Seconds the verify page may spend checking one PDF before it gives up ("too complex").
+VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "10"))
 if PROXY_COUNT:
     AXES_IPWARE_PROXY_COUNT = PROXY_COUNT
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")

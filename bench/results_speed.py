@@ -28,6 +28,7 @@ def main() -> None:
     from django.test import Client
 
     from advisor.demo_scenarios import finished_assessment
+    from advisor.results import services as results_services
     from advisor.results.services import assessment_document
     from advisor.roles import PROCUREMENT_STAFF, ensure_roles
     from advisor.selectors.recommend import run_recommendation
@@ -58,6 +59,7 @@ def main() -> None:
 
     def uncached_page():
         cache.clear()
+        results_services._LOCAL_RUNS.clear()  # the per-process copy too
         page()
 
     uncached = clock(uncached_page)

@@ -66,3 +66,9 @@ def plain_static_files(settings):
 def plain_http():
     """Session-wide (before the session's live server loads its middleware): no HTTPS redirect."""
     django_settings.SECURE_SSL_REDIRECT = False
+
+
+@pytest.fixture(autouse=True)
+def no_verify_rate_limit(settings):
+    """Tests post to the verify page freely; tests of the per-client limit switch it back on."""
+    settings.VERIFY_RATE_LIMIT = ""

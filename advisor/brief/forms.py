@@ -2,11 +2,16 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, check_pdf_bytes
+from advisor.text import UserTextField
 
 UPLOAD_ERRORS = {
     "empty": _("The selected file is empty."),
     "too-large": _("The file is larger than %(limit)d MB. A brief is far smaller than that."),
     "not-pdf": _("The selected file is not a PDF."),
+    "too-complex": _(
+        "This PDF is too complex to check here: it holds far more objects or signatures than "
+        "any brief we issue. It is not one of our briefs as issued."
+    ),
 }
 
 
@@ -48,7 +53,7 @@ class ReviewForm(forms.Form):
         widget=forms.RadioSelect,
         error_messages={"required": _("Choose whether to approve or send back.")},
     )
-    comment = forms.CharField(
+    comment = UserTextField(
         label=_("Comment"),
         required=False,
         max_length=2000,

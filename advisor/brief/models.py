@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models, transaction
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 NUMBER_PREFIX = "FT"
@@ -100,6 +101,14 @@ class Brief(models.Model):
         blank=True,
     )
     failure = models.TextField(verbose_name=_("failure"), blank=True)
+    # Generation lease (docs/decisions/0024): the worker rendering the PDF holds it and renews
+    # it while it works; a lease that ran out means the worker died, and any worker requeues.
+    generation_attempts = models.PositiveSmallIntegerField(
+        verbose_name=_("generation attempts"), default=0
+    )
+    lease_until = models.DateTimeField(
+        verbose_name=_("generation lease expires"), null=True, blank=True
+    )
     created_at = models.DateTimeField(verbose_name=_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(verbose_name=_("last changed"), auto_now=True)
 
@@ -121,6 +130,19 @@ class Brief(models.Model):
     @property
     def ready(self) -> bool:
         return bool(self.pdf) and self.status not in (BriefStatus.GENERATING, BriefStatus.FAILED)
+
+    @property
+    def retrying(self) -> bool:
+        """Being generated again after a worker stopped in the middle (the buyer is told).
+
+        After the first attempt: its lease ran out (the worker died), was released for a new
+        attempt, or a later attempt runs.
+        """
+        if self.status != BriefStatus.GENERATING or not self.generation_attempts:
+            return False
+        if self.generation_attempts > 1:
+            return True
+        return self.lease_until is None or self.lease_until < timezone.now()
 
     @property
     def approved(self) -> bool:

@@ -9,11 +9,14 @@ mark and signs it again with the approval recorded.
 from __future__ import annotations
 
 import logging
-from datetime import date
+import threading
+from datetime import date, timedelta
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import close_old_connections, connection, transaction
+from django.db.models import F, Q
+from django.tasks import TaskResultStatus
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext, override
@@ -93,7 +96,9 @@ def queue_generation(brief: Brief) -> None:
 def retry(brief: Brief, user) -> Brief:
     if brief.status != BriefStatus.FAILED:
         raise BriefError(gettext("Only a brief whose generation failed can be retried."))
-    Brief.objects.filter(pk=brief.pk).update(status=BriefStatus.GENERATING, failure="")
+    Brief.objects.filter(pk=brief.pk).update(
+        status=BriefStatus.GENERATING, failure="", generation_attempts=0, lease_until=None
+    )
     brief.refresh_from_db()
     transaction.on_commit(lambda: queue_generation(brief))
     return brief
@@ -152,20 +157,76 @@ def _store(brief: Brief, unsigned: bytes, signed: bytes) -> None:
     brief.unsigned_sha256 = sha256_hex(unsigned)
 
 
+# --- Generation lease (docs/decisions/0024) ---------------------------------------------------
+# A worker takes a brief's lease before rendering and renews it every third of its length while
+# it works; a lease that runs out means the worker died (killed, out of memory, host lost).
+# Every brief worker looks for such briefs (``recover_stalled``) and queues them again, up to
+# MAX_GENERATION_ATTEMPTS attempts; then the brief is marked failed and its preparer may retry.
+MAX_GENERATION_ATTEMPTS = 3
+
+
+def lease_seconds() -> float:
+    return float(settings.BRIEF_GENERATION_LEASE_S)
+
+
+def _claim_generation(brief_id: int) -> bool:
+    """Take the brief's lease: True unless another worker holds a live one or it is done."""
+    now = timezone.now()
+    taken = (
+        Brief.objects.filter(pk=brief_id, status=BriefStatus.GENERATING)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .update(
+            lease_until=now + timedelta(seconds=lease_seconds()),
+            generation_attempts=F("generation_attempts") + 1,
+        )
+    )
+    return taken == 1
+
+
+class _Heartbeat(threading.Thread):
+    """Renews the lease while the render runs (its own database connection)."""
+
+    def __init__(self, brief_id: int):
+        super().__init__(name=f"brief-{brief_id}-lease", daemon=True)
+        self.brief_id = brief_id
+        self.done = threading.Event()
+
+    def run(self):
+        interval = lease_seconds() / 3
+        try:
+            while not self.done.wait(interval):
+                try:
+                    Brief.objects.filter(pk=self.brief_id, status=BriefStatus.GENERATING).update(
+                        lease_until=timezone.now() + timedelta(seconds=lease_seconds())
+                    )
+                except Exception:  # noqa: BLE001 - a missed renewal only risks a duplicate
+                    logger.warning("Renewing the lease of brief %s failed", self.brief_id)
+        finally:
+            connection.close()
+
+    def stop(self):
+        self.done.set()
+
+
 def generate(brief_id: int) -> Brief:
     """Render, sign and store the draft PDF; on any failure record it and keep the brief."""
+    if not _claim_generation(brief_id):
+        # Already generated (a retried or duplicated task), or another worker holds the lease.
+        return Brief.objects.select_related("prepared_by").get(pk=brief_id)
     brief = Brief.objects.select_related("prepared_by").get(pk=brief_id)
-    if brief.status != BriefStatus.GENERATING:
-        return brief  # already generated (a retried or duplicated task)
+    heartbeat = _Heartbeat(brief_id)
+    heartbeat.start()
     try:
         unsigned, signed = _signed_pdf(brief, approved=False)
     except Exception as error:  # noqa: BLE001 - any failure must be shown and retryable
         logger.exception("Generating brief %s failed", brief.number)
         Brief.objects.filter(pk=brief.pk).update(
-            status=BriefStatus.FAILED, failure=f"{type(error).__name__}: {error}"
+            status=BriefStatus.FAILED, failure=f"{type(error).__name__}: {error}", lease_until=None
         )
         brief.refresh_from_db()
         return brief
+    finally:
+        heartbeat.stop()
     with transaction.atomic():
         _store(brief, unsigned, signed)
         brief.draft_sha256 = brief.sha256 if settings.BRIEF_APPROVAL_REQUIRED else ""
@@ -175,36 +236,155 @@ def generate(brief_id: int) -> Brief:
             else BriefStatus.ISSUED
         )
         brief.failure = ""
+        brief.lease_until = None
         brief.save()
     return brief
 
 
-def approve(brief: Brief, approver) -> Brief:
+def recover_stalled(now=None) -> list[Brief]:
+    """Queue again every brief whose generation lease ran out (its worker died).
+
+    Run by every brief worker in the background (``manage.py brief_worker``). A brief that
+    already had MAX_GENERATION_ATTEMPTS attempts is marked failed instead, saying why; its
+    preparer can retry it. Returns the briefs requeued or failed.
+    """
+    now = now or timezone.now()
+    handled = []
+    for brief in Brief.objects.filter(status=BriefStatus.GENERATING, lease_until__lt=now):
+        still = Brief.objects.filter(
+            pk=brief.pk, status=BriefStatus.GENERATING, lease_until=brief.lease_until
+        )
+        if brief.generation_attempts >= MAX_GENERATION_ATTEMPTS:
+            failure = (
+                f"WorkerLost: the worker stopped {brief.generation_attempts} times while "
+                "generating this brief"
+            )
+            if still.update(status=BriefStatus.FAILED, failure=failure, lease_until=None):
+                handled.append(brief)
+            continue
+        if still.update(lease_until=None):  # only one worker requeues it
+            _fail_lost_tasks(brief)
+            logger.warning(
+                "Brief %s: its worker stopped during attempt %s; queued again",
+                brief.number,
+                brief.generation_attempts,
+            )
+            queue_generation(brief)
+            handled.append(brief)
+    return handled
+
+
+def _fail_lost_tasks(brief: Brief) -> None:
+    """Mark the dead worker's task row failed, so that the queue shows what happened."""
+    from django_tasks_db.models import DBTaskResult
+
+    from advisor.brief.tasks import generate_brief
+
+    running = DBTaskResult.objects.filter(
+        task_path=generate_brief.module_path, status=TaskResultStatus.RUNNING
+    )
+    for row in running:
+        if ((row.args_kwargs or {}).get("args") or [None])[0] == brief.pk:
+            row.set_failed(RuntimeError("worker lost while running this task"))
+
+
+def watch_generation(stop: threading.Event, interval: float | None = None) -> None:
+    """Loop of a brief worker's watchdog thread: recover stalled briefs until ``stop`` is set."""
+    from advisor.brief.management.commands.requeue_stuck_briefs import requeue_stuck
+
+    interval = interval or lease_seconds() / 2
+    while not stop.wait(interval):
+        try:
+            close_old_connections()
+            recover_stalled()
+            # Briefs whose task was lost before any worker took the lease.
+            requeue_stuck(timedelta(minutes=10))
+        except Exception:  # noqa: BLE001 - the watchdog must outlive a database hiccup
+            logger.exception("Recovering stalled briefs failed")
+        finally:
+            connection.close()
+
+
+class AlreadyDecided(BriefError):
+    """Another approver decided the brief first; this decision was not recorded."""
+
+
+_DECIDED = (BriefStatus.APPROVED, BriefStatus.SENT_BACK, BriefStatus.ISSUED)
+
+
+def _already_decided(brief: Brief) -> AlreadyDecided:
+    return AlreadyDecided(
+        gettext(
+            "Brief %(number)s has already been decided by someone else; "
+            "your decision was not recorded."
+        )
+        % {"number": brief.number}
+    )
+
+
+def _check_decidable(brief: Brief, *, approving: bool) -> None:
+    if brief.status in _DECIDED:
+        raise _already_decided(brief)
     if brief.status != BriefStatus.AWAITING_APPROVAL:
-        raise BriefError(gettext("Only a brief awaiting approval can be approved."))
+        if approving:
+            raise BriefError(gettext("Only a brief awaiting approval can be approved."))
+        raise BriefError(gettext("Only a brief awaiting approval can be sent back."))
+
+
+def _claim(brief: Brief, **fields) -> None:
+    """The one decision: a conditional update on the status, inside the caller's transaction.
+
+    Whoever's update finds the brief still awaiting approval decides it; the other gets
+    ``AlreadyDecided`` and its transaction (audit entry, stored file) is rolled back.
+    """
+    won = Brief.objects.filter(pk=brief.pk, status=BriefStatus.AWAITING_APPROVAL).update(
+        updated_at=timezone.now(), **fields
+    )
+    if not won:
+        raise _already_decided(brief)
+
+
+def approve(brief: Brief, approver) -> Brief:
+    """Approve and re-sign; exactly one decision per brief, even when two approvers race.
+
+    The row is locked (``select_for_update``: a second decision waits, then finds the brief
+    decided and signs nothing) and the status is updated conditionally (the guard that also
+    holds where the database has no row locks, e.g. SQLite). The approved PDF is stored only
+    after this decision has won.
+    """
+    _check_decidable(brief, approving=True)
     if brief.prepared_by_id == approver.pk:
         raise BriefError(gettext("You cannot approve a brief you prepared yourself."))
-    brief.approved_by = approver
-    brief.approved_at = timezone.now()
-    brief.status = BriefStatus.APPROVED
-    unsigned, signed = _signed_pdf(brief, approved=True)
     with transaction.atomic():
-        _store(brief, unsigned, signed)
-        brief.save()
-        audit.record(AuditAction.BRIEF_APPROVED, actor=approver, brief=brief)
+        current = Brief.objects.select_for_update().select_related("prepared_by").get(pk=brief.pk)
+        _check_decidable(current, approving=True)
+        current.approved_by = approver
+        current.approved_at = timezone.now()
+        current.status = BriefStatus.APPROVED
+        unsigned, signed = _signed_pdf(current, approved=True)
+        _claim(
+            current,
+            status=BriefStatus.APPROVED,
+            approved_by=approver,
+            approved_at=current.approved_at,
+        )
+        _store(current, unsigned, signed)
+        current.save(update_fields=["pdf", "sha256", "unsigned_sha256", "updated_at"])
+        audit.record(AuditAction.BRIEF_APPROVED, actor=approver, brief=current)
+    brief.refresh_from_db()
     return brief
 
 
 def send_back(brief: Brief, approver, comment: str) -> Brief:
-    if brief.status != BriefStatus.AWAITING_APPROVAL:
-        raise BriefError(gettext("Only a brief awaiting approval can be sent back."))
+    _check_decidable(brief, approving=False)
     if not comment.strip():
         raise BriefError(gettext("Say what needs to change before sending the brief back."))
     with transaction.atomic():
-        brief.status = BriefStatus.SENT_BACK
-        brief.review_comment = comment.strip()
-        brief.save(update_fields=["status", "review_comment", "updated_at"])
-        audit.record(AuditAction.BRIEF_SENT_BACK, actor=approver, brief=brief, comment=comment)
+        current = Brief.objects.select_for_update().get(pk=brief.pk)
+        _check_decidable(current, approving=False)
+        _claim(current, status=BriefStatus.SENT_BACK, review_comment=comment.strip())
+        audit.record(AuditAction.BRIEF_SENT_BACK, actor=approver, brief=current, comment=comment)
+    brief.refresh_from_db()
     return brief
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from io import BytesIO
@@ -23,6 +24,10 @@ from pyhanko_certvalidator import ValidationContext
 from advisor.brief.signing import outside_event_loop
 
 BRIEF_NUMBER = re.compile(rb"FT-\d{4}-\d{6}")
+
+
+class TooComplex(ValueError):
+    """Checking the file would take longer than the time budget allows."""
 
 
 class Tampering(enum.StrEnum):
@@ -111,12 +116,25 @@ def _numbers_in_document_info(reader) -> set[str]:
     return {m.decode() for m in BRIEF_NUMBER.findall(text.encode("utf-8", "ignore"))}
 
 
-def verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
-    """Validate every signature in ``pdf`` against ``trust_roots`` (asn1crypto certificates)."""
-    return outside_event_loop(_verify_pdf, pdf, trust_roots)
+def verify_pdf(
+    pdf: bytes, trust_roots: list, *, budget_s: float | None = None
+) -> VerificationReport:
+    """Validate every signature in ``pdf`` against ``trust_roots`` (asn1crypto certificates).
+
+    With ``budget_s``, :class:`TooComplex` is raised once that many seconds have passed,
+    checked after parsing and before each signature (the caller bounds the file's size and
+    object counts first, so that parsing itself stays short).
+    """
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    return outside_event_loop(_verify_pdf, pdf, trust_roots, deadline)
 
 
-def _verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
+def _in_budget(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise TooComplex("time budget spent")
+
+
+def _verify_pdf(pdf: bytes, trust_roots: list, deadline: float | None = None) -> VerificationReport:
     digest = sha256_hex(pdf)
     numbers = {m.decode() for m in BRIEF_NUMBER.findall(pdf)}
     try:
@@ -125,10 +143,12 @@ def _verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
         numbers |= _numbers_in_document_info(reader)
     except Exception:  # noqa: BLE001 - any parse failure means "not a PDF we can read"
         return VerificationReport(digest, Tampering.UNREADABLE, [], sorted(numbers))
+    _in_budget(deadline)
     numbers = sorted(numbers)
     context = ValidationContext(trust_roots=trust_roots, allow_fetching=False)
     reports = []
     for signature in embedded:
+        _in_budget(deadline)
         try:
             status = validate_pdf_signature(signature, signer_validation_context=context)
         except (SignatureValidationError, ValueError):

@@ -1,5 +1,6 @@
 """Brief pages: issue, status (htmx polling), download, approvals, and public verification."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -8,14 +9,16 @@ from django.http import FileResponse, Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
+from django_ratelimit.core import is_ratelimited
 
 from advisor.brief import services
 from advisor.brief.audit import record
-from advisor.brief.forms import IssueForm, ReviewForm, VerifyUploadForm
+from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUploadForm
 from advisor.brief.models import AuditAction, Brief, BriefStatus
-from advisor.brief.verification import verify_upload
+from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, verify_upload
 from advisor.results.services import Incomplete, assessment_document
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
+from advisor.security import client_ip
 from advisor.wizard.selectors import assessment_for
 
 
@@ -141,14 +144,47 @@ def review(request, pk):
     return redirect("brief:approvals")
 
 
+def _verify_limited(request) -> bool:
+    """Per client address (django-ratelimit, counted in the shared cache): POSTs only."""
+    return is_ratelimited(
+        request,
+        group="brief-verify",
+        key=client_ip,
+        rate=settings.VERIFY_RATE_LIMIT,
+        method="POST",
+        increment=True,
+    )
+
+
 @require_http_methods(["GET", "POST"])
 def verify(request):
-    """Anyone with the link may check a PDF; only its signature and record status are shown."""
+    """Anyone with the link may check a PDF; only its signature and record status are shown.
+
+    Bounded: uploads are counted per client address, the file's size and object counts are
+    checked before it is parsed, and the check has a time budget.
+    """
     posted = request.method == "POST"
+    if posted and settings.VERIFY_RATE_LIMIT and _verify_limited(request):
+        response = render(
+            request,
+            "brief/verify.html",
+            {"form": VerifyUploadForm(), "verification": None, "rate_limited": True},
+            status=429,
+        )
+        response["Retry-After"] = "60"
+        return response
     form = VerifyUploadForm(request.POST, request.FILES) if posted else VerifyUploadForm()
     verification = None
     if posted and form.is_valid():
-        verification = verify_upload(form.cleaned_data["pdf"])
+        try:
+            verification = verify_upload(
+                form.cleaned_data["pdf"], budget_s=settings.VERIFY_BUDGET_S
+            )
+        except NotAPdf as error:
+            form.add_error(
+                "pdf", UPLOAD_ERRORS[str(error)] % {"limit": MAX_PDF_BYTES // (1024 * 1024)}
+            )
+    if verification is not None:
         record(
             AuditAction.BRIEF_VERIFIED,
             actor=request.user,

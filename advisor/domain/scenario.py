@@ -431,6 +431,79 @@ _TOP_KEYS = (
 )
 
 
+# The names the architecture check uses for the fields it compares (the scenario's paths);
+# the wizard's form passes its labels and the config.json reader the config's own keys.
+ARCHITECTURE_NAMES = {
+    "heads": "model.heads",
+    "kv_heads": "model.kv_heads",
+    "experts": "model.experts",
+    "experts_per_token": "model.experts_per_token",
+}
+
+
+def architecture_problem(m, names=ARCHITECTURE_NAMES) -> tuple[str, Message] | None:
+    """The first of :func:`architecture_problems`, or None."""
+    problems = architecture_problems(m, names)
+    return problems[0] if problems else None
+
+
+def architecture_problems(m, names=ARCHITECTURE_NAMES) -> list[tuple[str, Message]]:
+    """The impossible combinations in a model's shape, as ``(field, message)`` pairs.
+
+    One check for every place a model is entered: the scenario loader, the wizard's custom
+    model form and its config.json upload. ``m`` maps field names (``heads``, ``kv_heads``,
+    ``experts``, ``experts_per_token``) to whole numbers or None; ``names`` says how the
+    message names the other field (a path, a form label or a config key).
+    """
+    problems = []
+    heads, kv_heads = m.get("heads"), m.get("kv_heads")
+    if heads is not None and kv_heads is not None:
+        if kv_heads > heads:
+            problems.append(
+                (
+                    "kv_heads",
+                    Message(
+                        N_("must be at most {other} ({value})"),
+                        {"other": names["heads"], "value": heads},
+                    ),
+                )
+            )
+        elif heads % kv_heads:
+            problems.append(
+                (
+                    "kv_heads",
+                    Message(
+                        N_("must divide {other} ({value}) evenly"),
+                        {"other": names["heads"], "value": heads},
+                    ),
+                )
+            )
+    experts, per_token = m.get("experts"), m.get("experts_per_token")
+    if (experts is None) != (per_token is None):
+        field_name = "experts_per_token" if per_token is None else "experts"
+        other = "experts" if field_name == "experts_per_token" else "experts_per_token"
+        problems.append(
+            (
+                field_name,
+                Message(
+                    N_("must be given together with {other} (both empty for a dense model)"),
+                    {"other": names[other]},
+                ),
+            )
+        )
+    elif experts is not None and per_token > experts:
+        problems.append(
+            (
+                "experts_per_token",
+                Message(
+                    N_("must be at most {other} ({value})"),
+                    {"other": names["experts"], "value": experts},
+                ),
+            )
+        )
+    return problems
+
+
 def _load_model(data: dict) -> ModelArch:
     _check_keys(data, _MODEL_KEYS, "model.")
     model = ModelArch(
@@ -446,21 +519,10 @@ def _load_model(data: dict) -> ModelArch:
         experts=_int(data, "experts", "model.experts", nullable=True),
         experts_per_token=_int(data, "experts_per_token", "model.experts_per_token", nullable=True),
     )
-    if model.kv_heads is not None and model.heads is not None and model.kv_heads > model.heads:
-        raise ScenarioError(
-            "model.kv_heads",
-            Message(N_("must be at most model.heads ({heads})"), {"heads": model.heads}),
-        )
-    if (model.experts is None) != (model.experts_per_token is None):
-        raise ScenarioError(
-            "model.experts_per_token",
-            Message(N_("must be given together with model.experts (both null for a dense model)")),
-        )
-    if model.experts is not None and model.experts_per_token > model.experts:
-        raise ScenarioError(
-            "model.experts_per_token",
-            Message(N_("must be at most model.experts ({experts})"), {"experts": model.experts}),
-        )
+    problem = architecture_problem(model.__dict__)
+    if problem is not None:
+        field_name, message = problem
+        raise ScenarioError(f"model.{field_name}", message)
     return model
 
 

@@ -8,12 +8,15 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from advisor.domain.document import validate_document
 from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
 from advisor.domain.questionnaire.declared import validate_declared
-from advisor.domain.scenario import ScenarioError, load_scenario
+from advisor.domain.scenario import ScenarioError
 
 # Exit status for bad input, as argparse and most Unix tools use for usage errors.
 BAD_INPUT = 2
+# A scenario document is a few kilobytes; anything far larger is refused unread.
+MAX_INPUT_BYTES = 1024 * 1024
 
 
 def bad_input(message: str) -> CommandError:
@@ -23,23 +26,40 @@ def bad_input(message: str) -> CommandError:
 def read_json_or_fail(path: str) -> dict:
     """The JSON object in ``path`` (``-`` for stdin); one line naming the problem otherwise."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            stdin = getattr(sys.stdin, "buffer", None)
+            raw = (
+                stdin.read(MAX_INPUT_BYTES + 1)
+                if stdin is not None
+                else sys.stdin.read(MAX_INPUT_BYTES + 1).encode("utf-8")
+            )
+        else:
+            with Path(path).open("rb") as handle:
+                raw = handle.read(MAX_INPUT_BYTES + 1)
+        if len(raw) > MAX_INPUT_BYTES:
+            raise bad_input(f"input: larger than {MAX_INPUT_BYTES // 1024} KiB")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise bad_input(f"input: cannot read {path}: {error.__class__.__name__}") from error
     try:
         data = json.loads(text)
+    except RecursionError as error:
+        raise bad_input("input: JSON nested too deeply") from error
     except json.JSONDecodeError as error:
         raise bad_input(
             f"input: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
         ) from error
+    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+        raise bad_input(f"input: not valid JSON ({error})") from error
     if not isinstance(data, dict):
         raise bad_input("input: must be a JSON object (a scenario)")
     return data
 
 
 def check_scenario_or_fail(data: dict):
+    """The scenario of a valid document: scenario v1 and every section (site, procurement…)."""
     try:
-        scenario = load_scenario(data)
+        scenario = validate_document(data)
         validate_declared(data.get(DECLARED_SECTION))  # a DeclaredError is a ScenarioError
     except ScenarioError as error:
         raise bad_input(str(error)) from error

@@ -13,17 +13,31 @@ from advisor.results import presenters
 from advisor.results.forms import SITE_FIELDS, FiguresForm
 from advisor.results.services import FIGURES_KEY, assessment_results, save_figures
 from advisor.roles import procurement_required
-from advisor.templatetags.domain_text import local_name
+from advisor.templatetags.domain_text import local_name, render_text
 from advisor.wizard import services as wizard_services
 from advisor.wizard.selectors import assessment_for
 
 
 def _results_or_redirect(request, pk):
+    """The assessment and its results; None with a message saying why when there are none.
+
+    The results pages then redirect to the check page, never without that message.
+    """
     assessment = assessment_for(request.user, pk)
     try:
         run = assessment_results(assessment)
-    except ScenarioError:
-        run = None
+    except ScenarioError as error:
+        messages.error(
+            request,
+            _(
+                "These answers cannot be sized: %(field)s %(problem)s. Change that answer and "
+                "confirm again."
+            )
+            % {"field": error.field, "problem": render_text(error.message)},
+        )
+        return assessment, None
+    if run is None:
+        messages.error(request, _("Answer every section before the options can be shown."))
     return assessment, run
 
 

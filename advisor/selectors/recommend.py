@@ -20,6 +20,7 @@ from advisor.domain.compliance.facts import (
     PolicyZoneFacts,
     VendorFacts,
 )
+from advisor.domain.document import validate_document
 from advisor.domain.economics.inputs import (
     BASIS_OVERRIDE,
     Assumptions,
@@ -39,7 +40,7 @@ from advisor.domain.recommend import (
     SiteCandidate,
     recommend,
 )
-from advisor.domain.scenario import Scenario, load_scenario
+from advisor.domain.scenario import Scenario
 from advisor.selectors import compliance as compliance_selectors
 from advisor.selectors import declared as declared_selectors
 from advisor.selectors import economics as economics_selectors
@@ -472,10 +473,10 @@ def run_recommendation(document: dict, *, today: date | None = None) -> Recommen
     """Everything the results page, the CLI and the brief show, from the wizard's document.
 
     Raises :class:`advisor.domain.scenario.ScenarioError` naming the field when the scenario
-    part is invalid.
+    or one of its sections (site, procurement) is invalid (``advisor.domain.document``).
     """
     today = today or local_today()
-    scenario = load_scenario(document)
+    scenario = validate_document(document)
     declared = validate_declared(document.get(DECLARED_SECTION))
     grouped = by_subject(declared)
     procurement = procurement_from(document.get("procurement"), today)

@@ -6,8 +6,12 @@ hint while typing, the results page is the answer.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field, replace
 
+from django.core.cache import cache
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from advisor.domain.scenario import ScenarioError, load_scenario
@@ -75,7 +79,26 @@ ASSUMED_TRAINING = {
 }
 
 
+ESTIMATE_CACHE_SECONDS = 3600
+
+
 def for_answers(answers: dict) -> Estimate:
+    """The live estimate, cached by its inputs (the answers, the language, the catalog)."""
+    from advisor.results.services import catalog_stamp
+
+    inputs = json.dumps(answers, sort_keys=True, default=str, ensure_ascii=False)
+    key = (
+        "estimate:"
+        + hashlib.sha256(f"{get_language()}|{catalog_stamp()}|{inputs}".encode()).hexdigest()
+    )
+    estimate = cache.get(key)
+    if estimate is None:
+        estimate = _for_answers(answers)
+        cache.set(key, estimate, ESTIMATE_CACHE_SECONDS)
+    return estimate
+
+
+def _for_answers(answers: dict) -> Estimate:
     note = ""
     if not (answers.get("training") or {}).get("seq_len"):
         answers = {**answers, "training": ASSUMED_TRAINING}

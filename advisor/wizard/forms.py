@@ -14,10 +14,14 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from advisor.domain.scenario import (
+    ARCHITECTURE_NAMES,
     FRAMEWORKS,
     LIMITS,
     LORA_TARGET_NAMES,
+    architecture_problems,
 )
+from advisor.templatetags.domain_text import render_text
+from advisor.text import UserTextField
 from advisor.wizard import catalog, rules
 from advisor.wizard.hf_config import ConfigError, read_upload
 from advisor.wizard.labels import (
@@ -175,7 +179,7 @@ class ModelStepForm(StepForm):
         required=False,
         help_text=_("Type to narrow the list, or scroll it."),
     )
-    name = forms.CharField(label=_("Model name"), required=False, max_length=NAME_MAX_LENGTH)
+    name = UserTextField(label=_("Model name"), required=False, max_length=NAME_MAX_LENGTH)
     params_b = decimal(
         _("Parameters (billions)"),
         low=LIMITS["model.params_b"][0],
@@ -286,22 +290,13 @@ class ModelStepForm(StepForm):
     def _clean_custom(self):
         self.require("name", "params_b", "layers", "hidden", "heads", "intermediate", "vocab")
         data = self.cleaned_data
-        heads, kv_heads = data.get("heads"), data.get("kv_heads")
-        if heads and kv_heads and (kv_heads > heads or heads % kv_heads):
+        # The same check as the config.json upload and the scenario loader.
+        names = {name: f"“{self.fields[name].label}”" for name in ARCHITECTURE_NAMES}
+        for name, message in architecture_problems(data, names):
             self.add_error(
-                "kv_heads",
-                _("Key/value heads must divide the attention heads (%(heads)s) evenly.")
-                % {"heads": heads},
-            )
-        experts, per_token = data.get("experts"), data.get("experts_per_token")
-        if (experts is None) != (per_token is None):
-            field = "experts_per_token" if per_token is None else "experts"
-            self.add_error(field, _("Give both expert figures for a mixture-of-experts model."))
-        elif experts is not None and per_token > experts:
-            self.add_error(
-                "experts_per_token",
-                _("A token cannot use more experts than the layer has (%(experts)s).")
-                % {"experts": experts},
+                name,
+                _("%(field)s %(problem)s.")
+                % {"field": self.fields[name].label, "problem": render_text(message)},
             )
 
     def _clean_upload(self):
@@ -551,7 +546,7 @@ class SiteStepForm(StepForm):
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Tick 2 to 6."),
     )
-    room_name = forms.CharField(label=_("Room name"), required=False, max_length=NAME_MAX_LENGTH)
+    room_name = UserTextField(label=_("Room name"), required=False, max_length=NAME_MAX_LENGTH)
     province = forms.ChoiceField(
         label=_("Province"),
         required=False,
@@ -762,7 +757,7 @@ class ProcurementStepForm(StepForm):
 
 
 class TitleForm(forms.Form):
-    title = forms.CharField(label=_("Name"), max_length=TITLE_MAX_LENGTH)
+    title = UserTextField(label=_("Name"), max_length=TITLE_MAX_LENGTH)
 
     def clean_title(self):
         title = self.cleaned_data["title"].strip()

@@ -12,7 +12,9 @@ import math
 
 from django.utils.translation import gettext as _
 
-from advisor.domain.scenario import LIMITS
+from advisor.domain.scenario import LIMITS, architecture_problem
+from advisor.templatetags.domain_text import render_text
+from advisor.text import clean_text
 
 MAX_BYTES = 256 * 1024  # a real config.json is a few KiB
 
@@ -29,6 +31,9 @@ KEYS = {
     "context_length": ("max_position_embeddings", "seq_length", "n_positions", "max_seq_len"),
 }
 REQUIRED = ("layers", "hidden", "heads", "intermediate", "vocab")
+# The key a missing figure is asked for by: the usual Hugging Face name (``KEYS`` lists the
+# MoE name first for ``intermediate``, but a dense config names it ``intermediate_size``).
+ASKED_AS = {name: keys[0] for name, keys in KEYS.items()} | {"intermediate": "intermediate_size"}
 
 
 class ConfigError(ValueError):
@@ -103,13 +108,15 @@ def _whole(name: str, key: str, value, limits: tuple[float, float]) -> int:
 def model_fields(data: dict) -> dict:
     """The scenario model fields (plus ``context_length``) a config describes."""
     out: dict = {}
+    used: dict[str, str] = {}
     for name, keys in KEYS.items():
         key, value = _first(data, keys)
+        used[name] = f"“{key or ASKED_AS[name]}”"
         if key is None:
             if name in REQUIRED:
                 raise ConfigError(
                     _("The config has no “%(key)s”; it is needed to size the model.")
-                    % {"key": keys[0]}
+                    % {"key": ASKED_AS[name]}
                 )
             out[name] = None
             continue
@@ -119,12 +126,15 @@ def model_fields(data: dict) -> dict:
         out[name] = _whole(name, key, value, limits)
     if out["experts"] is None or out["experts"] <= 1:
         out["experts"] = out["experts_per_token"] = None
-    elif out["experts_per_token"] is None:
-        raise ConfigError(_("The config names experts but not how many each token uses."))
-    elif out["experts_per_token"] > out["experts"]:
-        raise ConfigError(_("The config sends each token to more experts than it has."))
     if out["kv_heads"] is None:
         out["kv_heads"] = out["heads"]
+    problem = architecture_problem(out, used)  # the same check as the form and the loader
+    if problem is not None:
+        name, message = problem
+        raise ConfigError(
+            _("In this config, %(key)s %(problem)s.")
+            % {"key": used[name], "problem": render_text(message)}
+        )
     tied = data.get("tie_word_embeddings", False)
     out["tied_embeddings"] = tied if isinstance(tied, bool) else False
     head_dim = data.get("head_dim")
@@ -140,7 +150,7 @@ def model_fields(data: dict) -> dict:
             % {"params": out["params_b"], "low": low, "high": int(high)}
         )
     name = data.get("_name_or_path") or data.get("model_type") or ""
-    out["name"] = str(name)[:100] if isinstance(name, str) else ""
+    out["name"] = clean_text(name)[:100] if isinstance(name, str) else ""
     return out
 
 

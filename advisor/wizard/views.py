@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from advisor.roles import procurement_required
+from advisor.text import clean_text
 from advisor.wizard import catalog, estimate, services, steps
 from advisor.wizard.forms import TitleForm
 from advisor.wizard.selectors import assessment_for
@@ -271,8 +272,8 @@ def _preview(assessment, form) -> estimate.Estimate:
 @require_GET
 def preset_options(request):
     """``<option>``s of the presets matching ``q`` (search as you type)."""
-    selected = request.GET.get("preset", "")
-    groups = catalog.search_presets(request.GET.get("q", ""), selected)
+    selected = clean_text(request.GET.get("preset", ""))
+    groups = catalog.search_presets(clean_text(request.GET.get("q", "")), selected)
     return render(
         request,
         "wizard/step_model.html#preset-options",

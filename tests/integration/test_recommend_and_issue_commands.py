@@ -2,13 +2,14 @@ import json
 from io import StringIO
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from advisor.brief.models import Brief
 from advisor.brief.verification import verify_upload
 from advisor.demo_scenarios import QWEN_7B_LORA as SCENARIO
+from advisor.roles import PROCUREMENT_STAFF
 from tests.support.briefs import make_pki, signing_settings
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +82,7 @@ def test_recommend_bad_input_exits_2_naming_the_field(tmp_path, content, field):
 
 
 def test_issue_brief_writes_a_verifiable_pdf(scenario_file, tmp_path):
-    User.objects.create_user("buyer")
+    make_user("buyer", PROCUREMENT_STAFF)
     output = tmp_path / "brief.pdf"
     text = run(
         "issue_brief",
@@ -104,7 +105,7 @@ def test_issue_brief_writes_a_verifiable_pdf(scenario_file, tmp_path):
     [(["--user", "ghost"], "user"), (["--user", "buyer", "--option", "999"], "option")],
 )
 def test_issue_brief_bad_arguments(scenario_file, tmp_path, args, message):
-    User.objects.create_user("buyer")
+    make_user("buyer", PROCUREMENT_STAFF)
     with pytest.raises(CommandError) as error:
         call_command(
             "issue_brief", "--input", str(scenario_file), "--output", str(tmp_path / "x"), *args

@@ -263,8 +263,8 @@ def test_custom_architecture_with_bad_kv_heads_and_experts(client, draft):
         "experts_per_token": "9",
     }
     html = post(client, draft, "model", data).content.decode()
-    assert "must divide the attention heads" in html
-    assert "cannot use more experts" in html
+    assert "Key/value heads must divide “Attention heads” (32) evenly" in html
+    assert "must be at most “Experts per layer” (8)" in html
 
 
 def test_upload_a_config_json(client, draft):

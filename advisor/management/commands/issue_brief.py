@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -11,7 +12,33 @@ from django.db import transaction
 from advisor.brief import services
 from advisor.brief.models import BriefStatus
 from advisor.management.cli import bad_input, check_scenario_or_fail, read_json_or_fail
+from advisor.roles import ISSUE
 from advisor.selectors.recommend import run_recommendation
+
+
+def check_output(path: Path) -> None:
+    """Refuse an output path the PDF cannot be written to, before a brief number is taken."""
+    if path.is_dir():
+        raise bad_input(f"output: {path} is a directory")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise bad_input(f"output: folder {parent} does not exist")
+    if not parent.is_dir():
+        raise bad_input(f"output: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise bad_input(f"output: {path} is not writable")
+
+
+def check_user(username: str):
+    """The preparer: an active user allowed to issue briefs (procurement staff), as on the page."""
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise bad_input(f"user: no user named {username!r}")
+    if not user.is_active:
+        raise bad_input(f"user: {username!r} is deactivated")
+    if not user.has_perm(ISSUE):
+        raise bad_input(f"user: {username!r} may not issue briefs (procurement staff only)")
+    return user
 
 
 class Command(BaseCommand):
@@ -33,9 +60,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         document = read_json_or_fail(options["input"])
         check_scenario_or_fail(document)
-        user = get_user_model().objects.filter(username=options["user"]).first()
-        if user is None:
-            raise bad_input(f"user: no user named {options['user']!r}")
+        user = check_user(options["user"])
+        check_output(options["output"])
         qualifying = run_recommendation(document).recommendation.rankings["recommended"]
         if not qualifying:
             raise bad_input("option: no option qualifies; `manage.py recommend --all` shows why")
@@ -51,8 +77,14 @@ class Command(BaseCommand):
             brief = services.generate(brief.pk)
         if brief.status == BriefStatus.FAILED:
             raise CommandError(f"{brief.number}: generation failed: {brief.failure}")
-        with brief.pdf.open("rb") as handle:
-            options["output"].write_bytes(handle.read())
+        try:
+            with brief.pdf.open("rb") as handle:
+                options["output"].write_bytes(handle.read())
+        except OSError as error:
+            raise CommandError(
+                f"output: {brief.number} is issued and stored, but writing {options['output']} "
+                f"failed ({error.__class__.__name__}); download it from the brief's page"
+            ) from error
         self.stdout.write(
             f"{brief.number} {brief.status} sha256={brief.sha256} -> {options['output']}"
         )

@@ -1,0 +1,346 @@
+"""The scenario document: scenario v1 plus its sections, validated by one validator.
+
+A document is what the CLIs read and what the wizard builds: a scenario v1 object
+(:mod:`advisor.domain.scenario`) with optional sections such as ``site`` and ``procurement``.
+:func:`validate_document` checks the scenario and every registered section, and raises
+:class:`ScenarioError` naming the first bad field (``procurement.years: must be a whole
+number``). Nothing is replaced or dropped silently: a value that is present is either valid or
+refused. Sections register their own validator with :func:`register_section`, so a new section
+(e.g. ``declared``) adds one function without touching the others.
+
+Numbers may be JSON numbers or decimal strings (the wizard stores exact figures as strings,
+"0.48"); NaN, infinities, booleans and other text are refused. The limits match what the
+wizard's forms accept (a unit test compares them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from advisor.domain.i18n import N_, Message
+from advisor.domain.scenario import Scenario, ScenarioError, load_scenario
+
+# Deepest nesting a document needs is 4 (procurement.site_overrides.<key>.<figure>); anything
+# far deeper is refused before validation so that no recursion can run away.
+MAX_DEPTH = 32
+# Generous bounds on the size of lists and maps in a section (the catalog has tens of sites).
+MAX_ITEMS = 500
+MAX_TEXT = 200
+
+PROCUREMENT_MODES = ("buy", "rent", "cloud")
+QUALIFICATIONS = ("idc-licence", "icp-filing", "iso-27001", "iso-9001", "mlps-3")
+COOLING_KINDS = ("air", "rear-door", "direct-liquid", "immersion")
+OWN_ROOM_KEY = "own-room"
+
+# field path -> (minimum, maximum), inclusive; "*" stands for any key of a map.
+LIMITS: dict[str, tuple[float, float]] = {
+    "site.room.max_kw_per_rack": (0.5, 300),
+    "site.room.floor_load_kg_per_m2": (100, 20_000),
+    "site.room.inlet_temp_min_c": (-10, 60),
+    "site.room.inlet_temp_max_c": (-10, 60),
+    "site.room.humidity_min_pct": (0, 100),
+    "site.room.humidity_max_pct": (0, 100),
+    "site.room.pue": (1, 3),
+    "site.room.power_feeds": (1, 8),
+    "site.room.ups_minutes": (0, 1440),
+    "site.room.generator_start_s": (0, 3600),
+    "procurement.budget_cny": (0, 10**11),
+    "procurement.years": (1, 15),
+    "procurement.hours_per_year": (1, 8760),
+}
+# The buyer's own figures (results page "Your own figures"): per data center, per server model,
+# and general assumptions. Keys are the economics ``Overrides`` field names.
+SITE_FIGURE_LIMITS = {
+    "tariff_cny_per_kwh": (0, 10),
+    "pue": (1, 3),
+    "rack_fee_cny_per_month": (0, 1_000_000),
+    "rack_power_limit_kw": (1, 200),
+}
+PRICE_FIGURE_LIMITS = {
+    "purchase_cny_per_server": (0, 1_000_000_000),
+    "rent_cny_per_server_month": (0, 100_000_000),
+    "cloud_cny_per_gpu_hour": (0, 10_000),
+}
+GENERAL_FIGURE_LIMITS = {
+    "maintenance_pct_per_year": (0, 100),
+    "depreciation_years": (1, 15),
+    "salvage_pct": (0, 100),
+    "training_power_pct": (0, 100),
+    "transfer_gb_per_run": (0, 1_000_000_000),
+    "transfer_cny_per_gb": (0, 100),
+    "training_hours_per_year": (1, 8760),
+    "horizon_years": (1, 15),
+    "rent_min_months": (0, 120),
+    "rack_units_per_rack": (1, 100),
+    "demand_charge_cny_per_kw_month": (0, 10_000),
+    "power_full_kw": (0, 1000),
+    "power_idle_kw": (0, 1000),
+    **SITE_FIGURE_LIMITS,
+    **PRICE_FIGURE_LIMITS,
+}
+WHOLE_FIGURES = frozenset({"depreciation_years", "horizon_years", "rack_units_per_rack"})
+
+SectionValidator = Callable[[object, str], None]
+SECTIONS: dict[str, SectionValidator] = {}
+
+
+def register_section(name: str, validator: SectionValidator) -> None:
+    """Validate the document's ``name`` section with ``validator(value, path)``."""
+    SECTIONS[name] = validator
+
+
+def validate_document(data) -> Scenario:
+    """The scenario of a valid document; :class:`ScenarioError` for the first bad field."""
+    check_depth(data)
+    if isinstance(data, dict):
+        for name, validator in SECTIONS.items():
+            if name in data and not isinstance(data[name], dict):
+                validator(data[name], name)  # "must be an object", not "not a field of v1"
+    scenario = load_scenario(data)
+    for name, validator in SECTIONS.items():
+        if name in data:
+            validator(data[name], name)
+    return scenario
+
+
+def check_depth(data, limit: int = MAX_DEPTH) -> None:
+    """Refuse a document nested deeper than ``limit`` (iteratively: no recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            raise ScenarioError(
+                "scenario", Message(N_("is nested more than {limit} levels deep"), {"limit": limit})
+            )
+        stack.extend((child, depth + 1) for child in children)
+
+
+# --- Field helpers --------------------------------------------------------------------------
+
+
+def _error(path: str, template: str, **values) -> ScenarioError:
+    return ScenarioError(path, Message(template, values))
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,}" if float(value).is_integer() else f"{value:g}"
+
+
+def _object(value, path: str) -> dict:
+    if not isinstance(value, dict):
+        raise _error(path, N_("must be an object"))
+    if len(value) > MAX_ITEMS:
+        raise _error(path, N_("has more than {count} entries"), count=MAX_ITEMS)
+    return value
+
+
+def _keys(data: dict, allowed, path: str) -> None:
+    for key in data:
+        if key not in allowed:
+            shown = key if isinstance(key, str) and key.isidentifier() else repr(key)[:40]
+            raise _error(
+                f"{path}.{shown}",
+                N_("is not a field of {section} (allowed: {allowed})"),
+                section=path,
+                allowed=", ".join(allowed),
+            )
+
+
+def number(value, path: str, limits: tuple[float, float], *, whole: bool = False) -> Decimal:
+    """A finite number (JSON number or decimal text) within ``limits``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise _error(path, N_("must be a whole number") if whole else N_("must be a number"))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _error(path, N_("must be a number"))
+    try:
+        parsed = Decimal(value.strip() if isinstance(value, str) else str(value))
+    except (InvalidOperation, ValueError):
+        raise _error(
+            path, N_("must be a whole number") if whole else N_("must be a number")
+        ) from None
+    if not parsed.is_finite():
+        raise _error(path, N_("must be a number"))
+    if whole and parsed != parsed.to_integral_value():
+        raise _error(path, N_("must be a whole number"))
+    low, high = limits
+    if not Decimal(str(low)) <= parsed <= Decimal(str(high)):
+        raise _error(path, N_("must be between {low} and {high}"), low=_fmt(low), high=_fmt(high))
+    return parsed
+
+
+def _optional_number(data: dict, key: str, path: str, *, whole: bool = False, required=False):
+    value = data.get(key)
+    if value is None or value == "":
+        if required:
+            raise _error(path, N_("is required"))
+        return None
+    return number(value, path, LIMITS[path], whole=whole)
+
+
+def _text(value, path: str) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_TEXT:
+        raise _error(path, N_("must be a non-empty text of at most 200 characters"))
+    return value
+
+
+def _text_list(value, path: str, allowed: tuple[str, ...] | None = None) -> list[str]:
+    if not isinstance(value, list):
+        raise _error(path, N_("must be a list"))
+    if len(value) > MAX_ITEMS:
+        raise _error(path, N_("has more than {count} entries"), count=MAX_ITEMS)
+    for index, item in enumerate(value):
+        item_path = f"{path}[{index}]"
+        _text(item, item_path)
+        if allowed is not None and item not in allowed:
+            raise _error(item_path, N_("must be one of: {allowed}"), allowed=", ".join(allowed))
+    return value
+
+
+def _flag(data: dict, key: str, path: str) -> None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise _error(path, N_("must be true, false or null"))
+
+
+def iso_date(value, path: str) -> date:
+    if not isinstance(value, str):
+        raise _error(path, N_("must be a date written YYYY-MM-DD"))
+    try:
+        if len(value) != len("2027-03-31"):
+            raise ValueError(value)
+        return date.fromisoformat(value)
+    except ValueError:
+        raise _error(path, N_("must be a date written YYYY-MM-DD")) from None
+
+
+# --- site -----------------------------------------------------------------------------------
+
+SITE_KEYS = ("data_centers", "room")
+ROOM_KEYS = (
+    "name",
+    "policy_zone",
+    "max_kw_per_rack",
+    "cooling_available",
+    "floor_load_kg_per_m2",
+    "inlet_temp_min_c",
+    "inlet_temp_max_c",
+    "humidity_min_pct",
+    "humidity_max_pct",
+    "pue",
+    "power_feeds",
+    "ups_minutes",
+    "generator_start_s",
+)
+
+
+def validate_site(value, path: str = "site") -> None:
+    site = _object(value, path)
+    _keys(site, SITE_KEYS, path)
+    if site.get("data_centers") is not None and site.get("room") is not None:
+        raise _error(f"{path}.room", N_("give either data_centers or room, not both"))
+    if site.get("data_centers") is not None:
+        centers = _text_list(site["data_centers"], f"{path}.data_centers")
+        if not centers:
+            raise _error(f"{path}.data_centers", N_("must name at least one data center"))
+    if site.get("room") is not None:
+        _validate_room(site["room"], f"{path}.room")
+
+
+def _validate_room(value, path: str) -> None:
+    room = _object(value, path)
+    _keys(room, ROOM_KEYS, path)
+    _text(room.get("name"), f"{path}.name")
+    _text(room.get("policy_zone"), f"{path}.policy_zone")
+    for key in ROOM_KEYS[2:]:
+        field_path = f"{path}.{key}"
+        if key == "cooling_available":
+            if room.get(key) is not None:
+                _text_list(room[key], field_path, COOLING_KINDS)
+            continue
+        required = key in ("max_kw_per_rack", "pue", "power_feeds")
+        _optional_number(room, key, field_path, whole=key == "power_feeds", required=required)
+    for low, high in (
+        ("inlet_temp_min_c", "inlet_temp_max_c"),
+        ("humidity_min_pct", "humidity_max_pct"),
+    ):
+        given = room.get(low) not in (None, "") and room.get(high) not in (None, "")
+        if given and Decimal(str(room[low])) > Decimal(str(room[high])):
+            raise _error(f"{path}.{high}", N_("must not be below {low}"), low=f"{path}.{low}")
+
+
+# --- procurement ----------------------------------------------------------------------------
+
+PROCUREMENT_KEYS = (
+    "modes",
+    "budget_cny",
+    "deadline",
+    "qualifications",
+    "preferred_accelerators",
+    "excluded_accelerators",
+    "domestic_only",
+    "years",
+    "hours_per_year",
+    "site_overrides",
+    "price_overrides",
+    "overrides",
+    "preferential_tariff",
+)
+
+
+def validate_procurement(value, path: str = "procurement") -> None:
+    section = _object(value, path)
+    _keys(section, PROCUREMENT_KEYS, path)
+    if section.get("modes") is not None:
+        modes = _text_list(section["modes"], f"{path}.modes", PROCUREMENT_MODES)
+        if not modes:
+            raise _error(
+                f"{path}.modes",
+                N_("must list at least one of: {allowed}"),
+                allowed=", ".join(PROCUREMENT_MODES),
+            )
+    _optional_number(section, "budget_cny", f"{path}.budget_cny")
+    if section.get("deadline") is not None:
+        iso_date(section["deadline"], f"{path}.deadline")
+    if section.get("qualifications") is not None:
+        _text_list(section["qualifications"], f"{path}.qualifications", QUALIFICATIONS)
+    for key in ("preferred_accelerators", "excluded_accelerators"):
+        if section.get(key) is not None:
+            _text_list(section[key], f"{path}.{key}")
+    _flag(section, "domestic_only", f"{path}.domestic_only")
+    _flag(section, "preferential_tariff", f"{path}.preferential_tariff")
+    _optional_number(section, "years", f"{path}.years", whole=True)
+    _optional_number(section, "hours_per_year", f"{path}.hours_per_year")
+    if section.get("site_overrides") is not None:
+        _figure_map(section["site_overrides"], f"{path}.site_overrides", SITE_FIGURE_LIMITS)
+    if section.get("price_overrides") is not None:
+        _figure_map(section["price_overrides"], f"{path}.price_overrides", PRICE_FIGURE_LIMITS)
+    if section.get("overrides") is not None:
+        _figures(section["overrides"], f"{path}.overrides", GENERAL_FIGURE_LIMITS)
+
+
+def _figure_map(value, path: str, limits: dict) -> None:
+    for key, figures in _object(value, path).items():
+        _text(key, path)
+        _figures(figures, f"{path}.{key}", limits)
+
+
+def _figures(value, path: str, limits: dict) -> None:
+    figures = _object(value, path)
+    _keys(figures, tuple(limits), path)
+    for name, figure in figures.items():
+        if figure is None or figure == "":
+            continue
+        number(figure, f"{path}.{name}", limits[name], whole=name in WHOLE_FIGURES)
+
+
+register_section("site", validate_site)
+register_section("procurement", validate_procurement)

@@ -1,0 +1,101 @@
+"""CPU milliseconds per request kind, in one process (Django's test client, SQLite).
+
+Usage: ``.venv/bin/python bench/cpu_per_request.py [--runs N]``
+
+For a finished Qwen2.5-7B LoRA assessment comparing two sites, each request kind of the load
+mix (bench/locustfile.py) is made ``--runs`` times after one warm-up request, and the process
+CPU time (``time.process_time``: user + system of this process, so other load on the machine
+does not count) is reported per request: median and best. "cold" is the results page with the
+cache cleared first (the recommendation computed), the others are what a buyer walking the
+pages gets. CPU time, unlike wall time, is meaningful on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from _django import setup
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    setup()
+    from django.core.management import call_command
+
+    call_command("createcachetable")  # production's database cache, as served
+
+    from django.conf import settings
+    from django.core.cache import cache
+    from django.test import Client
+
+    from advisor.results import services as results_services
+    from advisor.results.services import assessment_document
+    from advisor.roles import PROCUREMENT_STAFF
+    from advisor.selectors.recommend import run_recommendation
+    from tests.support.assessments import finished_assessment
+    from tests.support.users import make_user
+
+    settings.SECURE_SSL_REDIRECT = False  # the test client speaks plain HTTP
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    user = make_user("bench", PROCUREMENT_STAFF)
+    assessment = finished_assessment(user)
+    client = Client()
+    client.force_login(user)
+    base = f"/assessments/{assessment.pk}"
+    run = run_recommendation(assessment_document(assessment))
+    keys = [o.key for o in run.recommendation.options[:3]]
+    step = assessment.answers["training"]
+    version = assessment.version
+
+    def get(url):
+        return lambda: client.get(url)
+
+    def estimate():
+        data = {k: v for k, v in step.items() if v is not None and not isinstance(v, list)}
+        data["version"] = version
+        return client.post(f"{base}/training/estimate/", data, HTTP_HX_REQUEST="true")
+
+    def cold_results():
+        cache.clear()
+        results_services._LOCAL_RUNS.clear()
+        return client.get(f"{base}/results/")
+
+    kinds = [
+        ("home", get("/")),
+        ("task list", get(f"{base}/")),
+        ("wizard step (training)", get(f"{base}/training/")),
+        ("live estimate (htmx)", estimate),
+        ("check answers", get(f"{base}/check/")),
+        ("results (cached)", get(f"{base}/results/")),
+        ("results (cold: recommendation computed)", cold_results),
+        ("option detail", get(f"{base}/results/option/{keys[0]}/")),
+        (
+            "comparison (3)",
+            get(f"{base}/results/compare/?" + "&".join(f"option={k}" for k in keys)),
+        ),
+        ("own figures", get(f"{base}/results/figures/")),
+        ("brief list", get("/brief/")),
+        ("health", get("/health/")),
+    ]
+    print(f"CPU ms per request ({args.runs} runs each, after one warm-up), this process only")
+    print(f"{'request':<42} {'median':>8} {'best':>8}")
+    for label, request in kinds:
+        response = request()
+        assert response.status_code == 200, (label, response.status_code)
+        samples = []
+        for _ in range(args.runs):
+            start = time.process_time()
+            request()
+            samples.append((time.process_time() - start) * 1000)
+        print(f"{label:<42} {statistics.median(samples):8.1f} {min(samples):8.1f}")
+
+
+if __name__ == "__main__":
+    main()

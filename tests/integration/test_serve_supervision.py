@@ -1,0 +1,74 @@
+"""``scripts/serve-production`` supervises web and worker separately.
+
+The finding: in the default start mode a db_worker crash took the web down, and the restart's
+``prepare`` (migrations, collectstatic) made a ~40 s outage. Now the script prepares once, then
+restarts only the process that exited, without preparing again.
+"""
+
+import os
+import re
+import signal
+import time
+
+import requests
+
+from tests.support.servers import Server, production_env
+
+
+def started(output: str) -> dict[str, list[int]]:
+    pids: dict[str, list[int]] = {"web": [], "worker": []}
+    for kind, pid in re.findall(r"serve-production: started (web|worker) \(pid (\d+)\)", output):
+        pids[kind].append(int(pid))
+    return pids
+
+
+def wait_for(condition, timeout: float, what: str, server: Server):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}:\n{server.output()[-3000:]}")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_path):
+    env = production_env(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite3'}", WEB_CONCURRENCY="1")
+    server = Server(env)
+    try:
+        server.wait_until_up(timeout=240)
+        pids = wait_for(
+            lambda: (p := started(server.output()))["worker"] and p, 60, "the worker", server
+        )
+        web, worker = pids["web"][0], pids["worker"][0]
+
+        os.kill(worker, signal.SIGKILL)  # the worker crashes
+        restarted = wait_for(
+            lambda: len(started(server.output())["worker"]) == 2, 60, "a new worker", server
+        )
+        assert restarted
+        assert alive(web), "the web kept running"
+        assert requests.get(server.url + "/health/", timeout=10).status_code == 200
+        new_worker = started(server.output())["worker"][1]
+        assert new_worker != worker and alive(new_worker)
+
+        os.kill(web, signal.SIGTERM)  # the web stops
+        wait_for(lambda: len(started(server.output())["web"]) == 2, 60, "a new web", server)
+        server.wait_until_up(timeout=120)
+        assert alive(new_worker), "the worker kept running"
+
+        output = server.output()
+        assert output.count("serve-production: preparing") == 1, "prepare ran once only"
+        assert f"worker (pid {worker}) exited with status" in output
+        assert f"web (pid {web}) exited with status" in output
+    finally:
+        assert server.stop(timeout=60) in (0, 143, -15)
+    assert not any(alive(pid) for pids in started(server.output()).values() for pid in pids)
