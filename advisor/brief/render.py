@@ -83,7 +83,7 @@ def memory_segments(components: dict[str, float]) -> list[Segment]:
 def _memory_chart(option: dict) -> str:
     sizing = option["sizing"]
     segments = memory_segments(sizing["memory_per_gpu_gib"])
-    title = gettext("Memory per GPU: %(server)s") % {"server": option["server"]["name"]}
+    title = gettext("Memory per GPU: %(server)s") % {"server": local_name(option["server"])}
     return stacked_bar(
         segments,
         sizing["capacity_gib"],
@@ -94,7 +94,7 @@ def _memory_chart(option: dict) -> str:
 
 
 def _option_label(option: dict) -> str:
-    return f"{option['server']['name']} · {local_name(option['data_center'])}"
+    return f"{local_name(option['server'])} · {local_name(option['data_center'])}"
 
 
 def _time_chart(options: list[dict]) -> str | None:

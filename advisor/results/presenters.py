@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from advisor.brief.charts import Series, line_chart, stacked_bar
 from advisor.brief.render import MODE_LABELS, memory_segments
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
+from advisor.templatetags.domain_text import local_name
 
 RANKINGS = tuple(RANKING_LABELS)
 ALL_OPTIONS = "all"
@@ -75,7 +76,8 @@ def memory_chart(option: Option) -> str:
         stacked_bar(
             segments,
             option.sizing.capacity_gib,
-            title=gettext("Memory per GPU: %(server)s") % {"server": option.hardware.server.name},
+            title=gettext("Memory per GPU: %(server)s")
+            % {"server": local_name(option.hardware.server)},
             unit="GiB",
             capacity_label=gettext("usable"),
         )

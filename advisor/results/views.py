@@ -127,7 +127,7 @@ def _sites_and_servers(run):
                 if name not in site.missing_costs
             }
             sites[key] = (key, local_name(site.data_center) or key, in_use)
-        servers.setdefault(option.hardware.server.key, option.hardware.server.name)
+        servers.setdefault(option.hardware.server.key, local_name(option.hardware.server))
     return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])
 
 
