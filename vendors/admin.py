@@ -156,9 +156,12 @@ class AcceleratorAdmin(CatalogAdmin):
         "form_factor",
         "china_availability",
     )
-    search_fields = ("key", "name", "maker", "architecture")
+    search_fields = ("key", "name", "name_zh", "maker", "maker_zh", "architecture")
     fieldsets = (
-        (None, {"fields": ("key", "maker", "name", "architecture")}),
+        (
+            None,
+            {"fields": ("key", ("maker", "maker_zh"), ("name", "name_zh"), "architecture")},
+        ),
         (_("Memory"), {"fields": ("memory_gb", "memory_type", "memory_bandwidth_tbps")}),
         (
             _("Compute and power"),
@@ -207,10 +210,18 @@ class ServerModelAdmin(CatalogAdmin):
     )
     list_filter = ("topology", "cooling", "nic_kind", "accelerator__maker", "maker")
     list_select_related = ("accelerator",)
-    search_fields = ("key", "name", "maker", "accelerator__name", "accelerator__key")
+    search_fields = (
+        "key",
+        "name",
+        "name_zh",
+        "maker",
+        "maker_zh",
+        "accelerator__name",
+        "accelerator__key",
+    )
     autocomplete_fields = ("accelerator",)
     fieldsets = (
-        (None, {"fields": ("key", "maker", "name")}),
+        (None, {"fields": ("key", ("maker", "maker_zh"), ("name", "name_zh"))}),
         (
             _("Accelerators"),
             {"fields": ("accelerator", "gpu_count", "topology", "intra_node_bandwidth_gbs")},

@@ -155,7 +155,19 @@ def keep_created_at(sender, instance, raw=False, **kwargs):
 
 class Accelerator(CatalogEntry):
     maker = models.CharField(verbose_name=_("maker"), max_length=constants.NAME_MAX_LENGTH)
+    maker_zh = models.CharField(
+        verbose_name=_("maker (Chinese)"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("Shown on Chinese pages; empty shows the maker."),
+    )
     name = models.CharField(verbose_name=_("name"), max_length=constants.NAME_MAX_LENGTH)
+    name_zh = models.CharField(
+        verbose_name=_("Chinese name"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("Shown on Chinese pages; empty shows the name."),
+    )
     architecture = models.CharField(
         verbose_name=_("architecture"), max_length=constants.NAME_MAX_LENGTH, blank=True
     )
@@ -282,7 +294,19 @@ class Accelerator(CatalogEntry):
 
 class ServerModel(CatalogEntry):
     maker = models.CharField(verbose_name=_("maker"), max_length=constants.NAME_MAX_LENGTH)
+    maker_zh = models.CharField(
+        verbose_name=_("maker (Chinese)"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("Shown on Chinese pages; empty shows the maker."),
+    )
     name = models.CharField(verbose_name=_("name"), max_length=constants.NAME_MAX_LENGTH)
+    name_zh = models.CharField(
+        verbose_name=_("Chinese name"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("Shown on Chinese pages; empty shows the name."),
+    )
     accelerator = models.ForeignKey(
         Accelerator,
         verbose_name=_("accelerator"),

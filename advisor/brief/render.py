@@ -71,7 +71,7 @@ def qr_svg(url: str) -> str:
 def _memory_chart(option: dict) -> str:
     sizing = option["sizing"]
     segments = memory_segments(sizing["memory_per_gpu_gib"])
-    title = gettext("Memory per GPU: %(server)s") % {"server": option["server"]["name"]}
+    title = gettext("Memory per GPU: %(server)s") % {"server": local_name(option["server"])}
     return stacked_bar(
         segments,
         sizing["capacity_gib"],
@@ -88,7 +88,7 @@ def _option_label(option: dict) -> str:
         place = local_name(option["data_center"])
     else:
         place = option.get("place") or ""
-    return f"{option['server']['name']} · {place}"
+    return f"{local_name(option['server'])} · {place}"
 
 
 def _time_chart(options: list[dict]) -> str | None:

@@ -42,6 +42,9 @@ class AcceleratorSpec:
     software_stack: str
     # Some accelerators publish only an FP16 peak (e.g. Ascend 910B); compute falls back to it.
     fp16_dense_tflops: float | None = None
+    # Chinese maker and name, shown on Chinese pages (i18n.local_name); empty: as in English.
+    maker_zh: str | None = None
+    name_zh: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ class ServerSpec:
     weight_kg: float | None
     rack_units: int | None
     cooling: str
+    # Chinese maker and name, shown on Chinese pages (i18n.local_name); empty: as in English.
+    maker_zh: str | None = None
+    name_zh: str | None = None
 
 
 def _build(cls, record_fields: dict, **overrides):

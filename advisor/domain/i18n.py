@@ -36,8 +36,9 @@ class Message:
 def local_name(record, language: str | None, field: str = "name") -> str:
     """``record``'s ``field`` (a name or a city) as a reader of ``language`` reads it.
 
-    Catalog records a person reads (data centers, operators, policy zones) carry an English
-    ``name`` and a Chinese ``name_zh`` (likewise ``city`` and ``city_zh``). A Chinese page
+    Catalog records a person reads (data centers, operators, policy zones, accelerators, server
+    models) carry an English ``name`` and a Chinese ``name_zh`` (likewise ``city`` and
+    ``city_zh``, an accelerator's or server's ``maker`` and ``maker_zh``). A Chinese page
     shows the Chinese one when the record has it; every other page, and a record without it,
     shows ``field`` itself. ``record`` is a domain dataclass, a model row, a stored snapshot's
     dict, a plain string (snapshots stored before the Chinese names) or ``None`` (→ "").

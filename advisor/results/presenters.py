@@ -13,6 +13,7 @@ from advisor.domain.economics.inputs import LEVEL_ASSUMED
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
 from advisor.domain.recommend.options import price_notes
 from advisor.domain.recommend.sites import same_server_by_site
+from advisor.templatetags.domain_text import local_name
 from advisor.wizard.labels import MODE_LABELS, label
 
 RANKINGS = tuple(RANKING_LABELS)
@@ -100,7 +101,8 @@ def memory_chart(option: Option) -> str:
         stacked_bar(
             segments,
             option.sizing.capacity_gib,
-            title=gettext("Memory per GPU: %(server)s") % {"server": option.hardware.server.name},
+            title=gettext("Memory per GPU: %(server)s")
+            % {"server": local_name(option.hardware.server)},
             unit="GiB",
             capacity_label=gettext("usable"),
         )

@@ -143,7 +143,7 @@ def _sites_and_servers(run):
             in_use = {name: presenters.figure_in_use(site, name) for name, *_ in SITE_FIELDS}
             in_use = {name: text for name, text in in_use.items() if text is not None}
             sites[key] = (key, local_name(site.data_center) or key, in_use)
-        servers.setdefault(option.hardware.server.key, option.hardware.server.name)
+        servers.setdefault(option.hardware.server.key, local_name(option.hardware.server))
     return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])
 
 

@@ -161,14 +161,15 @@ def _family_key(maker: str, architecture: str) -> str:
 
 
 def families() -> dict[str, dict]:
-    """Accelerator families (maker + architecture): label and whether all are domestic."""
+    """Accelerator families (maker + architecture): label and whether all are domestic.
+
+    The key is made from the English maker (stored answers keep it); the label names the maker
+    in the reader's language ("华为 Da Vinci" on a Chinese page)."""
     out: dict[str, dict] = {}
     for row in catalog.Accelerator.objects.order_by("maker", "architecture"):
         key = _family_key(row.maker, row.architecture)
-        entry = out.setdefault(
-            key,
-            {"label": _family_name(row.maker, row.architecture), "domestic": True, "keys": []},
-        )
+        label = _family_name(local_name(row, "maker"), row.architecture)
+        entry = out.setdefault(key, {"label": label, "domestic": True, "keys": []})
         entry["domestic"] &= row.china_availability == "domestic"
         entry["keys"].append(row.key)
     return out

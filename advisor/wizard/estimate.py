@@ -18,6 +18,7 @@ from advisor.domain.scenario import ScenarioError, load_scenario
 from advisor.domain.sizing.memory import plannable_capacity_gib
 from advisor.domain.sizing.parallelism import PlacementSearch
 from advisor.selectors import sizing as sizing_selectors
+from advisor.templatetags.domain_text import local_name
 from advisor.wizard import answers as answer_docs
 from advisor.wizard import catalog
 
@@ -146,7 +147,7 @@ def _sized(scenario, answers: dict) -> Estimate:
         rows.append(
             Row(
                 accelerator_key=spec.key,
-                accelerator=spec.name,
+                accelerator=local_name(spec),
                 gpus=placement.layout.gpus if placement else None,
                 memory_per_gpu_gib=placement.memory.total if placement else None,
                 capacity_gib=plannable_capacity_gib(spec),
