@@ -22,7 +22,8 @@ from tests.integration.test_recommend_catalog import SCENARIO
 from tests.support.servers import on_postgres_stage
 from tests.support.users import make_user
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
+# Both stages (marker `database`): the decision lock is a row lock on PostgreSQL.
+pytestmark = [pytest.mark.django_db, pytest.mark.database, pytest.mark.usefixtures("brief_ready")]
 
 
 @pytest.fixture
@@ -133,9 +134,6 @@ def test_the_losing_approver_is_told_on_the_page(client, awaiting, approvers, se
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.skipif(
-    not on_postgres_stage(), reason="needs PostgreSQL (scripts/test's second stage)"
-)
 def test_concurrent_approve_and_send_back_on_postgresql(awaiting, approvers, settings):
     """Two threads, two connections: the row lock makes the second wait, then refuse."""
     a, b = approvers
