@@ -19,7 +19,6 @@ from advisor.brief import services
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
 from advisor.roles import APPROVER
 from tests.integration.test_recommend_catalog import SCENARIO
-from tests.support.servers import on_postgres_stage
 from tests.support.users import make_user
 
 # Both stages (marker `database`): the decision lock is a row lock on PostgreSQL.
