@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from tests.unit.test_fixture_sources import OUTSIDE_REFERENCES
 from vendors.models import DataCenter, HostingVendor, Offer
 
 pytestmark = pytest.mark.django_db
@@ -66,7 +67,7 @@ def test_sources_are_public_documents(name):
     for record in json.loads((CATALOG / name).read_text(encoding="utf-8")):
         fields = record["fields"]
         for field in ("source", "notes"):
-            assert "shared/" not in fields.get(field, ""), (fields["key"], field)
+            assert not OUTSIDE_REFERENCES.search(fields.get(field, "")), (fields["key"], field)
         if record["model"] in {"vendors.datacenter", "vendors.offer"}:
             assert "http" in fields["source"], fields["key"]
 
