@@ -419,11 +419,11 @@ AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins go to the audit log (advis
 AXES_LOCKOUT_CALLABLE = "advisor.security.lockout_response"  # translated page, 429
 PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
 # Uploads to the public verify page per client address (django-ratelimit's "N/period" form:
-# s, m, h or d); empty turns the limit off. Counted in the default cache (docs/decisions/0022).
+# s, m, h or d); empty turns the limit off. Counted in the default cache (docs/decisions/0019).
 VERIFY_RATE_LIMIT = os.environ.get("ADVISOR_VERIFY_RATE_LIMIT", "10/m")
 RATELIMIT_USE_CACHE = "default"
 # Seconds a brief worker's lease on a brief lasts while it renders (renewed every third of
-# it); a worker dead longer than this has its brief queued again by another (docs/decisions/0024).
+# it); a worker dead longer than this has its brief queued again by another (docs/decisions/0021).
 BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"))
 # Seconds the verify page may spend checking one PDF before it gives up ("too complex").
 VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "10"))

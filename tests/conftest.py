@@ -12,7 +12,7 @@ health check (a busy machine must not fail an example that passes on a quiet one
 their own ``max_examples``.
 
 Which tests run in which stage of scripts/test
-(docs/decisions/0027-standalone-test-stages.md): the SQLite stage runs every
+(docs/decisions/0027-test-stages.md): the SQLite stage runs every
 test except those marked ``postgres`` (they need PostgreSQL and are deselected, not skipped,
 when DATABASE_URL is not PostgreSQL); the PostgreSQL stage runs only the tests marked
 ``database`` or ``postgres``.

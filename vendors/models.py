@@ -1054,7 +1054,7 @@ class DataCenter(CatalogEntry):
         verbose_name=_("precision humidity control"), null=True, blank=True
     )
     dust_filtration = models.BooleanField(verbose_name=_("dust filtration"), null=True, blank=True)
-    # Asked of the vendor by the questionnaire (docs/decisions/0020-questionnaire-vendor-answers.md).
+    # Asked of the vendor by the questionnaire (docs/decisions/0023-questionnaire-vendor-answers.md).
     dew_point_min_c = models.FloatField(
         verbose_name=_("inlet dew point held, minimum (°C)"), null=True, blank=True
     )

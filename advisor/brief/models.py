@@ -101,7 +101,7 @@ class Brief(models.Model):
         blank=True,
     )
     failure = models.TextField(verbose_name=_("failure"), blank=True)
-    # Generation lease (docs/decisions/0024): the worker rendering the PDF holds it and renews
+    # Generation lease (docs/decisions/0021): the worker rendering the PDF holds it and renews
     # it while it works; a lease that ran out means the worker died, and any worker requeues.
     generation_attempts = models.PositiveSmallIntegerField(
         verbose_name=_("generation attempts"), default=0

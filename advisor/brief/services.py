@@ -157,7 +157,7 @@ def _store(brief: Brief, unsigned: bytes, signed: bytes) -> None:
     brief.unsigned_sha256 = sha256_hex(unsigned)
 
 
-# --- Generation lease (docs/decisions/0024) ---------------------------------------------------
+# --- Generation lease (docs/decisions/0021) ---------------------------------------------------
 # A worker takes a brief's lease before rendering and renews it every third of its length while
 # it works; a lease that runs out means the worker died (killed, out of memory, host lost).
 # Every brief worker looks for such briefs (``recover_stalled``) and queues them again, up to

@@ -55,7 +55,7 @@ FIRST_QUESTION_ROW = 3
 WIDTHS = {"id": 34, "subject": 26, "question": 60, "type": 14, "allowed": 30, "unit": 10,
           "answer": 24, "evidence": 36, "rule": 26, "citation": 50}  # fmt: skip
 
-# Limits on what an upload may be (docs/decisions/0020-questionnaire-vendor-answers.md).
+# Limits on what an upload may be (docs/decisions/0023-questionnaire-vendor-answers.md).
 MAX_UPLOAD_BYTES = 2 * 1024 * 1024
 MAX_ZIP_ENTRIES = 200
 MAX_ENTRY_BYTES = 20 * 1024 * 1024

@@ -73,7 +73,7 @@ def test_results_option_and_comparison_show_hardware_names_in_the_page_language(
     ]
     assert keys, "the Atlas 800T A2 must be among the options"
     # The option page's heading and lead (the sizing notes below still carry the English name
-    # as a message parameter, see docs/decisions/0021-hwnames-hardware-names.md).
+    # as a message parameter, see docs/decisions/0030-hardware-names.md).
     option = page(client, "results:option", language, assessment.pk, keys[0]).content.decode()
     assert_names(between(option, "<h1>", 'class="key-figures"'), language)
     # The comparison's column heads and GPU row name the server and the accelerator.

@@ -4,5 +4,5 @@
 question's wording); ``questions`` turns an option's unknown or stale findings into
 questionnaire rows; ``answers`` parses and validates the vendor's answers into a
 ``declared`` section; ``declared`` validates that section and lays it over the catalog.
-Pure Python (docs/decisions/0020-questionnaire-vendor-answers.md).
+Pure Python (docs/decisions/0023-questionnaire-vendor-answers.md).
 """

@@ -463,7 +463,7 @@ MISSING_COST_REASONS = {
 
 
 def _price_reasons(result: SizingResult, site: SiteCandidate, procurement, cost) -> list:
-    """A missing figure never disqualifies an option (docs/decisions/0020): a site figure the
+    """A missing figure never disqualifies an option (docs/decisions/0029): a site figure the
     catalog lacks falls back to the province's and then a national one; an option that still
     cannot be priced keeps its place, unpriced, with a note (:func:`price_notes`)."""
     return []
