@@ -1578,7 +1578,7 @@ class Offer(CatalogEntry):
         choices=choices.SourceFlag.choices,
         blank=True,
     )
-    # Right-sized capacity (docs/decisions/0020-reading-capacity-and-cloud.md): the sizes a
+    # Right-sized capacity (docs/decisions/0024-capacity-cloud-labels.md): the sizes a
     # cloud or rental offer is sold in; empty means whole servers (and a purchase always is).
     instance_gpus = models.CharField(
         verbose_name=_("GPUs per instance sold"),

@@ -1,7 +1,7 @@
 """The words a person reads for the scenario's codes and the options' figures.
 
 One place defines them; the wizard's form, the results, option and comparison pages and the
-PDF brief all use these (docs/decisions/0020-reading-labels.md). A code without a label here
+PDF brief all use these (docs/decisions/0024-capacity-cloud-labels.md). A code without a label here
 is shown as itself, so a new code stays visible until it is given words.
 """
 

@@ -63,7 +63,7 @@ def to_decimal(value) -> Decimal:
     return Decimal(value)
 
 
-# Where a site figure was found (docs/decisions/0020-tariffs-fallback.md): the site's own
+# Where a site figure was found (docs/decisions/0029-tariffs-price-fallback.md): the site's own
 # figure, its province's (policy zone's), a national figure, or the buyer's.
 LEVEL_SITE = "site"
 LEVEL_ZONE = "zone"
