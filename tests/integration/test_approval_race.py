@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 from django.urls import reverse
+from django.utils import translation
 
 from advisor.brief import services
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
@@ -72,7 +73,10 @@ def test_the_second_decision_on_a_stale_page_is_refused(
     seen_by_b = Brief.objects.get(pk=awaiting.pk)
     decide(first, seen_by_a, a)
     files = stored_files(settings)
-    with pytest.raises(services.AlreadyDecided, match="already been decided"):
+    with (
+        translation.override("en"),
+        pytest.raises(services.AlreadyDecided, match="already been decided"),
+    ):
         decide(second, seen_by_b, b)
     brief = Brief.objects.get(pk=awaiting.pk)
     assert brief.status == final
