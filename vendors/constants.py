@@ -2,7 +2,7 @@
 
 KEY_MAX_LENGTH = 64
 NAME_MAX_LENGTH = 200
-SOURCE_MAX_LENGTH = 2000
+SOURCE_MAX_LENGTH = 4000  # a row citing several public documents, one full citation a line
 
 # Accelerators
 ACCELERATOR_MEMORY_GB_MAX = 2048
