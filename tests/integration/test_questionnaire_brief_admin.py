@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from advisor.brief import services
 from advisor.questionnaire.models import AnswerSheet
-from tests.integration.test_questionnaire import QWEN_32B_LORA
+from tests.integration.test_questionnaire import QWEN_32B_LORA, top_option
 from tests.support.assessments import finished_assessment
 from vendors.models import Certificate, DataCenter
 
@@ -54,7 +54,11 @@ def test_brief_lists_declared_facts_and_open_questions(
     buyer = User.objects.create_user("buyer-q")
     document = {**QWEN_32B_LORA, "declared": DECLARED}
     with django_capture_on_commit_callbacks(execute=True):
-        brief = services.issue_brief(user=buyer, document=document, language=language)
+        # The brief for the top option hosted at the Guiyang site (its vendor answered).
+        _, option = top_option(document)
+        brief = services.issue_brief(
+            user=buyer, document=document, option_key=option.key, language=language
+        )
     brief.refresh_from_db()
     section = brief.snapshot["vendor_questionnaire"]
     assert {(d["subject"], d["fact"]) for d in section["declared"]} == {

@@ -37,7 +37,8 @@ def assessment(buyer):
 
 
 def top(assessment):
-    return assessment_results(assessment).recommendation.options[0]
+    options = assessment_results(assessment).recommendation.options
+    return next(o for o in options if not o.is_cloud)  # hosted at a data center
 
 
 def download(client, assessment, key, kind, language="en"):
