@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from advisor.brief import services as brief_services
 from advisor.roles import PROCUREMENT_STAFF
+from advisor.selectors.recommend import run_recommendation
 from tests.integration.test_recommend_catalog import SCENARIO
 from tests.support.assessments import finished_assessment
 from tests.support.users import make_user
@@ -66,7 +67,7 @@ def assert_names(html, language, required=None):
 def test_results_and_comparison_show_names_in_the_page_language(client, assessment, language):
     response = page(client, "results:list", language, assessment.pk, ranking="all")
     assert_names(response.content.decode(), language)
-    rows = response.context["rows"]
+    rows = [row for row in response.context["rows"] if not row.option.is_cloud]
     keys = {row.option.site.data_center.key: row.option.key for row in rows}
     assert set(keys) == {SITE, DEMO}
     compared = page(client, "results:compare", language, assessment.pk, option=list(keys.values()))
@@ -106,7 +107,9 @@ def test_brief_shows_the_site_name_in_the_brief_language(
     user = User.objects.create_user(f"buyer-{language}")
     document = {**SCENARIO, "site": {"data_centers": [DEMO]}}
     with django_capture_on_commit_callbacks(execute=True):
-        brief = brief_services.issue_brief(user=user, document=document, language=language)
+        brief = brief_services.issue_brief(
+            user=user, document=document, option_key=hosted_option_key(document), language=language
+        )
     brief.refresh_from_db()
     assert brief.snapshot["options"][0]["data_center"]["name_zh"] == "演示:贵安规划示例(非真实站点)"
     path = tmp_path / "brief.pdf"
@@ -116,3 +119,9 @@ def test_brief_shows_the_site_name_in_the_brief_language(
         ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
     ).stdout
     assert "".join(site_line.split()) in "".join(text.split())
+
+
+def hosted_option_key(document) -> str:
+    """The top option hosted at a data center (cloud options have none to name)."""
+    options = run_recommendation(document).recommendation.options
+    return next(o.key for o in options if not o.is_cloud)
