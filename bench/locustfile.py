@@ -123,3 +123,20 @@ class Buyer(HttpUser):
             issued = self.post("/brief/issue/", data, "issue brief")
             if issued.status_code == 302 and "/brief/" in issued.headers.get("Location", ""):
                 self.get(issued.headers["Location"], name="brief page")
+
+
+def main() -> None:
+    """Run directly, the file only explains itself: locust runs it (see the docstring)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="locustfile.py",
+        description="Load mix for locust; run it with `.venv/bin/locust -f bench/locustfile.py "
+        "--host URL --headless -u 20 -r 5 -t 3m` against a production start.",
+    )
+    parser.parse_args()
+    parser.print_help()
+
+
+if __name__ == "__main__":
+    main()
