@@ -88,7 +88,7 @@ def test_procurement_section_is_read(catalog):
         "procurement": {
             "modes": ["cloud"],
             "budget_cny": "50",
-            "qualifications": ["mlps-3", "model-filing"],
+            "qualifications": ["mlps-3"],  # an unknown one is refused (test_cli_validation)
             "excluded_accelerators": ["h100-sxm-80gb"],
             "domestic_only": False,
             "years": 2,

@@ -250,12 +250,17 @@ def test_an_empty_price_catalog_leaves_options_unpriced_but_in_the_ranking(catal
 
 def test_qwen_32b_lora_every_offered_option_priced_and_guizhou_cheaper_than_shanghai(catalog):
     run = run_recommendation(QWEN_32B_LORA, today=TODAY)
-    options = run.recommendation.options
+    options = [o for o in run.recommendation.options if not o.is_cloud]  # hosted at a site
     assert {o.site.data_center.key for o in options} == set(
         DataCenter.objects.values_list("key", flat=True)
     )
     # A server is priced when it, or a server with the same accelerator and count, has an offer.
-    boards = set(Offer.objects.values_list("server_model__accelerator", "server_model__gpu_count"))
+    # Cloud offers are options of their own (GPU-hours, no site), so only buy and rent count.
+    boards = set(
+        Offer.objects.exclude(kind="cloud").values_list(
+            "server_model__accelerator", "server_model__gpu_count"
+        )
+    )
     offered = {
         key
         for key, accelerator, gpus in ServerModel.objects.values_list(
