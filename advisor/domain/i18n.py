@@ -33,6 +33,24 @@ class Message:
         return self.render()
 
 
+ZH_SUFFIX = "_zh"
+
+
+def localised(params: dict, language: str | None) -> dict:
+    """A message's parameters for a reader of ``language``.
+
+    A parameter ``p`` may come with ``p_zh``, the same value as a Chinese reader reads it (a
+    site's Chinese name): on a Chinese page ``p_zh`` stands in for ``p``.
+    """
+    if not (language or "").lower().startswith("zh"):
+        return params
+    out = dict(params)
+    for key, value in params.items():
+        if key.endswith(ZH_SUFFIX) and value:
+            out[key[: -len(ZH_SUFFIX)]] = value
+    return out
+
+
 def local_name(record, language: str | None, field: str = "name") -> str:
     """``record``'s ``field`` (a name or a city) as a reader of ``language`` reads it.
 

@@ -105,6 +105,7 @@ class SiteFigures:
     power_in_rack_fee: bool
     demand_charge_cny_per_kw_month: Decimal | None
     provenance: dict[str, Provenance]
+    name_zh: str | None = None
 
     REQUIRED = ("tariff_cny_per_kwh", "rack_fee_cny_per_month", "rack_power_limit_kw")
 
@@ -123,6 +124,7 @@ class SiteFigures:
         return Site(
             key=self.key,
             name=self.name,
+            name_zh=self.name_zh,
             pue=self.pue,
             price_includes_pue=self.price_includes_pue,
             power_in_rack_fee=self.power_in_rack_fee,
@@ -517,6 +519,7 @@ def site_figures(dc: DataCenter, *, preferential_tariff: bool = False) -> SiteFi
     return SiteFigures(
         key=dc.key,
         name=dc.name,
+        name_zh=dc.name_zh or None,
         tariff_cny_per_kwh=tariff,
         pue=pue,
         rack_fee_cny_per_month=rack_fee,

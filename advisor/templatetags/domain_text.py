@@ -13,7 +13,7 @@ from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_
 from advisor.domain.compliance.engine import VERDICT_LABELS
 from advisor.domain.economics.confidence import FLAG_LABELS, LEVEL_LABELS
 from advisor.domain.economics.tariff import BAND_LABELS
-from advisor.domain.i18n import Message
+from advisor.domain.i18n import Message, localised
 from advisor.domain.i18n import local_name as domain_local_name
 
 register = template.Library()
@@ -28,6 +28,7 @@ def render_text(value) -> str:
         template_text, params = value["template"], dict(value.get("params") or {})
     else:
         return gettext(str(value)) if value != "" else ""
+    params = localised(params, get_language())
     try:
         return gettext(template_text).format(**params)
     except (KeyError, IndexError, ValueError):

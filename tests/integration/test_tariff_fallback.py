@@ -350,6 +350,9 @@ def test_comparison_page_explains_the_site_difference(client, buyer, catalog, la
     assert response.status_code == 200
     for word in words:
         assert word in html, word
+    # The sentence explaining the difference names both sites in the page's language.
+    english_names = ("DEMO: Shanghai Qingpu", "DEMO: Gui'an planning")
+    assert any(n in html for n in english_names) == (language == "en")
     option = client.get(
         reverse("results:option", args=(assessment.pk, keys[0])), HTTP_ACCEPT_LANGUAGE=language
     ).content.decode()

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import pytest
 
 from advisor.domain.compliance.facts import DataCenterFacts, VendorFacts
-from advisor.domain.i18n import local_name
+from advisor.domain.i18n import Message, local_name, localised
 
 
 @dataclass
@@ -48,3 +48,20 @@ OLD_SNAPSHOT = {"name": "VNET"}  # stored before the Chinese names
 )
 def test_local_name(record, language, field, expected):
     assert local_name(record, language, field) == expected
+
+
+SITE_PARAMS = {"other": "DEMO: Shanghai", "other_zh": "演示:上海", "base": "Gui'an", "base_zh": ""}
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("zh-hans", "演示:上海 / Gui'an"),  # an empty Chinese value leaves the name as it is
+        ("en", "DEMO: Shanghai / Gui'an"),
+        (None, "DEMO: Shanghai / Gui'an"),
+    ],
+)
+def test_message_parameters_in_the_readers_language(language, expected):
+    message = Message("{other} / {base}", SITE_PARAMS)
+    assert message.template.format(**localised(message.params, language)) == expected
+    assert localised(SITE_PARAMS, "en") is SITE_PARAMS  # nothing copied for other readers

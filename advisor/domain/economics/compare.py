@@ -471,6 +471,9 @@ def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDiffer
         {
             "other": other.inputs.site.name,
             "base": base.inputs.site.name,
+            # Chinese readers read the sites' Chinese names (see advisor.domain.i18n.localised).
+            "other_zh": other.inputs.site.name_zh or other.inputs.site.name,
+            "base_zh": base.inputs.site.name_zh or base.inputs.site.name,
             "difference": group_thousands(abs(total)),
             "years": years,
         },

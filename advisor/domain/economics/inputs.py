@@ -124,6 +124,7 @@ class Site:
     price_includes_pue: bool = False
     power_in_rack_fee: bool = False
     demand_charge_cny_per_kw_month: Decimal = Decimal(0)
+    name_zh: str | None = None  # the site's name as a Chinese reader reads it, when catalogued
 
 
 @dataclass(frozen=True)
