@@ -42,6 +42,18 @@ class RequestSizeLimitMiddleware:
         return self.get_response(request)
 
 
+# django-axes keeps the name tried in a 255-character column; PostgreSQL refuses a longer value
+# (a 500 at sign-in), so the lockout counts a longer name by its first 255 characters.
+ATTEMPT_USERNAME_MAX = 255
+
+
+def attempt_username(request, credentials=None) -> str | None:
+    """The name a sign-in tried, as the lockout records it (``AXES_USERNAME_CALLABLE``)."""
+    source = credentials or getattr(request, "data", None) or request.POST
+    value = source.get(settings.AXES_USERNAME_FORM_FIELD)
+    return None if value is None else str(value)[:ATTEMPT_USERNAME_MAX]
+
+
 def lockout_response(request, original_response=None, credentials=None):
     """django-axes' lockout page (AXES_LOCKOUT_CALLABLE): translated, 429 Too Many Requests."""
     cooloff = settings.AXES_COOLOFF_TIME

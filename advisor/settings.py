@@ -417,6 +417,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins go to the audit log (advisor.signals)
 AXES_LOCKOUT_CALLABLE = "advisor.security.lockout_response"  # translated page, 429
+AXES_USERNAME_CALLABLE = "advisor.security.attempt_username"  # at most the column's 255
 PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
 # Uploads to the public verify page per client address (django-ratelimit's "N/period" form:
 # s, m, h or d); empty turns the limit off. Counted in the default cache (docs/decisions/0019).

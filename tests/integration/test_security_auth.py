@@ -210,3 +210,12 @@ def test_start_button_only_for_procurement_staff(client):
     client.force_login(make_user("b", PROCUREMENT_STAFF))
     home = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Start a new assessment" in home
+
+
+@pytest.mark.database  # PostgreSQL refuses a name longer than the attempt record's column
+def test_a_very_long_name_at_sign_in_is_a_failed_sign_in_not_an_error(client):
+    name = "9" * 400
+    response = client.post(reverse("login"), {"username": name, "password": "pw"})
+    assert response.status_code == 200  # the form again, with its message
+    attempt = AccessAttempt.objects.get()
+    assert attempt.username == name[:255]
