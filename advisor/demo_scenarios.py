@@ -49,6 +49,25 @@ QWEN_7B_LORA = {
     "training": {"dataset_tokens": 500_000_000, "epochs": 2},
 }
 
+# The source article's own question: Qwen2.5 32B (its public config.json) with the same LoRA
+# job; tests vary the layout, data and sections from here.
+QWEN_32B_LORA = {
+    **QWEN_7B_LORA,
+    "model": {
+        "name": "Qwen2.5 32B",
+        "params_b": 32.763876,
+        "layers": 64,
+        "hidden": 5120,
+        "heads": 40,
+        "kv_heads": 8,
+        "intermediate": 27648,
+        "vocab": 152064,
+        "tied_embeddings": False,
+        "experts": None,
+        "experts_per_token": None,
+    },
+}
+
 # The two example sites the standard job compares.
 COMPARED_SITES = ["example-guian", "example-shanghai-qingpu"]
 

@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import translation
 
+from advisor.demo_scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 from advisor.domain.questionnaire.declared import as_section, validate_declared
 from advisor.questionnaire import export, services
 from advisor.questionnaire.xlsx import HEADERS, read_workbook, write_workbook
@@ -20,39 +21,11 @@ TODAY = date(2026, 11, 29)
 GUIYANG = "jianmi-guiyang"  # the source article's Guiyang vendor (简米科技)
 
 QWEN_32B_LORA = {
-    "model": {
-        "name": "Qwen2.5 32B",
-        "params_b": 32.763876,
-        "layers": 64,
-        "hidden": 5120,
-        "heads": 40,
-        "kv_heads": 8,
-        "intermediate": 27648,
-        "vocab": 152064,
-        "tied_embeddings": False,
-        "experts": None,
-        "experts_per_token": None,
-    },
-    "method": "lora",
-    "lora": {"rank": 16, "alpha": 32, "targets": "all-linear"},
-    "precision": "bf16",
-    "quant_bits": None,
-    "optimizer": "adamw",
-    "optimizer_in_backward": False,
-    "seq_len": 4096,
+    **DEMO_32B_LORA,
     "micro_batch": 2,
     "grad_accum": 4,
-    "gradient_checkpointing": True,
-    "flash_attention": True,
-    "packed": True,
     "hardware": {"accelerator": None, "count": 8, "nodes": 1},
-    "parallelism": {
-        "strategy": "fsdp",
-        "offload": "none",
-        "tensor_parallel": 1,
-        "pipeline_parallel": 1,
-    },
-    "training": {"dataset_tokens": 500_000_000, "epochs": 2},
+    "parallelism": {**DEMO_32B_LORA["parallelism"], "strategy": "fsdp"},
     "site": {"data_centers": [GUIYANG]},
 }
 

@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import translation
 
+from advisor.demo_scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 from advisor.domain.economics.costs import BUY
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.results.services import assessment_results
@@ -27,38 +28,7 @@ pytestmark = pytest.mark.django_db
 TODAY = date(2026, 12, 1)
 
 QWEN_32B_LORA = {
-    "model": {
-        "name": "Qwen2.5 32B",
-        "params_b": 32.763876,
-        "layers": 64,
-        "hidden": 5120,
-        "heads": 40,
-        "kv_heads": 8,
-        "intermediate": 27648,
-        "vocab": 152064,
-        "tied_embeddings": False,
-        "experts": None,
-        "experts_per_token": None,
-    },
-    "method": "lora",
-    "lora": {"rank": 16, "alpha": 32, "targets": "all-linear"},
-    "precision": "bf16",
-    "quant_bits": None,
-    "optimizer": "adamw",
-    "optimizer_in_backward": False,
-    "seq_len": 4096,
-    "micro_batch": 1,
-    "grad_accum": 8,
-    "gradient_checkpointing": True,
-    "flash_attention": True,
-    "packed": True,
-    "hardware": {"accelerator": None, "count": 1, "nodes": 1},
-    "parallelism": {
-        "strategy": "single",
-        "offload": "none",
-        "tensor_parallel": 1,
-        "pipeline_parallel": 1,
-    },
+    **DEMO_32B_LORA,
     "training": {"dataset_tokens": 200_000_000, "epochs": 2},
     "procurement": {"years": 3, "hours_per_year": 2000},
 }
