@@ -504,15 +504,9 @@ def build_option(
     report = evaluate(facts, params)
     priced = price(result, hardware, site, procurement)
     mode, cost = _cost(priced)
-    reasons = [
-        _fit_reason(result),
-        *_filter_reasons(hardware, procurement),
-        _deadline_reason(result, procurement),
-        *_compliance_reasons(report, procurement),
-        _time_reason(result),
-        *_price_reasons(result, site, procurement, cost),
-        _budget_reason(cost, procurement),
-    ]
+    reasons = _reasons(
+        result, hardware, report, procurement, cost, _price_reasons(result, site, procurement, cost)
+    )
     return Option(
         hardware=hardware,
         site=site,
@@ -521,8 +515,22 @@ def build_option(
         economics=priced,
         mode=mode,
         cost_cny=cost,
-        reasons=tuple(r for r in reasons if r is not None),
+        reasons=reasons,
     )
+
+
+def _reasons(result, hardware, report, procurement, cost, price_reasons) -> tuple:
+    """Why an option does not qualify, in the order the pages list them (hosted or cloud)."""
+    reasons = [
+        _fit_reason(result),
+        *_filter_reasons(hardware, procurement),
+        _deadline_reason(result, procurement),
+        *_compliance_reasons(report, procurement),
+        _time_reason(result),
+        *price_reasons,
+        _budget_reason(cost, procurement),
+    ]
+    return tuple(r for r in reasons if r is not None)
 
 
 def _recommended_key(option: Option):
@@ -697,15 +705,10 @@ def build_cloud_option(
     report = evaluate(facts, params, rules=CLOUD_RULES)
     priced = price_cloud(result, reference, cloud, procurement)
     mode, cost = _cost(priced)
-    reasons = [
-        _fit_reason(result),
-        *_filter_reasons(hardware, procurement),
-        _deadline_reason(result, procurement),
-        *_compliance_reasons(report, procurement),
-        _time_reason(result),
-        None if cost is not None or _time_reason(result) is not None else _no_cloud_price(),
-        _budget_reason(cost, procurement),
-    ]
+    no_price = cost is None and _time_reason(result) is None
+    reasons = _reasons(
+        result, hardware, report, procurement, cost, [_no_cloud_price()] if no_price else []
+    )
     return Option(
         hardware=hardware,
         site=site,
@@ -714,7 +717,7 @@ def build_cloud_option(
         economics=priced,
         mode=mode,
         cost_cny=cost,
-        reasons=tuple(r for r in reasons if r is not None),
+        reasons=reasons,
         capacity=Capacity(
             how="cloud",
             instances=instances,
