@@ -12,9 +12,10 @@ Compatible extension: unknown top-level *sections* (objects, e.g. a future ``sit
 :func:`dump_scenario`; unknown scalar keys and unknown keys inside the known sections are
 rejected, because they are almost always typos (``seq_length``) that would otherwise be
 silently ignored. Optional fields this project adds to v1 default to the behaviour of a document
-without them: ``loss_chunking`` (true, false or null; absent or null means not stated) and
+without them: ``loss_chunking`` (true, false or null; absent or null means not stated),
 ``framework`` (one of :data:`FRAMEWORKS` or null; absent or null means not stated, read as the
-heavier of the frameworks' behaviours).
+heavier of the frameworks' behaviours), ``avg_tokens_per_sample`` and
+``parallelism.expert_parallel`` (absent means 1: every data-parallel rank holds every expert).
 
 The module also derives what every part of the engine needs from the architecture: the
 parameter layout of a block, active parameters of a mixture-of-experts model, and the trainable
@@ -82,6 +83,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "hardware.nodes": (1, 4096),
     "parallelism.tensor_parallel": (1, 1024),
     "parallelism.pipeline_parallel": (1, 1024),
+    "parallelism.expert_parallel": (1, 4096),
     "training.dataset_tokens": (1, 10**15),
     "training.epochs": (0.001, 10_000.0),
 }
@@ -181,6 +183,12 @@ class Parallelism:
     offload: str
     tensor_parallel: int
     pipeline_parallel: int
+    # Optional (a compatible v1 extension): expert parallelism, the GPUs of one data-parallel
+    # group over which the routed experts of a mixture-of-experts model are split (each GPU
+    # holds experts / expert_parallel of them and tokens travel to their experts by all-to-all:
+    # Megatron-Core --expert-model-parallel-size, DeepSpeed-MoE ep_size, NeMo AutoModel
+    # ep_size). Absent: 1, the frameworks' default (every data-parallel rank holds every expert).
+    expert_parallel: int = 1
 
     @property
     def model_parallel(self) -> int:
@@ -406,7 +414,13 @@ _MODEL_KEYS = (
 )
 _LORA_KEYS = ("rank", "alpha", "targets")
 _HARDWARE_KEYS = ("accelerator", "count", "nodes")
-_PARALLELISM_KEYS = ("strategy", "offload", "tensor_parallel", "pipeline_parallel")
+_PARALLELISM_KEYS = (
+    "strategy",
+    "offload",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "expert_parallel",
+)
 _TRAINING_KEYS = ("dataset_tokens", "epochs")
 _TOP_KEYS = (
     "model",
@@ -585,6 +599,7 @@ def _load_parallelism(data: dict) -> Parallelism:
         offload=_choice(data, "offload", "parallelism.offload", OFFLOADS, default="none"),
         tensor_parallel=_int_or_one(data, "tensor_parallel", "parallelism.tensor_parallel"),
         pipeline_parallel=_int_or_one(data, "pipeline_parallel", "parallelism.pipeline_parallel"),
+        expert_parallel=_int_or_one(data, "expert_parallel", "parallelism.expert_parallel"),
     )
 
 
@@ -646,6 +661,35 @@ def _check_consistency(s: Scenario) -> None:
                     "use ddp, zero1-3 or fsdp for more GPUs"
                 ),
                 {"model_parallel": model_parallel},
+            ),
+        )
+    _check_expert_parallel(s)
+
+
+def _check_expert_parallel(s: Scenario) -> None:
+    """Expert parallelism splits the routed experts over GPUs of one data-parallel group."""
+    ep = s.parallelism.expert_parallel
+    if ep == 1:
+        return
+    path = "parallelism.expert_parallel"
+    if not s.model.is_moe:
+        raise ScenarioError(
+            path, Message(N_("must be 1 unless the model has routed experts (model.experts)"))
+        )
+    if s.model.experts % ep:
+        raise ScenarioError(
+            path,
+            Message(N_("must divide model.experts ({experts})"), {"experts": s.model.experts}),
+        )
+    if s.data_parallel % ep:
+        raise ScenarioError(
+            path,
+            Message(
+                N_(
+                    "must divide the data-parallel degree, hardware.count / (tensor_parallel x "
+                    "pipeline_parallel) ({data_parallel})"
+                ),
+                {"data_parallel": s.data_parallel},
             ),
         )
 
@@ -756,6 +800,8 @@ def dump_scenario(s: Scenario) -> dict:
             "epochs": s.training.epochs,
         },
     }
+    if s.parallelism.expert_parallel != 1:
+        out["parallelism"]["expert_parallel"] = s.parallelism.expert_parallel  # optional
     if s.loss_chunking is not None or "loss_chunking" in s.key_order:
         out["loss_chunking"] = s.loss_chunking  # optional: written only when it was given
     if s.framework is not None or "framework" in s.key_order:
@@ -851,13 +897,22 @@ def active_params(m: ModelArch) -> float:
     layout = m.layout
     if layout is None or not m.is_moe:
         return m.params
-    shared = m.layers * layout.attention_params_per_layer + layout.embedding_params
-    # The routed experts' share of params_b: their computed size, capped by what params_b leaves
-    # after attention and embeddings (models with some dense layers or a compressed attention,
-    # e.g. DeepSeek-V3's first three dense blocks and MLA, would otherwise over-count experts).
-    routed = min(m.layers * layout.mlp_params_per_layer, max(0.0, m.params - shared))
     unused_share = 1 - layout.active_experts / layout.routed_expert_count
-    return m.params - routed * unused_share
+    return m.params - routed_expert_params(m) * unused_share
+
+
+def routed_expert_params(m: ModelArch) -> float:
+    """Parameters in the routed experts of every layer (a count; 0 for dense models).
+
+    Their computed size, capped by what ``params_b`` leaves after attention and embeddings
+    (models with some dense layers or a compressed attention, e.g. DeepSeek-V3's first three
+    dense blocks and MLA, would otherwise over-count experts). Shared experts are not routed.
+    """
+    layout = m.layout
+    if layout is None or not m.is_moe:
+        return 0.0
+    shared = m.layers * layout.attention_params_per_layer + layout.embedding_params
+    return min(m.layers * layout.mlp_params_per_layer, max(0.0, m.params - shared))
 
 
 def _matrix_shape(name: str, m: ModelArch, layout: ArchLayout) -> tuple[float, float]:
@@ -936,6 +991,28 @@ def adapter_count(s: Scenario) -> AdapterCount:
     if s.method != "dora":
         magnitude = 0.0
     return AdapterCount(lora_params, magnitude, matrices, widest)
+
+
+def routed_trainable_params(s: Scenario) -> float:
+    """Trained parameters that live in the routed experts (a count; 0 for dense models).
+
+    Full fine-tuning: every routed expert parameter. Adapters: the LoRA (and DoRA magnitude)
+    parameters of the MLP matrices adapted in every routed expert.
+    """
+    m = s.model
+    if not m.is_moe or m.layout is None:
+        return 0.0
+    if not s.uses_adapters:
+        return routed_expert_params(m)
+    layout = m.layout
+    rank = s.lora_or_default.rank_or_default
+    per_expert = 0.0
+    for name in s.lora_or_default.target_names:
+        if name not in MLP_TARGETS or (name == "gate_proj" and not layout.gated_mlp):
+            continue
+        d_in, d_out = _matrix_shape(name, m, layout)
+        per_expert += rank * (d_in + d_out) + (d_out if s.method == "dora" else 0.0)
+    return m.layers * layout.routed_expert_count * per_expert
 
 
 def trainable_params(s: Scenario) -> float:

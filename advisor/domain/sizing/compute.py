@@ -30,7 +30,13 @@ from functools import cached_property, lru_cache
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Message
-from advisor.domain.scenario import STRATEGIES, Scenario, active_params
+from advisor.domain.scenario import (
+    STRATEGIES,
+    Scenario,
+    active_params,
+    routed_expert_params,
+    routed_trainable_params,
+)
 from advisor.domain.scenario import trainable_params as _trainable_params
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import Calibration
@@ -271,6 +277,12 @@ class JobFigures:
     # Pipeline stages are a device_map layer split (Transformers/Accelerate): one micro-batch
     # passes through them at a time (memory.FrameworkTraits.naive_pipeline).
     naive_pipeline: bool = False
+    # Expert parallelism (parallelism.expert_parallel) and what it moves: the routed experts'
+    # parameters and trained parameters (counts), and the experts each token is sent to.
+    expert_parallel: int = 1
+    routed_params: float = 0.0
+    routed_trainable_params: float = 0.0
+    experts_per_token: int = 1
 
     @property
     def model_parallel(self) -> int:
@@ -351,6 +363,10 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         fp32=scenario.precision == "fp32",
         dequant_bytes_per_micro_batch=dequant_bytes_per_micro_batch(scenario),
         naive_pipeline=traits_of(scenario).naive_pipeline,
+        expert_parallel=scenario.parallelism.expert_parallel,
+        routed_params=routed_expert_params(scenario.model),
+        routed_trainable_params=routed_trainable_params(scenario),
+        experts_per_token=scenario.model.experts_per_token or 1,
     )
 
 
@@ -447,16 +463,62 @@ def data_parallel_bytes(job: JobFigures, strategy: str, data_parallel: int) -> t
     """
     if data_parallel <= 1:
         return 0.0, "step"
+    mp = job.model_parallel
     share = _ring_share(data_parallel)
-    grads = job.trainable_params * job.gradient_bytes_per_param / job.model_parallel
-    weights = job.total_params * job.weight_bytes_per_param / job.model_parallel
+    grad_bytes, weight_bytes = job.gradient_bytes_per_param, job.weight_bytes_per_param
+    # Expert parallelism: the routed experts a GPU holds (1/ep of them) are reduced and
+    # gathered only over the dp / ep ranks of their expert-data-parallel group, never over
+    # the whole data-parallel group, and never gathered at all when ep equals it (Megatron-Core
+    # expert_data_parallel groups; DeepSpeed-MoE, Rajbhandari et al. 2022, section 5.1).
+    ep = expert_parallel_degree(job, data_parallel)
+    if ep > 1:
+        expert_share = _ring_share(data_parallel // ep)
+        routed_trained, routed = job.routed_trainable_params, job.routed_params
+        grads = share * (job.trainable_params - routed_trained) + (
+            expert_share * routed_trained / ep
+        )
+        weights = share * (job.total_params - routed) + expert_share * routed / ep
+        grads *= grad_bytes / mp
+        weights *= weight_bytes / mp
+    else:
+        grads = share * job.trainable_params * grad_bytes / mp
+        weights = share * job.total_params * weight_bytes / mp
     accum = job.grad_accum
     if strategy in ("zero3", "fsdp"):
-        return accum * (2 * share * weights + share * grads), "micro-batch"
+        return accum * (2 * weights + grads), "micro-batch"
     if strategy == "zero2":
-        updated = job.trainable_params * BYTES_16BIT / job.model_parallel
-        return accum * share * grads + share * updated, "micro-batch"
-    return 2 * share * grads, "step"  # ddp, zero1, and single with replicas
+        updated = grads / grad_bytes * BYTES_16BIT
+        return accum * grads + updated, "micro-batch"
+    return 2 * grads, "step"  # ddp, zero1, and single with replicas
+
+
+def expert_parallel_degree(job: JobFigures, data_parallel: int) -> int:
+    """The job's expert-parallel degree where it divides ``data_parallel``, else 1."""
+    ep = job.expert_parallel
+    return ep if ep > 1 and data_parallel % ep == 0 else 1
+
+
+def expert_parallel_seconds(job: JobFigures, links: Links, data_parallel: int) -> float:
+    """Per micro-batch: the all-to-all exchanges of expert parallelism (critical path).
+
+    Every MoE layer sends each token to its top-k experts and brings the results back: two
+    all-to-alls of tokens x k hidden vectors (16-bit), of which (ep - 1) / ep leave the GPU, in
+    the forward pass, two more carrying the gradients in the backward pass, and two in a
+    recomputed forward (GShard, Lepikhin et al. 2020, section 2.2; Megatron-Core's alltoall
+    token dispatcher: dispatch and combine). Each layer's expert work waits for them, so they
+    are not hidden behind compute. Every layer is counted as a MoE layer (v1 does not say how
+    many leading layers are dense). 0 without expert parallelism.
+    """
+    ep = expert_parallel_degree(job, data_parallel)
+    if ep <= 1:
+        return 0.0
+    tokens = job.tokens_per_micro_batch / job.tensor_parallel
+    exchanges = 2 * (2 + (1 if job.recompute else 0))
+    layers_here = job.layers / job.pipeline_parallel
+    sent = exchanges * tokens * job.experts_per_token * job.hidden * BYTES_16BIT
+    sent *= _ring_share(ep) * layers_here
+    gbs = links.collective_gbs(ep, spans_servers=ep * job.model_parallel > links.gpus_per_server)
+    return sent / (gbs * 1e9)
 
 
 # Effective host memory bandwidth of a CPU optimizer step (Adam is element-wise, memory bound):
@@ -531,6 +593,7 @@ def step_time(
     micro_s = micro_batch_seconds(job, accelerator, peak_tflops_per_gpu, utilisation, cal)
     tp_s, tp_gbs = tensor_parallel_seconds(job, links)
     micro_s += tp_s
+    ep_s = expert_parallel_seconds(job, links, max(1, gpus // job.model_parallel))
     slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = _step_parts(
         job, gpus, strategy, links, micro_s
     )
@@ -545,7 +608,7 @@ def step_time(
         overlap_window_s=window,
     )
     return StepTime(
-        micro_batch_s=micro_s,
+        micro_batch_s=micro_s + ep_s,
         compute_s=compute_s,
         communication=comm,
         step_s=compute_s + exposed_s + offload_s,
@@ -561,6 +624,8 @@ def _step_parts(job: JobFigures, gpus: int, strategy: str, links: Links, micro_s
     building the dataclasses.
     """
     data_parallel = max(1, gpus // job.model_parallel)
+    if job.expert_parallel > 1:
+        micro_s += expert_parallel_seconds(job, links, data_parallel)
     # 1F1B pipeline schedule: grad_accum micro-batches flow through pp stages in
     # (grad_accum + pp - 1) micro-batch slots (Narayanan et al. 2021, the pipeline bubble). A
     # device_map layer split runs each micro-batch through every stage in turn: grad_accum x pp.
@@ -757,6 +822,18 @@ def estimate_time(
         step.communication,
         spans,
     )
+    ep = expert_parallel_degree(job, data_parallel)
+    if ep > 1:
+        assumptions.append(
+            Message(
+                N_(
+                    "Expert parallelism over {ep} GPUs: each holds 1/{ep} of the routed experts, "
+                    "which are never gathered across them; tokens reach their experts and come "
+                    "back by all-to-all, {seconds} s per micro-batch not hidden behind compute."
+                ),
+                {"ep": ep, "seconds": _fmt(expert_parallel_seconds(job, links, data_parallel), 3)},
+            )
+        )
     if hours is not None:
         assumptions.append(_band_message(cal, hours_low, hours_high))
     return TimeEstimate(

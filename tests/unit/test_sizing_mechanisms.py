@@ -1,0 +1,168 @@
+"""Mechanisms added for issue 15, each against hand-worked numbers (docs/decisions/0031).
+
+A small mixture-of-experts model keeps the arithmetic checkable by hand: 2 layers, hidden 1024,
+8 heads (full attention), 8 gated experts of width 512 (top 2), vocabulary 1,000, untied.
+Attention per layer 4 x 1024^2 = 4,194,304; one expert 3 x 1024 x 512 = 1,572,864, eight of
+them 12,582,912 per layer; embeddings 2 x 1,000 x 1024 = 2,048,000. Total 35,602,432 parameters,
+of which 25,165,824 are routed experts and 10,436,608 are not.
+"""
+
+import copy
+
+import pytest
+
+from advisor.domain.scenario import (
+    ScenarioError,
+    dump_scenario,
+    load_scenario,
+    routed_expert_params,
+    routed_trainable_params,
+)
+from advisor.domain.sizing.compute import (
+    data_parallel_bytes,
+    expert_parallel_seconds,
+    job_figures,
+)
+from advisor.domain.sizing.memory import GIB, MemoryModel, layout_of
+from advisor.domain.sizing.network import Links
+
+TOTAL = 35_602_432
+ROUTED = 25_165_824
+DENSE = TOTAL - ROUTED
+
+SMALL_MOE = {
+    "model": {
+        "name": "small MoE",
+        "params_b": TOTAL / 1e9,
+        "layers": 2,
+        "hidden": 1024,
+        "heads": 8,
+        "kv_heads": 8,
+        "intermediate": 512,
+        "vocab": 1000,
+        "tied_embeddings": False,
+        "experts": 8,
+        "experts_per_token": 2,
+    },
+    "method": "full",
+    "lora": None,
+    "precision": "amp-bf16",
+    "quant_bits": None,
+    "optimizer": "adamw",
+    "optimizer_in_backward": False,
+    "seq_len": 4096,
+    "micro_batch": 1,
+    "grad_accum": 1,
+    "gradient_checkpointing": False,
+    "flash_attention": True,
+    "packed": True,
+    "hardware": {"accelerator": None, "count": 4, "nodes": 1},
+    "parallelism": {"strategy": "ddp", "offload": "none"},
+    "training": None,
+}
+
+
+def moe(strategy="ddp", ep=None, **changes):
+    data = copy.deepcopy(SMALL_MOE)
+    data["parallelism"]["strategy"] = strategy
+    if ep is not None:
+        data["parallelism"]["expert_parallel"] = ep
+    for key, value in changes.items():
+        if key.startswith("hardware."):
+            data["hardware"][key.split(".")[1]] = value
+        elif key.startswith("parallelism."):
+            data["parallelism"][key.split(".")[1]] = value
+        else:
+            data[key] = value
+    return load_scenario(data)
+
+
+# --- Expert parallelism: the scenario field ---------------------------------------------------
+
+
+def test_the_routed_experts_are_counted_by_hand():
+    s = moe()
+    assert routed_expert_params(s.model) == ROUTED
+    assert routed_trainable_params(s) == ROUTED
+
+
+def test_expert_parallel_is_optional_and_written_back_only_when_stated():
+    assert moe().parallelism.expert_parallel == 1
+    assert "expert_parallel" not in dump_scenario(moe())["parallelism"]
+    stated = moe(ep=4)
+    assert stated.parallelism.expert_parallel == 4
+    assert dump_scenario(stated)["parallelism"]["expert_parallel"] == 4
+    assert load_scenario(dump_scenario(stated)) == stated
+
+
+@pytest.mark.parametrize(
+    ("changes", "ep"),
+    [
+        ({"model": {**SMALL_MOE["model"], "experts": None, "experts_per_token": None}}, 2),
+        ({}, 3),  # 8 experts are not split over 3 GPUs
+        ({"parallelism.pipeline_parallel": 2}, 4),  # 4 GPUs / 2 stages: data-parallel 2
+        ({}, 0),
+    ],
+)
+def test_expert_parallel_that_cannot_be_laid_out_is_refused(changes, ep):
+    with pytest.raises(ScenarioError) as error:
+        moe(ep=ep, **changes)
+    assert error.value.field == "parallelism.expert_parallel"
+
+
+# --- Expert parallelism: memory -----------------------------------------------------------------
+
+
+def _breakdown(scenario):
+    return MemoryModel(scenario).per_gpu(layout_of(scenario), context=0.0)
+
+
+def test_a_replicating_strategy_keeps_a_quarter_of_the_experts_under_ep_4():
+    plain, split = _breakdown(moe("ddp")), _breakdown(moe("ddp", ep=4))
+    not_held = ROUTED * 3 / 4
+    # 16-bit weights, fp32 master copy, fp32 gradients (DDP under autocast), two fp32 moments.
+    assert (plain.trainable_weights - split.trainable_weights) * GIB == pytest.approx(2 * not_held)
+    assert (plain.master_weights - split.master_weights) * GIB == pytest.approx(4 * not_held)
+    assert (plain.optimizer_states - split.optimizer_states) * GIB == pytest.approx(8 * not_held)
+    assert (plain.gradients - split.gradients) * GIB == pytest.approx(4 * not_held)
+    assert split.trainable_weights * GIB == pytest.approx(2 * (DENSE + ROUTED / 4))
+
+
+def test_a_fully_sharded_strategy_holds_the_same_share_with_or_without_ep():
+    plain, split = _breakdown(moe("zero3")), _breakdown(moe("zero3", ep=4))
+    assert split.trainable_weights == pytest.approx(plain.trainable_weights)
+    assert split.optimizer_states == pytest.approx(plain.optimizer_states)
+    assert split.trainable_weights * GIB == pytest.approx(2 * TOTAL / 4)
+
+
+# --- Expert parallelism: time ----------------------------------------------------------------
+
+
+def test_experts_are_not_reduced_across_their_expert_parallel_group():
+    # ZeRO-1 reduces the gradients once per step: ring all-reduce sends 2 x 3/4 of the buffer.
+    # Under EP 4 over 4 data-parallel GPUs the expert-data-parallel group is one GPU: only the
+    # 10,436,608 parameters outside the routed experts are reduced (16-bit gradients).
+    plain, timing = data_parallel_bytes(job_figures(moe("zero1")), "zero1", 4)
+    split, _ = data_parallel_bytes(job_figures(moe("zero1", ep=4)), "zero1", 4)
+    assert timing == "step"
+    assert plain == pytest.approx(2 * 0.75 * TOTAL * 2)
+    assert split == pytest.approx(2 * 0.75 * DENSE * 2)
+
+
+def test_experts_are_not_gathered_under_fsdp_with_ep_equal_to_the_data_parallel_degree():
+    # Per micro-batch: weights gathered twice (forward, backward), gradients reduce-scattered.
+    split, timing = data_parallel_bytes(job_figures(moe("fsdp", ep=4)), "fsdp", 4)
+    assert timing == "micro-batch"
+    assert split == pytest.approx(3 * 0.75 * DENSE * 2)
+
+
+def test_all_to_all_volume_and_time_by_hand():
+    # 4,096 tokens x top-2 x 1024 x 2 bytes, 3/4 of it leaving the GPU, dispatch and combine in
+    # the forward and again in the backward (no recomputation), 2 layers: 100,663,296 bytes at
+    # 100 GB/s.
+    links = Links("nvswitch", 8, intra_node_gbs=100.0, inter_node_gbs=20.0, pcie_gbs=25.0)
+    job = job_figures(moe("zero1", ep=4))
+    assert expert_parallel_seconds(job, links, 4) == pytest.approx(100_663_296 / 100e9)
+    assert expert_parallel_seconds(job_figures(moe("zero1")), links, 4) == 0.0
+    # A layout whose data-parallel degree EP does not divide runs without it.
+    assert expert_parallel_seconds(job, links, 2) == 0.0
