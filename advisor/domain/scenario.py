@@ -15,7 +15,8 @@ silently ignored. Optional fields this project adds to v1 default to the behavio
 without them: ``loss_chunking`` (true, false or null; absent or null means not stated),
 ``framework`` (one of :data:`FRAMEWORKS` or null; absent or null means not stated, read as the
 heavier of the frameworks' behaviours), ``avg_tokens_per_sample`` and
-``parallelism.expert_parallel`` (absent means 1: every data-parallel rank holds every expert).
+``parallelism.expert_parallel`` (absent means 1: every data-parallel rank holds every expert)
+and ``moe_grouped_gemm`` (true, false or null; null means the experts run in a loop).
 
 The module also derives what every part of the engine needs from the architecture: the
 parameter layout of a block, active parameters of a mixture-of-experts model, and the trainable
@@ -238,6 +239,13 @@ class Scenario:
     # the wizard asks. Unpacked samples are trained at their real length, so time follows it
     # (capped at seq_len); ``None``: not stated, every sample is taken at seq_len.
     avg_tokens_per_sample: int | None = None
+    # Optional (a compatible v1 extension): the routed experts of a mixture-of-experts model run
+    # as grouped matrix multiplies (true: Megatron-Core --moe-grouped-gemm, NeMo AutoModel's
+    # grouped experts, Transformer Engine GroupedLinear) or one after another in a loop (false:
+    # Hugging Face Transformers v4 MoE blocks, Megatron-Core's SequentialMLP). ``None``: not
+    # stated, read as the loop, the default of both Transformers v4 and Megatron-Core. Ignored
+    # for dense models.
+    moe_grouped_gemm: bool | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -442,6 +450,7 @@ _TOP_KEYS = (
     "loss_chunking",
     "framework",
     "avg_tokens_per_sample",
+    "moe_grouped_gemm",
 )
 
 
@@ -736,6 +745,7 @@ def load_scenario(data: dict) -> Scenario:
         avg_tokens_per_sample=_int(
             data, "avg_tokens_per_sample", "avg_tokens_per_sample", nullable=True
         ),
+        moe_grouped_gemm=_bool(data, "moe_grouped_gemm", "moe_grouped_gemm", nullable=True),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -808,6 +818,8 @@ def dump_scenario(s: Scenario) -> dict:
         out["framework"] = s.framework
     if s.avg_tokens_per_sample is not None or "avg_tokens_per_sample" in s.key_order:
         out["avg_tokens_per_sample"] = s.avg_tokens_per_sample
+    if s.moe_grouped_gemm is not None or "moe_grouped_gemm" in s.key_order:
+        out["moe_grouped_gemm"] = s.moe_grouped_gemm
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

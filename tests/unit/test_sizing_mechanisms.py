@@ -20,6 +20,7 @@ from advisor.domain.scenario import (
 )
 from advisor.domain.sizing.compute import (
     data_parallel_bytes,
+    expert_loop_seconds,
     expert_parallel_seconds,
     job_figures,
 )
@@ -166,3 +167,41 @@ def test_all_to_all_volume_and_time_by_hand():
     assert expert_parallel_seconds(job_figures(moe("zero1")), links, 4) == 0.0
     # A layout whose data-parallel degree EP does not divide runs without it.
     assert expert_parallel_seconds(job, links, 2) == 0.0
+
+
+# --- Experts in a loop or grouped ------------------------------------------------------------
+
+
+def test_moe_grouped_gemm_is_optional_and_written_back_only_when_given():
+    assert moe().moe_grouped_gemm is None
+    assert "moe_grouped_gemm" not in dump_scenario(moe())
+    grouped = moe(moe_grouped_gemm=True)
+    assert dump_scenario(grouped)["moe_grouped_gemm"] is True
+    assert load_scenario(dump_scenario(grouped)) == grouped
+    with pytest.raises(ScenarioError) as error:
+        moe(moe_grouped_gemm="yes")
+    assert error.value.field == "moe_grouped_gemm"
+
+
+@pytest.mark.parametrize(
+    ("strategy", "ep", "grouped", "calls"),
+    [
+        # 8 experts x 2 layers x 3 passes (forward, backward counted twice; no recomputation)
+        ("zero1", None, None, 48),
+        ("zero1", None, False, 48),
+        # EP 4: each GPU loops over its 2 experts
+        ("zero1", 4, None, 12),
+        # grouped GEMM: one launch for all experts, no per-expert term
+        ("zero1", None, True, 0),
+    ],
+)
+def test_expert_loop_host_time_by_hand(strategy, ep, grouped, calls):
+    changes = {} if grouped is None else {"moe_grouped_gemm": grouped}
+    job = job_figures(moe(strategy, ep=ep, **changes))
+    # 1 ms launch overhead per layer and pass; an expert call is 12/37 of it.
+    assert expert_loop_seconds(job, 4, 1e-3) == pytest.approx(calls * 12 / 37 * 1e-3)
+
+
+def test_a_dense_model_has_no_expert_loop():
+    dense = {**SMALL_MOE["model"], "experts": None, "experts_per_token": None}
+    assert expert_loop_seconds(job_figures(moe(model=dense)), 4, 1e-3) == 0.0

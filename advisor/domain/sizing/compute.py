@@ -83,6 +83,20 @@ DEQUANT_CONSTANT_BYTES = 0.5 / 8
 
 FULL_METHODS = ("full", "freeze")
 
+# Mixture of experts run as a loop over the experts (moe_grouped_gemm false or not stated):
+# Hugging Face Transformers v4 MoE blocks (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock:
+# ``for expert_idx in range(num_experts)``) and Megatron-Core's SequentialMLP (the default
+# without --moe-grouped-gemm) call every expert the GPU holds one after another. One HF expert
+# call launches about 12 kernels (the mask lookup, torch.where, the token gather, gate, up,
+# activation, product, down, the routing-weight gather and product, index_add_ and a cast) and
+# torch.where waits for the device, so the host cannot run ahead of the GPU; a Llama decoder
+# layer launches about 37 (two RMSNorms of 7, q/k/v/o, rotary on q and k, attention, the
+# output copy, the MLP's 5, two residual adds). Each expert call is therefore counted as 12/37
+# of the launch overhead of a layer and pass (the calibrated ``layer_pass_overhead_s``), in
+# every pass, for each expert this GPU holds (experts / expert_parallel). Grouped GEMM kernels
+# run all of a GPU's experts in one launch: no per-expert term.
+EXPERT_CALL_SHARE_OF_LAYER = 12 / 37
+
 
 @lru_cache(maxsize=256)
 def trainable_params(scenario: Scenario) -> float:
@@ -283,6 +297,9 @@ class JobFigures:
     routed_params: float = 0.0
     routed_trainable_params: float = 0.0
     experts_per_token: int = 1
+    # Routed experts per layer that run one after another in a loop (0: dense, or grouped GEMM
+    # stated); a GPU runs experts_in_loop / expert_parallel of them.
+    experts_in_loop: int = 0
 
     @property
     def model_parallel(self) -> int:
@@ -367,7 +384,15 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         routed_params=routed_expert_params(scenario.model),
         routed_trainable_params=routed_trainable_params(scenario),
         experts_per_token=scenario.model.experts_per_token or 1,
+        experts_in_loop=experts_in_loop(scenario),
     )
+
+
+def experts_in_loop(scenario: Scenario) -> int:
+    """Routed experts per layer run one after another (see EXPERT_CALL_SHARE_OF_LAYER)."""
+    if not scenario.model.is_moe or scenario.moe_grouped_gemm:
+        return 0
+    return scenario.model.experts
 
 
 def dequant_bytes_per_micro_batch(scenario: Scenario) -> float:
@@ -498,6 +523,17 @@ def expert_parallel_degree(job: JobFigures, data_parallel: int) -> int:
     return ep if ep > 1 and data_parallel % ep == 0 else 1
 
 
+def expert_loop_seconds(job: JobFigures, data_parallel: int, layer_pass_overhead_s: float) -> float:
+    """Per micro-batch: the host time of running this GPU's experts one by one (see
+    EXPERT_CALL_SHARE_OF_LAYER); 0 for dense models and grouped GEMM."""
+    if not job.experts_in_loop:
+        return 0.0
+    local = job.experts_in_loop / expert_parallel_degree(job, data_parallel)
+    layers_here = job.layers / job.pipeline_parallel
+    calls = local * layers_here * job.activation_passes
+    return calls * EXPERT_CALL_SHARE_OF_LAYER * layer_pass_overhead_s
+
+
 def expert_parallel_seconds(job: JobFigures, links: Links, data_parallel: int) -> float:
     """Per micro-batch: the all-to-all exchanges of expert parallelism (critical path).
 
@@ -593,9 +629,11 @@ def step_time(
     micro_s = micro_batch_seconds(job, accelerator, peak_tflops_per_gpu, utilisation, cal)
     tp_s, tp_gbs = tensor_parallel_seconds(job, links)
     micro_s += tp_s
-    ep_s = expert_parallel_seconds(job, links, max(1, gpus // job.model_parallel))
+    data_parallel = max(1, gpus // job.model_parallel)
+    ep_s = expert_parallel_seconds(job, links, data_parallel)
+    ep_s += expert_loop_seconds(job, data_parallel, cal.layer_pass_overhead_s)
     slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = _step_parts(
-        job, gpus, strategy, links, micro_s
+        job, gpus, strategy, links, micro_s, cal.layer_pass_overhead_s
     )
     comm = CommunicationCost(
         tensor_parallel_s=tp_s * slots,
@@ -616,8 +654,17 @@ def step_time(
     )
 
 
-def _step_parts(job: JobFigures, gpus: int, strategy: str, links: Links, micro_s: float) -> tuple:
-    """One optimizer step from one micro-batch's seconds (tensor-parallel traffic included).
+def _step_parts(
+    job: JobFigures,
+    gpus: int,
+    strategy: str,
+    links: Links,
+    micro_s: float,
+    layer_pass_overhead_s: float,
+) -> tuple:
+    """One optimizer step from one micro-batch's seconds (tensor-parallel traffic included;
+    the all-to-all of expert parallelism and the expert loop are added here, where the
+    data-parallel degree is known).
 
     Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
     tokens_per_step): plain floats, so that :class:`ThroughputSweep` can use it without
@@ -626,6 +673,8 @@ def _step_parts(job: JobFigures, gpus: int, strategy: str, links: Links, micro_s
     data_parallel = max(1, gpus // job.model_parallel)
     if job.expert_parallel > 1:
         micro_s += expert_parallel_seconds(job, links, data_parallel)
+    if job.experts_in_loop:
+        micro_s += expert_loop_seconds(job, data_parallel, layer_pass_overhead_s)
     # 1F1B pipeline schedule: grad_accum micro-batches flow through pp stages in
     # (grad_accum + pp - 1) micro-batch slots (Narayanan et al. 2021, the pipeline bubble). A
     # device_map layer split runs each micro-batch through every stage in turn: grad_accum x pp.
@@ -725,7 +774,7 @@ class ThroughputSweep:
             results[key] = None
             return None
         micro_s, links = micro
-        parts = _step_parts(job, gpus, strategy, links, micro_s)
+        parts = _step_parts(job, gpus, strategy, links, micro_s, self.cal.layer_pass_overhead_s)
         _, compute_s, _, _, _, _, exposed_s, offload_s, tokens = parts
         value = tokens / (compute_s + exposed_s + offload_s)
         results[key] = value
