@@ -1027,6 +1027,24 @@ def routed_trainable_params(s: Scenario) -> float:
     return m.layers * layout.routed_expert_count * per_expert
 
 
+def adapted_base_params(s: Scenario) -> float:
+    """Frozen weights under an adapter, d_in x d_out summed over every adapted matrix of every
+    block (routed experts counted; lm_head once): what DoRA re-normalises each forward pass."""
+    if not s.uses_adapters or s.model.layout is None:
+        return 0.0
+    m, layout = s.model, s.model.layout
+    per_block = 0.0
+    for name in s.lora_or_default.target_names:
+        if name == "lm_head" or (name == "gate_proj" and not layout.gated_mlp):
+            continue
+        d_in, d_out = _matrix_shape(name, m, layout)
+        per_block += (layout.routed_expert_count if name in MLP_TARGETS else 1) * d_in * d_out
+    total = m.layers * per_block
+    if "lm_head" in s.lora_or_default.target_names:
+        total += m.hidden * m.vocab
+    return total
+
+
 def trainable_params(s: Scenario) -> float:
     """Parameters that receive gradients and optimizer states (a count).
 

@@ -20,6 +20,7 @@ from advisor.domain.scenario import (
 )
 from advisor.domain.sizing.compute import (
     data_parallel_bytes,
+    dora_bytes_per_micro_batch,
     expert_loop_seconds,
     expert_parallel_seconds,
     job_figures,
@@ -205,3 +206,29 @@ def test_expert_loop_host_time_by_hand(strategy, ep, grouped, calls):
 def test_a_dense_model_has_no_expert_loop():
     dense = {**SMALL_MOE["model"], "experts": None, "experts_per_token": None}
     assert expert_loop_seconds(job_figures(moe(model=dense)), 4, 1e-3) == 0.0
+
+
+# --- DoRA's re-normalisation per micro-batch -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("targets", "checkpointing", "expected"),
+    [
+        # q and v: 2 layers x 2 x 1024 x 1024 = 4,194,304 weights, 10 bytes each, one forward
+        (["q_proj", "v_proj"], False, 41_943_040),
+        # a recomputed forward repeats it
+        (["q_proj", "v_proj"], True, 83_886_080),
+        # up_proj in each of the 8 experts: 2 layers x 8 x 1024 x 512 = 8,388,608 weights
+        (["up_proj"], False, 83_886_080),
+    ],
+)
+def test_dora_renormalisation_traffic_by_hand(targets, checkpointing, expected):
+    s = moe(
+        method="dora",
+        lora={"rank": 8, "alpha": 16, "targets": targets},
+        gradient_checkpointing=checkpointing,
+    )
+    assert dora_bytes_per_micro_batch(s) == pytest.approx(expected)
+    assert job_figures(s).dequant_bytes_per_micro_batch == pytest.approx(expected)
+    lora = moe(method="lora", lora={"rank": 8, "alpha": 16, "targets": targets})
+    assert dora_bytes_per_micro_batch(lora) == 0.0

@@ -34,6 +34,7 @@ from advisor.domain.scenario import (
     STRATEGIES,
     Scenario,
     active_params,
+    adapted_base_params,
     routed_expert_params,
     routed_trainable_params,
 )
@@ -80,6 +81,16 @@ GENERIC_HIDDEN_PER_LAYER = 128
 # QLoRA, section 4: the paged/dequantised path's cost falls with batch size).
 DEQUANT_WRITE_READ_BYTES = 4
 DEQUANT_CONSTANT_BYTES = 0.5 / 8
+
+# DoRA (Liu et al. 2024, "DoRA: Weight-Decomposed Low-Rank Adaptation"; PEFT
+# DoraLinearLayer.forward, https://github.com/huggingface/peft, src/peft/tuners/lora/dora.py)
+# re-normalises every adapted matrix in every forward pass: it forms B @ A (d_out x d_in),
+# adds it to the frozen weight W and takes the norm of each row of W + s B A. Per weight
+# element in 16 bits: W read (2), B A written and read (2 + 2), the sum written and read by the
+# norm (2 + 2): 10 bytes of memory traffic, once per forward pass and micro-batch whatever its
+# length (a recomputed forward repeats it; the norm is detached, so the backward does not).
+# QLoRA's dequantisation of W (QDoRA) is counted by the dequantisation term.
+DORA_BYTES_PER_WEIGHT = 10
 
 FULL_METHODS = ("full", "freeze")
 
@@ -286,7 +297,8 @@ class JobFigures:
     is_qlora: bool
     is_moe: bool
     fp32: bool
-    # QLoRA: bytes of memory traffic to dequantise the frozen base, per micro-batch, whole model.
+    # QLoRA: bytes of memory traffic to dequantise the frozen base, per micro-batch, whole model
+    # (and DoRA's re-normalisation of the adapted matrices, DORA_BYTES_PER_WEIGHT).
     dequant_bytes_per_micro_batch: float = 0.0
     # Pipeline stages are a device_map layer split (Transformers/Accelerate): one micro-batch
     # passes through them at a time (memory.FrameworkTraits.naive_pipeline).
@@ -378,7 +390,8 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         is_qlora=scenario.method == "qlora",
         is_moe=scenario.model.is_moe,
         fp32=scenario.precision == "fp32",
-        dequant_bytes_per_micro_batch=dequant_bytes_per_micro_batch(scenario),
+        dequant_bytes_per_micro_batch=dequant_bytes_per_micro_batch(scenario)
+        + dora_bytes_per_micro_batch(scenario),
         naive_pipeline=traits_of(scenario).naive_pipeline,
         expert_parallel=scenario.parallelism.expert_parallel,
         routed_params=routed_expert_params(scenario.model),
@@ -405,6 +418,15 @@ def dequant_bytes_per_micro_batch(scenario: Scenario) -> float:
     passes = 2 + (1 if uses_recompute(scenario) else 0)
     per_weight = scenario.quant_bits_or_default / 8 + DEQUANT_CONSTANT_BYTES
     return quantised * (per_weight + DEQUANT_WRITE_READ_BYTES) * passes
+
+
+def dora_bytes_per_micro_batch(scenario: Scenario) -> float:
+    """DoRA: memory traffic of re-normalising the adapted matrices, once per forward pass (and
+    a recomputed forward) per micro-batch (0 for other methods; see DORA_BYTES_PER_WEIGHT)."""
+    if scenario.method != "dora":
+        return 0.0
+    passes = 1 + (1 if uses_recompute(scenario) else 0)
+    return adapted_base_params(scenario) * DORA_BYTES_PER_WEIGHT * passes
 
 
 def _head_params(shape) -> float:
@@ -1072,6 +1094,16 @@ def _hardware_assumptions(
                     "per micro-batch, whatever its length (larger micro-batches amortise it)."
                 ),
                 {"gb": _fmt(dequant_bytes_per_micro_batch(scenario) / 1e9, 1)},
+            )
+        )
+    if scenario.method == "dora":
+        out.append(
+            Message(
+                N_(
+                    "DoRA re-normalises every adapted matrix in every forward pass: {gb} GB of "
+                    "memory traffic per micro-batch, whatever its length."
+                ),
+                {"gb": _fmt(dora_bytes_per_micro_batch(scenario) / 1e9, 1)},
             )
         )
     if comm.data_parallel_s > 0 or comm.tensor_parallel_s > 0:
