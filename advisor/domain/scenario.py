@@ -74,6 +74,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "model.vocab": (2, 4_194_304),
     "model.experts": (1, 4096),
     "model.experts_per_token": (1, 4096),
+    "model.sliding_window": (1, 1_048_576),
     "lora.rank": (1, 65_536),
     "lora.alpha": (0, 1_048_576),
     "seq_len": (1, 1_048_576),
@@ -128,6 +129,9 @@ class ModelArch:
     tied_embeddings: bool | None
     experts: int | None
     experts_per_token: int | None
+    # Optional (a compatible v1 extension): sliding-window attention, the keys each query
+    # attends to at most in every layer (Mistral 7B v0.1: 4096). ``None``: full causal attention.
+    sliding_window: int | None = None
 
     @property
     def params(self) -> float:
@@ -419,6 +423,7 @@ _MODEL_KEYS = (
     "tied_embeddings",
     "experts",
     "experts_per_token",
+    "sliding_window",
 )
 _LORA_KEYS = ("rank", "alpha", "targets")
 _HARDWARE_KEYS = ("accelerator", "count", "nodes")
@@ -541,6 +546,7 @@ def _load_model(data: dict) -> ModelArch:
         tied_embeddings=_bool(data, "tied_embeddings", "model.tied_embeddings", nullable=True),
         experts=_int(data, "experts", "model.experts", nullable=True),
         experts_per_token=_int(data, "experts_per_token", "model.experts_per_token", nullable=True),
+        sliding_window=_int(data, "sliding_window", "model.sliding_window", nullable=True),
     )
     problem = architecture_problem(model.__dict__)
     if problem is not None:
@@ -768,7 +774,10 @@ def _quant_bits(value) -> int | None:
 
 
 def _dump_model(m: ModelArch) -> dict:
-    return {key: getattr(m, key) for key in _MODEL_KEYS}
+    out = {key: getattr(m, key) for key in _MODEL_KEYS}
+    if m.sliding_window is None:
+        del out["sliding_window"]  # optional: written only when given
+    return out
 
 
 def _dump_lora(lora: LoraConfig | None):

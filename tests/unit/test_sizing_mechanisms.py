@@ -19,6 +19,7 @@ from advisor.domain.scenario import (
     routed_trainable_params,
 )
 from advisor.domain.sizing.compute import (
+    attended_keys,
     data_parallel_bytes,
     dora_bytes_per_micro_batch,
     expert_loop_seconds,
@@ -232,3 +233,50 @@ def test_dora_renormalisation_traffic_by_hand(targets, checkpointing, expected):
     assert job_figures(s).dequant_bytes_per_micro_batch == pytest.approx(expected)
     lora = moe(method="lora", lora={"rank": 8, "alpha": 16, "targets": targets})
     assert dora_bytes_per_micro_batch(lora) == 0.0
+
+
+# --- Sliding-window attention ------------------------------------------------------------------
+
+
+def _mistral(seq_len, window):
+    model = {
+        "name": "Mistral 7B",
+        "params_b": 7.241732,
+        "layers": 32,
+        "hidden": 4096,
+        "heads": 32,
+        "kv_heads": 8,
+        "intermediate": 14336,
+        "vocab": 32000,
+        "tied_embeddings": False,
+        "experts": None,
+        "experts_per_token": None,
+    }
+    if window is not None:
+        model["sliding_window"] = window
+    return moe(
+        model=model, seq_len=seq_len, **{"hardware.count": 1, "parallelism.strategy": "single"}
+    )
+
+
+@pytest.mark.parametrize(
+    ("seq_len", "window", "keys"),
+    [
+        (32768, None, 16384),  # full causal: seq / 2
+        (32768, 4096, 3840),  # 4096 - 4096^2 / (2 x 32768)
+        (4096, 4096, 2048),  # a window as long as the sequence changes nothing
+        (2048, 4096, 1024),
+    ],
+)
+def test_attended_keys_by_hand(seq_len, window, keys):
+    s = _mistral(seq_len, window)
+    assert attended_keys(s) == pytest.approx(keys)
+    # 32 layers x 4 FLOPs x keys x 4096 (q width) per token in the forward pass
+    assert job_figures(s).flops.attention_forward == pytest.approx(32 * 4 * keys * 4096)
+
+
+def test_sliding_window_is_written_back_only_when_given():
+    assert "sliding_window" not in dump_scenario(_mistral(4096, None))["model"]
+    windowed = _mistral(4096, 4096)
+    assert dump_scenario(windowed)["model"]["sliding_window"] == 4096
+    assert load_scenario(dump_scenario(windowed)) == windowed

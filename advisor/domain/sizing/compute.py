@@ -212,9 +212,10 @@ def flops_per_token(scenario: Scenario) -> FlopsPerToken:
     """Training FLOPs per token by method (see the module docstring)."""
     shape = model_shape(scenario)
     matmul_params = max(active_params(scenario.model) - shape.untied_embedding_params, 0.0)
-    # Causal attention: QK^T and AV each cost 2 x seq x q_out FLOPs per token for a full
-    # score row; the causal mask halves the average row (FlashAttention skips masked blocks).
-    attention_forward = shape.layers * 2 * scenario.seq_len * shape.q_out
+    # Causal attention: QK^T and AV each cost 2 x q_out FLOPs per key a query attends to, and a
+    # query attends to seq / 2 keys on average under the causal mask (FlashAttention skips
+    # masked blocks): 2 x seq x q_out per token and layer.
+    attention_forward = shape.layers * 4 * attended_keys(scenario) * shape.q_out
     adapter_forward = 2 * trainable_params(scenario) if scenario.uses_adapters else 0.0
     forward = 2 * matmul_params + attention_forward + adapter_forward
     if scenario.method in FULL_METHODS:
@@ -226,6 +227,18 @@ def flops_per_token(scenario: Scenario) -> FlopsPerToken:
         backward = 2 * matmul_params + 2 * attention_forward + 2 * adapter_forward
     recompute = forward if uses_recompute(scenario) else 0.0
     return FlopsPerToken(matmul_params, forward, backward, recompute, attention_forward)
+
+
+def attended_keys(scenario: Scenario) -> float:
+    """Keys a query attends to on average: seq / 2 under the causal mask; with a sliding
+    window of w keys (model.sliding_window; FlashAttention's window_size skips the blocks
+    outside it, Dao 2023) position i attends to min(i, w), on average w - w^2 / (2 seq) for
+    seq >= w (at 32k tokens with Mistral's 4,096-token window, 3,840 keys instead of 16,384)."""
+    seq = scenario.seq_len
+    window = scenario.model.sliding_window
+    if window is None or window >= seq:
+        return seq / 2
+    return window - window * window / (2 * seq)
 
 
 def _activation_passes(scenario: Scenario) -> int:
