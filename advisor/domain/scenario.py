@@ -75,6 +75,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "model.experts": (1, 4096),
     "model.experts_per_token": (1, 4096),
     "model.sliding_window": (1, 1_048_576),
+    "model.causal_mask_positions": (1, 1_048_576),
     "lora.rank": (1, 65_536),
     "lora.alpha": (0, 1_048_576),
     "seq_len": (1, 1_048_576),
@@ -132,6 +133,10 @@ class ModelArch:
     # Optional (a compatible v1 extension): sliding-window attention, the keys each query
     # attends to at most in every layer (Mistral 7B v0.1: 4096). ``None``: full causal attention.
     sliding_window: int | None = None
+    # Optional (a compatible v1 extension): the model's code keeps a boolean causal mask of
+    # positions x positions on every GPU (Qwen-1's ``registered_causal_mask`` over
+    # max_position_embeddings; GPT-2-style ``bias`` buffers). ``None``: no such buffer.
+    causal_mask_positions: int | None = None
 
     @property
     def params(self) -> float:
@@ -424,6 +429,7 @@ _MODEL_KEYS = (
     "experts",
     "experts_per_token",
     "sliding_window",
+    "causal_mask_positions",
 )
 _LORA_KEYS = ("rank", "alpha", "targets")
 _HARDWARE_KEYS = ("accelerator", "count", "nodes")
@@ -547,6 +553,9 @@ def _load_model(data: dict) -> ModelArch:
         experts=_int(data, "experts", "model.experts", nullable=True),
         experts_per_token=_int(data, "experts_per_token", "model.experts_per_token", nullable=True),
         sliding_window=_int(data, "sliding_window", "model.sliding_window", nullable=True),
+        causal_mask_positions=_int(
+            data, "causal_mask_positions", "model.causal_mask_positions", nullable=True
+        ),
     )
     problem = architecture_problem(model.__dict__)
     if problem is not None:
@@ -775,8 +784,9 @@ def _quant_bits(value) -> int | None:
 
 def _dump_model(m: ModelArch) -> dict:
     out = {key: getattr(m, key) for key in _MODEL_KEYS}
-    if m.sliding_window is None:
-        del out["sliding_window"]  # optional: written only when given
+    for key in ("sliding_window", "causal_mask_positions"):
+        if out[key] is None:
+            del out[key]  # optional: written only when given
     return out
 
 

@@ -280,3 +280,24 @@ def test_sliding_window_is_written_back_only_when_given():
     windowed = _mistral(4096, 4096)
     assert dump_scenario(windowed)["model"]["sliding_window"] == 4096
     assert load_scenario(dump_scenario(windowed)) == windowed
+
+
+# --- A causal mask kept as a model buffer ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("positions", "gib"),
+    [(32768, 1.0), (8192, 0.0625), (None, 0.0)],  # 32,768^2 bytes = 1 GiB exactly
+)
+@pytest.mark.parametrize("strategy", ["ddp", "zero3"])  # a buffer: never sharded
+def test_causal_mask_buffer_by_hand(positions, gib, strategy):
+    model = dict(SMALL_MOE["model"])
+    if positions is not None:
+        model["causal_mask_positions"] = positions
+    with_mask = _breakdown(moe(strategy, model=model))
+    without = _breakdown(moe(strategy))
+    assert with_mask.work_buffers - without.work_buffers == pytest.approx(gib)
+    if positions is not None:
+        assert dump_scenario(moe(model=model))["model"]["causal_mask_positions"] == positions
+    else:
+        assert "causal_mask_positions" not in dump_scenario(moe())["model"]

@@ -107,6 +107,13 @@ FSDP_GATHERED_UNITS = 3
 # saved activation is alive. v1 does not say which, so the output layer's size is counted for
 # the buffer while its storage stays 16-bit (the heavier reading of each).
 DEQUANT_COPIES = 2
+# A causal mask kept as a model buffer (scenario field model.causal_mask_positions): Qwen-1's
+# remote modeling code registers ``torch.tril(torch.ones((max_positions, max_positions),
+# dtype=torch.bool))`` as the non-persistent buffer ``registered_causal_mask`` of QWenModel
+# (https://huggingface.co/Qwen/Qwen-7B/blob/main/modeling_qwen.py, QWenModel.__init__), one byte
+# per entry, moved to the GPU with the model and never partitioned (ZeRO-3 and FSDP shard
+# parameters, not buffers): 1 GiB at 32,768 positions. Counted on every GPU.
+CAUSAL_MASK_BYTES_PER_ENTRY = 1
 
 
 # --- What the training framework changes ------------------------------------------------------
@@ -261,9 +268,9 @@ FIT_RESERVE_SHARE = 0.05
 # predicted / (1 + P10) for 80 % of the cases. Two bands: with the framework each case's source
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
-MEMORY_ERROR_P10 = -0.141
-MEMORY_ERROR_P90 = 0.176
-MEMORY_ERROR_UNSTATED_P10 = -0.140
+MEMORY_ERROR_P10 = -0.123
+MEMORY_ERROR_P90 = 0.200
+MEMORY_ERROR_UNSTATED_P10 = -0.123
 MEMORY_ERROR_UNSTATED_P90 = 0.201
 
 
@@ -438,7 +445,7 @@ COMPONENT_LABELS = {
     "optimizer_states": N_("Optimizer states"),
     "activations": N_("Activations"),
     "logits": N_("Logits and loss"),
-    "work_buffers": N_("Gather, bucket and dequantisation buffers"),
+    "work_buffers": N_("Gather, bucket, dequantisation and mask buffers"),
     "fragmentation": N_("Allocator fragmentation"),
     "framework_overhead": N_("CUDA context and communication library"),
     "total": N_("Total"),
@@ -556,6 +563,8 @@ class MemoryModel:
                 widest = max(widest, m.hidden * m.vocab)
             self.dequant_bytes = DEQUANT_COPIES * widest * 2
         self._expert_states(s, m, state_bytes)
+        positions = s.model.causal_mask_positions or 0
+        self.mask_bytes = CAUSAL_MASK_BYTES_PER_ENTRY * positions * positions
         self.dora_bytes = 0.0
         if s.method == "dora":
             # DoRA materialises W + scale x B A of the adapted matrix to take its column norm.
@@ -853,7 +862,7 @@ class MemoryModel:
             if self.amp:
                 host += self.trained_params * FP32 / mp / shard_optimizer
             optimizer = master = 0.0
-        buffers = self.dequant_bytes + self.dora_bytes
+        buffers = self.dequant_bytes + self.dora_bytes + self.mask_bytes
         if params_offloaded:
             # Parameters and gradients live in host RAM and stream in one unit at a time.
             host += frozen + trainable + gradients + step_gradients
@@ -1181,6 +1190,20 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                     "configurations)."
                 ),
                 {"elements": f"{ZERO_BUCKET_ELEMENTS / 1e6:g}"},
+            )
+        )
+    if scenario.model.causal_mask_positions:
+        positions = scenario.model.causal_mask_positions
+        out.append(
+            Message(
+                N_(
+                    "The model's code keeps a causal mask of {positions} x {positions} positions "
+                    "on every GPU: {gib} GiB."
+                ),
+                {
+                    "positions": f"{positions:,}",
+                    "gib": f"{CAUSAL_MASK_BYTES_PER_ENTRY * positions * positions / GIB:,.2f}",
+                },
             )
         )
     if scenario.parallelism.expert_parallel > 1:
