@@ -78,7 +78,7 @@ EXPLANATIONS = (
     (r"CAUTION on throughput", "source flagged: its tokens/s imply an implausible share of peak"),
     (r"loops over experts", "HF MoE loops over experts (no grouped GEMM)"),
     (r"packed=false", "unpacked short samples: real tokens per batch far below seq_len"),
-    (r"\bEP \d|expert parallelism", "expert parallelism (not in v1)"),
+    (r"\bEP \d|expert parallelism", "expert parallelism (all-to-all and per-expert efficiency)"),
     (r"sliding-window", "sliding-window attention (less attention work than full causal)"),
     (r"context parallel", "context parallelism (not in v1)"),
     (r"offload", "CPU offload"),

@@ -12,9 +12,11 @@ Compatible extension: unknown top-level *sections* (objects, e.g. a future ``sit
 :func:`dump_scenario`; unknown scalar keys and unknown keys inside the known sections are
 rejected, because they are almost always typos (``seq_length``) that would otherwise be
 silently ignored. Optional fields this project adds to v1 default to the behaviour of a document
-without them: ``loss_chunking`` (true, false or null; absent or null means not stated) and
+without them: ``loss_chunking`` (true, false or null; absent or null means not stated),
 ``framework`` (one of :data:`FRAMEWORKS` or null; absent or null means not stated, read as the
-heavier of the frameworks' behaviours).
+heavier of the frameworks' behaviours), ``avg_tokens_per_sample`` and
+``parallelism.expert_parallel`` (absent means 1: every data-parallel rank holds every expert)
+and ``moe_grouped_gemm`` (true, false or null; null means the experts run in a loop).
 
 The module also derives what every part of the engine needs from the architecture: the
 parameter layout of a block, active parameters of a mixture-of-experts model, and the trainable
@@ -72,6 +74,8 @@ LIMITS: dict[str, tuple[float, float]] = {
     "model.vocab": (2, 4_194_304),
     "model.experts": (1, 4096),
     "model.experts_per_token": (1, 4096),
+    "model.sliding_window": (1, 1_048_576),
+    "model.causal_mask_positions": (1, 1_048_576),
     "lora.rank": (1, 65_536),
     "lora.alpha": (0, 1_048_576),
     "seq_len": (1, 1_048_576),
@@ -82,6 +86,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "hardware.nodes": (1, 4096),
     "parallelism.tensor_parallel": (1, 1024),
     "parallelism.pipeline_parallel": (1, 1024),
+    "parallelism.expert_parallel": (1, 4096),
     "training.dataset_tokens": (1, 10**15),
     "training.epochs": (0.001, 10_000.0),
 }
@@ -125,6 +130,13 @@ class ModelArch:
     tied_embeddings: bool | None
     experts: int | None
     experts_per_token: int | None
+    # Optional (a compatible v1 extension): sliding-window attention, the keys each query
+    # attends to at most in every layer (Mistral 7B v0.1: 4096). ``None``: full causal attention.
+    sliding_window: int | None = None
+    # Optional (a compatible v1 extension): the model's code keeps a boolean causal mask of
+    # positions x positions on every GPU (Qwen-1's ``registered_causal_mask`` over
+    # max_position_embeddings; GPT-2-style ``bias`` buffers). ``None``: no such buffer.
+    causal_mask_positions: int | None = None
 
     @property
     def params(self) -> float:
@@ -181,6 +193,12 @@ class Parallelism:
     offload: str
     tensor_parallel: int
     pipeline_parallel: int
+    # Optional (a compatible v1 extension): expert parallelism, the GPUs of one data-parallel
+    # group over which the routed experts of a mixture-of-experts model are split (each GPU
+    # holds experts / expert_parallel of them and tokens travel to their experts by all-to-all:
+    # Megatron-Core --expert-model-parallel-size, DeepSpeed-MoE ep_size, NeMo AutoModel
+    # ep_size). Absent: 1, the frameworks' default (every data-parallel rank holds every expert).
+    expert_parallel: int = 1
 
     @property
     def model_parallel(self) -> int:
@@ -230,6 +248,13 @@ class Scenario:
     # the wizard asks. Unpacked samples are trained at their real length, so time follows it
     # (capped at seq_len); ``None``: not stated, every sample is taken at seq_len.
     avg_tokens_per_sample: int | None = None
+    # Optional (a compatible v1 extension): the routed experts of a mixture-of-experts model run
+    # as grouped matrix multiplies (true: Megatron-Core --moe-grouped-gemm, NeMo AutoModel's
+    # grouped experts, Transformer Engine GroupedLinear) or one after another in a loop (false:
+    # Hugging Face Transformers v4 MoE blocks, Megatron-Core's SequentialMLP). ``None``: not
+    # stated, read as the loop, the default of both Transformers v4 and Megatron-Core. Ignored
+    # for dense models.
+    moe_grouped_gemm: bool | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -403,10 +428,18 @@ _MODEL_KEYS = (
     "tied_embeddings",
     "experts",
     "experts_per_token",
+    "sliding_window",
+    "causal_mask_positions",
 )
 _LORA_KEYS = ("rank", "alpha", "targets")
 _HARDWARE_KEYS = ("accelerator", "count", "nodes")
-_PARALLELISM_KEYS = ("strategy", "offload", "tensor_parallel", "pipeline_parallel")
+_PARALLELISM_KEYS = (
+    "strategy",
+    "offload",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "expert_parallel",
+)
 _TRAINING_KEYS = ("dataset_tokens", "epochs")
 _TOP_KEYS = (
     "model",
@@ -428,6 +461,7 @@ _TOP_KEYS = (
     "loss_chunking",
     "framework",
     "avg_tokens_per_sample",
+    "moe_grouped_gemm",
 )
 
 
@@ -518,6 +552,10 @@ def _load_model(data: dict) -> ModelArch:
         tied_embeddings=_bool(data, "tied_embeddings", "model.tied_embeddings", nullable=True),
         experts=_int(data, "experts", "model.experts", nullable=True),
         experts_per_token=_int(data, "experts_per_token", "model.experts_per_token", nullable=True),
+        sliding_window=_int(data, "sliding_window", "model.sliding_window", nullable=True),
+        causal_mask_positions=_int(
+            data, "causal_mask_positions", "model.causal_mask_positions", nullable=True
+        ),
     )
     problem = architecture_problem(model.__dict__)
     if problem is not None:
@@ -585,6 +623,7 @@ def _load_parallelism(data: dict) -> Parallelism:
         offload=_choice(data, "offload", "parallelism.offload", OFFLOADS, default="none"),
         tensor_parallel=_int_or_one(data, "tensor_parallel", "parallelism.tensor_parallel"),
         pipeline_parallel=_int_or_one(data, "pipeline_parallel", "parallelism.pipeline_parallel"),
+        expert_parallel=_int_or_one(data, "expert_parallel", "parallelism.expert_parallel"),
     )
 
 
@@ -648,6 +687,35 @@ def _check_consistency(s: Scenario) -> None:
                 {"model_parallel": model_parallel},
             ),
         )
+    _check_expert_parallel(s)
+
+
+def _check_expert_parallel(s: Scenario) -> None:
+    """Expert parallelism splits the routed experts over GPUs of one data-parallel group."""
+    ep = s.parallelism.expert_parallel
+    if ep == 1:
+        return
+    path = "parallelism.expert_parallel"
+    if not s.model.is_moe:
+        raise ScenarioError(
+            path, Message(N_("must be 1 unless the model has routed experts (model.experts)"))
+        )
+    if s.model.experts % ep:
+        raise ScenarioError(
+            path,
+            Message(N_("must divide model.experts ({experts})"), {"experts": s.model.experts}),
+        )
+    if s.data_parallel % ep:
+        raise ScenarioError(
+            path,
+            Message(
+                N_(
+                    "must divide the data-parallel degree, hardware.count / (tensor_parallel x "
+                    "pipeline_parallel) ({data_parallel})"
+                ),
+                {"data_parallel": s.data_parallel},
+            ),
+        )
 
 
 def load_scenario(data: dict) -> Scenario:
@@ -692,6 +760,7 @@ def load_scenario(data: dict) -> Scenario:
         avg_tokens_per_sample=_int(
             data, "avg_tokens_per_sample", "avg_tokens_per_sample", nullable=True
         ),
+        moe_grouped_gemm=_bool(data, "moe_grouped_gemm", "moe_grouped_gemm", nullable=True),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -714,7 +783,11 @@ def _quant_bits(value) -> int | None:
 
 
 def _dump_model(m: ModelArch) -> dict:
-    return {key: getattr(m, key) for key in _MODEL_KEYS}
+    out = {key: getattr(m, key) for key in _MODEL_KEYS}
+    for key in ("sliding_window", "causal_mask_positions"):
+        if out[key] is None:
+            del out[key]  # optional: written only when given
+    return out
 
 
 def _dump_lora(lora: LoraConfig | None):
@@ -756,12 +829,16 @@ def dump_scenario(s: Scenario) -> dict:
             "epochs": s.training.epochs,
         },
     }
+    if s.parallelism.expert_parallel != 1:
+        out["parallelism"]["expert_parallel"] = s.parallelism.expert_parallel  # optional
     if s.loss_chunking is not None or "loss_chunking" in s.key_order:
         out["loss_chunking"] = s.loss_chunking  # optional: written only when it was given
     if s.framework is not None or "framework" in s.key_order:
         out["framework"] = s.framework
     if s.avg_tokens_per_sample is not None or "avg_tokens_per_sample" in s.key_order:
         out["avg_tokens_per_sample"] = s.avg_tokens_per_sample
+    if s.moe_grouped_gemm is not None or "moe_grouped_gemm" in s.key_order:
+        out["moe_grouped_gemm"] = s.moe_grouped_gemm
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]
@@ -851,13 +928,22 @@ def active_params(m: ModelArch) -> float:
     layout = m.layout
     if layout is None or not m.is_moe:
         return m.params
-    shared = m.layers * layout.attention_params_per_layer + layout.embedding_params
-    # The routed experts' share of params_b: their computed size, capped by what params_b leaves
-    # after attention and embeddings (models with some dense layers or a compressed attention,
-    # e.g. DeepSeek-V3's first three dense blocks and MLA, would otherwise over-count experts).
-    routed = min(m.layers * layout.mlp_params_per_layer, max(0.0, m.params - shared))
     unused_share = 1 - layout.active_experts / layout.routed_expert_count
-    return m.params - routed * unused_share
+    return m.params - routed_expert_params(m) * unused_share
+
+
+def routed_expert_params(m: ModelArch) -> float:
+    """Parameters in the routed experts of every layer (a count; 0 for dense models).
+
+    Their computed size, capped by what ``params_b`` leaves after attention and embeddings
+    (models with some dense layers or a compressed attention, e.g. DeepSeek-V3's first three
+    dense blocks and MLA, would otherwise over-count experts). Shared experts are not routed.
+    """
+    layout = m.layout
+    if layout is None or not m.is_moe:
+        return 0.0
+    shared = m.layers * layout.attention_params_per_layer + layout.embedding_params
+    return min(m.layers * layout.mlp_params_per_layer, max(0.0, m.params - shared))
 
 
 def _matrix_shape(name: str, m: ModelArch, layout: ArchLayout) -> tuple[float, float]:
@@ -936,6 +1022,46 @@ def adapter_count(s: Scenario) -> AdapterCount:
     if s.method != "dora":
         magnitude = 0.0
     return AdapterCount(lora_params, magnitude, matrices, widest)
+
+
+def routed_trainable_params(s: Scenario) -> float:
+    """Trained parameters that live in the routed experts (a count; 0 for dense models).
+
+    Full fine-tuning: every routed expert parameter. Adapters: the LoRA (and DoRA magnitude)
+    parameters of the MLP matrices adapted in every routed expert.
+    """
+    m = s.model
+    if not m.is_moe or m.layout is None:
+        return 0.0
+    if not s.uses_adapters:
+        return routed_expert_params(m)
+    layout = m.layout
+    rank = s.lora_or_default.rank_or_default
+    per_expert = 0.0
+    for name in s.lora_or_default.target_names:
+        if name not in MLP_TARGETS or (name == "gate_proj" and not layout.gated_mlp):
+            continue
+        d_in, d_out = _matrix_shape(name, m, layout)
+        per_expert += rank * (d_in + d_out) + (d_out if s.method == "dora" else 0.0)
+    return m.layers * layout.routed_expert_count * per_expert
+
+
+def adapted_base_params(s: Scenario) -> float:
+    """Frozen weights under an adapter, d_in x d_out summed over every adapted matrix of every
+    block (routed experts counted; lm_head once): what DoRA re-normalises each forward pass."""
+    if not s.uses_adapters or s.model.layout is None:
+        return 0.0
+    m, layout = s.model, s.model.layout
+    per_block = 0.0
+    for name in s.lora_or_default.target_names:
+        if name == "lm_head" or (name == "gate_proj" and not layout.gated_mlp):
+            continue
+        d_in, d_out = _matrix_shape(name, m, layout)
+        per_block += (layout.routed_expert_count if name in MLP_TARGETS else 1) * d_in * d_out
+    total = m.layers * per_block
+    if "lm_head" in s.lora_or_default.target_names:
+        total += m.hidden * m.vocab
+    return total
 
 
 def trainable_params(s: Scenario) -> float:

@@ -82,10 +82,10 @@ class Calibration:
 STORED = Calibration(
     utilisation=0.645,
     cases_by_family={"ada": 7, "ampere": 20, "davinci": 6, "hopper": 7},
-    moe_factor=0.594,
+    moe_factor=0.848,
     layer_pass_overhead_s=0.0012000000000000001,
-    error_ratio_low=0.553,
-    error_ratio_high=1.424,
+    error_ratio_low=0.557,
+    error_ratio_high=1.42,
     error_cases=40,
 )
 # --- end of stored calibration -------------------------------------------------------------------

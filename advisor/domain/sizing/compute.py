@@ -30,7 +30,14 @@ from functools import cached_property, lru_cache
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Message
-from advisor.domain.scenario import STRATEGIES, Scenario, active_params
+from advisor.domain.scenario import (
+    STRATEGIES,
+    Scenario,
+    active_params,
+    adapted_base_params,
+    routed_expert_params,
+    routed_trainable_params,
+)
 from advisor.domain.scenario import trainable_params as _trainable_params
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import Calibration
@@ -75,7 +82,31 @@ GENERIC_HIDDEN_PER_LAYER = 128
 DEQUANT_WRITE_READ_BYTES = 4
 DEQUANT_CONSTANT_BYTES = 0.5 / 8
 
+# DoRA (Liu et al. 2024, "DoRA: Weight-Decomposed Low-Rank Adaptation"; PEFT
+# DoraLinearLayer.forward, https://github.com/huggingface/peft, src/peft/tuners/lora/dora.py)
+# re-normalises every adapted matrix in every forward pass: it forms B @ A (d_out x d_in),
+# adds it to the frozen weight W and takes the norm of each row of W + s B A. Per weight
+# element in 16 bits: W read (2), B A written and read (2 + 2), the sum written and read by the
+# norm (2 + 2): 10 bytes of memory traffic, once per forward pass and micro-batch whatever its
+# length (a recomputed forward repeats it; the norm is detached, so the backward does not).
+# QLoRA's dequantisation of W (QDoRA) is counted by the dequantisation term.
+DORA_BYTES_PER_WEIGHT = 10
+
 FULL_METHODS = ("full", "freeze")
+
+# Mixture of experts run as a loop over the experts (moe_grouped_gemm false or not stated):
+# Hugging Face Transformers v4 MoE blocks (MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock:
+# ``for expert_idx in range(num_experts)``) and Megatron-Core's SequentialMLP (the default
+# without --moe-grouped-gemm) call every expert the GPU holds one after another. One HF expert
+# call launches about 12 kernels (the mask lookup, torch.where, the token gather, gate, up,
+# activation, product, down, the routing-weight gather and product, index_add_ and a cast) and
+# torch.where waits for the device, so the host cannot run ahead of the GPU; a Llama decoder
+# layer launches about 37 (two RMSNorms of 7, q/k/v/o, rotary on q and k, attention, the
+# output copy, the MLP's 5, two residual adds). Each expert call is therefore counted as 12/37
+# of the launch overhead of a layer and pass (the calibrated ``layer_pass_overhead_s``), in
+# every pass, for each expert this GPU holds (experts / expert_parallel). Grouped GEMM kernels
+# run all of a GPU's experts in one launch: no per-expert term.
+EXPERT_CALL_SHARE_OF_LAYER = 12 / 37
 
 
 @lru_cache(maxsize=256)
@@ -181,9 +212,10 @@ def flops_per_token(scenario: Scenario) -> FlopsPerToken:
     """Training FLOPs per token by method (see the module docstring)."""
     shape = model_shape(scenario)
     matmul_params = max(active_params(scenario.model) - shape.untied_embedding_params, 0.0)
-    # Causal attention: QK^T and AV each cost 2 x seq x q_out FLOPs per token for a full
-    # score row; the causal mask halves the average row (FlashAttention skips masked blocks).
-    attention_forward = shape.layers * 2 * scenario.seq_len * shape.q_out
+    # Causal attention: QK^T and AV each cost 2 x q_out FLOPs per key a query attends to, and a
+    # query attends to seq / 2 keys on average under the causal mask (FlashAttention skips
+    # masked blocks): 2 x seq x q_out per token and layer.
+    attention_forward = shape.layers * 4 * attended_keys(scenario) * shape.q_out
     adapter_forward = 2 * trainable_params(scenario) if scenario.uses_adapters else 0.0
     forward = 2 * matmul_params + attention_forward + adapter_forward
     if scenario.method in FULL_METHODS:
@@ -195,6 +227,18 @@ def flops_per_token(scenario: Scenario) -> FlopsPerToken:
         backward = 2 * matmul_params + 2 * attention_forward + 2 * adapter_forward
     recompute = forward if uses_recompute(scenario) else 0.0
     return FlopsPerToken(matmul_params, forward, backward, recompute, attention_forward)
+
+
+def attended_keys(scenario: Scenario) -> float:
+    """Keys a query attends to on average: seq / 2 under the causal mask; with a sliding
+    window of w keys (model.sliding_window; FlashAttention's window_size skips the blocks
+    outside it, Dao 2023) position i attends to min(i, w), on average w - w^2 / (2 seq) for
+    seq >= w (at 32k tokens with Mistral's 4,096-token window, 3,840 keys instead of 16,384)."""
+    seq = scenario.seq_len
+    window = scenario.model.sliding_window
+    if window is None or window >= seq:
+        return seq / 2
+    return window - window * window / (2 * seq)
 
 
 def _activation_passes(scenario: Scenario) -> int:
@@ -266,11 +310,21 @@ class JobFigures:
     is_qlora: bool
     is_moe: bool
     fp32: bool
-    # QLoRA: bytes of memory traffic to dequantise the frozen base, per micro-batch, whole model.
+    # QLoRA: bytes of memory traffic to dequantise the frozen base, per micro-batch, whole model
+    # (and DoRA's re-normalisation of the adapted matrices, DORA_BYTES_PER_WEIGHT).
     dequant_bytes_per_micro_batch: float = 0.0
     # Pipeline stages are a device_map layer split (Transformers/Accelerate): one micro-batch
     # passes through them at a time (memory.FrameworkTraits.naive_pipeline).
     naive_pipeline: bool = False
+    # Expert parallelism (parallelism.expert_parallel) and what it moves: the routed experts'
+    # parameters and trained parameters (counts), and the experts each token is sent to.
+    expert_parallel: int = 1
+    routed_params: float = 0.0
+    routed_trainable_params: float = 0.0
+    experts_per_token: int = 1
+    # Routed experts per layer that run one after another in a loop (0: dense, or grouped GEMM
+    # stated); a GPU runs experts_in_loop / expert_parallel of them.
+    experts_in_loop: int = 0
 
     @property
     def model_parallel(self) -> int:
@@ -349,9 +403,22 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         is_qlora=scenario.method == "qlora",
         is_moe=scenario.model.is_moe,
         fp32=scenario.precision == "fp32",
-        dequant_bytes_per_micro_batch=dequant_bytes_per_micro_batch(scenario),
+        dequant_bytes_per_micro_batch=dequant_bytes_per_micro_batch(scenario)
+        + dora_bytes_per_micro_batch(scenario),
         naive_pipeline=traits_of(scenario).naive_pipeline,
+        expert_parallel=scenario.parallelism.expert_parallel,
+        routed_params=routed_expert_params(scenario.model),
+        routed_trainable_params=routed_trainable_params(scenario),
+        experts_per_token=scenario.model.experts_per_token or 1,
+        experts_in_loop=experts_in_loop(scenario),
     )
+
+
+def experts_in_loop(scenario: Scenario) -> int:
+    """Routed experts per layer run one after another (see EXPERT_CALL_SHARE_OF_LAYER)."""
+    if not scenario.model.is_moe or scenario.moe_grouped_gemm:
+        return 0
+    return scenario.model.experts
 
 
 def dequant_bytes_per_micro_batch(scenario: Scenario) -> float:
@@ -364,6 +431,15 @@ def dequant_bytes_per_micro_batch(scenario: Scenario) -> float:
     passes = 2 + (1 if uses_recompute(scenario) else 0)
     per_weight = scenario.quant_bits_or_default / 8 + DEQUANT_CONSTANT_BYTES
     return quantised * (per_weight + DEQUANT_WRITE_READ_BYTES) * passes
+
+
+def dora_bytes_per_micro_batch(scenario: Scenario) -> float:
+    """DoRA: memory traffic of re-normalising the adapted matrices, once per forward pass (and
+    a recomputed forward) per micro-batch (0 for other methods; see DORA_BYTES_PER_WEIGHT)."""
+    if scenario.method != "dora":
+        return 0.0
+    passes = 1 + (1 if uses_recompute(scenario) else 0)
+    return adapted_base_params(scenario) * DORA_BYTES_PER_WEIGHT * passes
 
 
 def _head_params(shape) -> float:
@@ -447,16 +523,73 @@ def data_parallel_bytes(job: JobFigures, strategy: str, data_parallel: int) -> t
     """
     if data_parallel <= 1:
         return 0.0, "step"
+    mp = job.model_parallel
     share = _ring_share(data_parallel)
-    grads = job.trainable_params * job.gradient_bytes_per_param / job.model_parallel
-    weights = job.total_params * job.weight_bytes_per_param / job.model_parallel
+    grad_bytes, weight_bytes = job.gradient_bytes_per_param, job.weight_bytes_per_param
+    # Expert parallelism: the routed experts a GPU holds (1/ep of them) are reduced and
+    # gathered only over the dp / ep ranks of their expert-data-parallel group, never over
+    # the whole data-parallel group, and never gathered at all when ep equals it (Megatron-Core
+    # expert_data_parallel groups; DeepSpeed-MoE, Rajbhandari et al. 2022, section 5.1).
+    ep = expert_parallel_degree(job, data_parallel)
+    if ep > 1:
+        expert_share = _ring_share(data_parallel // ep)
+        routed_trained, routed = job.routed_trainable_params, job.routed_params
+        grads = share * (job.trainable_params - routed_trained) + (
+            expert_share * routed_trained / ep
+        )
+        weights = share * (job.total_params - routed) + expert_share * routed / ep
+        grads *= grad_bytes / mp
+        weights *= weight_bytes / mp
+    else:
+        grads = share * job.trainable_params * grad_bytes / mp
+        weights = share * job.total_params * weight_bytes / mp
     accum = job.grad_accum
     if strategy in ("zero3", "fsdp"):
-        return accum * (2 * share * weights + share * grads), "micro-batch"
+        return accum * (2 * weights + grads), "micro-batch"
     if strategy == "zero2":
-        updated = job.trainable_params * BYTES_16BIT / job.model_parallel
-        return accum * share * grads + share * updated, "micro-batch"
-    return 2 * share * grads, "step"  # ddp, zero1, and single with replicas
+        updated = grads / grad_bytes * BYTES_16BIT
+        return accum * grads + updated, "micro-batch"
+    return 2 * grads, "step"  # ddp, zero1, and single with replicas
+
+
+def expert_parallel_degree(job: JobFigures, data_parallel: int) -> int:
+    """The job's expert-parallel degree where it divides ``data_parallel``, else 1."""
+    ep = job.expert_parallel
+    return ep if ep > 1 and data_parallel % ep == 0 else 1
+
+
+def expert_loop_seconds(job: JobFigures, data_parallel: int, layer_pass_overhead_s: float) -> float:
+    """Per micro-batch: the host time of running this GPU's experts one by one (see
+    EXPERT_CALL_SHARE_OF_LAYER); 0 for dense models and grouped GEMM."""
+    if not job.experts_in_loop:
+        return 0.0
+    local = job.experts_in_loop / expert_parallel_degree(job, data_parallel)
+    layers_here = job.layers / job.pipeline_parallel
+    calls = local * layers_here * job.activation_passes
+    return calls * EXPERT_CALL_SHARE_OF_LAYER * layer_pass_overhead_s
+
+
+def expert_parallel_seconds(job: JobFigures, links: Links, data_parallel: int) -> float:
+    """Per micro-batch: the all-to-all exchanges of expert parallelism (critical path).
+
+    Every MoE layer sends each token to its top-k experts and brings the results back: two
+    all-to-alls of tokens x k hidden vectors (16-bit), of which (ep - 1) / ep leave the GPU, in
+    the forward pass, two more carrying the gradients in the backward pass, and two in a
+    recomputed forward (GShard, Lepikhin et al. 2020, section 2.2; Megatron-Core's alltoall
+    token dispatcher: dispatch and combine). Each layer's expert work waits for them, so they
+    are not hidden behind compute. Every layer is counted as a MoE layer (v1 does not say how
+    many leading layers are dense). 0 without expert parallelism.
+    """
+    ep = expert_parallel_degree(job, data_parallel)
+    if ep <= 1:
+        return 0.0
+    tokens = job.tokens_per_micro_batch / job.tensor_parallel
+    exchanges = 2 * (2 + (1 if job.recompute else 0))
+    layers_here = job.layers / job.pipeline_parallel
+    sent = exchanges * tokens * job.experts_per_token * job.hidden * BYTES_16BIT
+    sent *= _ring_share(ep) * layers_here
+    gbs = links.collective_gbs(ep, spans_servers=ep * job.model_parallel > links.gpus_per_server)
+    return sent / (gbs * 1e9)
 
 
 # Effective host memory bandwidth of a CPU optimizer step (Adam is element-wise, memory bound):
@@ -531,8 +664,11 @@ def step_time(
     micro_s = micro_batch_seconds(job, accelerator, peak_tflops_per_gpu, utilisation, cal)
     tp_s, tp_gbs = tensor_parallel_seconds(job, links)
     micro_s += tp_s
+    data_parallel = max(1, gpus // job.model_parallel)
+    ep_s = expert_parallel_seconds(job, links, data_parallel)
+    ep_s += expert_loop_seconds(job, data_parallel, cal.layer_pass_overhead_s)
     slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = _step_parts(
-        job, gpus, strategy, links, micro_s
+        job, gpus, strategy, links, micro_s, cal.layer_pass_overhead_s
     )
     comm = CommunicationCost(
         tensor_parallel_s=tp_s * slots,
@@ -545,7 +681,7 @@ def step_time(
         overlap_window_s=window,
     )
     return StepTime(
-        micro_batch_s=micro_s,
+        micro_batch_s=micro_s + ep_s,
         compute_s=compute_s,
         communication=comm,
         step_s=compute_s + exposed_s + offload_s,
@@ -553,14 +689,27 @@ def step_time(
     )
 
 
-def _step_parts(job: JobFigures, gpus: int, strategy: str, links: Links, micro_s: float) -> tuple:
-    """One optimizer step from one micro-batch's seconds (tensor-parallel traffic included).
+def _step_parts(
+    job: JobFigures,
+    gpus: int,
+    strategy: str,
+    links: Links,
+    micro_s: float,
+    layer_pass_overhead_s: float,
+) -> tuple:
+    """One optimizer step from one micro-batch's seconds (tensor-parallel traffic included;
+    the all-to-all of expert parallelism and the expert loop are added here, where the
+    data-parallel degree is known).
 
     Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
     tokens_per_step): plain floats, so that :class:`ThroughputSweep` can use it without
     building the dataclasses.
     """
     data_parallel = max(1, gpus // job.model_parallel)
+    if job.expert_parallel > 1:
+        micro_s += expert_parallel_seconds(job, links, data_parallel)
+    if job.experts_in_loop:
+        micro_s += expert_loop_seconds(job, data_parallel, layer_pass_overhead_s)
     # 1F1B pipeline schedule: grad_accum micro-batches flow through pp stages in
     # (grad_accum + pp - 1) micro-batch slots (Narayanan et al. 2021, the pipeline bubble). A
     # device_map layer split runs each micro-batch through every stage in turn: grad_accum x pp.
@@ -660,7 +809,7 @@ class ThroughputSweep:
             results[key] = None
             return None
         micro_s, links = micro
-        parts = _step_parts(job, gpus, strategy, links, micro_s)
+        parts = _step_parts(job, gpus, strategy, links, micro_s, self.cal.layer_pass_overhead_s)
         _, compute_s, _, _, _, _, exposed_s, offload_s, tokens = parts
         value = tokens / (compute_s + exposed_s + offload_s)
         results[key] = value
@@ -757,6 +906,18 @@ def estimate_time(
         step.communication,
         spans,
     )
+    ep = expert_parallel_degree(job, data_parallel)
+    if ep > 1:
+        assumptions.append(
+            Message(
+                N_(
+                    "Expert parallelism over {ep} GPUs: each holds 1/{ep} of the routed experts, "
+                    "which are never gathered across them; tokens reach their experts and come "
+                    "back by all-to-all, {seconds} s per micro-batch not hidden behind compute."
+                ),
+                {"ep": ep, "seconds": _fmt(expert_parallel_seconds(job, links, data_parallel), 3)},
+            )
+        )
     if hours is not None:
         assumptions.append(_band_message(cal, hours_low, hours_high))
     return TimeEstimate(
@@ -946,6 +1107,16 @@ def _hardware_assumptions(
                     "per micro-batch, whatever its length (larger micro-batches amortise it)."
                 ),
                 {"gb": _fmt(dequant_bytes_per_micro_batch(scenario) / 1e9, 1)},
+            )
+        )
+    if scenario.method == "dora":
+        out.append(
+            Message(
+                N_(
+                    "DoRA re-normalises every adapted matrix in every forward pass: {gb} GB of "
+                    "memory traffic per micro-batch, whatever its length."
+                ),
+                {"gb": _fmt(dora_bytes_per_micro_batch(scenario) / 1e9, 1)},
             )
         )
     if comm.data_parallel_s > 0 or comm.tensor_parallel_s > 0:

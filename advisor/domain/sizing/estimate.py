@@ -20,6 +20,7 @@ from advisor.domain.sizing.memory import (
     Layout,
     MemoryBreakdown,
     context_gib,
+    expert_parallel_for,
     layout_of,
     memory_assumptions,
     memory_error_band,
@@ -172,6 +173,7 @@ def scenario_for(
             offload=layout.offload,
             tensor_parallel=layout.tensor_parallel,
             pipeline_parallel=layout.pipeline_parallel,
+            expert_parallel=expert_parallel_for(scenario, layout),
         ),
     )
 
@@ -282,6 +284,7 @@ def _size_without_accelerator(scenario: Scenario, gpus: int | None) -> SizingRes
             offload=layout.offload,
             tensor_parallel=layout.tensor_parallel,
             pipeline_parallel=layout.pipeline_parallel,
+            expert_parallel=expert_parallel_for(scenario, layout),
         ),
     )
     result = SizingResult(

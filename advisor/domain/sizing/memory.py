@@ -35,6 +35,8 @@ from advisor.domain.scenario import (
     Scenario,
     adapter_count,
     arch_layout,
+    routed_expert_params,
+    routed_trainable_params,
 )
 
 GIB = 2**30
@@ -105,6 +107,13 @@ FSDP_GATHERED_UNITS = 3
 # saved activation is alive. v1 does not say which, so the output layer's size is counted for
 # the buffer while its storage stays 16-bit (the heavier reading of each).
 DEQUANT_COPIES = 2
+# A causal mask kept as a model buffer (scenario field model.causal_mask_positions): Qwen-1's
+# remote modeling code registers ``torch.tril(torch.ones((max_positions, max_positions),
+# dtype=torch.bool))`` as the non-persistent buffer ``registered_causal_mask`` of QWenModel
+# (https://huggingface.co/Qwen/Qwen-7B/blob/main/modeling_qwen.py, QWenModel.__init__), one byte
+# per entry, moved to the GPU with the model and never partitioned (ZeRO-3 and FSDP shard
+# parameters, not buffers): 1 GiB at 32,768 positions. Counted on every GPU.
+CAUSAL_MASK_BYTES_PER_ENTRY = 1
 
 
 # --- What the training framework changes ------------------------------------------------------
@@ -259,10 +268,10 @@ FIT_RESERVE_SHARE = 0.05
 # predicted / (1 + P10) for 80 % of the cases. Two bands: with the framework each case's source
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
-MEMORY_ERROR_P10 = -0.142
-MEMORY_ERROR_P90 = 0.183
-MEMORY_ERROR_UNSTATED_P10 = -0.142
-MEMORY_ERROR_UNSTATED_P90 = 0.318
+MEMORY_ERROR_P10 = -0.123
+MEMORY_ERROR_P90 = 0.200
+MEMORY_ERROR_UNSTATED_P10 = -0.123
+MEMORY_ERROR_UNSTATED_P90 = 0.201
 
 
 def memory_error_band(scenario: Scenario) -> tuple[float, float]:
@@ -311,6 +320,14 @@ class Layout:
     @property
     def data_parallel(self) -> int:
         return max(1, self.gpus // self.model_parallel)
+
+
+def expert_parallel_for(scenario: Scenario, layout: Layout) -> int:
+    """The scenario's expert-parallel degree on ``layout``: kept where it divides the layout's
+    data-parallel degree (as Megatron-Core requires), 1 otherwise (a layout the placement
+    search tries with another GPU count)."""
+    ep = scenario.parallelism.expert_parallel
+    return ep if ep > 1 and layout.data_parallel % ep == 0 else 1
 
 
 def layout_of(scenario: Scenario) -> Layout:
@@ -428,7 +445,7 @@ COMPONENT_LABELS = {
     "optimizer_states": N_("Optimizer states"),
     "activations": N_("Activations"),
     "logits": N_("Logits and loss"),
-    "work_buffers": N_("Gather, bucket and dequantisation buffers"),
+    "work_buffers": N_("Gather, bucket, dequantisation and mask buffers"),
     "fragmentation": N_("Allocator fragmentation"),
     "framework_overhead": N_("CUDA context and communication library"),
     "total": N_("Total"),
@@ -545,11 +562,41 @@ class MemoryModel:
             if self.traits.quantises_output_layer:
                 widest = max(widest, m.hidden * m.vocab)
             self.dequant_bytes = DEQUANT_COPIES * widest * 2
+        self._expert_states(s, m, state_bytes)
+        positions = s.model.causal_mask_positions or 0
+        self.mask_bytes = CAUSAL_MASK_BYTES_PER_ENTRY * positions * positions
         self.dora_bytes = 0.0
         if s.method == "dora":
             # DoRA materialises W + scale x B A of the adapted matrix to take its column norm.
             widest = m.hidden * max(m.intermediate, lay.q_out)
             self.dora_bytes = 2 * widest * weight_bytes
+
+    def _expert_states(self, s: Scenario, m: ModelArch, state_bytes: int) -> None:
+        """The routed experts' part of the model states, for expert parallelism.
+
+        Under expert parallelism (``parallelism.expert_parallel`` = ep) each GPU of an
+        expert-parallel group holds 1/ep of every layer's routed experts, with their gradients
+        and optimizer states (Megatron-Core ``--expert-model-parallel-size``; Rajbhandari et al.
+        2022, "DeepSpeed-MoE", section 5.1; NeMo AutoModel ``ep_size``). Where a strategy
+        already shards a state over all data-parallel ranks (ZeRO/FSDP), the experts' part is
+        sharded over the dp / ep ranks of the expert-data-parallel group instead: 1/ep x
+        ep/dp = 1/dp per GPU, the same share; EP changes what a replicating strategy keeps.
+        """
+        routed = routed_expert_params(m)
+        if s.uses_adapters:
+            bits = s.quant_bits_or_default
+            per_weight = (
+                (bits + QUANT_CONSTANT_BITS[bits]) / 8 if bits else DTYPE_BYTES.get(s.precision, 2)
+            )
+            self.routed_frozen_bytes = routed * per_weight
+        else:
+            self.routed_frozen_bytes = 0.0
+        trained = routed_trainable_params(s)
+        self.routed_trained_share = trained / self.trained_params if self.trained_params else 0.0
+        self.routed_trainable_bytes = trained * self.trained_elem_bytes
+        self.routed_master_bytes = trained * FP32 if self.amp else 0.0
+        self.routed_optimizer_bytes = trained * self._optimizer_bytes_per_param(s, state_bytes, m)
+        self.routed_params_per_layer = routed / m.layers
 
     def _frozen_base_bytes(self, s: Scenario, total: float, block_params: float) -> float:
         base_bytes = DTYPE_BYTES["fp32"] if s.precision == "fp32" else 2
@@ -737,7 +784,9 @@ class MemoryModel:
         activations = saved_bytes + max(0.0, working_bytes - logits)
         return activations, logits
 
-    def _gathered_bytes(self, strategy: str, mp: int, dp: int, offloaded: bool) -> float:
+    def _gathered_bytes(
+        self, strategy: str, mp: int, dp: int, offloaded: bool, not_held: float = 0.0
+    ) -> float:
         """Parameters gathered at once under ZeRO-3 (DeepSpeed) or FSDP, in bytes.
 
         Across several data-parallel ranks, never more than sharding saves on weights when the
@@ -745,11 +794,17 @@ class MemoryModel:
         holds, not more (both free a unit's full parameters once it is done; the live-parameter
         ceiling is an upper bound). On one rank the gathered copies sit beside the partition.
         """
-        unit = max(self.layer_params, self.embedding_unit_params) / mp
+        # Under expert parallelism a GPU gathers only the routed experts its group holds
+        # (``not_held``: the share of them it does not, 1 - 1/ep).
+        layer = self.layer_params - self.routed_params_per_layer * not_held
+        unit = max(layer, self.embedding_unit_params) / mp
         if strategy == "fsdp":
             gathered = FSDP_GATHERED_UNITS * unit
         else:
-            live = min(self.scenario.model.params / mp, ZERO3_MAX_LIVE_PARAMETERS)
+            params = self.scenario.model.params - self.routed_params_per_layer * (
+                self.arch.layers * not_held
+            )
+            live = min(params / mp, ZERO3_MAX_LIVE_PARAMETERS)
             gathered = max(live, unit)
         gathered *= self.weight_elem_bytes
         if not offloaded and dp > 1:
@@ -779,9 +834,22 @@ class MemoryModel:
         trainable = self.trainable_bytes / mp / shard_weights
         master = self.master_bytes / mp / shard_optimizer
         gradients, step_gradients = self._gradient_bytes(strategy, dp)
+        # Expert parallelism: what a replicating strategy keeps of the routed experts is 1/ep
+        # (see _expert_states); sharded states are unchanged.
+        ep = expert_parallel_for(self.scenario, layout)
+        not_held = 1 - 1 / ep
+        if shard_weights == 1:
+            frozen -= self.routed_frozen_bytes * not_held / mp
+            trainable -= self.routed_trainable_bytes * not_held / mp
+        if shard_optimizer == 1:
+            master -= self.routed_master_bytes * not_held / mp
+        if shard_grads == 1:
+            gradients *= 1 - self.routed_trained_share * not_held
         gradients /= mp * shard_grads
         step_gradients /= mp
         optimizer = self.optimizer_bytes / mp / shard_optimizer
+        if shard_optimizer == 1:
+            optimizer -= self.routed_optimizer_bytes * not_held / mp
         host = 0.0
         paged = 0.0
         if self.paged and not optimizer_offloaded:
@@ -794,14 +862,14 @@ class MemoryModel:
             if self.amp:
                 host += self.trained_params * FP32 / mp / shard_optimizer
             optimizer = master = 0.0
-        buffers = self.dequant_bytes + self.dora_bytes
+        buffers = self.dequant_bytes + self.dora_bytes + self.mask_bytes
         if params_offloaded:
             # Parameters and gradients live in host RAM and stream in one unit at a time.
             host += frozen + trainable + gradients + step_gradients
             frozen = trainable = gradients = step_gradients = 0.0
-            buffers += self._gathered_bytes(strategy, mp, dp, offloaded=True)
+            buffers += self._gathered_bytes(strategy, mp, dp, offloaded=True, not_held=not_held)
         elif strategy in ("zero3", "fsdp"):
-            buffers += self._gathered_bytes(strategy, mp, dp, offloaded=False)
+            buffers += self._gathered_bytes(strategy, mp, dp, offloaded=False, not_held=not_held)
         if strategy in ("zero1", "zero2"):
             buffers += ZERO12_IPG_BUFFERS * ZERO_BUCKET_ELEMENTS * self.weight_elem_bytes
         elif strategy == "zero3":
@@ -810,7 +878,8 @@ class MemoryModel:
         elif strategy == "ddp":
             # DDP's default gradient buckets (gradient_as_bucket_view=False) copy every
             # gradient once more.
-            buffers += self.trained_params / mp * self.trained_elem_bytes
+            held = 1 - self.routed_trained_share * not_held
+            buffers += self.trained_params * held / mp * self.trained_elem_bytes
         # Host RAM per GPU besides offload: the paged optimizer states when the GPU runs
         # short, this rank's share of the checkpoint read before it moves to the device, and
         # the rank's process with its data-loader workers.
@@ -1121,6 +1190,30 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                     "configurations)."
                 ),
                 {"elements": f"{ZERO_BUCKET_ELEMENTS / 1e6:g}"},
+            )
+        )
+    if scenario.model.causal_mask_positions:
+        positions = scenario.model.causal_mask_positions
+        out.append(
+            Message(
+                N_(
+                    "The model's code keeps a causal mask of {positions} x {positions} positions "
+                    "on every GPU: {gib} GiB."
+                ),
+                {
+                    "positions": f"{positions:,}",
+                    "gib": f"{CAUSAL_MASK_BYTES_PER_ENTRY * positions * positions / GIB:,.2f}",
+                },
+            )
+        )
+    if scenario.parallelism.expert_parallel > 1:
+        out.append(
+            Message(
+                N_(
+                    "Expert parallelism over {ep} GPUs: each GPU keeps 1/{ep} of every layer's "
+                    "routed experts with their gradients and optimizer states."
+                ),
+                {"ep": scenario.parallelism.expert_parallel},
             )
         )
     if scenario.model.layout is None:
