@@ -57,7 +57,11 @@ def test_brief_lists_declared_facts_and_open_questions(
         # The brief for the top option hosted at the Guiyang site (its vendor answered).
         _, option = top_option(document)
         brief = services.issue_brief(
-            user=buyer, document=document, option_key=option.key, language=language
+            user=buyer,
+            document=document,
+            option_key=option.key,
+            language=language,
+            inputs={"declared": DECLARED},
         )
     brief.refresh_from_db()
     section = brief.snapshot["vendor_questionnaire"]
@@ -72,6 +76,9 @@ def test_brief_lists_declared_facts_and_open_questions(
     text = pdf_text(brief, tmp_path)
     for phrase in phrases:
         assert phrase in text, phrase
+    # Appendix A holds the declared section as JSON, a fact per line (never a Python repr).
+    assert '"ups_minutes": {"value": 30, "evidence": "UPS acceptance report 2026-03"}' in text
+    assert "'value'" not in text
 
 
 @pytest.fixture
