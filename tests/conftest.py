@@ -68,6 +68,18 @@ def plain_http():
     django_settings.SECURE_SSL_REDIRECT = False
 
 
+# Django's default PBKDF2 costs about half a second of CPU per password set or checked, by design;
+# the suite sets and checks passwords hundreds of times (users, sign-ins, the live server's logins).
+# Tests use the fast hasher Django keeps for this purpose; the production start, which the suite
+# runs in subprocesses, keeps the default (test_production_passwords_use_the_default_hasher).
+FAST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashing():
+    django_settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+
+
 @pytest.fixture(autouse=True)
 def no_verify_rate_limit(settings):
     """Tests post to the verify page freely; tests of the per-client limit switch it back on."""

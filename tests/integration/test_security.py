@@ -88,7 +88,8 @@ SHOW = (
     "import json; from django.conf import settings as s; print(json.dumps({n: getattr(s, n) for n "
     "in ['SECURE_SSL_REDIRECT', 'SESSION_COOKIE_SECURE', 'CSRF_COOKIE_SECURE', "
     "'SECURE_HSTS_SECONDS', 'SECURE_PROXY_SSL_HEADER', 'SESSION_COOKIE_AGE', "
-    "'SESSION_EXPIRE_AT_BROWSER_CLOSE', 'SECURE_CSP', 'SECURE_CSP_REPORT_ONLY']}))"
+    "'SESSION_EXPIRE_AT_BROWSER_CLOSE', 'SECURE_CSP', 'SECURE_CSP_REPORT_ONLY', "
+    "'PASSWORD_HASHERS']}))"
 )
 
 
@@ -123,6 +124,13 @@ def test_production_settings_from_the_environment(tmp_path):
     assert shown["SESSION_COOKIE_AGE"] == 4 * 3600
     assert shown["SESSION_EXPIRE_AT_BROWSER_CLOSE"] is False
     assert "script-src" in shown["SECURE_CSP"] and shown["SECURE_CSP_REPORT_ONLY"] == {}
+
+
+def test_production_passwords_use_the_default_hasher(tmp_path):
+    """The suite's fast hasher (tests/conftest.py) never reaches a real start."""
+    hashers = settings_in(production(tmp_path))["PASSWORD_HASHERS"]
+    assert hashers[0] == "django.contrib.auth.hashers.PBKDF2PasswordHasher", hashers
+    assert not any("MD5" in hasher for hasher in hashers)
 
 
 @pytest.mark.parametrize(
