@@ -84,3 +84,13 @@ def fast_password_hashing():
 def no_verify_rate_limit(settings):
     """Tests post to the verify page freely; tests of the per-client limit switch it back on."""
     settings.VERIFY_RATE_LIMIT = ""
+
+
+@pytest.fixture(autouse=True)
+def fresh_recommendation_memory():
+    """Each test starts with an empty per-process memory of computed recommendations: a test
+    never reads a result another test computed (the seeded catalog of tests/support/catalog.py
+    is the same from test to test, so the key alone would not keep them apart)."""
+    from advisor.results import services
+
+    services._LOCAL_RUNS.clear()

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import override_settings
 
+from tests.support.catalog import load_catalog
 from vendors.models import Accelerator
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,7 +28,7 @@ BAD_ROWS = ROWS.replace("Card B,48,", "Card B,lots,")
 def admin_page(live_server, login, page):
     with override_settings(PRODUCTION=False, DEMO_PASSWORD=PASSWORD):
         call_command("setup_demo")
-    call_command("load_catalog")
+    load_catalog()
     login("admin", PASSWORD)
     page.wait_for_url(f"{live_server.url}/")
     return page

@@ -8,12 +8,12 @@ message naming the Content Security Policy; either fails the test.
 """
 
 import pytest
-from django.core.management import call_command
 from django.test import override_settings
 
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import make_pki, signing_settings
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -74,7 +74,7 @@ class Watch:
 
 @pytest.fixture
 def world(tmp_path):
-    call_command("load_catalog")
+    load_catalog()
     make_pki(tmp_path)
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
     make_user("boss", APPROVER, password="pw-boss-1")

@@ -2,11 +2,11 @@
 page's language (screenshots: hardware-names-*-en.png, hardware-names-*-zh.png)."""
 
 import pytest
-from django.core.management import call_command
 
 from advisor.roles import PROCUREMENT_STAFF
 from tests.browser.conftest import ARTIFACTS
 from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,7 +23,7 @@ ROWS = {
 
 @pytest.fixture
 def assessment():
-    call_command("load_catalog")
+    load_catalog()
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
     return finished_assessment(buyer)
 

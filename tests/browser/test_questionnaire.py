@@ -7,7 +7,6 @@ import subprocess
 
 import openpyxl
 import pytest
-from django.core.management import call_command
 from django.test import override_settings
 
 from advisor.brief import services as brief_services
@@ -18,6 +17,7 @@ from tests.browser.conftest import ARTIFACTS
 from tests.integration.test_questionnaire import VALID_ANSWERS
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import make_pki, signing_settings
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,7 +44,7 @@ TEXT = {
 
 @pytest.fixture
 def world(tmp_path):
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
     make_pki(tmp_path)
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
     assessment = finished_assessment(

@@ -6,10 +6,10 @@ import re
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,7 +23,7 @@ RAW_CODES = re.compile(r"amp-bf16|\bfsdp\b|\bTP \d|r=—|\(—\)")
 
 @pytest.fixture
 def world():
-    call_command("load_catalog")
+    load_catalog()
     buyer = make_user("reader", PROCUREMENT_STAFF, password="pw-reader-1")
     return finished_assessment(buyer)
 

@@ -1,12 +1,12 @@
 """In Chromium: results → compare → option → issue brief → approve → verify the PDF."""
 
 import pytest
-from django.core.management import call_command
 from django.test import override_settings
 
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import make_pki, signing_settings
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def world(tmp_path):
-    call_command("load_catalog")
+    load_catalog()
     make_pki(tmp_path)
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
     make_user("boss", APPROVER, password="pw-boss-1")

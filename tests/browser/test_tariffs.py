@@ -17,6 +17,7 @@ from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import answers, services
 from tests.browser.conftest import ARTIFACTS
 from tests.support.assessments import PROCUREMENT, TRAINING
+from tests.support.catalog import load_catalog
 from tests.support.training_step import brief_meta
 from tests.support.users import make_user
 
@@ -44,7 +45,7 @@ def qwen_32b_buy(owner):
 def world():
     with override_settings(PRODUCTION=False, DEMO_PASSWORD="pw-demo-1"):
         call_command("setup_demo")
-    call_command("load_catalog")
+    load_catalog()
     buyer = make_user("buyer2", PROCUREMENT_STAFF, password="pw-buyer-1")
     assessment = qwen_32b_buy(buyer)
     run = assessment_results(assessment)

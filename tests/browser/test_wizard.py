@@ -7,6 +7,8 @@ from django.core.management import call_command
 from django.test import override_settings
 from playwright.sync_api import expect
 
+from tests.support.catalog import load_catalog
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "browser-pw"
@@ -16,7 +18,7 @@ PASSWORD = "browser-pw"
 def buyer(live_server, login, page):
     with override_settings(PRODUCTION=False, DEMO_PASSWORD=PASSWORD):
         call_command("setup_demo")
-    call_command("load_catalog")
+    load_catalog()
     login("buyer", PASSWORD)
     page.wait_for_url(f"{live_server.url}/")
     return page
@@ -176,7 +178,7 @@ def expect_text(locator, pattern):
 def test_without_javascript(browser, live_server, screenshot):
     with override_settings(PRODUCTION=False, DEMO_PASSWORD=PASSWORD):
         call_command("setup_demo")
-    call_command("load_catalog")
+    load_catalog()
     context = browser.new_context(java_script_enabled=False, locale="en-US")
     page = context.new_page()
     try:

@@ -6,6 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
+from tests.support.catalog import load_catalog
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
@@ -28,7 +30,7 @@ def violations(page) -> list[str]:
 def test_wizard_pages_have_no_serious_accessibility_violations(page, live_server, login, language):
     with override_settings(PRODUCTION=False, DEMO_PASSWORD=PASSWORD):
         call_command("setup_demo")
-    call_command("load_catalog")
+    load_catalog()
     page.context.add_cookies(
         [{"name": "django_language", "value": language, "url": live_server.url}]
     )

@@ -5,9 +5,9 @@ the production data the backup and object-store tests share (tests/support/produ
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from tests.support.briefs import make_pki, signing_settings
+from tests.support.catalog import load_catalog
 from tests.support.production_data import (
     Backup,
     environment,
@@ -30,7 +30,7 @@ def pki_dir(tmp_path_factory):
 @pytest.fixture
 def brief_ready(pki_dir, tmp_path, settings):
     """The seeded catalog, signing with the test PKI, and stored PDFs under tmp_path."""
-    call_command("load_catalog")
+    load_catalog()
     settings.BRIEF_SIGNING = signing_settings(pki_dir)
     settings.MEDIA_ROOT = tmp_path / "media"
 

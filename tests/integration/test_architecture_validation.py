@@ -19,6 +19,7 @@ from advisor.wizard import services
 from advisor.wizard.hf_config import ConfigError, model_fields
 from tests.integration.test_wizard_steps import LLAMA_CONFIG
 from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 from tests.unit.test_document_validation import SCENARIO
 
@@ -142,9 +143,8 @@ def test_the_upload_and_the_custom_form_refuse_where_entered(
 @pytest.mark.django_db
 def test_results_of_an_impossible_stored_model_redirect_with_a_message(client, buyer, settings):
     """Answers stored before this check (or edited in the database) still get a message."""
-    from django.core.management import call_command
 
-    call_command("load_catalog")
+    load_catalog()
     assessment = finished_assessment(buyer)
     answers = copy.deepcopy(assessment.answers)
     answers["model"] = {

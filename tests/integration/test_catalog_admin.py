@@ -9,6 +9,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from advisor.roles import CATALOG_ADMIN, ensure_roles
+from tests.support.catalog import load_catalog
 from vendors.models import Accelerator, DataCenter, HostingVendor
 
 # Both stages (marker `database`): search and filters are database lookups.
@@ -23,7 +24,7 @@ CATALOG_MODELS = [
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
 
 
 @pytest.fixture

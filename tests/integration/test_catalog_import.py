@@ -14,6 +14,7 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import translation
 
+from tests.support.catalog import load_catalog
 from vendors import resources
 from vendors.constants import MODEL_CONFIG_UPLOAD_MAX_BYTES
 from vendors.models import Accelerator, DataCenter, ModelPreset
@@ -52,7 +53,7 @@ BAD_ROWS = (
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
 
 
 @pytest.fixture

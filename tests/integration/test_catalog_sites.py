@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
+from tests.support.catalog import load_catalog
 from tests.unit.test_fixture_sources import OUTSIDE_REFERENCES
 from vendors.models import DataCenter, HostingVendor, Offer
 
@@ -18,7 +18,7 @@ ARTICLE_VENDORS = {"jianmi", "kufanyun"}
 
 @pytest.fixture(autouse=True)
 def catalog():
-    call_command("load_catalog")
+    load_catalog()
 
 
 def real_sites():

@@ -25,6 +25,7 @@ from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from advisor.wizard import forms as wizard_forms
 from tests.integration.test_recommend_catalog import SCENARIO
 from tests.support.briefs import signing_settings
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 from tests.unit.test_document_validation import BAD
 from vendors.choices import SiteCooling
@@ -117,7 +118,7 @@ def test_a_real_process_exits_2_with_one_line_on_stderr(tmp_path):
 
 @pytest.fixture
 def brief_env(pki_dir, tmp_path, settings):
-    call_command("load_catalog")
+    load_catalog()
     settings.BRIEF_SIGNING = signing_settings(pki_dir)
     settings.MEDIA_ROOT = tmp_path / "media"
 
@@ -244,7 +245,7 @@ FIELD_VALUES = st.one_of(
 )
 def test_fuzzed_cli_input_exits_0_or_2(tmp_path_factory, command, key, value):
     if not DataCenter.objects.exists():  # once: the examples share the test's database
-        call_command("load_catalog", stdout=StringIO())
+        load_catalog()
     tmp = tmp_path_factory.mktemp("fuzz")
     text = json.dumps(
         {**SCENARIO, "site": {"data_centers": ["example-guian"]}, "procurement": {key: value}}

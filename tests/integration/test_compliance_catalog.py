@@ -7,7 +7,6 @@ over the eight GPUs of one server, PyTorch 2.3 on CUDA 12.4.
 from datetime import date
 
 import pytest
-from django.core.management import call_command
 from django.utils import translation
 from django.utils.translation import gettext
 
@@ -19,6 +18,7 @@ from advisor.selectors.compliance import (
     evaluate_option,
     vendor_comparison,
 )
+from tests.support.catalog import load_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -110,7 +110,7 @@ OPERATIONS = ("SITE-STAFF-24X7", "SITE-SPARE-PARTS", "SITE-FAULT-RESPONSE", "SIT
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
 
 
 def evaluate_site(site, vendor):

@@ -11,7 +11,6 @@ from datetime import date
 from decimal import Decimal as D
 
 import pytest
-from django.core.management import call_command
 
 from advisor.domain.economics import BUY, RENT, Overrides, ServerLoad, compare_sites
 from advisor.domain.economics.inputs import (
@@ -27,6 +26,7 @@ from advisor.selectors.economics import (
     prices_for,
     site_figures,
 )
+from tests.support.catalog import load_catalog
 from vendors import choices
 from vendors.models import DataCenter, Offer, PolicyZone, RackFee, ServerModel, Tariff
 
@@ -49,7 +49,7 @@ BUYER = {"tariff_cny_per_kwh": D("0.45"), "rack_fee_cny_per_month": D(5000)}
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
     dcs = DataCenter.objects.select_related("policy_zone", "vendor")
     return {
         "guian": dcs.get(key=GUIAN),

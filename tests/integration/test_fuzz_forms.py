@@ -19,7 +19,6 @@ import logging
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
@@ -33,6 +32,7 @@ from advisor.wizard import steps
 from advisor.wizard.models import Assessment
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import make_signed_pdf
+from tests.support.catalog import load_catalog
 
 # Both stages (marker `database`): hostile text (NUL bytes, long values) meets the database.
 pytestmark = [pytest.mark.django_db, pytest.mark.database]
@@ -170,7 +170,7 @@ def as_post(stored: dict) -> dict:
 
 @pytest.fixture
 def seeded():
-    call_command("load_catalog")
+    load_catalog()
     ensure_roles()
 
 

@@ -5,13 +5,13 @@ import subprocess
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
 from django.urls import reverse
 
 from advisor.brief import services as brief_services
 from advisor.roles import PROCUREMENT_STAFF
 from tests.integration.test_recommend_catalog import SCENARIO
 from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,7 @@ NAMES = {
 
 @pytest.fixture(autouse=True)
 def seeded():
-    call_command("load_catalog")
+    load_catalog()
 
 
 @pytest.fixture

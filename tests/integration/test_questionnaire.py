@@ -15,6 +15,7 @@ from advisor.domain.questionnaire.declared import as_section, validate_declared
 from advisor.questionnaire import export, services
 from advisor.questionnaire.xlsx import HEADERS, read_workbook, write_workbook
 from advisor.selectors.recommend import run_recommendation
+from tests.support.catalog import load_catalog
 
 pytestmark = pytest.mark.django_db
 TODAY = date(2026, 11, 29)
@@ -94,7 +95,7 @@ VALID_ANSWERS = {
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
 
 
 def top_option(document):

@@ -14,6 +14,7 @@ from advisor.brief import services
 from advisor.questionnaire.models import AnswerSheet
 from tests.integration.test_questionnaire import QWEN_32B_LORA, top_option
 from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
 from vendors.models import Certificate, DataCenter
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +28,7 @@ DECLARED = {
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
 
 
 def pdf_text(brief, tmp_path) -> str:

@@ -5,7 +5,6 @@ import io
 import openpyxl
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
 from django.urls import reverse
 
 from advisor.questionnaire.models import AnswerSheet
@@ -13,6 +12,7 @@ from advisor.questionnaire.xlsx import HEADERS
 from advisor.results.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ GUIYANG_SITE = {"mode": "catalog", "data_center": "jianmi-guiyang"}
 
 @pytest.fixture(autouse=True)
 def seeded():
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
 
 
 @pytest.fixture

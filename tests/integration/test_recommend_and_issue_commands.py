@@ -9,6 +9,7 @@ from advisor.brief.verification import verify_upload
 from advisor.demo_scenarios import QWEN_7B_LORA as SCENARIO
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.briefs import make_pki, signing_settings
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def seeded(tmp_path, settings):
-    call_command("load_catalog")
+    load_catalog()
     make_pki(tmp_path)
     settings.BRIEF_SIGNING = signing_settings(tmp_path)
     settings.MEDIA_ROOT = tmp_path / "media"

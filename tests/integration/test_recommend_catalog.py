@@ -4,7 +4,6 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
-from django.core.management import call_command
 
 from advisor.demo_scenarios import QWEN_7B_LORA
 from advisor.domain.scenario import ScenarioError
@@ -13,6 +12,7 @@ from advisor.selectors.recommend import (
     procurement_from,
     run_recommendation,
 )
+from tests.support.catalog import load_catalog
 from vendors.models import DataCenter, Offer, ServerModel
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ SCENARIO = QWEN_7B_LORA  # the standard job (advisor/demo_scenarios.py)
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog")
+    load_catalog()
 
 
 def test_plain_scenario_considers_every_server_at_every_data_center(catalog):

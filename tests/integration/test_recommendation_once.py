@@ -5,7 +5,6 @@ in its key cost one query per catalog table.
 """
 
 import pytest
-from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -13,6 +12,7 @@ from advisor.results import services
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import estimate
 from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 from vendors.models import DataCenter
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def world(client):
-    call_command("load_catalog")
+    load_catalog()
     services._LOCAL_RUNS.clear()
     user = make_user("once-buyer", PROCUREMENT_STAFF, password="pw")
     client.force_login(user)

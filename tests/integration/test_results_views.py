@@ -3,13 +3,13 @@
 from decimal import Decimal
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from advisor.results.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import services as wizard_services
 from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def seeded():
-    call_command("load_catalog")
+    load_catalog()
 
 
 @pytest.fixture

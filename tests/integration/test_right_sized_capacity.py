@@ -9,10 +9,10 @@ from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.core.management import call_command
 
 from advisor.selectors.recommend import run_recommendation
 from tests.integration.test_recommend_catalog import SCENARIO, TODAY
+from tests.support.catalog import load_catalog
 from vendors.models import Offer, ServerModel, parse_instance_gpus
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ CLOUD_RULES = {"CLOUD-RESIDENCY", "VENDOR-ISO27001", "VENDOR-MLPS3", "HW-AVAILAB
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog")
+    load_catalog()
 
 
 def _options(document):

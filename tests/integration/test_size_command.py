@@ -10,6 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from tests.support.catalog import load_catalog
+
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +67,7 @@ REQUIRED_KEYS = {
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog", stdout=io.StringIO())
+    load_catalog()
 
 
 def write(tmp_path, data, name="scenario.json"):

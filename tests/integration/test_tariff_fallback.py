@@ -6,7 +6,6 @@ from datetime import date
 from decimal import Decimal as D
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 from django.utils import translation
 
@@ -19,6 +18,7 @@ from advisor.selectors import economics as economics_selectors
 from advisor.selectors.recommend import run_recommendation
 from advisor.wizard import services
 from tests.support.assessments import PROCUREMENT, TRAINING
+from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 from tests.unit.test_fixture_sources import OUTSIDE_REFERENCES
 from vendors import choices
@@ -37,7 +37,7 @@ MISSING_FIGURE_WORDS = ("cannot be priced", "not priced", "no electricity price"
 
 @pytest.fixture
 def catalog():
-    call_command("load_catalog", verbosity=0)
+    load_catalog()
 
 
 def site(key, zone=None, province="", **fields):

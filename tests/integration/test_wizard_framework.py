@@ -2,7 +2,6 @@
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
 from django.urls import reverse
 
 from advisor.brief import services as brief_services
@@ -13,6 +12,7 @@ from advisor.wizard import answers, estimate, services, steps
 from advisor.wizard.models import Assessment
 from tests.integration.test_wizard_support import MODEL, TRAINING, make_catalog
 from tests.support import assessments
+from tests.support.catalog import load_catalog
 from tests.support.training_step import (
     brief_meta,
     check_page,
@@ -164,7 +164,7 @@ def test_the_estimate_panel_reads_the_framework():
     ],
 )
 def test_the_brief_states_the_framework_assumed(framework, english, chinese):
-    call_command("load_catalog")
+    load_catalog()
     owner = User.objects.create_user("buyer9")
     assessment = assessments.finished_assessment(owner)
     training = {**assessment.answers["training"], "framework": framework}
@@ -179,7 +179,7 @@ def test_the_brief_states_the_framework_assumed(framework, english, chinese):
 
 
 def test_a_brief_snapshot_from_before_the_question_says_not_stated():
-    call_command("load_catalog")
+    load_catalog()
     owner = User.objects.create_user("buyer9")
     assessment = assessments.finished_assessment(owner)
     brief = brief_services.issue_brief(

@@ -2,7 +2,6 @@
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
 from django.urls import reverse
 
 from advisor.brief import services as brief_services
@@ -12,6 +11,7 @@ from advisor.wizard import answers, estimate, services, steps
 from advisor.wizard.models import Assessment
 from tests.integration.test_wizard_support import TRAINING
 from tests.support import assessments
+from tests.support.catalog import load_catalog
 from tests.support.training_step import (
     brief_meta,
     check_page,
@@ -101,7 +101,7 @@ def test_an_unknown_stored_value_is_null_never_a_500(client, draft, stored):
 
 
 def test_packing_changes_the_device_reading_never_the_fit():
-    call_command("load_catalog")
+    load_catalog()
     owner = User.objects.create_user("buyer8")
     results = {}
     for answer in ("yes", ""):
@@ -130,7 +130,7 @@ def test_the_estimate_panel_assumes_lengths_may_vary():
     ],
 )
 def test_the_brief_states_the_sample_lengths(answer, english, chinese):
-    call_command("load_catalog")
+    load_catalog()
     owner = User.objects.create_user("buyer9")
     assessment = assessments.finished_assessment(owner)
     training = {**assessment.answers["training"], "packed": answer}

@@ -2,10 +2,10 @@
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
 
 from advisor.selectors.recommend import run_recommendation
 from advisor.wizard import answers, services, steps
+from tests.support.catalog import load_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +34,7 @@ PROCUREMENT = {
 
 @pytest.fixture
 def seeded():
-    call_command("load_catalog")
+    load_catalog()
 
 
 def confirmed(site: dict) -> dict:
