@@ -224,6 +224,23 @@ def typed_names_isolated(snapshot: dict, meta: BriefMeta) -> tuple[dict, BriefMe
     return shown, meta
 
 
+def _escaped(text: str) -> str:
+    """JSON text with every character that prints as nothing (bidi controls such as U+202E,
+    other format and control characters) written as its \\u escape: a typed name can never
+    reorder the brief's text, and the auditor sees that it was there."""
+
+    def escape(char: str) -> str:
+        if char.isprintable():
+            return char
+        code = ord(char)
+        if code <= 0xFFFF:
+            return f"\\u{code:04x}"
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+    return "".join(escape(char) for char in text)
+
+
 def input_json(value, depth: int = 0, levels: int = 2) -> str:
     """A scenario section as JSON for Appendix A: objects broken into one key per line for
     ``levels`` levels (a declared fact per line), deeper values on their line. Whole-width
@@ -232,11 +249,12 @@ def input_json(value, depth: int = 0, levels: int = 2) -> str:
     if isinstance(value, dict) and value and depth < levels:
         indent = "  " * (depth + 1)
         members = ",\n".join(
-            f"{indent}{json.dumps(key, ensure_ascii=False)}: {input_json(item, depth + 1, levels)}"
+            f"{indent}{_escaped(json.dumps(key, ensure_ascii=False))}: "
+            f"{input_json(item, depth + 1, levels)}"
             for key, item in value.items()
         )
         return "{\n" + members + "\n" + "  " * depth + "}"
-    return json.dumps(value, ensure_ascii=False)
+    return _escaped(json.dumps(value, ensure_ascii=False))
 
 
 def render_html(snapshot: dict, meta: BriefMeta) -> str:
