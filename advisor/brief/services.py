@@ -39,8 +39,12 @@ class BriefError(Exception):
     """A brief cannot be issued or changed in the way asked (message is user-facing)."""
 
 
-def _snapshot(document: dict, option_key: str | None, today: date, inputs: dict) -> dict:
-    run = run_recommendation(document, today=today)
+def _snapshot(document: dict, option_key: str | None, today: date, inputs: dict, run=None) -> dict:
+    """The brief's frozen content; from ``run`` (the stored recommendation the buyer saw, with
+    the day it was computed for) when given, else computed now (the CLI)."""
+    if run is None:
+        run = run_recommendation(document, today=today)
+    today = run.today
     if not run.recommendation.options:
         raise BriefError(gettext("There is no option to put in a brief."))
     try:
@@ -68,10 +72,15 @@ def issue_brief(
     language: str = "zh-hans",
     assessment=None,
     inputs: dict | None = None,
+    run=None,
 ) -> Brief:
-    """Freeze a brief for ``option_key`` (default: the top recommendation) and queue its PDF."""
+    """Freeze a brief for ``option_key`` (default: the top recommendation) and queue its PDF.
+
+    ``run``: the stored recommendation the buyer saw (advisor.results.services); the brief then
+    holds exactly its options, figures and checks. Without it the recommendation is computed.
+    """
     today = timezone.localdate()
-    snapshot = _snapshot(document, option_key, today, inputs or document)
+    snapshot = _snapshot(document, option_key, today, inputs or document, run)
     with transaction.atomic():
         brief = Brief.objects.create(
             number=next_brief_number(today.year),
