@@ -71,6 +71,7 @@ def issue(request):
             assessment=assessment,
             inputs=assessment.answers,
             run=shown.run,
+            records=shown.computed.records,
         )
     except Incomplete:
         messages.error(request, _("Finish the assessment before issuing a brief."))

@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from advisor.brief.catalog_records import frozen_records
 from advisor.models import RuleParameter
 from advisor.results import codec
 from advisor.selectors.recommend import RecommendRun, local_today, run_recommendation
@@ -92,24 +93,35 @@ def catalog_stamp() -> str:
 
 
 # --- The stored recommendation (docs/decisions/0031-stored-recommendation.md) ---------------
+
+
+@dataclass(frozen=True)
+class Computed:
+    """What is stored: the recommendation and the catalog records behind its options, as they
+    were when it was computed (a brief's appendix lists these; catalog_records.frozen_records)."""
+
+    run: RecommendRun
+    records: dict
+
+
 # Decoded results, by their stored row's token (a stored row never changes: a new computation
 # is a new row), so that a process decodes each stored result once.
-_LOCAL_RUNS: OrderedDict[str, RecommendRun] = OrderedDict()
+_LOCAL_RUNS: OrderedDict[str, Computed] = OrderedDict()
 _LOCAL_MAX = 32
 _LOCAL_LOCK = threading.Lock()
 
 
-def _local_get(key: str) -> RecommendRun | None:
+def _local_get(key: str) -> Computed | None:
     with _LOCAL_LOCK:
-        run = _LOCAL_RUNS.get(key)
-        if run is not None:
+        computed = _LOCAL_RUNS.get(key)
+        if computed is not None:
             _LOCAL_RUNS.move_to_end(key)
-        return run
+        return computed
 
 
-def _local_put(key: str, run: RecommendRun) -> None:
+def _local_put(key: str, computed: Computed) -> None:
     with _LOCAL_LOCK:
-        _LOCAL_RUNS[key] = run
+        _LOCAL_RUNS[key] = computed
         _LOCAL_RUNS.move_to_end(key)
         while len(_LOCAL_RUNS) > _LOCAL_MAX:
             _LOCAL_RUNS.popitem(last=False)
@@ -146,9 +158,13 @@ def inputs_digest(document: dict) -> str:
 class Shown:
     """What the results pages show: the stored recommendation and whether it is still current."""
 
-    run: RecommendRun
+    computed: Computed
     stored: StoredRecommendation  # without its payload
     catalog: CatalogState
+
+    @property
+    def run(self) -> RecommendRun:
+        return self.computed.run
 
     @property
     def catalog_changed(self) -> bool:
@@ -173,7 +189,8 @@ def _latest(assessment: Assessment) -> StoredRecommendation | None:
 def _store(assessment: Assessment, document: dict, digest: str, catalog: CatalogState):
     """Compute the recommendation, store it, delete the one it replaces (one transaction)."""
     run = run_recommendation(document, today=local_today())
-    payload = zlib.compress(codec.dumps(run).encode(), 6)
+    computed = Computed(run, frozen_records(run.recommendation.options))
+    payload = zlib.compress(codec.dumps({"run": run, "records": computed.records}).encode(), 6)
     with transaction.atomic():
         stored = StoredRecommendation.objects.create(
             assessment=assessment,
@@ -186,26 +203,27 @@ def _store(assessment: Assessment, document: dict, digest: str, catalog: Catalog
         )
         StoredRecommendation.objects.filter(assessment=assessment, pk__lt=stored.pk).delete()
     del stored.payload  # as read back: without its payload
-    _local_put(str(stored.token), run)
-    return stored, run
+    _local_put(str(stored.token), computed)
+    return stored, computed
 
 
-def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
-    """The stored run (decoded once per process); None when older code stored it."""
+def _decoded(stored: StoredRecommendation) -> Computed | None:
+    """The stored result (decoded once per process); None when older code stored it."""
     key = str(stored.token)
-    run = _local_get(key)
-    if run is not None:
-        return run
+    computed = _local_get(key)
+    if computed is not None:
+        return computed
     if stored.payload_format != codec.FORMAT:
         return None
     payload = StoredRecommendation.objects.values_list("payload", flat=True).get(pk=stored.pk)
     try:
-        run = codec.loads(zlib.decompress(bytes(payload)).decode())
-    except codec.StoredFormatError:
+        values = codec.loads(zlib.decompress(bytes(payload)).decode())
+        computed = Computed(values["run"], values["records"])
+    except (codec.StoredFormatError, KeyError, TypeError):
         logger.warning("Stored recommendation %s was written by older code", stored.pk)
         return None
-    _local_put(key, run)
-    return run
+    _local_put(key, computed)
+    return computed
 
 
 def shown_results(assessment: Assessment) -> Shown | None:
@@ -223,12 +241,12 @@ def shown_results(assessment: Assessment) -> Shown | None:
     digest = inputs_digest(document)
     catalog = catalog_state()
     stored = _latest(assessment)
-    run = None
+    computed = None
     if stored is not None and stored.inputs_digest == digest:
-        run = _decoded(stored)
-    if run is None:
-        stored, run = _store(assessment, document, digest, catalog)
-    return Shown(run, stored, catalog)
+        computed = _decoded(stored)
+    if computed is None:
+        stored, computed = _store(assessment, document, digest, catalog)
+    return Shown(computed, stored, catalog)
 
 
 def recompute(assessment: Assessment) -> Shown | None:
@@ -238,8 +256,8 @@ def recompute(assessment: Assessment) -> Shown | None:
     except Incomplete:
         return None
     catalog = catalog_state()
-    stored, run = _store(assessment, document, inputs_digest(document), catalog)
-    return Shown(run, stored, catalog)
+    stored, computed = _store(assessment, document, inputs_digest(document), catalog)
+    return Shown(computed, stored, catalog)
 
 
 def assessment_results(assessment: Assessment) -> RecommendRun | None:

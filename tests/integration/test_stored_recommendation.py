@@ -8,7 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from advisor.brief.catalog_records import frozen_for, frozen_records, records_for
 from advisor.brief.models import Brief
+from advisor.brief.snapshot import option_snapshot
 from advisor.results import codec, services
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.selectors.economics import offers_for
@@ -135,7 +137,9 @@ def test_the_notice_is_translated(client, world):
 def test_a_brief_holds_the_stored_result_the_buyer_saw(client, world, computed):
     before = services.shown_results(world)
     key, offer = priced_offer(before.run)
-    setattr(offer, Offer.PRICE_FIELD[offer.kind], offer.price * 2)
+    field = Offer.PRICE_FIELD[offer.kind]
+    old_price = offer.price
+    setattr(offer, field, offer.price * 2)
     offer.save()  # the catalog changes after the buyer looked at the options
     response = client.post(
         reverse("brief:issue"),
@@ -147,7 +151,21 @@ def test_a_brief_holds_the_stored_result_the_buyer_saw(client, world, computed):
     assert chosen["key"] == key
     assert Decimal(str(chosen["cost_cny"])) == _cost(before.run, key)  # not the new price
     assert brief.snapshot["today"] == before.run.today.isoformat()
+    # The appendix lists the catalog records as they were when the options were computed.
+    record = next(
+        r for r in brief.snapshot["catalog"] if r["kind"] == "offer" and r["key"] == offer.key
+    )
+    assert Decimal(str(record["fields"][field])) == old_price
     assert len(computed) == 1  # issuing computed nothing
+
+
+def test_the_frozen_records_are_those_a_brief_would_read_from_the_catalog(world):
+    options = services.assessment_results(world).recommendation.options
+    frozen = frozen_records(options)
+    chosen = [options[0], options[-1]]
+    for keys in ([o.key for o in chosen[:1]], [o.key for o in chosen]):
+        wanted = [option_snapshot(o) for o in options if o.key in keys]
+        assert frozen_for(frozen, keys) == records_for(wanted)
 
 
 def test_a_brief_from_a_page_computed_before_a_recompute_is_refused(client, world):
