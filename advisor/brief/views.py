@@ -17,7 +17,12 @@ from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUplo
 from advisor.brief.models import AuditAction, Brief, BriefStatus
 from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
-from advisor.results.services import Incomplete, assessment_document, shown_results
+from advisor.results.services import (
+    Incomplete,
+    assessment_document,
+    shown_results,
+    stored_records,
+)
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
 from advisor.security import client_ip
 from advisor.wizard.selectors import assessment_for
@@ -71,7 +76,7 @@ def issue(request):
             assessment=assessment,
             inputs=assessment.answers,
             run=shown.run,
-            records=shown.computed.records,
+            records=stored_records(shown.stored),
         )
     except Incomplete:
         messages.error(request, _("Finish the assessment before issuing a brief."))

@@ -95,33 +95,24 @@ def catalog_stamp() -> str:
 # --- The stored recommendation (docs/decisions/0031-stored-recommendation.md) ---------------
 
 
-@dataclass(frozen=True)
-class Computed:
-    """What is stored: the recommendation and the catalog records behind its options, as they
-    were when it was computed (a brief's appendix lists these; catalog_records.frozen_records)."""
-
-    run: RecommendRun
-    records: dict
-
-
 # Decoded results, by their stored row's token (a stored row never changes: a new computation
 # is a new row), so that a process decodes each stored result once.
-_LOCAL_RUNS: OrderedDict[str, Computed] = OrderedDict()
+_LOCAL_RUNS: OrderedDict[str, RecommendRun] = OrderedDict()
 _LOCAL_MAX = 32
 _LOCAL_LOCK = threading.Lock()
 
 
-def _local_get(key: str) -> Computed | None:
+def _local_get(key: str) -> RecommendRun | None:
     with _LOCAL_LOCK:
-        computed = _LOCAL_RUNS.get(key)
-        if computed is not None:
+        run = _LOCAL_RUNS.get(key)
+        if run is not None:
             _LOCAL_RUNS.move_to_end(key)
-        return computed
+        return run
 
 
-def _local_put(key: str, computed: Computed) -> None:
+def _local_put(key: str, run: RecommendRun) -> None:
     with _LOCAL_LOCK:
-        _LOCAL_RUNS[key] = computed
+        _LOCAL_RUNS[key] = run
         _LOCAL_RUNS.move_to_end(key)
         while len(_LOCAL_RUNS) > _LOCAL_MAX:
             _LOCAL_RUNS.popitem(last=False)
@@ -149,8 +140,13 @@ def catalog_state() -> CatalogState:
     return CatalogState(hashlib.sha256(raw.encode()).hexdigest(), max(dates, default=None))
 
 
-def inputs_digest(document: dict) -> str:
-    inputs = json.dumps(document, sort_keys=True, default=str, ensure_ascii=False)
+def inputs_digest(assessment: Assessment) -> str:
+    """SHA-256 of what the buyer entered: every step's answers, own figures, vendor answers.
+
+    The answers, not the document made from them: building the document reads the catalog
+    (presets, accelerator lists), and what the catalog contributes is the stamp's business.
+    """
+    inputs = json.dumps(assessment.answers, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(inputs.encode()).hexdigest()
 
 
@@ -158,13 +154,9 @@ def inputs_digest(document: dict) -> str:
 class Shown:
     """What the results pages show: the stored recommendation and whether it is still current."""
 
-    computed: Computed
-    stored: StoredRecommendation  # without its payload
+    run: RecommendRun
+    stored: StoredRecommendation  # without its payload and records
     catalog: CatalogState
-
-    @property
-    def run(self) -> RecommendRun:
-        return self.computed.run
 
     @property
     def catalog_changed(self) -> bool:
@@ -180,17 +172,22 @@ class Shown:
 def _latest(assessment: Assessment) -> StoredRecommendation | None:
     return (
         StoredRecommendation.objects.filter(assessment=assessment)
-        .defer("payload")
+        .defer("payload", "records")
         .order_by("-pk")
         .first()
     )
 
 
-def _store(assessment: Assessment, document: dict, digest: str, catalog: CatalogState):
-    """Compute the recommendation, store it, delete the one it replaces (one transaction)."""
-    run = run_recommendation(document, today=local_today())
-    computed = Computed(run, frozen_records(run.recommendation.options))
-    payload = zlib.compress(codec.dumps({"run": run, "records": computed.records}).encode(), 6)
+def _store(assessment: Assessment, catalog: CatalogState):
+    """Compute the recommendation, store it, delete the one it replaces (one transaction).
+
+    Stored with it: the catalog records behind its options as they are now (a brief's appendix
+    lists these, catalog_records.frozen_records). Raises Incomplete or ScenarioError.
+    """
+    digest = inputs_digest(assessment)
+    run = run_recommendation(assessment_document(assessment), today=local_today())
+    payload = zlib.compress(codec.dumps(run).encode(), 6)
+    records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)
     with transaction.atomic():
         stored = StoredRecommendation.objects.create(
             assessment=assessment,
@@ -200,30 +197,36 @@ def _store(assessment: Assessment, document: dict, digest: str, catalog: Catalog
             computed_on=run.today,
             payload_format=codec.FORMAT,
             payload=payload,
+            records=zlib.compress(records.encode(), 6),
         )
         StoredRecommendation.objects.filter(assessment=assessment, pk__lt=stored.pk).delete()
-    del stored.payload  # as read back: without its payload
-    _local_put(str(stored.token), computed)
-    return stored, computed
+    del stored.payload, stored.records  # as read back: without them
+    _local_put(str(stored.token), run)
+    return stored, run
 
 
-def _decoded(stored: StoredRecommendation) -> Computed | None:
-    """The stored result (decoded once per process); None when older code stored it."""
+def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
+    """The stored run (decoded once per process); None when older code stored it."""
     key = str(stored.token)
-    computed = _local_get(key)
-    if computed is not None:
-        return computed
+    run = _local_get(key)
+    if run is not None:
+        return run
     if stored.payload_format != codec.FORMAT:
         return None
     payload = StoredRecommendation.objects.values_list("payload", flat=True).get(pk=stored.pk)
     try:
-        values = codec.loads(zlib.decompress(bytes(payload)).decode())
-        computed = Computed(values["run"], values["records"])
-    except (codec.StoredFormatError, KeyError, TypeError):
+        run = codec.loads(zlib.decompress(bytes(payload)).decode())
+    except codec.StoredFormatError:
         logger.warning("Stored recommendation %s was written by older code", stored.pk)
         return None
-    _local_put(key, computed)
-    return computed
+    _local_put(key, run)
+    return run
+
+
+def stored_records(stored: StoredRecommendation) -> dict:
+    """The catalog records behind the stored result's options, as they were when computed."""
+    records = StoredRecommendation.objects.values_list("records", flat=True).get(pk=stored.pk)
+    return json.loads(zlib.decompress(bytes(records)).decode())
 
 
 def shown_results(assessment: Assessment) -> Shown | None:
@@ -234,30 +237,27 @@ def shown_results(assessment: Assessment) -> Shown | None:
     catalog has changed since (``Shown.catalog_changed``: the pages say so and offer
     :func:`recompute`). Raises ScenarioError naming the field when the answers cannot be sized.
     """
-    try:
-        document = assessment_document(assessment)
-    except Incomplete:
-        return None
-    digest = inputs_digest(document)
     catalog = catalog_state()
     stored = _latest(assessment)
-    computed = None
-    if stored is not None and stored.inputs_digest == digest:
-        computed = _decoded(stored)
-    if computed is None:
-        stored, computed = _store(assessment, document, digest, catalog)
-    return Shown(computed, stored, catalog)
+    run = None
+    if stored is not None and stored.inputs_digest == inputs_digest(assessment):
+        run = _decoded(stored)
+    if run is None:
+        try:
+            stored, run = _store(assessment, catalog)
+        except Incomplete:
+            return None
+    return Shown(run, stored, catalog)
 
 
 def recompute(assessment: Assessment) -> Shown | None:
     """Compute the options again with today's catalog: a new stored result replaces the old."""
+    catalog = catalog_state()
     try:
-        document = assessment_document(assessment)
+        stored, run = _store(assessment, catalog)
     except Incomplete:
         return None
-    catalog = catalog_state()
-    stored, computed = _store(assessment, document, inputs_digest(document), catalog)
-    return Shown(computed, stored, catalog)
+    return Shown(run, stored, catalog)
 
 
 def assessment_results(assessment: Assessment) -> RecommendRun | None:

@@ -104,7 +104,7 @@ class StoredRecommendation(models.Model):
     # The process-local cache of decoded results is keyed by this (row ids can be reused).
     token = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     assessment_version = models.PositiveIntegerField(verbose_name=_("assessment version"))
-    # SHA-256 of the document the recommendation was computed from (answers and own figures).
+    # SHA-256 of the answers it was computed from (steps, own figures, vendor answers).
     inputs_digest = models.CharField(verbose_name=_("inputs digest"), max_length=64)
     # SHA-256 of the catalog stamp (every catalog table's latest change and row count).
     catalog_stamp = models.CharField(verbose_name=_("catalog stamp"), max_length=64)
@@ -113,6 +113,9 @@ class StoredRecommendation(models.Model):
     # advisor.results.codec: zlib-compressed JSON of the domain's result (RecommendRun).
     payload_format = models.PositiveSmallIntegerField(verbose_name=_("payload format"))
     payload = models.BinaryField(verbose_name=_("payload"))
+    # zlib-compressed JSON: the catalog records behind the options when computed (a brief's
+    # appendix), read only when a brief is issued.
+    records = models.BinaryField(verbose_name=_("catalog records"))
 
     class Meta:
         verbose_name = _("stored recommendation")
