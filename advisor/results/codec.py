@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import importlib
 import json
 import math
@@ -49,6 +50,18 @@ def _name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+class _Unstorable(TypeError):
+    """A value of a type the codec does not know; ``path`` grows as the error unwinds."""
+
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.kind = kind
+        self.path = ""
+
+    def __str__(self):
+        return f"cannot store {self.kind} at {self.path or 'the top'}"
+
+
 class _Encoder:
     """Writes each shared object once: a second reference is ``{"$r": n}``, the n-th object
     written (an option's hardware and site are shared by many options, as pickle shares them).
@@ -63,66 +76,85 @@ class _Encoder:
         self.seen[id(value)] = len(self.keep)
         self.keep.append(value)
 
-    def encode(self, value, path: str):
-        if (
-            value is None
-            or isinstance(value, (bool, int, str))
-            and not isinstance(value, enum.Enum)
-        ):
+    def item(self, value, segment):
+        """``encode(value)``, naming ``segment`` (a callable giving text) if it cannot."""
+        try:
+            return self.encode(value)
+        except _Unstorable as error:
+            error.path = segment() + error.path
+            raise
+
+    def encode(self, value):
+        kind = type(value)
+        if value is None or kind is str or kind is int or kind is bool:
             return value
-        if isinstance(value, float):
+        if kind is float:
             return value if math.isfinite(value) else {"$f": repr(value)}
+        if isinstance(value, enum.Enum):
+            return {"$e": _name(kind), "v": self.encode(value.value)}
+        if isinstance(value, (bool, int, str)):
+            return value
         if isinstance(value, Decimal):
             return {"$d": str(value)}
         if isinstance(value, datetime):
             return {"$dt": value.isoformat()}
         if isinstance(value, date):
             return {"$date": value.isoformat()}
-        if isinstance(value, enum.Enum):
-            return {"$e": _name(type(value)), "v": self.encode(value.value, path)}
         shared = self.seen.get(id(value))
         if shared is not None:
             return {"$r": shared}
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             self.number(value)
-            return {
-                "$c": _name(type(value)),
-                "f": {
-                    f.name: self.encode(getattr(value, f.name), f"{path}.{f.name}")
-                    for f in dataclasses.fields(value)
-                },
-            }
-        if isinstance(value, tuple):
-            encoded = {"$t": [self.encode(item, f"{path}[{i}]") for i, item in enumerate(value)]}
-        elif isinstance(value, list):
-            encoded = {"$l": [self.encode(item, f"{path}[{i}]") for i, item in enumerate(value)]}
+            values = {}
+            for name in _field_names(kind):
+                values[name] = self.item(getattr(value, name), lambda name=name: f".{name}")
+            return {"$c": _name(kind), "f": values}
+        if isinstance(value, (tuple, list)):
+            items = [self.item(v, lambda i=i: f"[{i}]") for i, v in enumerate(value)]
+            encoded = {"$t" if isinstance(value, tuple) else "$l": items}
         elif isinstance(value, frozenset):
-            items = [self.encode(item, f"{path}{{}}") for item in value]
+            items = [self.item(v, lambda: "{}") for v in value]
             encoded = {"$fs": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
         elif isinstance(value, Mapping):
-            if all(isinstance(key, str) and not key.startswith("$") for key in value):
+            if all(type(key) is str and not key.startswith("$") for key in value):
                 encoded = {
-                    key: self.encode(item, f"{path}[{key!r}]") for key, item in value.items()
+                    key: self.item(item, lambda key=key: f"[{key!r}]")
+                    for key, item in value.items()
                 }
             else:
                 encoded = {
                     "$m": [
-                        [self.encode(k, path), self.encode(v, f"{path}[{k!r}]")]
+                        [self.encode(k), self.item(v, lambda k=k: f"[{k!r}]")]
                         for k, v in value.items()
                     ]
                 }
         else:
-            raise TypeError(f"cannot store {type(value).__name__} at {path or 'the top'}")
+            raise _Unstorable(kind.__name__)
         self.number(value)
         return encoded
 
 
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def dumps(value) -> str:
     """JSON text for ``value`` (a dataclass tree); TypeError naming where an unknown type is."""
-    return json.dumps(_Encoder().encode(value, ""), ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(_Encoder().encode(value), ensure_ascii=False, separators=(",", ":"))
 
 
 def _class(name: str) -> type:
+    found = _CLASSES.get(name)
+    if found is None:
+        found = _CLASSES[name] = _find_class(name)
+    return found
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def _find_class(name: str) -> type:
     if not (name.startswith(ALLOWED_MODULES) or name in EXTRA_CLASSES):
         raise StoredFormatError(f"{name} is not a class a stored result may hold")
     module_name, _, qualname = name.rpartition(".")
@@ -140,7 +172,26 @@ def _class(name: str) -> type:
         found = getattr(found, part, None)
         if found is None:
             raise StoredFormatError(f"{name} no longer exists")
+    if not isinstance(found, type):
+        raise StoredFormatError(f"{name} is no longer a class")
     return found
+
+
+_MISSING = object()
+
+
+@functools.cache
+def _plan(cls: type) -> tuple[frozenset, tuple]:
+    """The field names of ``cls``, and per field how to fill it when the text lacks it."""
+    plan = []
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            plan.append((f.name, f.default, None))
+        elif f.default_factory is not dataclasses.MISSING:
+            plan.append((f.name, _MISSING, f.default_factory))
+        else:
+            plan.append((f.name, _MISSING, None))
+    return frozenset(name for name, *_ in plan), tuple(plan)
 
 
 class _Decoder:
@@ -149,28 +200,31 @@ class _Decoder:
 
     def dataclass(self, name: str, values: dict):
         cls = _class(name)
-        if not (dataclasses.is_dataclass(cls) and isinstance(cls, type)):
+        if not dataclasses.is_dataclass(cls):
             raise StoredFormatError(f"{name} is no longer a dataclass")
-        fields = dataclasses.fields(cls)
-        unknown = set(values) - {f.name for f in fields}
-        if unknown:
-            raise StoredFormatError(f"{name} no longer has {', '.join(sorted(unknown))}")
+        names, plan = _plan(cls)
+        if not names.issuperset(values):
+            unknown = ", ".join(sorted(set(values) - names))
+            raise StoredFormatError(f"{name} no longer has {unknown}")
         instance = object.__new__(cls)  # as pickle does: the stored values, no __init__ checks
         self.objects.append(instance)
-        for f in fields:
-            if f.name in values:
-                value = self.decode(values[f.name])
-            elif f.default is not dataclasses.MISSING:
-                value = f.default
-            elif f.default_factory is not dataclasses.MISSING:
-                value = f.default_factory()
+        decode = self.decode
+        for field_name, default, factory in plan:
+            if field_name in values:
+                value = decode(values[field_name])
+            elif default is not _MISSING:
+                value = default
+            elif factory is not None:
+                value = factory()
             else:
-                raise StoredFormatError(f"{name}.{f.name} was added since this result was stored")
-            object.__setattr__(instance, f.name, value)
+                raise StoredFormatError(
+                    f"{name}.{field_name} was added since this result was stored"
+                )
+            object.__setattr__(instance, field_name, value)
         return instance
 
     def decode(self, value):
-        if not isinstance(value, dict):
+        if type(value) is not dict:
             return value
         if "$r" in value:
             return self.objects[value["$r"]]
@@ -178,28 +232,29 @@ class _Decoder:
             return self.dataclass(value["$c"], value["f"])
         if "$d" in value:
             return Decimal(value["$d"])
-        if "$date" in value:
-            return date.fromisoformat(value["$date"])
-        if "$dt" in value:
-            return datetime.fromisoformat(value["$dt"])
-        if "$f" in value:
-            return float(value["$f"])
         if "$e" in value:
             cls = _class(value["$e"])
             try:
                 return cls(self.decode(value["v"]))
             except (TypeError, ValueError) as error:
                 raise StoredFormatError(f"{value['$e']} has no member {value['v']!r}") from error
+        if "$date" in value:
+            return date.fromisoformat(value["$date"])
+        if "$dt" in value:
+            return datetime.fromisoformat(value["$dt"])
+        if "$f" in value:
+            return float(value["$f"])
+        decode = self.decode
         if "$t" in value:
-            decoded = tuple(self.decode(item) for item in value["$t"])
+            decoded = tuple([decode(item) for item in value["$t"]])
         elif "$l" in value:
-            decoded = [self.decode(item) for item in value["$l"]]
+            decoded = [decode(item) for item in value["$l"]]
         elif "$fs" in value:
-            decoded = frozenset(self.decode(item) for item in value["$fs"])
+            decoded = frozenset([decode(item) for item in value["$fs"]])
         elif "$m" in value:
-            decoded = {self.decode(k): self.decode(v) for k, v in value["$m"]}
+            decoded = {decode(k): decode(v) for k, v in value["$m"]}
         else:
-            decoded = {key: self.decode(item) for key, item in value.items()}
+            decoded = {key: decode(item) for key, item in value.items()}
         self.objects.append(decoded)
         return decoded
 
