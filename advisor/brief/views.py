@@ -63,8 +63,8 @@ def issue(request):
             messages.error(
                 request,
                 _(
-                    "The options were computed again since you opened that page. Check the "
-                    "option below and issue the brief again."
+                    "The options were computed again since you opened that page. Check them "
+                    "below and issue the brief again."
                 ),
             )
             return redirect("results:list", assessment.pk)
