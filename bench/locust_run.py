@@ -12,7 +12,8 @@ headless once per stage (``USERS:SECONDS``; 1-2 s think time, the probe's mix: w
 wizard, results, option, comparison, own figures, issuing briefs), each stage with fresh users
 walking the wizard first. Prints, per stage, p50/p95/p99 per page, requests/s and error counts
 (from locust's CSV files, kept under ``--csv-dir``), the load average of the machine before and
-after (other work on a shared machine shows in latency; CPU ms per request,
+after, the CPU seconds gunicorn, the brief worker, PostgreSQL, locust and the whole machine
+used (other work on a shared machine shows in latency; CPU ms per request,
 ``bench/cpu_per_request.py``, does not), and whether the issue's goals are met: 0 errors, p95
 ≤ 300 ms over all requests and results page p95 ≤ 400 ms at 20 users; 0 errors at 50.
 Exits 1 when a stage had errors. Everything is stopped at the end, also on Ctrl-C.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -152,6 +154,101 @@ def load_average() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
 
 
+# --- Where the CPU went (Linux /proc): the stack's processes, locust, the whole machine --------
+
+
+def _processes() -> list[tuple[int, int, int, float]]:
+    """(pid, parent pid, session id, CPU seconds: user + system) of every live process."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        rest = text[text.rfind(")") + 2 :].split()
+        used = (int(rest[11]) + int(rest[12])) / ticks
+        out.append((int(stat.parent.name), int(rest[1]), int(rest[3]), used))
+    return out
+
+
+def _group_cpu(processes, *, session: int | None = None, parent: int | None = None) -> float:
+    """CPU seconds of a session's processes, or of a process and its children."""
+    if session is not None:
+        return sum(cpu for _, _, sid, cpu in processes if sid == session)
+    return sum(cpu for pid, ppid, _, cpu in processes if parent in (pid, ppid))
+
+
+def _machine_busy() -> float:
+    """CPU seconds the whole machine has spent busy since boot (all cores)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _postmaster(stack) -> int | None:
+    pid_file = Path(os.environ.get("TMPDIR", "/tmp")) / f"ftadvisor-pg-{stack.pg_port}"
+    try:
+        return int((pid_file / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class CpuMeter:
+    """CPU seconds used during a stage by gunicorn, the brief worker, PostgreSQL, locust and the
+    whole machine (everyone's work: a shared machine shows here). Processes that ended during
+    the stage are not counted (gunicorn workers and persistent connections do not end)."""
+
+    def __init__(self, stack):
+        self.stack = stack
+        self.postmaster = _postmaster(stack)
+
+    def _groups(self) -> dict[str, float]:
+        processes = _processes()
+        groups = {
+            "gunicorn": _group_cpu(processes, session=self.stack.web.pid),
+            "brief worker": _group_cpu(processes, session=self.stack.worker.pid),
+        }
+        if self.postmaster is not None:
+            groups["PostgreSQL"] = _group_cpu(processes, parent=self.postmaster)
+        return groups
+
+    def settle(self, *, window: float = 3.0, quiet: float = 0.3, limit: float = 120) -> float:
+        """Wait until gunicorn and the brief worker have finished starting (less than ``quiet``
+        CPU seconds over ``window`` seconds), so that a stage does not measure their start;
+        returns the seconds waited."""
+        started = time.monotonic()
+        while time.monotonic() - started < limit:
+            before = sum(self._groups().values())
+            time.sleep(window)
+            if sum(self._groups().values()) - before < quiet:
+                break
+        return time.monotonic() - started
+
+    def start(self) -> None:
+        self.before = self._groups()
+        self.busy = _machine_busy()
+        self.children = _children_cpu()
+        self.started = time.monotonic()
+
+    def report(self) -> str:
+        used = {name: value - self.before.get(name, 0.0) for name, value in self._groups().items()}
+        used["locust"] = _children_cpu() - self.children
+        wall = time.monotonic() - self.started
+        busy = _machine_busy() - self.busy
+        parts = ", ".join(f"{name} {seconds:.0f}" for name, seconds in used.items())
+        other = max(0.0, busy - sum(used.values()))
+        return (
+            f"CPU seconds used: {parts}; other work {other:.0f}; the whole machine {busy:.0f} "
+            f"of {wall * (os.cpu_count() or 1):.0f} ({os.cpu_count()} CPUs × {wall:.0f} s)"
+        )
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_stage(url: str, stage: Stage, prefix: Path, buyers: int) -> subprocess.CompletedProcess:
     command = [
         str(LOCUST),
@@ -211,12 +308,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stack.start()
         print(f"stack at {stack.url}: {stack.web_workers} gunicorn workers, 1 brief worker")
+        waited = CpuMeter(stack).settle()
+        print(f"waited {waited:.0f} s for gunicorn and the brief worker to finish starting")
         for stage in stages:
             prefix = csv_dir / f"users-{stage.users}"
             before = load_average()
             print(f"\n== {stage.users} users, {stage.seconds} s, 1-2 s think time ==", flush=True)
             started = time.monotonic()
+            meter = CpuMeter(stack)
+            meter.start()
             done = run_stage(stack.url, stage, prefix, buyers)
+            cpu = meter.report()
             stats = Path(f"{prefix}_stats.csv")
             if not stats.exists():
                 print(done.stdout[-3000:] + done.stderr[-3000:])
@@ -224,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
             rows = read_stats(stats)
             print(f"before: {before}; after: {load_average()}")
             print(f"ran {time.monotonic() - started:.0f} s; CSV: {prefix}_*.csv")
+            print(cpu)
             print(table(rows))
             for line in verdict(stage, rows):
                 print("  " + line)

@@ -4,6 +4,7 @@ Its table and verdicts are checked on locust CSV files written here; the whole r
 stack, users, locust) runs in its tiny mode in the PostgreSQL stage only.
 """
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -90,6 +91,36 @@ def test_at_fifty_users_only_errors_are_a_goal(tmp_path):
     assert bench.verdict(bench.Stage(50, 60), rows) == ["errors: 0 (goal 0) met"]
 
 
+PROCESSES = [  # (pid, parent pid, session, CPU seconds)
+    (100, 1, 100, 2.0),  # gunicorn master: its session
+    (101, 100, 100, 5.5),  # a gunicorn worker
+    (200, 1, 200, 1.0),  # brief worker
+    (300, 1, 300, 0.5),  # postmaster (its own session)
+    (301, 300, 300, 1.5),  # a backend
+    (302, 300, 300, 0.25),
+    (400, 1, 400, 9.0),  # someone else's work
+]
+
+
+@pytest.mark.parametrize(
+    ("selection", "expected"),
+    [
+        ({"session": 100}, 7.5),
+        ({"session": 200}, 1.0),
+        ({"parent": 300}, 2.25),
+        ({"session": 999}, 0.0),
+    ],
+)
+def test_cpu_is_summed_per_session_or_process_tree(selection, expected):
+    assert bench._group_cpu(PROCESSES, **selection) == expected
+
+
+def test_this_machine_reports_its_processes_and_busy_time():
+    processes = bench._processes()
+    assert any(pid == os.getpid() for pid, *_ in processes)
+    assert bench._machine_busy() > 0
+
+
 def test_help_says_how_to_run_it():
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "locust_run.py"), "--help"],
@@ -115,3 +146,4 @@ def test_tiny_run_measures_every_page_of_the_mix(tmp_path):
     rows = {r.name: r for r in bench.read_stats(tmp_path / "users-2_stats.csv")}
     assert {"confirm", "results", "all requests"} <= set(rows)
     assert rows["all requests"].failures == 0 and rows["results"].requests >= 2
+    assert "CPU seconds used: gunicorn" in done.stdout
