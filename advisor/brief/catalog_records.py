@@ -28,26 +28,90 @@ def _record(row, kind: str) -> dict:
     }
 
 
+def _linked_records(server_keys, accelerator_keys, dc_keys) -> list[tuple[dict, dict]]:
+    """Each record with the server, accelerator and data-center keys whose options use it."""
+    rows = [
+        (_record(r, "accelerator"), {"accelerators": {r.key}})
+        for r in Accelerator.objects.filter(key__in=accelerator_keys)
+    ]
+    rows += [
+        (_record(r, "server"), {"servers": {r.key}})
+        for r in ServerModel.objects.filter(key__in=server_keys)
+    ]
+    data_centers = list(
+        DataCenter.objects.filter(key__in=dc_keys).select_related("vendor", "policy_zone")
+    )
+    rows += [(_record(dc, "data-center"), {"dcs": {dc.key}}) for dc in data_centers]
+    by_vendor, by_zone = {}, {}
+    for dc in data_centers:
+        if dc.vendor_id:
+            by_vendor.setdefault(dc.vendor_id, set()).add(dc.key)
+        if dc.policy_zone_id:
+            by_zone.setdefault(dc.policy_zone_id, set()).add(dc.key)
+    rows += [
+        (_record(v, "hosting-vendor"), {"dcs": by_vendor[v.pk]})
+        for v in HostingVendor.objects.filter(pk__in=by_vendor)
+    ]
+    rows += [
+        (_record(z, "policy-zone"), {"dcs": by_zone[z.pk]})
+        for z in PolicyZone.objects.filter(pk__in=by_zone)
+    ]
+    offers = (
+        Offer.objects.filter(server_model__key__in=server_keys)
+        .select_related("server_model")
+        .order_by("key")
+    )
+    rows += [(_record(o, "offer"), {"servers": {o.server_model.key}}) for o in offers]
+    return rows
+
+
+def _keys(option: dict) -> tuple[str, str, str | None]:
+    return option["server"]["key"], option["accelerator"]["key"], option["data_center"].get("key")
+
+
 def records_for(options: list[dict]) -> list[dict]:
     """Accelerators, servers, data centers, vendors, policy zones and offers behind ``options``.
 
     ``options`` are option snapshots (advisor.brief.snapshot.option_snapshot).
     """
-    server_keys = {o["server"]["key"] for o in options}
-    accelerator_keys = {o["accelerator"]["key"] for o in options}
-    dc_keys = {o["data_center"]["key"] for o in options if o["data_center"].get("key")}
-    rows = [
-        *(_record(r, "accelerator") for r in Accelerator.objects.filter(key__in=accelerator_keys)),
-        *(_record(r, "server") for r in ServerModel.objects.filter(key__in=server_keys)),
+    keys = [_keys(o) for o in options]
+    return [
+        record
+        for record, _ in _linked_records(
+            {k[0] for k in keys}, {k[1] for k in keys}, {k[2] for k in keys if k[2]}
+        )
     ]
-    data_centers = list(
-        DataCenter.objects.filter(key__in=dc_keys).select_related("vendor", "policy_zone")
+
+
+def frozen_records(options) -> dict:
+    """The records behind every option of a recommendation (domain ``Option``s), read at once
+    and kept with it (docs/decisions/0033): ``{"records": [...], "by_option": {key: [i, ...]}}``.
+
+    A brief issued later from the stored recommendation lists these, not the catalog of the day
+    it is issued (``frozen_for``), so its appendix matches its figures.
+    """
+    keys = {
+        o.key: (o.hardware.server.key, o.hardware.accelerator.key, o.site.data_center.key)
+        for o in options
+    }
+    linked = _linked_records(
+        {k[0] for k in keys.values()},
+        {k[1] for k in keys.values()},
+        {k[2] for k in keys.values() if k[2]},
     )
-    rows += [_record(dc, "data-center") for dc in data_centers]
-    vendor_ids = {dc.vendor_id for dc in data_centers if dc.vendor_id}
-    zone_ids = {dc.policy_zone_id for dc in data_centers if dc.policy_zone_id}
-    rows += [_record(v, "hosting-vendor") for v in HostingVendor.objects.filter(pk__in=vendor_ids)]
-    rows += [_record(z, "policy-zone") for z in PolicyZone.objects.filter(pk__in=zone_ids)]
-    offers = Offer.objects.filter(server_model__key__in=server_keys).order_by("key")
-    rows += [_record(o, "offer") for o in offers]
-    return rows
+    by_option = {}
+    for key, (server, accelerator, dc) in keys.items():
+        by_option[key] = [
+            index
+            for index, (_, links) in enumerate(linked)
+            if server in links.get("servers", ())
+            or accelerator in links.get("accelerators", ())
+            or (dc and dc in links.get("dcs", ()))
+        ]
+    return {"records": [record for record, _ in linked], "by_option": by_option}
+
+
+def frozen_for(frozen: dict, option_keys: list[str]) -> list[dict]:
+    """The frozen records behind ``option_keys``, in the order ``records_for`` gives them."""
+    indexes = sorted({i for key in option_keys for i in frozen["by_option"].get(key, ())})
+    return [frozen["records"][i] for i in indexes]

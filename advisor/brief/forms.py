@@ -41,6 +41,8 @@ class VerifyUploadForm(forms.Form):
 class IssueForm(forms.Form):
     assessment = forms.IntegerField(min_value=1)
     option = forms.CharField(max_length=200)
+    # The stored recommendation the page showed (its token); absent: the current one.
+    computed = forms.UUIDField(required=False)
     language = forms.ChoiceField(choices=[("zh-hans", "简体中文"), ("en", "English")])
 
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, override
 
 from advisor.brief import audit
-from advisor.brief.catalog_records import records_for
+from advisor.brief.catalog_records import frozen_for, records_for
 from advisor.brief.config import signing_config
 from advisor.brief.models import AuditAction, Brief, BriefStatus, next_brief_number
 from advisor.brief.render import BriefMeta, render_pdf
@@ -39,8 +39,15 @@ class BriefError(Exception):
     """A brief cannot be issued or changed in the way asked (message is user-facing)."""
 
 
-def _snapshot(document: dict, option_key: str | None, today: date, inputs: dict) -> dict:
-    run = run_recommendation(document, today=today)
+def _snapshot(
+    document: dict, option_key: str | None, today: date, inputs: dict, run=None, records=None
+) -> dict:
+    """The brief's frozen content; from ``run`` (the stored recommendation the buyer saw, with
+    the day it was computed for, and ``records``: the catalog records as they were then) when
+    given, else computed now (the CLI)."""
+    if run is None:
+        run = run_recommendation(document, today=today)
+    today = run.today
     if not run.recommendation.options:
         raise BriefError(gettext("There is no option to put in a brief."))
     try:
@@ -54,7 +61,10 @@ def _snapshot(document: dict, option_key: str | None, today: date, inputs: dict)
         )
     except KeyError as error:
         raise BriefError(gettext("That option is no longer among the results.")) from error
-    snapshot["catalog"] = records_for(snapshot["options"])
+    if records is not None:
+        snapshot["catalog"] = frozen_for(records, [o["key"] for o in snapshot["options"]])
+    else:
+        snapshot["catalog"] = records_for(snapshot["options"])
     chosen = choose(run.recommendation, option_key)[0]
     snapshot["vendor_questionnaire"] = questionnaire_snapshot(run, chosen)
     return snapshot
@@ -68,10 +78,17 @@ def issue_brief(
     language: str = "zh-hans",
     assessment=None,
     inputs: dict | None = None,
+    run=None,
+    records: dict | None = None,
 ) -> Brief:
-    """Freeze a brief for ``option_key`` (default: the top recommendation) and queue its PDF."""
+    """Freeze a brief for ``option_key`` (default: the top recommendation) and queue its PDF.
+
+    ``run`` and ``records``: the stored recommendation the buyer saw and the catalog records
+    behind it (advisor.results.services.Computed); the brief then holds exactly its options,
+    figures, checks and sources. Without them the recommendation is computed.
+    """
     today = timezone.localdate()
-    snapshot = _snapshot(document, option_key, today, inputs or document)
+    snapshot = _snapshot(document, option_key, today, inputs or document, run, records)
     with transaction.atomic():
         brief = Brief.objects.create(
             number=next_brief_number(today.year),

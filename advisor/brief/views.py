@@ -16,7 +16,13 @@ from advisor.brief.audit import record
 from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUploadForm
 from advisor.brief.models import AuditAction, Brief, BriefStatus
 from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, verify_upload
-from advisor.results.services import Incomplete, assessment_document
+from advisor.domain.scenario import ScenarioError
+from advisor.results.services import (
+    Incomplete,
+    assessment_document,
+    shown_results,
+    stored_records,
+)
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
 from advisor.security import client_ip
 from advisor.wizard.selectors import assessment_for
@@ -48,18 +54,35 @@ def issue(request):
         return redirect("home")
     assessment = assessment_for(request.user, form.cleaned_data["assessment"])
     try:
-        document = assessment_document(assessment)
+        # The stored recommendation the results pages show, never a new computation.
+        shown = shown_results(assessment)
+        if shown is None:
+            raise Incomplete(assessment.pk)
+        computed = form.cleaned_data["computed"]
+        if computed is not None and computed != shown.stored.token:
+            messages.error(
+                request,
+                _(
+                    "The options were computed again since you opened that page. Check them "
+                    "below and issue the brief again."
+                ),
+            )
+            return redirect("results:list", assessment.pk)
         brief = services.issue_brief(
             user=request.user,
-            document=document,
+            document=assessment_document(assessment),
             option_key=form.cleaned_data["option"],
             language=form.cleaned_data["language"],
             assessment=assessment,
             inputs=assessment.answers,
+            run=shown.run,
+            records=stored_records(shown.stored),
         )
     except Incomplete:
         messages.error(request, _("Finish the assessment before issuing a brief."))
         return redirect("wizard:task_list", assessment.pk)
+    except ScenarioError:  # the results page says which answer cannot be sized
+        return redirect("results:list", assessment.pk)
     except services.BriefError as error:
         messages.error(request, str(error))
         return redirect("results:list", assessment.pk)

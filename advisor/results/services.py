@@ -1,23 +1,34 @@
-"""Running the recommendation for an assessment's answers (cached per draft version)."""
+"""The recommendation for an assessment: computed once per version of its inputs, stored.
+
+docs/decisions/0033-stored-recommendation.md: results, option detail, comparison, own figures
+and briefs read the stored result; a page view never computes it again.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
+import zlib
 from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.apps import apps
-from django.core.cache import cache
-from django.db import connection
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
+from advisor.brief.catalog_records import frozen_records
 from advisor.models import RuleParameter
+from advisor.results import codec
 from advisor.selectors.recommend import RecommendRun, local_today, run_recommendation
 from advisor.wizard import services as wizard_services
 from advisor.wizard.answers import scenario_document
-from advisor.wizard.models import Assessment
+from advisor.wizard.models import Assessment, StoredRecommendation
 
-CACHE_SECONDS = 24 * 3600  # the key changes with the answers, the catalog and the day
+logger = logging.getLogger(__name__)
 
 
 class Incomplete(Exception):
@@ -65,18 +76,27 @@ def _stamp_sql() -> str:
     return "SELECT " + ", ".join(parts)
 
 
-def catalog_stamp() -> str:
-    """Changes whenever a catalog row or a rule parameter is saved (latest ``updated_at``),
-    added or deleted (row counts). One database round trip (it was one query per table)."""
+def _stamp_row() -> tuple:
     with connection.cursor() as cursor:
         cursor.execute(_stamp_sql())
-        row = cursor.fetchone()
+        return cursor.fetchone()
+
+
+def _joined(row: tuple) -> str:
     return ":".join("" if value is None else str(value) for value in row)
 
 
-# Recommendations already computed in this process, by their full cache key (the document's
-# digest, the day, the catalog stamp): a key never names two different results, so a hit needs
-# no check. Saves unpickling the run from the shared cache on every page view.
+def catalog_stamp() -> str:
+    """Changes whenever a catalog row or a rule parameter is saved (latest ``updated_at``),
+    added or deleted (row counts). One database round trip (it was one query per table)."""
+    return _joined(_stamp_row())
+
+
+# --- The stored recommendation (docs/decisions/0033-stored-recommendation.md) ---------------
+
+
+# Decoded results, by their stored row's token (a stored row never changes: a new computation
+# is a new row), so that a process decodes each stored result once.
 _LOCAL_RUNS: OrderedDict[str, RecommendRun] = OrderedDict()
 _LOCAL_MAX = 32
 _LOCAL_LOCK = threading.Lock()
@@ -98,29 +118,149 @@ def _local_put(key: str, run: RecommendRun) -> None:
             _LOCAL_RUNS.popitem(last=False)
 
 
-def assessment_results(assessment: Assessment) -> RecommendRun | None:
-    """The ranked options for the assessment's current answers; None while incomplete.
+@dataclass(frozen=True)
+class CatalogState:
+    stamp: str  # SHA-256 of the catalog stamp
+    changed_at: datetime | None  # the latest catalog row saved (None: no dated row)
 
-    Results depend on the answers (the document, own figures included), the catalog (rows
-    saved, added or deleted) and the day; the key holds all three. The recommendation is computed once per
-    key: kept in this process, and in the shared cache for the other processes for a day
-    (results, option, comparison and own figures all read it).
-    """
-    try:
-        document = assessment_document(assessment)
-    except Incomplete:
+
+def _as_datetime(value) -> datetime | None:
+    if isinstance(value, str):  # SQLite answers text for a MAX over a datetime column
+        value = parse_datetime(value)
+    if not isinstance(value, datetime):
         return None
-    today = local_today()
-    stamp = hashlib.sha256(catalog_stamp().encode()).hexdigest()[:16]
-    inputs = json.dumps(document, sort_keys=True, default=str, ensure_ascii=False)
-    digest = hashlib.sha256(inputs.encode()).hexdigest()[:32]
-    key = f"results:{digest}:{today.isoformat()}:{stamp}"
+    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
+
+
+def catalog_state() -> CatalogState:
+    """The catalog's stamp and when it last changed, in the one stamp query."""
+    row = _stamp_row()
+    raw = _joined(row)
+    dates = [d for d in (_as_datetime(value) for value in row) if d is not None]
+    return CatalogState(hashlib.sha256(raw.encode()).hexdigest(), max(dates, default=None))
+
+
+def inputs_digest(assessment: Assessment) -> str:
+    """SHA-256 of what the buyer entered: every step's answers, own figures, vendor answers.
+
+    The answers, not the document made from them: building the document reads the catalog
+    (presets, accelerator lists), and what the catalog contributes is the stamp's business.
+    """
+    inputs = json.dumps(assessment.answers, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(inputs.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the results pages show: the stored recommendation and whether it is still current."""
+
+    run: RecommendRun
+    stored: StoredRecommendation  # without its payload and records
+    catalog: CatalogState
+
+    @property
+    def catalog_changed(self) -> bool:
+        return self.stored.catalog_stamp != self.catalog.stamp
+
+    @property
+    def catalog_changed_at(self) -> datetime | None:
+        """When the catalog last changed, if after the computation (a deletion has no date)."""
+        changed = self.catalog.changed_at
+        return changed if changed and changed > self.stored.computed_at else None
+
+
+def _latest(assessment: Assessment) -> StoredRecommendation | None:
+    return (
+        StoredRecommendation.objects.filter(assessment=assessment)
+        .defer("payload", "records")
+        .order_by("-pk")
+        .first()
+    )
+
+
+def _store(assessment: Assessment, catalog: CatalogState):
+    """Compute the recommendation, store it, delete the one it replaces (one transaction).
+
+    Stored with it: the catalog records behind its options as they are now (a brief's appendix
+    lists these, catalog_records.frozen_records). Raises Incomplete or ScenarioError.
+    """
+    digest = inputs_digest(assessment)
+    run = run_recommendation(assessment_document(assessment), today=local_today())
+    payload = zlib.compress(codec.dumps(run).encode(), 6)
+    records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)
+    with transaction.atomic():
+        stored = StoredRecommendation.objects.create(
+            assessment=assessment,
+            assessment_version=assessment.version,
+            inputs_digest=digest,
+            catalog_stamp=catalog.stamp,
+            computed_on=run.today,
+            payload_format=codec.FORMAT,
+            payload=payload,
+            records=zlib.compress(records.encode(), 6),
+        )
+        StoredRecommendation.objects.filter(assessment=assessment, pk__lt=stored.pk).delete()
+    del stored.payload, stored.records  # as read back: without them
+    _local_put(str(stored.token), run)
+    return stored, run
+
+
+def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
+    """The stored run (decoded once per process); None when older code stored it."""
+    key = str(stored.token)
     run = _local_get(key)
     if run is not None:
         return run
-    run = cache.get(key)
-    if run is None:
-        run = run_recommendation(document, today=today)
-        cache.set(key, run, CACHE_SECONDS)
+    if stored.payload_format != codec.FORMAT:
+        return None
+    payload = StoredRecommendation.objects.values_list("payload", flat=True).get(pk=stored.pk)
+    try:
+        run = codec.loads(zlib.decompress(bytes(payload)).decode())
+    except codec.StoredFormatError:
+        logger.warning("Stored recommendation %s was written by older code", stored.pk)
+        return None
     _local_put(key, run)
     return run
+
+
+def stored_records(stored: StoredRecommendation) -> dict:
+    """The catalog records behind the stored result's options, as they were when computed."""
+    records = StoredRecommendation.objects.values_list("records", flat=True).get(pk=stored.pk)
+    return json.loads(zlib.decompress(bytes(records)).decode())
+
+
+def shown_results(assessment: Assessment) -> Shown | None:
+    """The stored recommendation for the assessment's current inputs; None while incomplete.
+
+    Computed and stored on the first read after the inputs changed (answers confirmed, own
+    figures or vendor answers saved); every later read returns it as stored, even when the
+    catalog has changed since (``Shown.catalog_changed``: the pages say so and offer
+    :func:`recompute`). Raises ScenarioError naming the field when the answers cannot be sized.
+    """
+    catalog = catalog_state()
+    stored = _latest(assessment)
+    run = None
+    if stored is not None and stored.inputs_digest == inputs_digest(assessment):
+        run = _decoded(stored)
+    if run is None:
+        try:
+            stored, run = _store(assessment, catalog)
+        except Incomplete:
+            return None
+    return Shown(run, stored, catalog)
+
+
+def recompute(assessment: Assessment) -> Shown | None:
+    """Compute the options again with today's catalog: a new stored result replaces the old."""
+    catalog = catalog_state()
+    try:
+        stored, run = _store(assessment, catalog)
+    except Incomplete:
+        return None
+    return Shown(run, stored, catalog)
+
+
+def assessment_results(assessment: Assessment) -> RecommendRun | None:
+    """The ranked options the buyer sees for the assessment (stored); None while incomplete."""
+    shown = shown_results(assessment)
+    return shown.run if shown is not None else None

@@ -4,48 +4,58 @@ from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.recommend.options import cost_figures
 from advisor.domain.scenario import ScenarioError
 from advisor.questionnaire.services import questionnaire_context
-from advisor.results import presenters
+from advisor.results import presenters, services
 from advisor.results.forms import SITE_FIELDS, FiguresForm
-from advisor.results.services import FIGURES_KEY, assessment_results, save_figures
+from advisor.results.services import FIGURES_KEY, save_figures
 from advisor.roles import procurement_required
 from advisor.templatetags.domain_text import local_name, render_text
 from advisor.wizard import services as wizard_services
 from advisor.wizard.selectors import assessment_for
 
 
-def _results_or_redirect(request, pk):
-    """The assessment and its results; None with a message saying why when there are none.
+def _cannot_size(request, error: ScenarioError) -> None:
+    messages.error(
+        request,
+        _(
+            "These answers cannot be sized: %(field)s %(problem)s. Change that answer and "
+            "confirm again."
+        )
+        % {"field": error.field, "problem": render_text(error.message)},
+    )
 
-    The results pages then redirect to the check page, never without that message.
+
+def _incomplete(request) -> None:
+    messages.error(request, _("Answer every section before the options can be shown."))
+
+
+def _results_or_redirect(request, pk):
+    """The assessment and its stored results (``services.Shown``); None with a message saying
+    why when there are none. The results pages then redirect to the check page, never without
+    that message.
     """
     assessment = assessment_for(request.user, pk)
     try:
-        run = assessment_results(assessment)
+        shown = services.shown_results(assessment)
     except ScenarioError as error:
-        messages.error(
-            request,
-            _(
-                "These answers cannot be sized: %(field)s %(problem)s. Change that answer and "
-                "confirm again."
-            )
-            % {"field": error.field, "problem": render_text(error.message)},
-        )
+        _cannot_size(request, error)
         return assessment, None
-    if run is None:
-        messages.error(request, _("Answer every section before the options can be shown."))
-    return assessment, run
+    if shown is None:
+        _incomplete(request)
+    return assessment, shown
 
 
 @procurement_required
 def results(request, pk):
-    assessment, run = _results_or_redirect(request, pk)
-    if run is None:
+    assessment, shown = _results_or_redirect(request, pk)
+    if shown is None:
         return redirect("wizard:check", assessment.pk)
+    run = shown.run
     ranking = request.GET.get("ranking", "recommended")
     if ranking not in (*presenters.RANKINGS, presenters.ALL_OPTIONS):
         ranking = "recommended"
@@ -61,6 +71,7 @@ def results(request, pk):
         {
             "assessment": assessment,
             "run": run,
+            "shown": shown,
             "rows": rows,
             "groups": presenters.grouped(rows),
             "ranking": ranking,
@@ -82,9 +93,10 @@ def _option(run, key):
 
 @procurement_required
 def option_detail(request, pk, key):
-    assessment, run = _results_or_redirect(request, pk)
-    if run is None:
+    assessment, shown = _results_or_redirect(request, pk)
+    if shown is None:
         return redirect("wizard:check", assessment.pk)
+    run = shown.run
     option = _option(run, key)
     return render(
         request,
@@ -92,6 +104,7 @@ def option_detail(request, pk, key):
         {
             "assessment": assessment,
             "run": run,
+            "shown": shown,
             "option": option,
             "memory_chart": presenters.memory_chart(option),
             "cost_chart": presenters.cost_chart(option),
@@ -107,9 +120,10 @@ def option_detail(request, pk, key):
 
 @procurement_required
 def compare(request, pk):
-    assessment, run = _results_or_redirect(request, pk)
-    if run is None:
+    assessment, shown = _results_or_redirect(request, pk)
+    if shown is None:
         return redirect("wizard:check", assessment.pk)
+    run = shown.run
     keys = list(dict.fromkeys(request.GET.getlist("option")))
     error = None
     if not keys:
@@ -125,6 +139,7 @@ def compare(request, pk):
         {
             "assessment": assessment,
             "run": run,
+            "shown": shown,
             "options": options,
             "charts": [presenters.memory_chart(o) for o in options],
             "site_rows": presenters.site_rows(options, options[0] if options else None),
@@ -149,9 +164,10 @@ def _sites_and_servers(run):
 
 @procurement_required
 def figures(request, pk):
-    assessment, run = _results_or_redirect(request, pk)
-    if run is None:
+    assessment, shown = _results_or_redirect(request, pk)
+    if shown is None:
         return redirect("wizard:check", assessment.pk)
+    run = shown.run
     sites, servers = _sites_and_servers(run)
     stored = assessment.answers.get(FIGURES_KEY) or {}
     initial = FiguresForm.initial_from(stored)
@@ -176,6 +192,23 @@ def figures(request, pk):
         return _figures_page(request, assessment, form, status=400)
     form = FiguresForm(sites=sites, servers=servers, initial=initial)
     return _figures_page(request, assessment, form)
+
+
+@procurement_required
+@require_POST
+def recompute(request, pk):
+    """Compute the options again with the current catalog (a new stored result)."""
+    assessment = assessment_for(request.user, pk)
+    try:
+        shown = services.recompute(assessment)
+    except ScenarioError as error:
+        _cannot_size(request, error)
+        return redirect("wizard:check", assessment.pk)
+    if shown is None:
+        _incomplete(request)
+        return redirect("wizard:check", assessment.pk)
+    messages.success(request, _("The options were computed again with the current catalog."))
+    return redirect("results:list", assessment.pk)
 
 
 def _figures_page(request, assessment, form, status=200):

@@ -124,6 +124,7 @@ EXPECTED: dict[str, list[Case]] = {
         )
     ],
     "results:figures": [Case(to("results:figures", "assessment_id"), OWN_ASSESSMENT)],
+    "results:recompute": [Case(to("results:recompute", "assessment_id"), OWN_ASSESSMENT, "post")],
     # Vendor questionnaire
     "questionnaire:download": [
         Case(to("questionnaire:download", "assessment_id", "option_key", kind), OWN_ASSESSMENT)

@@ -1,20 +1,22 @@
-"""CPU per page view: the recommendation is computed once per inputs and read by every page.
+"""CPU per page view: the recommendation is computed once per version of an assessment's inputs,
+stored, and read by every page (docs/decisions/0033-stored-recommendation.md).
 
 The finding: the recommendation was recomputed (or unpickled) per view, and the catalog stamp
 in its key cost one query per catalog table.
 """
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from advisor.results import services
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import estimate
+from advisor.wizard.models import StoredRecommendation
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
-from vendors.models import DataCenter
 
 pytestmark = pytest.mark.django_db
 
@@ -41,33 +43,55 @@ def computed(monkeypatch):
     return calls
 
 
-def test_every_results_page_reads_one_computation(client, world, computed):
+def _pages(world):
     base = f"/assessments/{world.pk}/results/"
-    assert client.get(base).status_code == 200
     key = services.assessment_results(world).recommendation.options[0].key
-    for url in (f"{base}option/{key}/", f"{base}compare/?option={key}", f"{base}figures/", base):
+    return [base, f"{base}option/{key}/", f"{base}compare/?option={key}", f"{base}figures/"]
+
+
+def test_every_results_page_reads_one_computation(client, world, computed):
+    for url in _pages(world) * 2:
         assert client.get(url).status_code == 200
     assert len(computed) == 1
+    assert StoredRecommendation.objects.filter(assessment=world).count() == 1
 
 
-def test_a_catalog_edit_or_new_answers_compute_again(client, world, computed):
+@pytest.mark.parametrize("forget", ["this process", "the shared cache", "both"])
+def test_a_page_view_reads_the_stored_result_in_a_new_process(client, world, computed, forget):
+    """A fresh worker process (nothing decoded yet) or a cleared cache: read, not computed."""
+    pages = _pages(world)
+    before = services.assessment_results(world)
+    if forget in ("this process", "both"):
+        services._LOCAL_RUNS.clear()
+    if forget in ("the shared cache", "both"):
+        cache.clear()
+    for url in pages:
+        assert client.get(url).status_code == 200
+    assert len(computed) == 1
+    after = services.assessment_results(world)
+    assert after == before  # decoded from the database: equal, field by field
+    assert after.today == before.today
+
+
+def test_new_answers_or_own_figures_are_new_inputs_computed_once(client, world, computed):
     services.assessment_results(world)
-    dc = DataCenter.objects.order_by("key").first()
-    dc.save()  # an edit in admin: updated_at moves, the stamp changes
-    services.assessment_results(world)
-    assert len(computed) == 2
-    DataCenter.objects.filter(pk=dc.pk).delete()  # a deletion changes the row count
-    services.assessment_results(world)
-    assert len(computed) == 3
     world.answers = {**world.answers, "figures": {"overrides": {"salvage_pct": "7"}}}
     services.assessment_results(world)
-    assert len(computed) == 4
+    services.assessment_results(world)
+    assert len(computed) == 2
+    training = {**world.answers["training"], "seq_len": 8192}
+    world.answers = {**world.answers, "training": training}
+    assert services.assessment_results(world).scenario.seq_len == 8192
+    assert len(computed) == 3
+    # The result it replaces is deleted: one stored result per assessment.
+    assert StoredRecommendation.objects.filter(assessment=world).count() == 1
 
 
 def test_the_catalog_stamp_is_one_query(world):
     with CaptureQueriesContext(connection) as queries:
         services.catalog_stamp()
-    assert len(queries) == 1
+        services.catalog_state()
+    assert len(queries) == 2
 
 
 def test_the_live_estimate_is_cached_by_its_inputs(world, monkeypatch):

@@ -1,0 +1,343 @@
+"""The locust measurement in one command: production stack, users, locust stages, one table.
+
+    .venv/bin/python bench/locust_run.py                 # 20 users for 2 min, then 50 for 1 min
+    .venv/bin/python bench/locust_run.py --stages 20:180 # one stage: 20 users for 3 minutes
+    .venv/bin/python bench/locust_run.py --tiny          # 2 users for 15 s: checks it all works
+
+Starts the stack that bench/locustfile.py expects (bench/_stack.py: its own PostgreSQL cluster
+on ``--pg-port``, a fresh database, ``scripts/serve-production prepare``, then gunicorn and a
+brief worker as the production start runs them, the catalog, procurement users
+``loadbuyer00``.. with the bench password, a development signing certificate), then runs locust
+headless once per stage (``USERS:SECONDS``; 1-2 s think time, the probe's mix: walking the
+wizard, results, option, comparison, own figures, issuing briefs), each stage with fresh users
+walking the wizard first. Prints, per stage, p50/p95/p99 per page, requests/s and error counts
+(from locust's CSV files, kept under ``--csv-dir``), the load average of the machine before and
+after, the CPU seconds gunicorn, the brief worker, PostgreSQL, locust and the whole machine
+used (other work on a shared machine shows in latency; CPU ms per request,
+``bench/cpu_per_request.py``, does not), and whether the issue's goals are met: 0 errors, p95
+≤ 300 ms over all requests and results page p95 ≤ 400 ms at 20 users; 0 errors at 50.
+Exits 1 when a stage had errors. Everything is stopped at the end, also on Ctrl-C.
+Locust reports times above 100 ms rounded to two significant figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCUST = ROOT / ".venv" / "bin" / "locust"
+LOCUSTFILE = ROOT / "bench" / "locustfile.py"
+DEFAULT_STAGES = "20:120,50:60"
+TINY_STAGES = "2:15"
+GOAL_P95_MS = 300  # over all requests, at 20 users
+GOAL_RESULTS_P95_MS = 400
+GOAL_USERS = 20
+
+
+@dataclass(frozen=True)
+class Stage:
+    users: int
+    seconds: int
+
+    @property
+    def spawn_rate(self) -> int:
+        return max(1, self.users // 4)  # all users started within about 4 s
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    requests: int
+    failures: int
+    p50: float
+    p95: float
+    p99: float
+    per_second: float
+
+
+def parse_stages(text: str) -> list[Stage]:
+    """``"20:120,50:60"`` → stages; ValueError naming the bad part."""
+    stages = []
+    for part in text.split(","):
+        users, _, seconds = part.strip().partition(":")
+        try:
+            stage = Stage(int(users), int(seconds))
+        except ValueError:
+            raise ValueError(f"stage {part.strip()!r} is not USERS:SECONDS") from None
+        if stage.users < 1 or stage.seconds < 5:
+            raise ValueError(f"stage {part.strip()!r}: at least 1 user and 5 seconds")
+        stages.append(stage)
+    return stages
+
+
+def _number(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:  # "N/A" when a page had no request
+        return float("nan")
+
+
+def read_stats(path: Path) -> list[Row]:
+    """Locust's ``*_stats.csv``: one row per request name, "Aggregated" last."""
+    rows = []
+    with path.open(newline="", encoding="utf-8") as handle:
+        for record in csv.DictReader(handle):
+            rows.append(
+                Row(
+                    name="all requests" if record["Name"] == "Aggregated" else record["Name"],
+                    requests=int(record["Request Count"]),
+                    failures=int(record["Failure Count"]),
+                    p50=_number(record["50%"]),
+                    p95=_number(record["95%"]),
+                    p99=_number(record["99%"]),
+                    per_second=_number(record["Requests/s"]),
+                )
+            )
+    return rows
+
+
+def read_failures(path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [
+            f"{r['Occurrences']} × {r['Method']} {r['Name']}: {r['Error']}"
+            for r in csv.DictReader(handle)
+        ]
+
+
+def table(rows: list[Row]) -> str:
+    lines = [
+        f"{'page':<22} {'requests':>8} {'errors':>6} {'p50 ms':>7} {'p95 ms':>7} {'p99 ms':>7} "
+        f"{'req/s':>6}"
+    ]
+    for row in rows:
+        lines.append(
+            f"{row.name:<22} {row.requests:>8} {row.failures:>6} {row.p50:>7.0f} {row.p95:>7.0f} "
+            f"{row.p99:>7.0f} {row.per_second:>6.1f}"
+        )
+    return "\n".join(lines)
+
+
+def verdict(stage: Stage, rows: list[Row]) -> list[str]:
+    """The issue's goals for this stage, each with met / missed."""
+    total = next((r for r in rows if r.name == "all requests"), None)
+    if total is None:
+        return ["no requests were made"]
+    errors = sum(r.failures for r in rows if r.name != "all requests")
+    out = [f"errors: {errors} (goal 0) {'met' if errors == 0 else 'MISSED'}"]
+    if stage.users == GOAL_USERS:
+        out.append(
+            f"p95 over all requests: {total.p95:.0f} ms (goal ≤ {GOAL_P95_MS}) "
+            + ("met" if total.p95 <= GOAL_P95_MS else "MISSED")
+        )
+        results = next((r for r in rows if r.name == "results"), None)
+        if results is not None:
+            out.append(
+                f"results page p95: {results.p95:.0f} ms (goal ≤ {GOAL_RESULTS_P95_MS}) "
+                + ("met" if results.p95 <= GOAL_RESULTS_P95_MS else "MISSED")
+            )
+    return out
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+# --- Where the CPU went (Linux /proc): the stack's processes, locust, the whole machine --------
+
+
+def _processes() -> list[tuple[int, int, int, float]]:
+    """(pid, parent pid, session id, CPU seconds: user + system) of every live process."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        rest = text[text.rfind(")") + 2 :].split()
+        used = (int(rest[11]) + int(rest[12])) / ticks
+        out.append((int(stat.parent.name), int(rest[1]), int(rest[3]), used))
+    return out
+
+
+def _group_cpu(processes, *, session: int | None = None, parent: int | None = None) -> float:
+    """CPU seconds of a session's processes, or of a process and its children."""
+    if session is not None:
+        return sum(cpu for _, _, sid, cpu in processes if sid == session)
+    return sum(cpu for pid, ppid, _, cpu in processes if parent in (pid, ppid))
+
+
+def _machine_busy() -> float:
+    """CPU seconds the whole machine has spent busy since boot (all cores)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _postmaster(stack) -> int | None:
+    pid_file = Path(os.environ.get("TMPDIR", "/tmp")) / f"ftadvisor-pg-{stack.pg_port}"
+    try:
+        return int((pid_file / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class CpuMeter:
+    """CPU seconds used during a stage by gunicorn, the brief worker, PostgreSQL, locust and the
+    whole machine (everyone's work: a shared machine shows here). Processes that ended during
+    the stage are not counted (gunicorn workers and persistent connections do not end)."""
+
+    def __init__(self, stack):
+        self.stack = stack
+        self.postmaster = _postmaster(stack)
+
+    def _groups(self) -> dict[str, float]:
+        processes = _processes()
+        groups = {
+            "gunicorn": _group_cpu(processes, session=self.stack.web.pid),
+            "brief worker": _group_cpu(processes, session=self.stack.worker.pid),
+        }
+        if self.postmaster is not None:
+            groups["PostgreSQL"] = _group_cpu(processes, parent=self.postmaster)
+        return groups
+
+    def settle(self, *, window: float = 3.0, quiet: float = 0.3, limit: float = 120) -> float:
+        """Wait until gunicorn and the brief worker have finished starting (less than ``quiet``
+        CPU seconds over ``window`` seconds), so that a stage does not measure their start;
+        returns the seconds waited."""
+        started = time.monotonic()
+        while time.monotonic() - started < limit:
+            before = sum(self._groups().values())
+            time.sleep(window)
+            if sum(self._groups().values()) - before < quiet:
+                break
+        return time.monotonic() - started
+
+    def start(self) -> None:
+        self.before = self._groups()
+        self.busy = _machine_busy()
+        self.children = _children_cpu()
+        self.started = time.monotonic()
+
+    def report(self) -> str:
+        used = {name: value - self.before.get(name, 0.0) for name, value in self._groups().items()}
+        used["locust"] = _children_cpu() - self.children
+        wall = time.monotonic() - self.started
+        busy = _machine_busy() - self.busy
+        parts = ", ".join(f"{name} {seconds:.0f}" for name, seconds in used.items())
+        other = max(0.0, busy - sum(used.values()))
+        return (
+            f"CPU seconds used: {parts}; other work {other:.0f}; the whole machine {busy:.0f} "
+            f"of {wall * (os.cpu_count() or 1):.0f} ({os.cpu_count()} CPUs × {wall:.0f} s)"
+        )
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_stage(url: str, stage: Stage, prefix: Path, buyers: int) -> subprocess.CompletedProcess:
+    command = [
+        str(LOCUST),
+        "-f",
+        str(LOCUSTFILE),
+        "--host",
+        url,
+        "--headless",
+        "--users",
+        str(stage.users),
+        "--spawn-rate",
+        str(stage.spawn_rate),
+        "--run-time",
+        f"{stage.seconds}s",
+        "--stop-timeout",
+        "5",
+        "--csv",
+        str(prefix),
+        "--only-summary",
+        "--loglevel",
+        "WARNING",
+    ]
+    env = {**os.environ, "LOCUST_BUYERS": str(buyers)}
+    return subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=stage.seconds + 120
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--stages",
+        default=DEFAULT_STAGES,
+        help=f"USERS:SECONDS,… run one after another (default {DEFAULT_STAGES})",
+    )
+    parser.add_argument("--tiny", action="store_true", help=f"stages {TINY_STAGES}: a quick check")
+    parser.add_argument("--web-workers", type=int, help="gunicorn workers (default 2 × CPUs + 1)")
+    parser.add_argument("--pg-port", type=int, default=54400, help="the stack's own PostgreSQL")
+    parser.add_argument("--csv-dir", type=Path, help="keep locust's CSV files here")
+    args = parser.parse_args(argv)
+    try:
+        stages = parse_stages(TINY_STAGES if args.tiny else args.stages)
+    except ValueError as error:
+        parser.error(str(error))
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from _stack import Stack
+
+    csv_dir = args.csv_dir or Path(tempfile.mkdtemp(prefix="advisor-locust-"))
+    csv_dir.mkdir(parents=True, exist_ok=True)
+    buyers = max(stage.users for stage in stages)
+    print(f"starting the production stack ({buyers} users); {load_average()}", flush=True)
+    stack = Stack(users=buyers, web_workers=args.web_workers, pg_port=args.pg_port)
+    failed = False
+    try:
+        stack.start()
+        print(f"stack at {stack.url}: {stack.web_workers} gunicorn workers, 1 brief worker")
+        waited = CpuMeter(stack).settle()
+        print(f"waited {waited:.0f} s for gunicorn and the brief worker to finish starting")
+        for stage in stages:
+            prefix = csv_dir / f"users-{stage.users}"
+            before = load_average()
+            print(f"\n== {stage.users} users, {stage.seconds} s, 1-2 s think time ==", flush=True)
+            started = time.monotonic()
+            meter = CpuMeter(stack)
+            meter.start()
+            done = run_stage(stack.url, stage, prefix, buyers)
+            cpu = meter.report()
+            stats = Path(f"{prefix}_stats.csv")
+            if not stats.exists():
+                print(done.stdout[-3000:] + done.stderr[-3000:])
+                raise RuntimeError("locust wrote no statistics")
+            rows = read_stats(stats)
+            print(f"before: {before}; after: {load_average()}")
+            print(f"ran {time.monotonic() - started:.0f} s; CSV: {prefix}_*.csv")
+            print(cpu)
+            print(table(rows))
+            for line in verdict(stage, rows):
+                print("  " + line)
+            failures = read_failures(Path(f"{prefix}_failures.csv"))
+            for line in failures[:20]:
+                print("  error: " + line)
+            failed = failed or bool(failures) or any(r.failures for r in rows)
+    finally:
+        stack.stop()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""bench/locust_run.py: the locust measurement as one command (stages, table, goals).
+
+Its table and verdicts are checked on locust CSV files written here; the whole run (production
+stack, users, locust) runs in its tiny mode in the PostgreSQL stage only.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.bench import load_bench
+
+ROOT = Path(__file__).resolve().parents[2]
+bench = load_bench("locust_run")
+
+HEADER = (
+    '"Type","Name","Request Count","Failure Count","Median Response Time",'
+    '"Average Response Time","Min Response Time","Max Response Time","Average Content Size",'
+    '"Requests/s","Failures/s","50%","66%","75%","80%","90%","95%","98%","99%","99.9%",'
+    '"99.99%","100%"'
+)
+
+
+def stats_file(tmp_path, rows) -> Path:
+    lines = [HEADER]
+    for kind, name, count, failures, p50, p95, p99, rate in rows:
+        lines.append(
+            f'"{kind}","{name}",{count},{failures},{p50},{p50},1,{p99},900,{rate},0,'
+            f"{p50},{p50},{p50},{p50},{p95},{p95},{p99},{p99},{p99},{p99},{p99}"
+        )
+    path = tmp_path / "users-20_stats.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("20:120,50:60", [(20, 120), (50, 60)]),
+        ("2:15", [(2, 15)]),
+        (" 5 : 30 ", [(5, 30)]),
+    ],
+)
+def test_stages_are_users_and_seconds(text, expected):
+    assert [(s.users, s.seconds) for s in bench.parse_stages(text)] == expected
+
+
+@pytest.mark.parametrize("text", ["20", "20:x", "0:60", "20:2", ""])
+def test_a_bad_stage_is_named(text):
+    with pytest.raises(ValueError, match="stage"):
+        bench.parse_stages(text)
+
+
+@pytest.mark.parametrize(
+    ("total_p95", "results_p95", "failures", "expected"),
+    [
+        (250, 380, 0, ["errors: 0 (goal 0) met", "all requests: 250 ms", "met", "380 ms"]),
+        (310, 380, 0, ["p95 over all requests: 310 ms (goal ≤ 300) MISSED"]),
+        (250, 420, 0, ["results page p95: 420 ms (goal ≤ 400) MISSED"]),
+        (250, 380, 3, ["errors: 3 (goal 0) MISSED"]),
+    ],
+)
+def test_the_table_and_the_goals_come_from_locusts_csv(
+    tmp_path, total_p95, results_p95, failures, expected
+):
+    path = stats_file(
+        tmp_path,
+        [
+            ("GET", "results", 120, failures, 90, results_p95, 600, 2.1),
+            ("GET", "option", 80, 0, 60, 200, 400, 1.4),
+            ("", "Aggregated", 200, failures, 70, total_p95, 500, 3.5),
+        ],
+    )
+    rows = bench.read_stats(path)
+    assert [r.name for r in rows] == ["results", "option", "all requests"]
+    printed = bench.table(rows)
+    assert "p95 ms" in printed and "results" in printed.splitlines()[1]
+    assert f"{results_p95:>7}" in printed.splitlines()[1]
+    said = "\n".join(bench.verdict(bench.Stage(20, 120), rows))
+    for needle in expected:
+        assert needle in said
+
+
+def test_at_fifty_users_only_errors_are_a_goal(tmp_path):
+    rows = bench.read_stats(
+        stats_file(tmp_path, [("", "Aggregated", 10, 0, 900, 3000, 5000, 30.0)])
+    )
+    assert bench.verdict(bench.Stage(50, 60), rows) == ["errors: 0 (goal 0) met"]
+
+
+PROCESSES = [  # (pid, parent pid, session, CPU seconds)
+    (100, 1, 100, 2.0),  # gunicorn master: its session
+    (101, 100, 100, 5.5),  # a gunicorn worker
+    (200, 1, 200, 1.0),  # brief worker
+    (300, 1, 300, 0.5),  # postmaster (its own session)
+    (301, 300, 300, 1.5),  # a backend
+    (302, 300, 300, 0.25),
+    (400, 1, 400, 9.0),  # someone else's work
+]
+
+
+@pytest.mark.parametrize(
+    ("selection", "expected"),
+    [
+        ({"session": 100}, 7.5),
+        ({"session": 200}, 1.0),
+        ({"parent": 300}, 2.25),
+        ({"session": 999}, 0.0),
+    ],
+)
+def test_cpu_is_summed_per_session_or_process_tree(selection, expected):
+    assert bench._group_cpu(PROCESSES, **selection) == expected
+
+
+def test_this_machine_reports_its_processes_and_busy_time():
+    processes = bench._processes()
+    assert any(pid == os.getpid() for pid, *_ in processes)
+    assert bench._machine_busy() > 0
+
+
+def test_help_says_how_to_run_it():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "locust_run.py"), "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert "--tiny" in done.stdout and "20 users for 2 min, then 50 for 1 min" in done.stdout
+
+
+@pytest.mark.postgres
+def test_tiny_run_measures_every_page_of_the_mix(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "locust_run.py"), "--tiny", "--csv-dir", tmp_path],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = {r.name: r for r in bench.read_stats(tmp_path / "users-2_stats.csv")}
+    assert {"confirm", "results", "all requests"} <= set(rows)
+    assert rows["all requests"].failures == 0 and rows["results"].requests >= 2
+    assert "CPU seconds used: gunicorn" in done.stdout

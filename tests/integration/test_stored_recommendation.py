@@ -1,0 +1,225 @@
+"""The stored recommendation after the catalog changes: kept as computed, said so, recomputed on
+request; briefs hold what the buyer saw (docs/decisions/0033-stored-recommendation.md)."""
+
+import zlib
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from advisor.brief.catalog_records import frozen_for, frozen_records, records_for
+from advisor.brief.models import Brief
+from advisor.brief.snapshot import option_snapshot
+from advisor.results import codec, services
+from advisor.roles import PROCUREMENT_STAFF
+from advisor.selectors.economics import offers_for
+from advisor.wizard.models import StoredRecommendation
+from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
+from tests.support.users import make_user
+from vendors import choices
+from vendors.models import DataCenter, Offer, ServerModel
+
+pytestmark = pytest.mark.django_db
+
+NOTICE = "The catalog has changed since these options were computed"
+
+
+@pytest.fixture
+def world(client):
+    load_catalog()
+    services._LOCAL_RUNS.clear()
+    user = make_user("stored-buyer", PROCUREMENT_STAFF, password="pw")
+    client.force_login(user)
+    return finished_assessment(user)
+
+
+@pytest.fixture
+def computed(monkeypatch):
+    calls = []
+    original = services.run_recommendation
+
+    def counting(document, **kwargs):
+        calls.append(document)
+        return original(document, **kwargs)
+
+    monkeypatch.setattr(services, "run_recommendation", counting)
+    return calls
+
+
+def page(client, name, *args, language="en"):
+    response = client.get(reverse(name, args=args), HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def priced_offer(run) -> tuple[str, Offer]:
+    """A priced option bought at a data center, and the catalog offer its price came from."""
+    for option in run.recommendation.options:
+        if option.is_cloud or option.cost_cny is None or option.mode != "buy":
+            continue
+        offer = offers_for(
+            ServerModel.objects.get(key=option.hardware.server.key),
+            DataCenter.objects.get(key=option.site.data_center.key),
+            currencies=(choices.Currency.CNY,),
+        ).get(choices.OfferKind.BUY)
+        if offer is not None:
+            return option.key, offer
+    pytest.fail("the seeded catalog prices a purchase at a data center")
+
+
+def _cost(run, key):
+    return next(o for o in run.recommendation.options if o.key == key).cost_cny
+
+
+def test_a_catalog_change_keeps_the_result_says_so_and_recompute_replaces_it(
+    client, world, computed
+):
+    before = services.assessment_results(world)
+    html = page(client, "results:list", world.pk)
+    assert NOTICE not in html and 'id="computed-at"' in html
+    key, offer = priced_offer(before)
+    setattr(offer, Offer.PRICE_FIELD[offer.kind], offer.price * 2)
+    offer.save()  # an edit in admin: the catalog stamp moves
+
+    for name, args in (
+        ("results:list", (world.pk,)),
+        ("results:option", (world.pk, key)),
+        ("results:compare", (world.pk,)),
+    ):
+        url = reverse(name, args=args) + (f"?option={key}" if name == "results:compare" else "")
+        html = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+        assert NOTICE in html, name
+        assert 'action="' + reverse("results:recompute", args=(world.pk,)) in html
+    assert len(computed) == 1  # kept as computed: the same prices as before the edit
+    shown = services.shown_results(world)
+    assert shown.catalog_changed and shown.catalog_changed_at is not None
+    assert _cost(shown.run, key) == _cost(before, key)
+
+    response = client.post(
+        reverse("results:recompute", args=(world.pk,)), HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("results:list", args=(world.pk,))
+    assert len(computed) == 2
+    after = services.shown_results(world)
+    assert not after.catalog_changed
+    assert _cost(after.run, key) > _cost(before, key)  # the doubled price, now in use
+    assert StoredRecommendation.objects.filter(assessment=world).count() == 1
+    html = page(client, "results:list", world.pk)
+    assert NOTICE not in html and "computed again with the current catalog" in html
+
+
+def test_a_deleted_catalog_row_is_a_change_too(client, world, computed):
+    services.assessment_results(world)
+    unused = (
+        DataCenter.objects.exclude(
+            key__in=[
+                o.site.data_center.key
+                for o in services.assessment_results(world).recommendation.options
+            ]
+        ).first()
+        or DataCenter.objects.order_by("key").last()
+    )
+    unused.delete()
+    assert NOTICE in page(client, "results:list", world.pk)
+    assert len(computed) == 1
+
+
+def test_the_notice_is_translated(client, world):
+    services.assessment_results(world)
+    DataCenter.objects.order_by("key").first().save()
+    html = page(client, "results:list", world.pk, language="zh-hans")
+    assert NOTICE not in html
+    assert "目录" in html and 'id="recompute"' in html
+
+
+def test_a_brief_holds_the_stored_result_the_buyer_saw(client, world, computed):
+    before = services.shown_results(world)
+    key, offer = priced_offer(before.run)
+    field = Offer.PRICE_FIELD[offer.kind]
+    old_price = offer.price
+    setattr(offer, field, offer.price * 2)
+    offer.save()  # the catalog changes after the buyer looked at the options
+    response = client.post(
+        reverse("brief:issue"),
+        {"assessment": world.pk, "option": key, "language": "en", "computed": before.stored.token},
+    )
+    brief = Brief.objects.get()
+    assert response["Location"] == reverse("brief:detail", args=(brief.pk,))
+    chosen = brief.snapshot["options"][0]
+    assert chosen["key"] == key
+    assert Decimal(str(chosen["cost_cny"])) == _cost(before.run, key)  # not the new price
+    assert brief.snapshot["today"] == before.run.today.isoformat()
+    # The appendix lists the catalog records as they were when the options were computed.
+    record = next(
+        r for r in brief.snapshot["catalog"] if r["kind"] == "offer" and r["key"] == offer.key
+    )
+    assert Decimal(str(record["fields"][field])) == old_price
+    assert len(computed) == 1  # issuing computed nothing
+
+
+def test_the_frozen_records_are_those_a_brief_would_read_from_the_catalog(world):
+    options = services.assessment_results(world).recommendation.options
+    frozen = frozen_records(options)
+    chosen = [options[0], options[-1]]
+    for keys in ([o.key for o in chosen[:1]], [o.key for o in chosen]):
+        wanted = [option_snapshot(o) for o in options if o.key in keys]
+        assert frozen_for(frozen, keys) == records_for(wanted)
+
+
+def test_a_brief_from_a_page_computed_before_a_recompute_is_refused(client, world):
+    before = services.shown_results(world)
+    key = before.run.recommendation.options[0].key
+    services.recompute(world)
+    response = client.post(
+        reverse("brief:issue"),
+        {"assessment": world.pk, "option": key, "language": "en", "computed": before.stored.token},
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response["Location"] == reverse("results:list", args=(world.pk,))
+    assert not Brief.objects.exists()
+    followed = client.get(response["Location"], HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "The options were computed again since you opened that page" in followed
+
+
+def test_the_option_page_issues_from_the_result_it_shows(client, world):
+    shown = services.shown_results(world)
+    key = shown.run.recommendation.options[0].key
+    html = page(client, "results:option", world.pk, key)
+    assert f'name="computed" value="{shown.stored.token}"' in html
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        # A field the class no longer has (the code changed since the result was stored).
+        lambda text: text.replace('"hardware":', '"hardware_was":', 1),
+        # A class that no longer exists.
+        lambda text: text.replace("advisor.domain.recommend.options.Option", "advisor.domain.Gone"),
+    ],
+)
+def test_a_result_stored_by_older_code_is_computed_again(client, world, computed, payload):
+    services.assessment_results(world)
+    stored = StoredRecommendation.objects.get(assessment=world)
+    text = zlib.decompress(bytes(stored.payload)).decode()
+    changed = payload(text)
+    assert changed != text
+    StoredRecommendation.objects.filter(pk=stored.pk).update(
+        payload=zlib.compress(changed.encode())
+    )
+    services._LOCAL_RUNS.clear()
+    with pytest.raises(codec.StoredFormatError):
+        codec.loads(changed)
+    assert page(client, "results:list", world.pk)
+    assert len(computed) == 2
+
+
+def test_recompute_is_a_post_of_the_owner_only(client, world):
+    services.assessment_results(world)
+    url = reverse("results:recompute", args=(world.pk,))
+    assert client.get(url).status_code == 405
+    other = make_user("someone-else", PROCUREMENT_STAFF, password="pw")
+    client.force_login(other)
+    assert client.post(url).status_code == 404
+    assert StoredRecommendation.objects.filter(assessment=world).count() == 1

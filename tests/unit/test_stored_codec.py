@@ -1,0 +1,112 @@
+"""The stored recommendation's JSON codec: equal objects back, shared objects shared, nothing but
+the domain's classes rebuilt, older stored text recognised (advisor/results/codec.py)."""
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
+import pytest
+
+from advisor.domain.compliance.base import Evidence, Status
+from advisor.domain.economics.inputs import Provenance
+from advisor.domain.i18n import Message
+from advisor.results import codec
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        0,
+        -7,
+        1.25,
+        "文本 text",
+        Decimal("12.50"),
+        Decimal("-0.000001"),
+        date(2026, 12, 1),
+        datetime(2026, 12, 1, 8, 30, tzinfo=UTC),
+        (1, "a", (2, 3)),
+        (),
+        [1, [2, (3,)]],
+        frozenset({"b", "a"}),
+        {"plain": {"nested": Decimal("1")}},
+        {"$looks-like-a-tag": 1},
+        {Status.PASS: 1, ("tuple", "key"): 2, 3: "int key"},
+        Status.FAIL,
+        Message("needs {need} GiB", {"need": Decimal("80.5")}),
+        Evidence(label="inlet", measured=27.5, threshold=(18, 27), unit="°C", comparison="<="),
+        Provenance("override"),
+    ],
+    ids=repr,
+)
+def test_values_come_back_equal_and_of_the_same_type(value):
+    back = codec.loads(codec.dumps(value))
+    assert back == value
+    assert type(back) is type(value)
+
+
+@pytest.mark.parametrize("number", [math.inf, -math.inf])
+def test_infinite_floats_are_kept(number):
+    assert codec.loads(codec.dumps(number)) == number
+    assert "Infinity" not in codec.dumps(number)  # strict JSON (PostgreSQL refuses Infinity)
+
+
+def test_nan_is_kept():
+    assert math.isnan(codec.loads(codec.dumps(math.nan)))
+
+
+def test_a_shared_object_is_written_once_and_comes_back_shared():
+    shared = Message("same {x}", {"x": 1})
+    evidence = (Evidence("a", measured=shared), Evidence("b", measured=shared))
+    text = codec.dumps((evidence, evidence))
+    assert text.count("same {x}") == 1
+    back = codec.loads(text)
+    assert back == (evidence, evidence)
+    assert back[0] is back[1] and back[0][0].measured is back[0][1].measured
+
+
+@dataclass(frozen=True)
+class NotOfTheDomain:
+    value: int = 1
+    items: list = field(default_factory=list)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"$c": "os.system", "f": {}}', "not a class"),
+        ('{"$c": "tests.unit.test_stored_codec.NotOfTheDomain", "f": {}}', "not a class"),
+        ('{"$c": "advisor.domain.i18n.Gone", "f": {}}', "no longer exists"),
+        ('{"$c": "advisor.domain.i18n.N_", "f": {}}', "no longer a class"),
+        ('{"$c": "advisor.domain.compliance.base.Status", "f": {}}', "no longer a dataclass"),
+        ('{"$c": "advisor.domain.i18n.Message", "f": {"template": "t", "old": 1}}', "old"),
+        ('{"$c": "advisor.domain.i18n.Message", "f": {}}', "template was added"),
+        ('{"$e": "advisor.domain.compliance.base.Status", "v": "gone"}', "no member"),
+        ('{"$r": 5}', "unreadable"),
+    ],
+)
+def test_text_that_does_not_describe_the_current_classes_is_refused(text, problem):
+    with pytest.raises(codec.StoredFormatError, match=problem):
+        codec.loads(text)
+
+
+def test_a_field_added_with_a_default_takes_its_default():
+    text = json.dumps({"$c": "advisor.domain.i18n.Message", "f": {"template": "t"}})
+    assert codec.loads(text) == Message("t", {})
+
+
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        (object(), "the top"),
+        ({"a": [1, {2}]}, "['a'][1]"),
+        (Evidence("x", measured=b"bytes"), ".measured"),
+    ],
+)
+def test_a_type_it_cannot_store_is_named_with_its_place(value, where):
+    with pytest.raises(TypeError, match=r"cannot store \w+ at " + re.escape(where)):
+        codec.dumps(value)
