@@ -12,6 +12,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import translation
 
 from advisor.domain.scenario import ScenarioError, load_scenario
 from advisor.roles import PROCUREMENT_STAFF
@@ -77,7 +78,8 @@ def test_the_scenario_loader_refuses(model, _config, _form, field, _key, words):
     ("_model", "config", "_form", "_field", "key", "words"), IMPOSSIBLE, ids=IDS
 )
 def test_the_config_upload_refuses_naming_the_config_key(_model, config, _form, _field, key, words):
-    with pytest.raises(ConfigError) as error:
+    # In English whatever ran before in this process (the default language is Chinese).
+    with translation.override("en"), pytest.raises(ConfigError) as error:
         model_fields({**LLAMA_CONFIG, **config})
     message = str(error.value)
     assert message.startswith(f"In this config, “{key}”") and words in message
@@ -85,7 +87,7 @@ def test_the_config_upload_refuses_naming_the_config_key(_model, config, _form, 
 
 def test_a_missing_dense_mlp_width_is_asked_for_by_its_usual_name():
     config = {k: v for k, v in LLAMA_CONFIG.items() if k != "intermediate_size"}
-    with pytest.raises(ConfigError) as error:
+    with translation.override("en"), pytest.raises(ConfigError) as error:
         model_fields(config)
     assert "“intermediate_size”" in str(error.value)
     assert "moe_intermediate_size" not in str(error.value)
