@@ -15,8 +15,12 @@ from advisor.brief.verification import verify_upload
 from advisor.demo_scenarios import QWEN_7B_LORA as SCENARIO
 from vendors.models import Accelerator
 
-# Both stages (marker `database`): numbers under a row lock, the frozen JSON snapshot, audit rows.
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready"), pytest.mark.database]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
+
+# Both stages (marker `database`) for the tests of what the engine decides: numbers under a row
+# lock, the frozen JSON snapshot, status changes and audit rows; the others (the PDF's language
+# and cover, who may decide, choosing an option) run once.
+database = pytest.mark.database
 
 
 @pytest.fixture
@@ -47,6 +51,7 @@ def pdf_text(brief, tmp_path) -> str:
     ).stdout
 
 
+@database
 def test_issue_freezes_a_numbered_snapshot_and_signs_a_draft(
     buyer, django_capture_on_commit_callbacks
 ):
@@ -120,6 +125,7 @@ def test_cover_status_is_what_the_pdf_is_never_the_render_moment(
     assert awaiting not in final and generating not in final
 
 
+@database
 def test_approval_removes_the_draft_mark_and_resigns(
     buyer, approver, tmp_path, django_capture_on_commit_callbacks
 ):
@@ -156,6 +162,7 @@ def test_send_back_needs_a_comment(buyer, approver, django_capture_on_commit_cal
     assert brief.status == BriefStatus.SENT_BACK and brief.review_comment == "Add a second site"
 
 
+@database
 def test_catalog_change_after_issue_leaves_the_brief_unchanged(
     buyer, django_capture_on_commit_callbacks
 ):
@@ -171,6 +178,7 @@ def test_catalog_change_after_issue_leaves_the_brief_unchanged(
     assert brief.snapshot["options"][0]["accelerator"]["tdp_w"] != 1
 
 
+@database
 def test_failed_generation_is_recorded_and_retryable(
     buyer, settings, django_capture_on_commit_callbacks
 ):
