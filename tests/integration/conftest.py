@@ -72,3 +72,20 @@ def production_stack(tmp_path_factory):
         yield server
     finally:
         assert server.stop() in (0, 143, -15), server.output()
+
+
+@pytest.fixture
+def computed(monkeypatch):
+    """Every document the recommendation is computed for, while the test runs (the stored
+    recommendation's tests count them: a page view must compute nothing)."""
+    from advisor.results import services
+
+    calls = []
+    original = services.run_recommendation
+
+    def counting(document, **kwargs):
+        calls.append(document)
+        return original(document, **kwargs)
+
+    monkeypatch.setattr(services, "run_recommendation", counting)
+    return calls

@@ -30,19 +30,6 @@ def world(client):
     return finished_assessment(user)
 
 
-@pytest.fixture
-def computed(monkeypatch):
-    calls = []
-    original = services.run_recommendation
-
-    def counting(document, **kwargs):
-        calls.append(document)
-        return original(document, **kwargs)
-
-    monkeypatch.setattr(services, "run_recommendation", counting)
-    return calls
-
-
 def _pages(world):
     base = f"/assessments/{world.pk}/results/"
     key = services.assessment_results(world).recommendation.options[0].key

@@ -34,19 +34,6 @@ def world(client):
     return finished_assessment(user)
 
 
-@pytest.fixture
-def computed(monkeypatch):
-    calls = []
-    original = services.run_recommendation
-
-    def counting(document, **kwargs):
-        calls.append(document)
-        return original(document, **kwargs)
-
-    monkeypatch.setattr(services, "run_recommendation", counting)
-    return calls
-
-
 def page(client, name, *args, language="en"):
     response = client.get(reverse(name, args=args), HTTP_ACCEPT_LANGUAGE=language)
     assert response.status_code == 200
