@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
+from advisor.demo_scenarios import QWEN_32B_LORA
 from advisor.selectors.recommend import run_recommendation
 from tests.integration.test_recommend_catalog import SCENARIO, TODAY
 from tests.support.catalog import load_catalog
@@ -17,22 +18,8 @@ from vendors.models import Offer, ServerModel, parse_instance_gpus
 
 pytestmark = pytest.mark.django_db
 
-QWEN_32B = {
-    **SCENARIO,
-    "model": {
-        "name": "Qwen2.5 32B",
-        "params_b": 32.763876,
-        "layers": 64,
-        "hidden": 5120,
-        "heads": 40,
-        "kv_heads": 8,
-        "intermediate": 27648,
-        "vocab": 152064,
-        "tied_embeddings": False,
-        "experts": None,
-        "experts_per_token": None,
-    },
-}
+# The source article's model (advisor/demo_scenarios.py) with this module's job and site.
+QWEN_32B = {**SCENARIO, "model": QWEN_32B_LORA["model"]}
 CLOUD_RULES = {"CLOUD-RESIDENCY", "VENDOR-ISO27001", "VENDOR-MLPS3", "HW-AVAILABILITY"}
 
 
