@@ -1,0 +1,55 @@
+"""Work a web process does once, before it serves anyone (docs/decisions/0034-warm-web-start.md).
+
+A fresh process pays about a second of CPU on its first request: the URL configuration imports
+every view, and with them WeasyPrint, pyHanko and the domain; each template is compiled on its
+first use and each language's catalog read on its first activation. ``warm_up`` does all of it
+at start. gunicorn runs it once, in the master process (``--preload``), so every worker, also one
+started again after ``--max-requests``, is forked warm and shares those pages of memory.
+
+It touches no database: a connection opened here would be shared by the forked workers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
+from django.db import connections
+from django.template import engines
+from django.template.loader import get_template
+from django.urls import get_resolver
+from django.utils import translation
+
+
+def project_templates() -> list[str]:
+    """Names of the project's own templates (settings ``DIRS`` and the advisor apps')."""
+    own_apps = [c for c in apps.get_app_configs() if c.name.split(".")[0] == "advisor"]
+    roots = [Path(d) for d in engines["django"].dirs]
+    roots += [Path(c.path) / "templates" for c in own_apps]
+    return sorted(
+        {
+            path.relative_to(root).as_posix()
+            for root in roots
+            if root.is_dir()
+            for path in root.rglob("*")
+            if path.is_file() and path.suffix in {".html", ".txt", ".xml"}
+        }
+    )
+
+
+def warm_up() -> dict[str, int]:
+    """Import the views, compile the templates, read the catalogs; returns what it did."""
+    patterns = get_resolver().url_patterns
+    templates = project_templates()
+    for name in templates:
+        get_template(name)
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            translation.gettext("Procurement advisor")
+    connections.close_all()
+    return {
+        "url patterns": len(patterns),
+        "templates": len(templates),
+        "languages": len(settings.LANGUAGES),
+    }

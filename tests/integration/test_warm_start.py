@@ -1,0 +1,49 @@
+"""A web process is warm before its first request (advisor/warmup.py, decision 0034)."""
+
+import subprocess
+
+from django.test import Client
+
+from advisor.warmup import project_templates, warm_up
+from tests.support.servers import PYTHON, ROOT, production_env
+
+PROBE = """
+import sys
+import advisor.wsgi
+print("weasyprint" in sys.modules, "advisor.brief.views" in sys.modules)
+"""
+
+
+def test_every_project_template_compiles_and_no_database_is_touched():
+    # No database marker: pytest-django refuses any query, so warm-up making one fails here.
+    done = warm_up()
+    names = project_templates()
+    assert done["templates"] == len(names) > 40
+    assert "base.html" in names and "wizard/step_base.html" in names
+    assert done["languages"] == 2
+
+
+def test_loading_the_wsgi_application_imports_the_views_without_a_database(tmp_path):
+    database = tmp_path / "never.sqlite3"
+    env = production_env(tmp_path, f"sqlite:///{database}")
+    result = subprocess.run(
+        [str(PYTHON), "-c", PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.split() == ["True", "True"]
+    assert not database.exists()  # no connection was opened before the fork
+
+
+def test_the_production_web_start_forks_workers_from_a_warmed_master():
+    script = (ROOT / "scripts" / "serve-production").read_text()
+    web = script.split("web() {", 1)[1].split("\n}", 1)[0]
+    assert "advisor.wsgi:application" in web and "--preload" in web
+
+
+def test_pages_render_after_warm_up(db):
+    warm_up()
+    assert Client().get("/accounts/login/", secure=True).status_code == 200
