@@ -39,6 +39,7 @@ from advisor.domain.economics.inputs import (
     to_decimal,
 )
 from advisor.domain.economics.tariff import EffectivePrice
+from advisor.selectors.memo import memoized
 from vendors import choices
 from vendors.models import DataCenter, Offer, PolicyZone, RackFee, ServerModel, Tariff
 
@@ -148,6 +149,11 @@ def _preferential_tariff(dc: DataCenter) -> tuple[Decimal | None, Provenance | N
 
 def _zone_chain(dc: DataCenter) -> list[PolicyZone]:
     """The site's policy zone and the zones it falls back to, then its province's zone."""
+    key = ("zone chain", dc.policy_zone_id, (dc.province or "").casefold())
+    return list(memoized(key, lambda: _read_zone_chain(dc)))
+
+
+def _read_zone_chain(dc: DataCenter) -> list[PolicyZone]:
     zones = dc.policy_zone.chain() if dc.policy_zone_id else []
     province = dc.province or (dc.policy_zone.province if dc.policy_zone_id else "")
     if province:
@@ -205,9 +211,21 @@ def priced_tariff(tariff: Tariff) -> tuple[Decimal, EffectivePrice | None] | Non
     return None
 
 
+def _zone_tariffs(zone: PolicyZone) -> list[Tariff]:
+    """The zone's tariffs, newest first (each one's zone is ``zone``, not read again)."""
+
+    def read():
+        tariffs = list(zone.tariffs.order_by("-month", "key"))
+        for tariff in tariffs:
+            tariff.policy_zone = zone
+        return tariffs
+
+    return memoized(("zone tariffs", zone.pk), read)
+
+
 def zone_tariff(zone: PolicyZone) -> Tariff | None:
     """The zone's newest tariff that can be priced (a full table or a single figure)."""
-    for tariff in zone.tariffs.order_by("-month", "key"):
+    for tariff in _zone_tariffs(zone):
         if priced_tariff(tariff) is not None:
             return tariff
     return None
@@ -222,6 +240,10 @@ def _two_part(tariff: Tariff) -> bool:
 
 def _latest_tables() -> list[Tariff]:
     """The newest complete time-of-use table of every zone (single figures left out)."""
+    return memoized("latest tables", _read_latest_tables)
+
+
+def _read_latest_tables() -> list[Tariff]:
     tables = []
     for zone in PolicyZone.objects.prefetch_related("tariffs").order_by("key"):
         for tariff in sorted(zone.tariffs.all(), key=lambda t: t.month, reverse=True):
@@ -298,7 +320,7 @@ def _demand_for(tariff: Tariff, zones: list[PolicyZone]):
 def _zones_demand(zones: list[PolicyZone]):
     """The nearest zone's demand charge (a two-part table's, or the zone's own), else national."""
     for zone in zones:
-        for other in zone.tariffs.order_by("-month", "key"):
+        for other in _zone_tariffs(zone):
             if _two_part(other) and other.demand_charge_cny_per_kw_month is not None:
                 provenance = Provenance(
                     _basis(other.flag),
@@ -458,11 +480,13 @@ def rack_fee_figure(dc: DataCenter) -> tuple[Decimal, Provenance, RackFee] | Non
     GPU servers need the densest racks, so the top tier is taken.
     """
     for zone in _zone_chain(dc):
-        fees = list(zone.rack_fees.all())
+        fees = memoized(("rack fees", zone.pk), lambda zone=zone: list(zone.rack_fees.all()))
         if fees:
             fee = max(fees, key=lambda f: (f.kw_min or 0, f.kw_max or 1e9, f.key))
             return _fee_provenance(fee, LEVEL_ZONE)
-    fees = list(RackFee.objects.filter(policy_zone__isnull=True))
+    fees = memoized(
+        "national rack fees", lambda: list(RackFee.objects.filter(policy_zone__isnull=True))
+    )
     if fees:
         fee = max(fees, key=lambda f: (f.as_of or date.min, f.key))
         return _fee_provenance(fee, LEVEL_NATIONAL)
@@ -551,6 +575,19 @@ def _offer_rank(offer: Offer, dc: DataCenter):
     return (_offer_place(offer, dc), converted, offer.is_example, newest, offer.key)
 
 
+def offers_of(server_model: ServerModel, currencies=(choices.Currency.CNY,)) -> list[Offer]:
+    """Every offer of ``server_model`` in ``currencies``, with its seller (read once per
+    computation, see advisor/selectors/memo.py)."""
+    return memoized(
+        ("offers", server_model.pk, tuple(currencies)),
+        lambda: list(
+            Offer.objects.filter(
+                server_model=server_model, currency__in=list(currencies)
+            ).select_related("data_center", "vendor")
+        ),
+    )
+
+
 def offers_for(
     server_model: ServerModel, dc: DataCenter, currencies=(choices.Currency.CNY,)
 ) -> dict[str, Offer]:
@@ -560,8 +597,7 @@ def offers_for(
     and cloud offered at another data center are not this site's prices; a purchase is.
     """
     chosen: dict[str, Offer] = {}
-    offers = Offer.objects.filter(server_model=server_model, currency__in=list(currencies))
-    for offer in sorted(offers, key=lambda o: _offer_rank(o, dc)):
+    for offer in sorted(offers_of(server_model, currencies), key=lambda o: _offer_rank(o, dc)):
         if _offer_place(offer, dc) == 3 and offer.kind != choices.OfferKind.BUY:
             continue
         chosen.setdefault(offer.kind, offer)
@@ -615,11 +651,18 @@ def with_equivalent_prices(
     missing = [name for name in _OFFER_FIELDS.values() if getattr(prices, name) is None]
     if not missing:
         return prices, provenance
-    others = ServerModel.objects.filter(
-        accelerator_id=server_model.accelerator_id, gpu_count=server_model.gpu_count
-    ).exclude(pk=server_model.pk)
+    same_board = memoized(
+        ("same board", server_model.accelerator_id, server_model.gpu_count),
+        lambda: list(
+            ServerModel.objects.filter(
+                accelerator_id=server_model.accelerator_id, gpu_count=server_model.gpu_count
+            )
+            .select_related("accelerator")
+            .order_by("key")
+        ),
+    )
     values, provenance = {}, dict(provenance)
-    for other in others.select_related("accelerator").order_by("key"):
+    for other in (m for m in same_board if m.pk != server_model.pk):
         other_prices, other_provenance = prices_for(other, dc, cny_per_unit)
         for name in missing:
             value = getattr(other_prices, name)

@@ -44,6 +44,7 @@ from advisor.domain.scenario import Scenario
 from advisor.selectors import compliance as compliance_selectors
 from advisor.selectors import declared as declared_selectors
 from advisor.selectors import economics as economics_selectors
+from advisor.selectors.memo import catalog_reads
 from advisor.selectors.sizing import accelerator_spec_from_row, server_spec_from_row
 from vendors import choices
 from vendors.models import DataCenter, Offer, PolicyZone, ServerModel, parse_instance_gpus
@@ -121,9 +122,7 @@ def cloud_candidates(model: ServerModel, overrides: dict | None = None) -> tuple
     """The CNY cloud offers of ``model``, each a candidate of its own (provider, region,
     instance sizes); the buyer's own GPU-hour price replaces the catalog's."""
     given = _given(overrides, ("cloud_cny_per_gpu_hour",)).get("cloud_cny_per_gpu_hour")
-    offers = Offer.objects.filter(
-        server_model=model, kind=choices.OfferKind.CLOUD, currency=choices.Currency.CNY
-    ).select_related("vendor", "data_center")
+    offers = [o for o in economics_selectors.offers_of(model) if o.kind == choices.OfferKind.CLOUD]
     candidates = []
     for offer in sorted(offers, key=lambda o: o.key):
         vendor = offer.vendor
@@ -346,9 +345,7 @@ def _purchase_price(model: ServerModel, overrides: dict | None = None):
     given = _given(overrides, ("purchase_cny_per_server",))
     if given:
         return Prices(**given), {"purchase_cny_per_server": Provenance(BASIS_OVERRIDE)}
-    offers = Offer.objects.filter(
-        server_model=model, kind=choices.OfferKind.BUY, currency=choices.Currency.CNY
-    ).select_related("vendor", "data_center")
+    offers = [o for o in economics_selectors.offers_of(model) if o.kind == choices.OfferKind.BUY]
     offer = min(
         offers,
         key=lambda o: (o.is_example, -(o.quoted_on or o.as_of or date.min).toordinal(), o.key),
@@ -480,17 +477,14 @@ def run_recommendation(document: dict, *, today: date | None = None) -> Recommen
     declared = validate_declared(document.get(DECLARED_SECTION))
     grouped = by_subject(declared)
     procurement = procurement_from(document.get("procurement"), today)
-    recommendation = recommend(
-        scenario,
-        hardware_candidates(
+    with catalog_reads():  # each catalog query once for this computation
+        hardware = hardware_candidates(
             grouped,
             (document.get("procurement") or {}).get("price_overrides"),
             # In the buyer's own room only buying applies (as for the site's offers).
             with_cloud=not (document.get("site") or {}).get("room"),
-        ),
-        site_candidates(document.get("site"), document.get("procurement"), grouped),
-        procurement,
-        today=today,
-        params=compliance_selectors.rule_parameters(),
-    )
+        )
+        sites = site_candidates(document.get("site"), document.get("procurement"), grouped)
+        params = compliance_selectors.rule_parameters()
+    recommendation = recommend(scenario, hardware, sites, procurement, today=today, params=params)
     return RecommendRun(scenario, procurement, recommendation, today, declared)
