@@ -24,8 +24,9 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _servers import free_port, production_env  # noqa: E402
+
 from advisor.demo_scenarios import STEP_VALUES  # noqa: E402
-from tests.support.servers import free_port, production_env  # noqa: E402
 
 PYTHON = ROOT / ".venv" / "bin" / "python"
 SERVE = ROOT / "scripts" / "serve-production"

@@ -32,23 +32,24 @@ def main() -> None:
     call_command("createcachetable")  # production's database cache, as served
 
     from django.conf import settings
+    from django.contrib.auth.models import User
     from django.core.cache import cache
     from django.test import Client
 
+    from advisor.demo_scenarios import finished_assessment
     from advisor.results import services as results_services
     from advisor.results.services import assessment_document
-    from advisor.roles import PROCUREMENT_STAFF
+    from advisor.roles import PROCUREMENT_STAFF, ensure_roles
     from advisor.selectors.recommend import run_recommendation
     from advisor.wizard.models import StoredRecommendation
-    from tests.support.assessments import finished_assessment
-    from tests.support.users import make_user
 
     settings.SECURE_SSL_REDIRECT = False  # the test client speaks plain HTTP
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
-    user = make_user("bench", PROCUREMENT_STAFF)
+    user = User.objects.create_user("bench")
+    user.groups.add(ensure_roles()[PROCUREMENT_STAFF])
     assessment = finished_assessment(user)
     client = Client()
     client.force_login(user)

@@ -63,3 +63,16 @@ def test_sizing_speed_bench_sweeps_the_whole_catalog():
     assert "layouts evaluated" in lines[0] and lines[-1] in ("PASS", "FAIL"), done.stdout[-2000:]
     table = [line.split()[0] for line in lines if line.startswith("  ")][1:]  # after the header
     assert len(table) >= 20 and "h100-pcie-80gb" in table, done.stdout
+
+
+def test_no_bench_imports_from_the_tests():
+    # A bench runs on a clone that may ship without tests/; what both share lives in bench/ or
+    # advisor/ (e.g. bench/_servers.py, advisor/demo_scenarios.py).
+    for path in (ROOT / "bench").glob("*.py"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            words = line.split()
+            assert words[:2] not in (["from", "tests"], ["import", "tests"]), (path.name, line)
+            assert not (words[:1] == ["from"] and words[1:2] and words[1].startswith("tests.")), (
+                path.name,
+                line,
+            )

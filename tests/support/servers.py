@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import time
 import uuid
@@ -14,33 +13,15 @@ from pathlib import Path
 
 import requests
 
+from tests.support.bench import load_bench
+
+_servers = load_bench("_servers")
+free_port = _servers.free_port
+production_env = _servers.production_env
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVE = ROOT / "scripts" / "serve-production"
 PYTHON = ROOT / ".venv" / "bin" / "python"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def production_env(var_dir: Path, database_url: str, **extra: str) -> dict:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DJANGO_", "ADVISOR_", "BRIEF_", "DATABASE_"))
-    }
-    env.update(
-        DJANGO_SECRET_KEY="tests-only-" + "x" * 50,
-        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-        # Plain HTTP on loopback, as behind a TLS proxy that already redirects to HTTPS.
-        DJANGO_SECURE_SSL_REDIRECT="0",
-        ADVISOR_VAR_DIR=str(var_dir),
-        DATABASE_URL=database_url,
-        **extra,
-    )
-    return env
 
 
 def manage(env: dict, *args: str, **kwargs) -> subprocess.CompletedProcess:
