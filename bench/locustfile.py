@@ -12,7 +12,8 @@ snippet in its ``_create_users``)::
 The request names are the page kinds (``results``, ``option``, ``compare``, …), so locust's
 table gives p50/p95/p99 per page and requests/s. The ratio of tasks follows the probe: walking
 the wizard once per user, then mostly reading results, options and comparisons, sometimes own
-figures, rarely a brief. Latency measured on a shared machine (other jobs, locust itself on the
+figures, rarely a brief. Every page, the wizard's and the sign-in's too, is followed by the
+same 1-2 s a person takes to read it or fill it in. Latency measured on a shared machine (other jobs, locust itself on the
 same cores) is not representative of a dedicated server; CPU ms per request
 (``bench/cpu_per_request.py``) is.
 """
@@ -45,8 +46,10 @@ class Buyer(HttpUser):
         self.pk = None
         self.keys: list[str] = []
         page = self.get("/accounts/login/", name="sign-in page")
-        self.post("/accounts/login/", {"username": self.username, "password": PASSWORD}, "sign in")
         assert page.status_code == 200
+        self.wait()  # typing the name and password
+        self.post("/accounts/login/", {"username": self.username, "password": PASSWORD}, "sign in")
+        self.wait()
         self.walk_wizard()
 
     def plain(self):
@@ -77,12 +80,17 @@ class Buyer(HttpUser):
         self.pk = int(created.headers["Location"].rstrip("/").split("/")[-1])
         base = f"/assessments/{self.pk}"
         self.get(f"{base}/", name="task list")
+        self.wait()
         for slug, values in STEP_VALUES.items():
             page = self.get(f"{base}/{slug}/", name=f"step {slug}")
+            self.wait()  # reading the step and filling it in
             version = VERSION.search(page.text).group(1)
             self.post(f"{base}/{slug}/", {**values, "version": version}, f"save {slug}")
+            self.wait()
         check = self.get(f"{base}/check/", name="check")
+        self.wait()
         self.post(f"{base}/check/", {"version": VERSION.search(check.text).group(1)}, "confirm")
+        self.wait()
         self.results()
 
     def results(self):
