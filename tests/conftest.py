@@ -79,10 +79,11 @@ def plain_http():
     django_settings.SECURE_SSL_REDIRECT = False
 
 
-# Django's default PBKDF2 costs about half a second of CPU per password set or checked, by design;
-# the suite sets and checks passwords hundreds of times (users, sign-ins, the live server's logins).
-# Tests use the fast hasher Django keeps for this purpose; the production start, which the suite
-# runs in subprocesses, keeps the default (test_production_passwords_use_the_default_hasher).
+# A real password hash (Argon2, settings.PASSWORD_HASHERS) costs about 0.3 s of CPU per password
+# set or checked, by design; the suite sets and checks passwords hundreds of times (users,
+# sign-ins, the live server's logins). Tests use the fast hasher Django keeps for this purpose;
+# the production start, which the suite runs in subprocesses, keeps the real ones
+# (test_production_passwords_use_argon2_and_still_accept_pbkdf2).
 FAST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 

@@ -126,10 +126,11 @@ def test_production_settings_from_the_environment(tmp_path):
     assert "script-src" in shown["SECURE_CSP"] and shown["SECURE_CSP_REPORT_ONLY"] == {}
 
 
-def test_production_passwords_use_the_default_hasher(tmp_path):
+def test_production_passwords_use_argon2_and_still_accept_pbkdf2(tmp_path):
     """The suite's fast hasher (tests/conftest.py) never reaches a real start."""
     hashers = settings_in(production(tmp_path))["PASSWORD_HASHERS"]
-    assert hashers[0] == "django.contrib.auth.hashers.PBKDF2PasswordHasher", hashers
+    assert hashers[0] == "django.contrib.auth.hashers.Argon2PasswordHasher", hashers
+    assert "django.contrib.auth.hashers.PBKDF2PasswordHasher" in hashers
     assert not any("MD5" in hasher for hasher in hashers)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from axes.models import AccessAttempt
+from django.contrib.auth.hashers import check_password, make_password
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
@@ -219,3 +220,25 @@ def test_a_very_long_name_at_sign_in_is_a_failed_sign_in_not_an_error(client):
     assert response.status_code == 200  # the form again, with its message
     attempt = AccessAttempt.objects.get()
     assert attempt.username == name[:255]
+
+
+# --- Password hashing -----------------------------------------------------------------------
+
+
+PRODUCTION_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
+
+
+def test_a_pbkdf2_password_still_signs_in_and_is_stored_again_with_argon2(client, settings):
+    """Passwords set before Argon2 (docs/decisions/0036) keep working and move over on use."""
+    settings.PASSWORD_HASHERS = PRODUCTION_HASHERS
+    user = make_user("older", PROCUREMENT_STAFF)
+    user.password = make_password(PASSWORD, hasher="pbkdf2_sha256")
+    user.save()
+    assert sign_in(client, "older", PASSWORD).status_code == 302
+    user.refresh_from_db()
+    assert user.password.startswith("argon2$argon2id$")
+    assert check_password(PASSWORD, user.password)
+    assert sign_in(Client(), "older", "not-the-password").status_code == 200  # refused
