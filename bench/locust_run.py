@@ -16,6 +16,9 @@ after, the CPU seconds gunicorn, the brief worker, PostgreSQL, locust and the wh
 used (other work on a shared machine shows in latency; CPU ms per request,
 ``bench/cpu_per_request.py``, does not), and whether the issue's goals are met: 0 errors, p95
 ≤ 300 ms over all requests and results page p95 ≤ 400 ms at 20 users; 0 errors at 50.
+Then, from the locustfile's log of every request, exact p50/p95/p99 over the whole stage and
+over the part after the ramp (once every user has walked the wizard and confirmed): the goals
+are judged on the whole stage, the second line says how much of the tail the ramp is.
 Exits 1 when a stage had errors. Everything is stopped at the end, also on Ctrl-C.
 Locust reports times above 100 ms rounded to two significant figures.
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import resource
 import subprocess
@@ -149,6 +153,64 @@ def verdict(stage: Stage, rows: list[Row]) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class Request:
+    started: float  # epoch seconds
+    name: str
+    ms: float
+    failed: bool
+
+
+def read_requests(path: Path) -> list[Request]:
+    """The locustfile's request log (``LOCUST_REQUEST_LOG``), one line per request."""
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        started, name, ms, failed = line.rsplit(",", 3)
+        out.append(Request(float(started), name, float(ms), failed == "1"))
+    return sorted(out, key=lambda r: r.started)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile (``share`` 0.95 → p95); NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def after_the_ramp(requests: list[Request], users: int) -> list[Request]:
+    """The requests that started after every user had walked the wizard (its ``confirm``
+    answered); empty when not every user got that far."""
+    confirms = [r.started + r.ms / 1000 for r in requests if r.name == "confirm"]
+    if len(confirms) < users:
+        return []
+    ramp_end = sorted(confirms)[users - 1]
+    return [r for r in requests if r.started > ramp_end]
+
+
+def steady_lines(requests: list[Request], users: int) -> list[str]:
+    """Exact percentiles over the whole stage and over the part after the ramp, from the log."""
+    if not requests:
+        return []
+    out = []
+    first = requests[0].started
+    parts = [("whole stage", requests), ("after the ramp", after_the_ramp(requests, users))]
+    for label, part in parts:
+        if not part:
+            out.append(f"{label}: no requests")
+            continue
+        ms = [r.ms for r in part]
+        results = [r.ms for r in part if r.name == "results"]
+        out.append(
+            f"{label} (from {part[0].started - first:.0f} s, {len(part)} requests): "
+            f"p50 {percentile(ms, 0.5):.0f}, p95 {percentile(ms, 0.95):.0f}, "
+            f"p99 {percentile(ms, 0.99):.0f} ms; results p95 {percentile(results, 0.95):.0f} ms"
+        )
+    return out
+
+
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)"
@@ -250,6 +312,7 @@ def _children_cpu() -> float:
 
 
 def run_stage(url: str, stage: Stage, prefix: Path, buyers: int) -> subprocess.CompletedProcess:
+    """Locust headless for the stage; its CSV files and the request log under ``prefix``."""
     command = [
         str(LOCUST),
         "-f",
@@ -271,7 +334,9 @@ def run_stage(url: str, stage: Stage, prefix: Path, buyers: int) -> subprocess.C
         "--loglevel",
         "WARNING",
     ]
-    env = {**os.environ, "LOCUST_BUYERS": str(buyers)}
+    log = Path(f"{prefix}_requests.csv")
+    log.unlink(missing_ok=True)
+    env = {**os.environ, "LOCUST_BUYERS": str(buyers), "LOCUST_REQUEST_LOG": str(log)}
     return subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=stage.seconds + 120
     )
@@ -329,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
             print(cpu)
             print(table(rows))
             for line in verdict(stage, rows):
+                print("  " + line)
+            for line in steady_lines(read_requests(Path(f"{prefix}_requests.csv")), stage.users):
                 print("  " + line)
             failures = read_failures(Path(f"{prefix}_failures.csv"))
             for line in failures[:20]:

@@ -25,14 +25,18 @@ import os
 import random
 import re
 import sys
+import time
 from pathlib import Path
 
-from locust import HttpUser, between, task
+from locust import HttpUser, between, events, task
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _stack import OPTION_LINK, PASSWORD, STEP_VALUES, VERSION  # noqa: E402
 
 USERS = int(os.environ.get("LOCUST_BUYERS", "50"))
+# Every request as a line ``start (epoch s),name,response ms,failed`` when set: bench/locust_run.py
+# reads it to tell the ramp (users signing in, walking the wizard) from the steady state.
+REQUEST_LOG = os.environ.get("LOCUST_REQUEST_LOG")
 _numbers = itertools.count()
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
@@ -131,6 +135,19 @@ class Buyer(HttpUser):
             issued = self.post("/brief/issue/", data, "issue brief")
             if issued.status_code == 302 and "/brief/" in issued.headers.get("Location", ""):
                 self.get(issued.headers["Location"], name="brief page")
+
+
+if REQUEST_LOG:
+    _request_log = open(REQUEST_LOG, "a", encoding="utf-8")  # noqa: SIM115 (closed on quit)
+
+    @events.request.add_listener
+    def _log_request(name, response_time, exception, start_time=None, **_):
+        started = start_time if start_time is not None else time.time() - response_time / 1000
+        _request_log.write(f"{started:.3f},{name},{response_time:.1f},{int(bool(exception))}\n")
+
+    @events.quitting.add_listener
+    def _close_request_log(**_):
+        _request_log.close()
 
 
 def main() -> None:

@@ -132,3 +132,52 @@ def test_help_says_how_to_run_it():
     )
     assert done.returncode == 0
     assert "--tiny" in done.stdout and "20 users for 2 min, then 50 for 1 min" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("values", "share", "expected"),
+    [
+        ([5.0, 1.0, 3.0, 2.0, 4.0], 0.5, 3.0),
+        (list(map(float, range(1, 101))), 0.95, 95.0),
+        (list(map(float, range(1, 101))), 0.99, 99.0),
+        ([7.0], 0.95, 7.0),
+    ],
+)
+def test_percentiles_are_nearest_rank(values, share, expected):
+    assert bench.percentile(values, share) == expected
+
+
+def request_log(tmp_path, lines) -> Path:
+    path = tmp_path / "users-2_requests.csv"
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_the_steady_state_starts_when_every_user_has_confirmed(tmp_path):
+    log = request_log(
+        tmp_path,
+        [
+            "100.000,sign in,700.0,0",
+            "101.000,confirm,100.0,0",  # first user done at 101.1
+            "102.000,results,900.0,0",  # still the ramp: the second user has not confirmed
+            "103.000,confirm,500.0,0",  # every user done at 103.5
+            "103.400,results,800.0,0",  # started before the end of the ramp
+            "104.000,results,50.0,0",
+            "105.000,option,30.0,1",
+        ],
+    )
+    requests = bench.read_requests(log)
+    assert [r.name for r in bench.after_the_ramp(requests, 2)] == ["results", "option"]
+    assert requests[-1].failed and not requests[0].failed
+    whole, steady = bench.steady_lines(requests, 2)
+    assert whole.startswith("whole stage (from 0 s, 7 requests): p50 500, p95 900")
+    assert steady.startswith("after the ramp (from 4 s, 2 requests): p50 30, p95 50")
+    assert steady.endswith("results p95 50 ms")
+
+
+def test_no_steady_state_when_a_user_never_confirmed(tmp_path):
+    log = request_log(tmp_path, ["100.000,confirm,100.0,0", "101.000,results,50.0,0"])
+    requests = bench.read_requests(log)
+    assert bench.after_the_ramp(requests, 2) == []
+    assert bench.steady_lines(requests, 2)[1] == "after the ramp: no requests"
+    assert bench.read_requests(tmp_path / "absent.csv") == []
