@@ -80,10 +80,6 @@ class CachingAllocator:
         self._next_addr = 0
 
     @staticmethod
-    def rounded(nbytes: int) -> int:
-        return max(MIN_BLOCK, -(-nbytes // MIN_BLOCK) * MIN_BLOCK)
-
-    @staticmethod
     def segment_size(size: int) -> int:
         if size <= SMALL_SIZE:
             return SMALL_BUFFER
@@ -92,49 +88,48 @@ class CachingAllocator:
         return -(-size // ROUND_LARGE) * ROUND_LARGE
 
     def malloc(self, nbytes: int) -> Block:
-        size = self.rounded(nbytes)
+        # The replay makes millions of calls: rounding and the pool lookup are written inline.
+        size = -(-nbytes // MIN_BLOCK) * MIN_BLOCK if nbytes > MIN_BLOCK else MIN_BLOCK
         small = size <= SMALL_SIZE
-        block = self._take_cached(size, small) or self._new_segment(size, small)
+        pool = self._pools[small]
+        i = bisect.bisect_left(pool, (size, -1))
+        block = pool.pop(i)[2] if i < len(pool) else self._new_segment(size, small)
         remaining = block.size - size
         if remaining >= MIN_BLOCK if small else remaining > SMALL_SIZE:
             rest = Block(block.addr + size, remaining, small)
-            rest.prev, rest.next = block, block.next
-            if block.next is not None:
-                block.next.prev = rest
+            following = block.next
+            rest.prev, rest.next = block, following
+            if following is not None:
+                following.prev = rest
             block.next = rest
             block.size = size
-            self._cache(rest)
+            bisect.insort(pool, (remaining, rest.addr, rest))
         block.free = False
-        self.allocated += block.size
-        self.peak_allocated = max(self.peak_allocated, self.allocated)
+        allocated = self.allocated = self.allocated + block.size
+        if allocated > self.peak_allocated:
+            self.peak_allocated = allocated
         return block
 
     def free(self, block: Block) -> None:
         block.free = True
         self.allocated -= block.size
+        pool = self._pools[block.small]
         left = block.prev
         if left is not None and left.free:
-            self._uncache(left)
+            del pool[bisect.bisect_left(pool, (left.size, left.addr))]
             left.size += block.size
-            left.next = block.next
-            if block.next is not None:
-                block.next.prev = left
+            left.next = following = block.next
+            if following is not None:
+                following.prev = left
             block = left
         right = block.next
         if right is not None and right.free:
-            self._uncache(right)
+            del pool[bisect.bisect_left(pool, (right.size, right.addr))]
             block.size += right.size
-            block.next = right.next
-            if right.next is not None:
-                right.next.prev = block
-        self._cache(block)
-
-    def _take_cached(self, size: int, small: bool) -> Block | None:
-        pool = self._pools[small]
-        i = bisect.bisect_left(pool, (size, -1))
-        if i == len(pool):
-            return None
-        return pool.pop(i)[2]
+            block.next = following = right.next
+            if following is not None:
+                following.prev = block
+        bisect.insort(pool, (block.size, block.addr, block))
 
     def _new_segment(self, size: int, small: bool) -> Block:
         segment = self.segment_size(size)
@@ -149,7 +144,7 @@ class CachingAllocator:
         return block
 
     def _release_unused_segments(self) -> None:
-        for small, pool in self._pools.items():
+        for pool in self._pools.values():
             kept = []
             for entry in pool:
                 block = entry[2]
@@ -157,16 +152,7 @@ class CachingAllocator:
                     self.reserved -= block.size
                 else:
                     kept.append(entry)
-            self._pools[small] = kept
-
-    def _cache(self, block: Block) -> None:
-        bisect.insort(self._pools[block.small], (block.size, block.addr, block))
-
-    def _uncache(self, block: Block) -> None:
-        pool = self._pools[block.small]
-        i = bisect.bisect_left(pool, (block.size, block.addr))
-        assert pool[i][2] is block
-        pool.pop(i)
+            pool[:] = kept  # in place: malloc holds the list
 
 
 @dataclass(frozen=True)
