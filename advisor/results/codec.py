@@ -12,7 +12,8 @@ enum member            ``{"$e": "module.Class", "v": value}``
 Decimal                ``{"$d": "12.50"}``
 date / datetime        ``{"$date": "2026-12-01"}`` / ``{"$dt": "2026-12-01T08:00:00+08:00"}``
 tuple, list, frozenset ``{"$t": […]}``, ``{"$l": […]}``, ``{"$fs": […]}``
-shared object          ``{"$r": n}``: the n-th object written, written once
+shared object          ``{"$r": n}``: the n-th object written, written once (findings
+                       and assumptions: once per distinct value, ``SHARED_BY_VALUE``)
 dict, text keys        a JSON object (``{"$m": [[key, value], …]}`` for any other keys)
 float inf / nan        ``{"$f": "inf"}``
 =====================  ===========================================================
@@ -40,6 +41,13 @@ FORMAT = 1  # bump when the tagging itself changes; class changes are detected f
 # The domain's classes, and the catalog's choice enums that its facts carry (e.g. a source flag).
 ALLOWED_MODULES = ("advisor.domain.", "vendors.choices.")
 EXTRA_CLASSES = frozenset({"advisor.selectors.recommend.RecommendRun"})
+# Written once per distinct value, not per object: every option evaluates every rule and states
+# its assumptions, so most findings and assumptions of a result repeat another option's (867
+# findings, 85 distinct, in the standard two-site job). Equal values decode as one object; they
+# are frozen, so nothing can tell.
+SHARED_BY_VALUE = frozenset(
+    {"advisor.domain.compliance.base.Finding", "advisor.domain.economics.inputs.Assumption"}
+)
 
 
 class StoredFormatError(ValueError):
@@ -71,6 +79,7 @@ class _Encoder:
     def __init__(self):
         self.seen: dict[int, int] = {}
         self.keep: list = []  # holds every numbered object, so that no id() is reused
+        self.by_value: dict[tuple[type, str], int] = {}  # SHARED_BY_VALUE: repr → number
 
     def number(self, value) -> None:
         self.seen[id(value)] = len(self.keep)
@@ -104,6 +113,12 @@ class _Encoder:
         if shared is not None:
             return {"$r": shared}
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            by_value = (kind, repr(value)) if _name(kind) in SHARED_BY_VALUE else None
+            if by_value is not None:
+                earlier = self.by_value.get(by_value)
+                if earlier is not None and self.keep[earlier] == value:
+                    return {"$r": earlier}
+                self.by_value[by_value] = len(self.keep)
             self.number(value)
             values = {}
             for name in _field_names(kind):

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 
-from advisor.domain.compliance.base import Evidence, Status
+from advisor.domain.compliance.base import Area, Evidence, Finding, Severity, Status
 from advisor.domain.economics.inputs import Provenance
 from advisor.domain.i18n import Message
 from advisor.results import codec
@@ -75,6 +75,36 @@ def test_a_shared_object_is_written_once_and_comes_back_shared():
 class NotOfTheDomain:
     value: int = 1
     items: list = field(default_factory=list)
+
+
+def finding(status=Status.PASS, need=Decimal("80.5")):
+    return Finding(
+        rule_id="HW-MEMORY",
+        area=Area.HARDWARE,
+        title="Memory",
+        explanation="fits",
+        citation="",
+        severity=Severity.BLOCKER,
+        status=status,
+        message=Message("needs {need} GiB", {"need": need}),
+        evidence=(Evidence("memory", measured=need, threshold=80, unit="GiB"),),
+    )
+
+
+def test_equal_findings_are_written_once_and_unequal_ones_apart():
+    first, same, other = finding(), finding(), finding(need=Decimal("81"))
+    assert first == same and first is not same
+    text = codec.dumps((first, same, other, finding(Status.FAIL)))
+    assert text.count('"HW-MEMORY"') == 3  # the equal second one is a reference
+    back = codec.loads(text)
+    assert back == (first, same, other, finding(Status.FAIL))
+    assert back[0] is back[1] and back[2] is not back[0] and back[3] is not back[0]
+
+
+def test_equal_values_of_other_classes_stay_apart():
+    one, two = Message("t", {"a": 1}), Message("t", {"a": 1})
+    back = codec.loads(codec.dumps((one, two)))
+    assert back == (one, two) and back[0] is not back[1]
 
 
 @pytest.mark.parametrize(
