@@ -41,7 +41,14 @@ def alive(pid: int) -> bool:
 
 
 def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_path):
-    env = production_env(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite3'}", WEB_CONCURRENCY="1")
+    env = production_env(
+        tmp_path,
+        f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        WEB_CONCURRENCY="1",
+        # The manifest and its compressed copies are test_serving.py's; compressing them takes
+        # ~14 s of CPU per prepare.
+        ADVISOR_STATIC_STORAGE="plain",
+    )
     server = Server(env)
     try:
         server.wait_until_up(timeout=240)
