@@ -70,6 +70,9 @@ QWEN_32B_LORA = {
 
 # The two example sites the standard job compares.
 COMPARED_SITES = ["example-guian", "example-shanghai-qingpu"]
+# The standard job as the wizard hands it on: the scenario with those two sites (QWEN_7B_LORA
+# alone weighs every data center of the catalog).
+QWEN_7B_LORA_COMPARED = {**QWEN_7B_LORA, "site": {"data_centers": COMPARED_SITES}}
 
 # The wizard's stored answers for the standard job (what services.save_step keeps).
 MODEL = {"source": "preset", "preset": "qwen2-5-7b", "method": "lora"}

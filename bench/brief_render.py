@@ -46,11 +46,10 @@ def main() -> None:
     from advisor.brief.render import BriefMeta, render_pdf
     from advisor.brief.signing import SignatureRequest, sign_pdf
     from advisor.brief.snapshot import brief_snapshot
-    from advisor.demo_scenarios import COMPARED_SITES, QWEN_7B_LORA
+    from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED
     from advisor.selectors.recommend import run_recommendation
 
-    document = {**QWEN_7B_LORA, "site": {"data_centers": COMPARED_SITES}}
-    run = run_recommendation(document)
+    run = run_recommendation(QWEN_7B_LORA_COMPARED)
     snapshot = brief_snapshot(
         scenario=run.scenario,
         procurement=run.procurement,

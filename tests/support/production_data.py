@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.demo_scenarios import QWEN_7B_LORA
+from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED
 from tests.support.briefs import PASSPHRASE
 from tests.support.servers import ROOT, manage, production_env
 
@@ -73,7 +73,7 @@ def issue(env: dict, directory: Path) -> bytes:
     """Issue one brief of the standard job as the buyer (``manage.py issue_brief``); its PDF,
     also written to ``directory / "issued.pdf"``."""
     scenario = directory / "scenario.json"
-    scenario.write_text(json.dumps(QWEN_7B_LORA))
+    scenario.write_text(json.dumps(QWEN_7B_LORA_COMPARED))
     issued = directory / "issued.pdf"
     manage(env, "issue_brief", "--input", str(scenario), "--user", "buyer", "--output", str(issued))
     return issued.read_bytes()
