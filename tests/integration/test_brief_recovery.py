@@ -21,9 +21,9 @@ from django.utils import timezone
 
 from advisor.brief import services
 from advisor.brief.models import Brief, BriefStatus
+from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from advisor.roles import PROCUREMENT_STAFF
 from tests.integration.test_backup import environment
-from tests.integration.test_recommend_catalog import SCENARIO
 from tests.support.servers import PYTHON, ROOT, manage
 from tests.support.users import make_user
 
