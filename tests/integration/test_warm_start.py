@@ -42,6 +42,7 @@ def test_the_production_web_start_forks_workers_from_a_warmed_master():
     script = (ROOT / "scripts" / "serve-production").read_text()
     web = script.split("web() {", 1)[1].split("\n}", 1)[0]
     assert "advisor.wsgi:application" in web and "--preload" in web
+    assert '--threads "${GUNICORN_THREADS:-1}"' in web  # sync workers unless an operator asks
 
 
 def test_pages_render_after_warm_up(db):
