@@ -116,7 +116,7 @@ class CachingAllocator:
         pool = self._pools[block.small]
         left = block.prev
         if left is not None and left.free:
-            del pool[bisect.bisect_left(pool, (left.size, left.addr))]
+            _uncache(pool, left)
             left.size += block.size
             left.next = following = block.next
             if following is not None:
@@ -124,7 +124,7 @@ class CachingAllocator:
             block = left
         right = block.next
         if right is not None and right.free:
-            del pool[bisect.bisect_left(pool, (right.size, right.addr))]
+            _uncache(pool, right)
             block.size += right.size
             block.next = following = right.next
             if following is not None:
@@ -153,6 +153,13 @@ class CachingAllocator:
                 else:
                     kept.append(entry)
             pool[:] = kept  # in place: malloc holds the list
+
+
+def _uncache(pool: list[tuple[int, int, Block]], block: Block) -> None:
+    """Take a free block out of its pool (entries are unique by size and address)."""
+    i = bisect.bisect_left(pool, (block.size, block.addr))
+    assert pool[i][2] is block
+    del pool[i]
 
 
 @dataclass(frozen=True)

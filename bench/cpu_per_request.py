@@ -64,10 +64,13 @@ def main() -> None:
     def get(url):
         return lambda: client.get(url)
 
-    def estimate():
+    def step_data(current_version):
+        """The training step's answers as its form posts them."""
         data = {k: v for k, v in step.items() if v is not None and not isinstance(v, list)}
-        data["version"] = version
-        return client.post(f"{base}/training/estimate/", data, HTTP_HX_REQUEST="true")
+        return {**data, "version": current_version}
+
+    def estimate():
+        return client.post(f"{base}/training/estimate/", step_data(version), HTTP_HX_REQUEST="true")
 
     def sign_in():
         anonymous = Client()
@@ -78,8 +81,7 @@ def main() -> None:
 
     def save_step():
         current = type(assessment).objects.get(pk=assessment.pk).version
-        data = {k: v for k, v in step.items() if v is not None and not isinstance(v, list)}
-        return client.post(f"{base}/training/", {**data, "version": current})
+        return client.post(f"{base}/training/", step_data(current))
 
     def first_view():
         cache.clear()

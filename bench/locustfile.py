@@ -13,9 +13,9 @@ The request names are the page kinds (``results``, ``option``, ``compare``, …)
 table gives p50/p95/p99 per page and requests/s. The ratio of tasks follows the probe: walking
 the wizard once per user, then mostly reading results, options and comparisons, sometimes own
 figures, rarely a brief. Every page, the wizard's and the sign-in's too, is followed by the
-same 1-2 s a person takes to read it or fill it in. Latency measured on a shared machine (other jobs, locust itself on the
-same cores) is not representative of a dedicated server; CPU ms per request
-(``bench/cpu_per_request.py``) is.
+same 1-2 s a person takes to read it or fill it in. Latency measured on a shared machine (other
+jobs, locust itself on the same cores) is not representative of a dedicated server; CPU ms per
+request (``bench/cpu_per_request.py``) is.
 """
 
 from __future__ import annotations
