@@ -1,9 +1,10 @@
 """Work a web process does once, before it serves anyone (docs/decisions/0034-warm-web-start.md).
 
 A fresh process pays about a second of CPU on its first request: the URL configuration imports
-every view, and with them WeasyPrint, pyHanko and the domain; each template is compiled on its
-first use and each language's catalog read on its first activation. ``warm_up`` does all of it
-at start. gunicorn runs it once, in the master process (``--preload``), so every worker, also one
+every view and the domain; WeasyPrint and pyHanko are imported where they are first used
+(decision 0037: a management command's system checks import the URL configuration, and need
+neither); each template is compiled on its first use and each language's catalog read on its
+first activation. ``warm_up`` does all of it at start. gunicorn runs it once, in the master process (``--preload``), so every worker, also one
 started again after ``--max-requests``, is forked warm and shares those pages of memory.
 
 It touches no database: a connection opened here would be shared by the forked workers.
@@ -11,6 +12,7 @@ It touches no database: a connection opened here would be shared by the forked w
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 
 from django.apps import apps
@@ -20,6 +22,17 @@ from django.template import engines
 from django.template.loader import get_template
 from django.urls import get_resolver
 from django.utils import translation
+
+# What the brief pages, the verify page and the questionnaire letter import on first use.
+PDF_LIBRARIES = (
+    "weasyprint",
+    "pyhanko.keys",
+    "pyhanko.pdf_utils.incremental_writer",
+    "pyhanko.pdf_utils.reader",
+    "pyhanko.sign",
+    "pyhanko.sign.validation",
+    "pyhanko_certvalidator",
+)
 
 
 def project_templates() -> list[str]:
@@ -39,8 +52,11 @@ def project_templates() -> list[str]:
 
 
 def warm_up() -> dict[str, int]:
-    """Import the views, compile the templates, read the catalogs; returns what it did."""
+    """Import the views and the PDF libraries, compile the templates, read the catalogs;
+    returns what it did."""
     patterns = get_resolver().url_patterns
+    for name in PDF_LIBRARIES:
+        import_module(name)
     templates = project_templates()
     for name in templates:
         get_template(name)
@@ -50,6 +66,7 @@ def warm_up() -> dict[str, int]:
     connections.close_all()
     return {
         "url patterns": len(patterns),
+        "libraries": len(PDF_LIBRARIES),
         "templates": len(templates),
         "languages": len(settings.LANGUAGES),
     }

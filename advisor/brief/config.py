@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.conf import settings
-from pyhanko.keys import load_cert_from_pemder
 
 from advisor.brief.signing import SigningConfig, SigningError
 
@@ -33,4 +32,6 @@ def signing_config() -> SigningConfig:
 
 def trust_roots() -> list:
     """The CA certificates a brief's signature must chain to."""
+    from pyhanko.keys import load_cert_from_pemder  # on first use (docs/decisions/0037)
+
     return [load_cert_from_pemder(str(path)) for path in settings.BRIEF_SIGNING["TRUST_ROOTS"]]

@@ -16,7 +16,6 @@ from datetime import datetime
 
 import qrcode
 import qrcode.image.svg
-import weasyprint
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
@@ -304,6 +303,8 @@ class _GlyphWatch(logging.Handler):
 def write_pdf_checked(html: str, **options) -> bytes:
     """WeasyPrint's PDF for ``html``; raises :class:`MissingGlyphs` when any character had
     no glyph in the available fonts (it would print as an empty box)."""
+    import weasyprint  # on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
+
     watch = _GlyphWatch()
     logger = logging.getLogger("weasyprint")
     logger.addHandler(watch)
@@ -318,6 +319,8 @@ def write_pdf_checked(html: str, **options) -> bytes:
 
 def render_pdf(snapshot: dict, meta: BriefMeta) -> bytes:
     """The brief as PDF/A-3b bytes (unsigned). Raises :class:`MissingGlyphs` on .notdef."""
+    import weasyprint  # on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
+
     attachment = weasyprint.Attachment(
         string=json.dumps(snapshot, ensure_ascii=False, indent=1),
         name="brief.json",

@@ -13,9 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-from pyhanko.sign import fields, signers, timestamps
+if TYPE_CHECKING:
+    from pyhanko.sign import signers
 
 SIGNATURE_FIELD = "BriefSignature"
 
@@ -70,6 +71,8 @@ def _key_file_state(config: SigningConfig) -> tuple:
 
 def load_signer(config: SigningConfig) -> signers.SimpleSigner:
     """The signer for ``config``'s key file, read once per process and again when it changes."""
+    from pyhanko.sign import signers  # on first use (docs/decisions/0037)
+
     path = str(config.pkcs12_path.resolve())
     state = _key_file_state(config)
     with _signers_lock:
@@ -90,6 +93,10 @@ def sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> by
 
 
 def _sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> bytes:
+    # pyHanko on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.sign import fields, signers, timestamps
+
     signer = load_signer(config)
     metadata = signers.PdfSignatureMetadata(
         field_name=request.field_name,

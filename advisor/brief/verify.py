@@ -15,12 +15,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from io import BytesIO
 
-from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign.validation import validate_pdf_signature
-from pyhanko.sign.validation.errors import SignatureValidationError
-from pyhanko.sign.validation.status import SignatureCoverageLevel
-from pyhanko_certvalidator import ValidationContext
-
 from advisor.brief.signing import outside_event_loop
 
 BRIEF_NUMBER = re.compile(rb"FT-\d{4}-\d{6}")
@@ -79,6 +73,8 @@ def _signer_name(status) -> str:
 
 
 def _report(embedded, status) -> SignatureReport:
+    from pyhanko.sign.validation.status import SignatureCoverageLevel
+
     sig_object = embedded.sig_object
     timestamp = status.timestamp_validity
     return SignatureReport(
@@ -135,6 +131,12 @@ def _in_budget(deadline: float | None) -> None:
 
 
 def _verify_pdf(pdf: bytes, trust_roots: list, deadline: float | None = None) -> VerificationReport:
+    # pyHanko on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko.sign.validation.errors import SignatureValidationError
+    from pyhanko_certvalidator import ValidationContext
+
     digest = sha256_hex(pdf)
     numbers = {m.decode() for m in BRIEF_NUMBER.findall(pdf)}
     try:
