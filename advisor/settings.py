@@ -50,7 +50,7 @@ ALLOWED_HOSTS = [
 PRODUCTION = not DEBUG
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "advisor.admin_config.AdminConfig",  # django.contrib.admin; admin modules load with the URLs
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

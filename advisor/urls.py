@@ -4,6 +4,9 @@ from django.urls import include, path
 
 from advisor import views
 
+# The admin modules are imported here, with the pages they serve (advisor.admin_config).
+admin.autodiscover()
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("health/", views.health, name="health"),

@@ -24,6 +24,7 @@ from django.urls import URLResolver, get_resolver, reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from advisor import urls  # noqa: F401 - registers the admin modules (advisor.admin_config)
 from advisor.brief import services as brief_services
 from advisor.brief.models import Brief
 from advisor.models import RuleParameter
