@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.core.servers.basehttp import WSGIServer
+from pytest_django.live_server_helper import LiveServer
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the
 # test itself (fixtures, assertions) are still synchronous and safe here.
@@ -30,6 +32,32 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(pytest.mark.browser)
+
+
+class SerialWSGIServer(WSGIServer):
+    """Serves one request at a time, in the live server's own thread.
+
+    The test database is SQLite in memory: the live server's thread shares the test's one
+    connection. Django's threaded live server handles each request in a thread of its own, so
+    two requests at once (an htmx estimate fired while a form posts) used that connection from
+    two threads together, and SQLite answered one of them "bad parameter or other API misuse"
+    (a 503, now and then). One at a time, with ``Connection: close`` (Django's handler sends it
+    from a server that is not threaded), a browser's parallel requests queue instead.
+    """
+
+    def __init__(self, *args, connections_override=None, **kwargs):
+        super().__init__(*args, **kwargs)  # the thread already holds the shared connections
+
+
+@pytest.fixture(scope="session")
+def live_server(request):
+    """pytest-django's live server (same address rules), serving one request at a time."""
+    address = request.config.getvalue("liveserver") or "localhost"
+    server = LiveServer(address, start=False)
+    server.thread.server_class = SerialWSGIServer
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")
