@@ -4,8 +4,9 @@ A fresh process pays about a second of CPU on its first request: the URL configu
 every view and the domain; WeasyPrint and pyHanko are imported where they are first used
 (decision 0037: a management command's system checks import the URL configuration, and need
 neither); each template is compiled on its first use and each language's catalog read on its
-first activation. ``warm_up`` does all of it at start. gunicorn runs it once, in the master process (``--preload``), so every worker, also one
-started again after ``--max-requests``, is forked warm and shares those pages of memory.
+first activation. ``warm_up`` does all of it at start. gunicorn runs it once, in the master
+process (``--preload``), so every worker, also one started again after ``--max-requests``, is
+forked warm and shares those pages of memory.
 
 It touches no database: a connection opened here would be shared by the forked workers.
 """

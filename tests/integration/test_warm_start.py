@@ -1,5 +1,7 @@
 """A web process is warm before its first request (advisor/warmup.py, decision 0034)."""
 
+import json
+import re
 import subprocess
 
 from django.test import Client
@@ -8,10 +10,26 @@ from advisor.warmup import project_templates, warm_up
 from tests.support.servers import PYTHON, ROOT, production_env
 
 PROBE = """
-import sys
+import json, sys
 import advisor.wsgi
-print("weasyprint" in sys.modules, "advisor.brief.views" in sys.modules)
+lazy = json.loads(sys.argv[1])
+print(json.dumps({"views": "advisor.brief.views" in sys.modules,
+                  "not loaded": [m for m in lazy if m not in sys.modules]}))
 """
+# A WeasyPrint or pyHanko import inside a function (decision 0037).
+LAZY_IMPORT = re.compile(
+    r"^[ \t]+(?:from[ \t]+((?:weasyprint|pyhanko)[\w.]*)[ \t]+import|import[ \t]+((?:weasyprint|pyhanko)[\w.]*))",
+    re.MULTILINE,
+)
+
+
+def lazily_imported() -> list[str]:
+    """Every module the product imports where it first uses WeasyPrint or pyHanko."""
+    found = set()
+    for path in (ROOT / "advisor").rglob("*.py"):
+        for match in LAZY_IMPORT.finditer(path.read_text(encoding="utf-8")):
+            found.add(match.group(1) or match.group(2))
+    return sorted(found)
 
 
 def test_every_project_template_compiles_and_no_database_is_touched():
@@ -26,15 +44,18 @@ def test_every_project_template_compiles_and_no_database_is_touched():
 def test_loading_the_wsgi_application_imports_the_views_without_a_database(tmp_path):
     database = tmp_path / "never.sqlite3"
     env = production_env(tmp_path, f"sqlite:///{database}")
+    lazy = lazily_imported()
+    assert "weasyprint" in lazy and "pyhanko.sign" in lazy
     result = subprocess.run(
-        [str(PYTHON), "-c", PROBE],
+        [str(PYTHON), "-c", PROBE, json.dumps(lazy)],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         check=True,
     )
-    assert result.stdout.split() == ["True", "True"]
+    # The views, and every library a brief, a signature or a verification loads on first use.
+    assert json.loads(result.stdout) == {"views": True, "not loaded": []}
     assert not database.exists()  # no connection was opened before the fork
 
 
