@@ -1,4 +1,9 @@
-"""Real-browser tests: Playwright drives Debian's /usr/bin/chromium (no browser download).
+"""Real-browser tests: Playwright drives Debian's Chromium headless shell (no browser download).
+
+The headless shell (``chromium-headless-shell``, Chromium's old headless mode, the build
+Playwright itself uses for headless runs) renders pages with the same Blink engine at about half
+the CPU of the full browser in headless mode (docs/decisions/0039-headless-shell.md). A machine
+that has only the full ``chromium`` uses that.
 
 Screenshots go to test-artifacts/screenshots/ so people can look at what a user sees.
 """
@@ -16,7 +21,11 @@ from pytest_django.live_server_helper import LiveServer
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = (
+    shutil.which("chromium-headless-shell")
+    or shutil.which("chromium")
+    or "/usr/bin/chromium-headless-shell"
+)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -70,7 +79,10 @@ def browser():
     expect.set_options(timeout=30_000)
 
     if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: run scripts/setup --test (installs Debian's chromium)")
+        pytest.fail(
+            "Chromium is missing: run scripts/setup --test "
+            "(installs Debian's chromium-headless-shell)"
+        )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
