@@ -33,7 +33,7 @@ from advisor.questionnaire.xlsx import write_workbook as questionnaire_xlsx
 from advisor.results.services import assessment_document, assessment_results
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
-from tests.support.users import make_user
+from tests.support.users import make_user, signed_in_client
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
 
@@ -328,10 +328,12 @@ class World:
         return [str(first.pk), str(history.history_id)]
 
     def client_for(self, visitor: str) -> Client:
-        client = Client()
-        if visitor != "anonymous":
-            client.force_login(self.users[visitor])
-        return client
+        """A fresh client per request (a case may sign out or change the language); signed in
+        by a session of its own, without a sign-in's side effects (signing in is tested in
+        test_security_auth.py)."""
+        if visitor == "anonymous":
+            return Client()
+        return signed_in_client(self.users[visitor])
 
 
 @pytest.fixture
