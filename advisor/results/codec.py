@@ -74,7 +74,7 @@ class _Encoder:
     """Writes each shared object once: a second reference is ``{"$r": n}``, the n-th object
     written (an option's hardware and site are shared by many options, as pickle shares them).
     Dataclasses are numbered before their fields, containers after their items; the decoder
-    numbers them in the same order."""
+    numbers them in the same order. Each class's way of writing is looked up once (``_HOW``)."""
 
     def __init__(self):
         self.seen: dict[int, int] = {}
@@ -85,68 +85,142 @@ class _Encoder:
         self.seen[id(value)] = len(self.keep)
         self.keep.append(value)
 
-    def item(self, value, segment):
-        """``encode(value)``, naming ``segment`` (a callable giving text) if it cannot."""
-        try:
-            return self.encode(value)
-        except _Unstorable as error:
-            error.path = segment() + error.path
-            raise
-
     def encode(self, value):
         kind = type(value)
-        if value is None or kind is str or kind is int or kind is bool:
+        if kind in _AS_IS:
             return value
-        if kind is float:
-            return value if math.isfinite(value) else {"$f": repr(value)}
-        if isinstance(value, enum.Enum):
-            return {"$e": _name(kind), "v": self.encode(value.value)}
-        if isinstance(value, (bool, int, str)):
-            return value
-        if isinstance(value, Decimal):
-            return {"$d": str(value)}
-        if isinstance(value, datetime):
-            return {"$dt": value.isoformat()}
-        if isinstance(value, date):
-            return {"$date": value.isoformat()}
+        how = _HOW.get(kind) or _how(kind)
+        return how(self, value)
+
+    def scalar(self, value):
+        return value
+
+    def real(self, value):
+        return value if math.isfinite(value) else {"$f": repr(value)}
+
+    def enum_member(self, value):
+        return {"$e": _name(type(value)), "v": self.encode(value.value)}
+
+    def decimal(self, value):
+        return {"$d": str(value)}
+
+    def moment(self, value):
+        return {"$dt": value.isoformat()}
+
+    def day(self, value):
+        return {"$date": value.isoformat()}
+
+    def dataclass(self, value):
         shared = self.seen.get(id(value))
         if shared is not None:
             return {"$r": shared}
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            by_value = (kind, repr(value)) if _name(kind) in SHARED_BY_VALUE else None
-            if by_value is not None:
-                earlier = self.by_value.get(by_value)
-                if earlier is not None and self.keep[earlier] == value:
-                    return {"$r": earlier}
-                self.by_value[by_value] = len(self.keep)
-            self.number(value)
-            values = {}
-            for name in _field_names(kind):
-                values[name] = self.item(getattr(value, name), lambda name=name: f".{name}")
-            return {"$c": _name(kind), "f": values}
-        if isinstance(value, (tuple, list)):
-            items = [self.item(v, lambda i=i: f"[{i}]") for i, v in enumerate(value)]
-            encoded = {"$t" if isinstance(value, tuple) else "$l": items}
-        elif isinstance(value, frozenset):
-            items = [self.item(v, lambda: "{}") for v in value]
-            encoded = {"$fs": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
-        elif isinstance(value, Mapping):
-            if all(type(key) is str and not key.startswith("$") for key in value):
-                encoded = {
-                    key: self.item(item, lambda key=key: f"[{key!r}]")
-                    for key, item in value.items()
-                }
-            else:
-                encoded = {
-                    "$m": [
-                        [self.encode(k), self.item(v, lambda k=k: f"[{k!r}]")]
-                        for k, v in value.items()
-                    ]
-                }
-        else:
-            raise _Unstorable(kind.__name__)
+        kind = type(value)
+        if kind in _SHARED_CLASSES:
+            # By repr, then equality: equal values with another repr (Decimal 1.0 and 1.00)
+            # stay apart.
+            key = (kind, repr(value))
+            earlier = self.by_value.get(key)
+            if earlier is not None and self.keep[earlier] == value:
+                return {"$r": earlier}
+            self.by_value[key] = len(self.keep)
         self.number(value)
-        return encoded
+        encode = self.encode
+        values = {}
+        for name in _field_names(kind):
+            try:
+                values[name] = encode(getattr(value, name))
+            except _Unstorable as error:
+                error.path = f".{name}{error.path}"
+                raise
+        return {"$c": _name(kind), "f": values}
+
+    def sequence(self, value):
+        shared = self.seen.get(id(value))
+        if shared is not None:
+            return {"$r": shared}
+        encode = self.encode
+        items = []
+        for index, item in enumerate(value):
+            try:
+                items.append(encode(item))
+            except _Unstorable as error:
+                error.path = f"[{index}]{error.path}"
+                raise
+        self.number(value)
+        return {"$t" if isinstance(value, tuple) else "$l": items}
+
+    def set_of(self, value):
+        shared = self.seen.get(id(value))
+        if shared is not None:
+            return {"$r": shared}
+        items = []
+        for item in value:
+            try:
+                items.append(self.encode(item))
+            except _Unstorable as error:
+                error.path = "{}" + error.path
+                raise
+        self.number(value)
+        return {"$fs": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
+
+    def mapping(self, value):
+        shared = self.seen.get(id(value))
+        if shared is not None:
+            return {"$r": shared}
+        encode = self.encode
+        plain = all(type(key) is str and not key.startswith("$") for key in value)
+        pairs = {} if plain else []
+        for key, item in value.items():
+            written_key = key if plain else encode(key)  # the decoder reads keys first
+            try:
+                encoded = encode(item)
+            except _Unstorable as error:
+                error.path = f"[{key!r}]{error.path}"
+                raise
+            if plain:
+                pairs[key] = encoded
+            else:
+                pairs.append([written_key, encoded])
+        self.number(value)
+        return pairs if plain else {"$m": pairs}
+
+    def unknown(self, value):
+        raise _Unstorable(type(value).__name__)
+
+
+_AS_IS = frozenset({str, int, bool, type(None)})
+_SHARED_CLASSES: set[type] = set()  # the classes named in SHARED_BY_VALUE, as they are met
+_HOW: dict[type, object] = {}  # class → the _Encoder method that writes its values
+
+
+def _how(kind: type):
+    """The encoder method for values of ``kind``: the first check that holds, in this order."""
+    if issubclass(kind, enum.Enum):
+        how = _Encoder.enum_member
+    elif issubclass(kind, (bool, int, str)):
+        how = _Encoder.scalar
+    elif issubclass(kind, float):
+        how = _Encoder.real
+    elif issubclass(kind, Decimal):
+        how = _Encoder.decimal
+    elif issubclass(kind, datetime):
+        how = _Encoder.moment
+    elif issubclass(kind, date):
+        how = _Encoder.day
+    elif dataclasses.is_dataclass(kind):
+        how = _Encoder.dataclass
+        if _name(kind) in SHARED_BY_VALUE:
+            _SHARED_CLASSES.add(kind)
+    elif issubclass(kind, (tuple, list)):
+        how = _Encoder.sequence
+    elif issubclass(kind, frozenset):
+        how = _Encoder.set_of
+    elif issubclass(kind, Mapping):
+        how = _Encoder.mapping
+    else:
+        how = _Encoder.unknown
+    _HOW[kind] = how
+    return how
 
 
 @functools.cache

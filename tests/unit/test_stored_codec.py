@@ -142,3 +142,16 @@ def test_a_field_added_with_a_default_takes_its_default():
 def test_a_type_it_cannot_store_is_named_with_its_place(value, where):
     with pytest.raises(TypeError, match=r"cannot store \w+ at " + re.escape(where)):
         codec.dumps(value)
+
+
+def test_a_mapping_with_other_keys_keeps_what_its_keys_and_values_share():
+    """Keys that are not text are written before their values, as the decoder reads them, so
+    shared keys and values come back shared and in their places."""
+    key, other = ("a", 1), ("b", 2)
+    shared = [1, 2]
+    value = {"m": {key: shared, other: shared}, "k": key, "again": shared}
+    back = codec.loads(codec.dumps(value))
+    assert back == value
+    first, second = back["m"].values()
+    assert first is second is back["again"]
+    assert back["k"] is next(iter(back["m"]))
