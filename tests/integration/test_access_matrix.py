@@ -35,7 +35,7 @@ from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.users import make_user, signed_in_client
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
 
 OK, LOGIN = "ok", "login"
 VISITORS = ("anonymous", "other buyer", "owner", "approver", "catalog admin")

@@ -23,7 +23,11 @@ from advisor.roles import APPROVER
 from tests.support.users import make_user
 
 # Both stages (marker `database`): the decision lock is a row lock on PostgreSQL.
-pytestmark = [pytest.mark.django_db, pytest.mark.database, pytest.mark.usefixtures("brief_ready")]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.database,
+    pytest.mark.usefixtures("brief_ready", "one_page_briefs"),
+]
 
 
 @pytest.fixture

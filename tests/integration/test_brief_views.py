@@ -9,7 +9,7 @@ from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.users import make_user
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
 
 
 @pytest.fixture

@@ -491,7 +491,7 @@ def _options(assessment):
 
 
 @pytest.fixture
-def awaiting_brief(brief_ready, buyer, django_capture_on_commit_callbacks):
+def awaiting_brief(brief_ready, one_page_briefs, buyer, django_capture_on_commit_callbacks):
     """A real brief awaiting approval (rendered and signed once)."""
     assessment = finished_assessment(buyer, title="Reviewed")
     with django_capture_on_commit_callbacks(execute=True):

@@ -231,7 +231,7 @@ def test_a_missing_bucket_stops_the_app_from_starting(tmp_path):
 
 
 @pytest.mark.django_db
-@pytest.mark.usefixtures("brief_ready")
+@pytest.mark.usefixtures("brief_ready", "one_page_briefs")
 def test_brief_is_stored_in_the_bucket_downloads_and_verifies(
     client, s3_storage, s3_endpoint, django_capture_on_commit_callbacks, settings
 ):

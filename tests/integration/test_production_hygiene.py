@@ -102,7 +102,7 @@ def test_names_in_the_pdf_are_isolated_and_the_frozen_snapshot_is_not(settings):
 
 
 @pytest.mark.django_db
-@pytest.mark.usefixtures("brief_ready")
+@pytest.mark.usefixtures("brief_ready", "one_page_briefs")
 def test_a_rendered_brief_has_no_bidi_override_from_a_typed_name(
     django_capture_on_commit_callbacks,
 ):
@@ -138,7 +138,7 @@ def test_public_pages_are_not_marked_private(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.usefixtures("brief_ready")
+@pytest.mark.usefixtures("brief_ready", "one_page_briefs")
 def test_a_brief_pdf_download_is_private_and_not_stored(
     client, buyer, django_capture_on_commit_callbacks
 ):

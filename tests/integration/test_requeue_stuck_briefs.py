@@ -28,7 +28,7 @@ def database_tasks(settings):
 
 
 @pytest.fixture
-def issued(brief_ready, database_tasks, django_capture_on_commit_callbacks):
+def issued(brief_ready, one_page_briefs, database_tasks, django_capture_on_commit_callbacks):
     user = User.objects.create_user("preparer")
     assessment = finished_assessment(user)
     with django_capture_on_commit_callbacks(execute=True):

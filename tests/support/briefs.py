@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,3 +56,40 @@ def make_signed_pdf(directory: Path, number: str = "FT-2026-000007") -> SignedPd
     config = SigningConfig(directory / "dev-signer.p12", PASSPHRASE, "Test Signer", "Guiyang")
     signed = sign_pdf(unsigned, config, SignatureRequest(reason=f"Procurement brief {number}"))
     return SignedPdf(number, unsigned, signed)
+
+
+def one_page_brief(snapshot: dict, meta) -> bytes:
+    """The brief as one real page, for tests of what happens *to* a brief (issuing, approving,
+    sending back, races, access, storage, recovery), not of what it says.
+
+    A PDF/A-3b from WeasyPrint like the real one: the brief number in its title and keywords,
+    its status and draft mark on the page, the snapshot attached as ``brief.json``. It is
+    signed, stored, hashed and verified by the product's own code. The brief's ten pages take
+    ~1.3 s of CPU to lay out; the tests of their content (test_brief_issue.py,
+    test_brief_reading.py, the site and hardware names, the questionnaire, the browser walk to
+    an approved brief) render them (docs/decisions/0027-test-stages.md).
+    """
+    from html import escape
+
+    from advisor.brief.render import no_fetching, write_pdf_checked
+
+    number = escape(meta.number)
+    draft = "" if meta.approved else "<p>Draft — not approved</p>"
+    html = (
+        f"<html lang='en'><head><meta charset='utf-8'><title>Procurement brief {number}</title>"
+        f"<meta name='keywords' content='{number}'></head><body><h1>{number}</h1>"
+        f"<p>{escape(str(meta.status_label))}</p>{draft}</body></html>"
+    )
+    attachment = weasyprint.Attachment(
+        string=json.dumps(snapshot, ensure_ascii=False),
+        name="brief.json",
+        description="Brief data (snapshot) for audit",
+        relationship="Data",
+        url_fetcher=no_fetching(),
+    )
+    return write_pdf_checked(
+        html,
+        pdf_variant="pdf/a-3b",
+        attachments=[attachment],
+        pdf_identifier=meta.number.encode(),
+    )
