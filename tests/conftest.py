@@ -98,6 +98,17 @@ def no_verify_rate_limit(settings):
     settings.VERIFY_RATE_LIMIT = ""
 
 
+@pytest.fixture
+def one_page_briefs(monkeypatch):
+    """Briefs rendered as one real page (tests.support.briefs.one_page_brief), for tests of
+    what happens to a brief rather than of what it says; signed, stored and verified as ever
+    (docs/decisions/0027-test-stages.md)."""
+    from advisor.brief import services
+    from tests.support.briefs import one_page_brief
+
+    monkeypatch.setattr(services, "render_pdf", one_page_brief)
+
+
 @pytest.fixture(autouse=True)
 def fresh_recommendation_memory():
     """Each test starts with an empty per-process memory of computed recommendations: a test

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.briefs import make_pki, one_page_brief, signing_settings
+from tests.support.briefs import make_pki, signing_settings
 from tests.support.catalog import load_catalog
 from tests.support.production_data import (
     Backup,
@@ -33,15 +33,6 @@ def brief_ready(pki_dir, tmp_path, settings):
     load_catalog()
     settings.BRIEF_SIGNING = signing_settings(pki_dir)
     settings.MEDIA_ROOT = tmp_path / "media"
-
-
-@pytest.fixture
-def one_page_briefs(monkeypatch):
-    """Briefs rendered as one real page (tests.support.briefs.one_page_brief), for tests of
-    what happens to a brief rather than of what it says; signed, stored and verified as ever."""
-    from advisor.brief import services
-
-    monkeypatch.setattr(services, "render_pdf", one_page_brief)
 
 
 @pytest.fixture(scope="session")
