@@ -21,6 +21,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
 # lock, the frozen JSON snapshot, status changes and audit rows; the others (the PDF's language
 # and cover, who may decide, choosing an option) run once.
 database = pytest.mark.database
+# Tests of what happens to a brief, not of what its pages say, render it as one page (0027).
+one_page = pytest.mark.usefixtures("one_page_briefs")
 
 
 @pytest.fixture
@@ -143,6 +145,7 @@ def test_approval_removes_the_draft_mark_and_resigns(
     assert verify_upload(pdf_bytes(brief)).ok
 
 
+@one_page
 def test_preparer_cannot_approve_own_brief(buyer, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         brief = issue(buyer)
@@ -151,6 +154,7 @@ def test_preparer_cannot_approve_own_brief(buyer, django_capture_on_commit_callb
         services.approve(brief, buyer)
 
 
+@one_page
 def test_send_back_needs_a_comment(buyer, approver, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         brief = issue(buyer)
@@ -162,6 +166,7 @@ def test_send_back_needs_a_comment(buyer, approver, django_capture_on_commit_cal
     assert brief.status == BriefStatus.SENT_BACK and brief.review_comment == "Add a second site"
 
 
+@one_page
 @database
 def test_catalog_change_after_issue_leaves_the_brief_unchanged(
     buyer, django_capture_on_commit_callbacks
@@ -178,6 +183,7 @@ def test_catalog_change_after_issue_leaves_the_brief_unchanged(
     assert brief.snapshot["options"][0]["accelerator"]["tdp_w"] != 1
 
 
+@one_page
 @database
 def test_failed_generation_is_recorded_and_retryable(
     buyer, settings, django_capture_on_commit_callbacks
@@ -196,6 +202,7 @@ def test_failed_generation_is_recorded_and_retryable(
     assert brief.status == BriefStatus.AWAITING_APPROVAL and brief.pdf
 
 
+@one_page
 @override_settings(BRIEF_APPROVAL_REQUIRED=False)
 def test_without_approval_the_brief_is_issued_directly(
     buyer, tmp_path, django_capture_on_commit_callbacks
@@ -206,6 +213,7 @@ def test_without_approval_the_brief_is_issued_directly(
     assert brief.status == BriefStatus.ISSUED
 
 
+@one_page
 def test_choosing_an_option_by_key(buyer, django_capture_on_commit_callbacks):
     from advisor.selectors.recommend import run_recommendation
 
@@ -218,6 +226,7 @@ def test_choosing_an_option_by_key(buyer, django_capture_on_commit_callbacks):
         issue(buyer, option_key="no-such-server@nowhere")
 
 
+@one_page
 def test_the_draft_of_an_approved_brief_is_recognised_as_superseded(
     buyer, approver, django_capture_on_commit_callbacks
 ):
