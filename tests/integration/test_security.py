@@ -129,7 +129,7 @@ def test_production_settings_from_the_environment(tmp_path):
 def test_production_passwords_use_argon2_and_still_accept_pbkdf2(tmp_path):
     """The suite's fast hasher (tests/conftest.py) never reaches a real start."""
     hashers = settings_in(production(tmp_path))["PASSWORD_HASHERS"]
-    assert hashers[0] == "django.contrib.auth.hashers.Argon2PasswordHasher", hashers
+    assert hashers[0] == "advisor.passwords.OwaspArgon2PasswordHasher", hashers
     assert "django.contrib.auth.hashers.PBKDF2PasswordHasher" in hashers
     assert not any("MD5" in hasher for hasher in hashers)
 

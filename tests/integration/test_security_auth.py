@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from axes.models import AccessAttempt
-from django.contrib.auth.hashers import check_password, make_password
+from django.contrib.auth.hashers import Argon2PasswordHasher, check_password, make_password
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
@@ -226,7 +226,7 @@ def test_a_very_long_name_at_sign_in_is_a_failed_sign_in_not_an_error(client):
 
 
 PRODUCTION_HASHERS = [
-    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "advisor.passwords.OwaspArgon2PasswordHasher",
     "django.contrib.auth.hashers.PBKDF2PasswordHasher",
 ]
 
@@ -239,6 +239,22 @@ def test_a_pbkdf2_password_still_signs_in_and_is_stored_again_with_argon2(client
     user.save()
     assert sign_in(client, "older", PASSWORD).status_code == 302
     user.refresh_from_db()
-    assert user.password.startswith("argon2$argon2id$")
+    assert user.password.startswith("argon2$argon2id$v=19$m=19456,t=2,p=1$")
     assert check_password(PASSWORD, user.password)
     assert sign_in(Client(), "older", "not-the-password").status_code == 200  # refused
+
+
+def test_an_argon2_password_with_django_defaults_signs_in_and_moves_to_owasp_parameters(
+    client, settings
+):
+    """Hashes made before decision 0040 (Argon2id at Django's 100 MiB, t=2, p=8) still verify
+    and are stored again with OWASP's parameters at the next sign-in."""
+    settings.PASSWORD_HASHERS = PRODUCTION_HASHERS
+    user = make_user("earlier", PROCUREMENT_STAFF)
+    user.password = Argon2PasswordHasher().encode(PASSWORD, Argon2PasswordHasher().salt())
+    user.save()
+    assert user.password.startswith("argon2$argon2id$v=19$m=102400,t=2,p=8$")
+    assert sign_in(client, "earlier", PASSWORD).status_code == 302
+    user.refresh_from_db()
+    assert user.password.startswith("argon2$argon2id$v=19$m=19456,t=2,p=1$")
+    assert sign_in(Client(), "earlier", "not-the-password").status_code == 200  # refused
