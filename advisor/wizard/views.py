@@ -6,6 +6,8 @@ search) get template partials.
 
 from __future__ import annotations
 
+import contextlib
+
 from django.contrib import messages
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -211,6 +213,17 @@ def _after_save(request, assessment, step, to_check: bool) -> str:
     return _step_url(assessment, following)
 
 
+def _compute_options(assessment) -> None:
+    """Compute and store the options as the buyer confirms, so that the results page they are
+    sent to reads them (docs/decisions/0033-stored-recommendation.md). Answers that cannot be
+    sized are said on the results page, which computes again and names the field."""
+    from advisor.domain.scenario import ScenarioError
+    from advisor.results.services import shown_results
+
+    with contextlib.suppress(ScenarioError):
+        shown_results(assessment)
+
+
 @procurement_required
 @require_http_methods(["GET", "POST"])
 def check(request, pk):
@@ -228,10 +241,11 @@ def check(request, pk):
     ready = all(section["status"] == steps.COMPLETE for section in sections)
     if request.method == "POST" and ready:
         try:
-            services.confirm_answers(assessment, _version(request) or 0)
+            assessment = services.confirm_answers(assessment, _version(request) or 0)
         except services.StaleDraft:
             messages.error(request, STALE_MESSAGE)
             return redirect("wizard:check", assessment.pk)
+        _compute_options(assessment)
         messages.success(request, _("Answers confirmed."))
         return redirect("results:list", assessment.pk)
     return render(

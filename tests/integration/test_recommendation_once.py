@@ -91,3 +91,20 @@ def test_the_live_estimate_is_cached_by_its_inputs(world, monkeypatch):
     changed = {**world.answers, "training": {**world.answers["training"], "seq_len": 2048}}
     estimate.for_answers(changed)
     assert len(calls) == 2
+
+
+def test_confirming_computes_the_options_and_the_results_page_reads_them(client, world, computed):
+    """The buyer waits once, as they confirm; the results page they land on reads the stored
+    result (issue 18: the first results view was the slowest page under load)."""
+    from advisor.wizard.models import Assessment
+
+    StoredRecommendation.objects.filter(assessment=world).delete()
+    Assessment.objects.filter(pk=world.pk).update(status=Assessment.Status.DRAFT)
+    world.refresh_from_db()
+    confirmed = client.post(f"/assessments/{world.pk}/check/", {"version": world.version})
+    assert confirmed.status_code == 302
+    assert confirmed["Location"] == f"/assessments/{world.pk}/results/"
+    assert len(computed) == 1
+    assert StoredRecommendation.objects.filter(assessment=world).count() == 1
+    assert client.get(confirmed["Location"]).status_code == 200
+    assert len(computed) == 1
