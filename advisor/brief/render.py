@@ -354,6 +354,12 @@ def write_pdf_checked(html: str, **options) -> bytes:
 
 def render_pdf(snapshot: dict, meta: BriefMeta) -> bytes:
     """The brief as PDF/A-3b bytes (unsigned). Raises :class:`MissingGlyphs` on .notdef."""
+    return brief_pdf(render_html(snapshot, meta), snapshot, meta)
+
+
+def brief_pdf(html: str, snapshot: dict, meta: BriefMeta) -> bytes:
+    """``html`` as a brief's PDF/A-3b: the snapshot attached as ``brief.json`` for audit, the
+    brief number as the document's identifier."""
     import weasyprint  # on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
 
     attachment = weasyprint.Attachment(
@@ -364,7 +370,7 @@ def render_pdf(snapshot: dict, meta: BriefMeta) -> bytes:
         url_fetcher=no_fetching(),
     )
     return write_pdf_checked(
-        render_html(snapshot, meta),
+        html,
         pdf_variant="pdf/a-3b",
         attachments=[attachment],
         pdf_identifier=meta.number.encode(),

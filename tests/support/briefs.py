@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,8 +61,9 @@ def one_page_brief(snapshot: dict, meta) -> bytes:
     """The brief as one real page, for tests of what happens *to* a brief (issuing, approving,
     sending back, races, access, storage, recovery), not of what it says.
 
-    A PDF/A-3b from WeasyPrint like the real one: the brief number in its title and keywords,
-    its status and draft mark on the page, the snapshot attached as ``brief.json``. It is
+    Made by the product's ``brief_pdf`` like the real one (PDF/A-3b, the snapshot attached as
+    ``brief.json``), from one page of HTML: the brief number in its title and keywords, its
+    status and draft mark. It is
     signed, stored, hashed and verified by the product's own code. The brief's ten pages take
     ~1.3 s of CPU to lay out; the tests of their content (test_brief_issue.py,
     test_brief_reading.py, the site and hardware names, the questionnaire, the browser walk to
@@ -71,7 +71,7 @@ def one_page_brief(snapshot: dict, meta) -> bytes:
     """
     from html import escape
 
-    from advisor.brief.render import no_fetching, write_pdf_checked
+    from advisor.brief.render import brief_pdf
 
     number = escape(meta.number)
     draft = "" if meta.approved else "<p>Draft — not approved</p>"
@@ -80,16 +80,4 @@ def one_page_brief(snapshot: dict, meta) -> bytes:
         f"<meta name='keywords' content='{number}'></head><body><h1>{number}</h1>"
         f"<p>{escape(str(meta.status_label))}</p>{draft}</body></html>"
     )
-    attachment = weasyprint.Attachment(
-        string=json.dumps(snapshot, ensure_ascii=False),
-        name="brief.json",
-        description="Brief data (snapshot) for audit",
-        relationship="Data",
-        url_fetcher=no_fetching(),
-    )
-    return write_pdf_checked(
-        html,
-        pdf_variant="pdf/a-3b",
-        attachments=[attachment],
-        pdf_identifier=meta.number.encode(),
-    )
+    return brief_pdf(html, snapshot, meta)
