@@ -22,7 +22,7 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy
 
-from advisor.brief.charts import (
+from advisor.presentation.charts import (
     Segment,
     Series,
     bar_chart,
@@ -30,16 +30,16 @@ from advisor.brief.charts import (
     memory_segments,
     stacked_bar,
 )
-from advisor.selectors.recommend import OWN_ROOM_KEY
-from advisor.templatetags.domain_text import local_name
-from advisor.text import isolate
-from advisor.wizard.labels import (
+from advisor.presentation.labels import (
     FRAMEWORK_LABELS,
     MEMORY_COMPONENT_LABELS,
     MODE_LABELS,
     PACKING_LABELS,
     label,
 )
+from advisor.presentation.text import local_name
+from advisor.selectors.recommend import OWN_ROOM_KEY
+from advisor.text import isolate
 
 
 @dataclass(frozen=True)

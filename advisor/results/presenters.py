@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
-from advisor.brief.charts import Series, line_chart, memory_segments, stacked_bar
 from advisor.domain.economics.confidence import FIGURE_LABELS, FLAG_LABELS
 from advisor.domain.economics.inputs import LEVEL_ASSUMED
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
 from advisor.domain.recommend.options import price_notes
 from advisor.domain.recommend.sites import same_server_by_site
-from advisor.templatetags.domain_text import local_name
-from advisor.wizard.labels import MODE_LABELS, label
+from advisor.presentation.charts import Series, line_chart, memory_segments, stacked_bar
+from advisor.presentation.labels import MODE_LABELS, label
+from advisor.presentation.text import local_name
 
 RANKINGS = tuple(RANKING_LABELS)
 ALL_OPTIONS = "all"

@@ -9,12 +9,12 @@ from django.views.decorators.http import require_POST
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.recommend.options import cost_figures
 from advisor.domain.scenario import ScenarioError
+from advisor.presentation.text import local_name, render_text
 from advisor.questionnaire.services import questionnaire_context
 from advisor.results import presenters, services
 from advisor.results.forms import SITE_FIELDS, FiguresForm
 from advisor.results.services import FIGURES_KEY, save_figures
 from advisor.roles import procurement_required
-from advisor.templatetags.domain_text import local_name, render_text
 from advisor.wizard import services as wizard_services
 from advisor.wizard.selectors import assessment_for
 

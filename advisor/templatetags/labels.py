@@ -1,8 +1,8 @@
-"""``{% load labels %}``: the words for the scenario's and options' codes (advisor.wizard.labels)."""
+"""``{% load labels %}``: the words for the scenario's and options' codes (advisor.presentation.labels)."""
 
 from django import template
 
-from advisor.wizard import labels
+from advisor.presentation import labels
 
 register = template.Library()
 

@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from advisor.templatetags.domain_text import local_name
+from advisor.presentation.text import local_name
 from vendors import models as catalog
 
 # The ModelPreset fields that are scenario v1 ``model`` fields.

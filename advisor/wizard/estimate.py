@@ -17,8 +17,8 @@ from django.utils.translation import gettext as _
 from advisor.domain.scenario import ScenarioError, load_scenario
 from advisor.domain.sizing.memory import plannable_capacity_gib
 from advisor.domain.sizing.parallelism import PlacementSearch
+from advisor.presentation.text import local_name
 from advisor.selectors import sizing as sizing_selectors
-from advisor.templatetags.domain_text import local_name
 from advisor.wizard import answers as answer_docs
 from advisor.wizard import catalog
 

@@ -20,11 +20,7 @@ from advisor.domain.scenario import (
     LORA_TARGET_NAMES,
     architecture_problems,
 )
-from advisor.templatetags.domain_text import render_text
-from advisor.text import UserTextField
-from advisor.wizard import catalog, rules
-from advisor.wizard.hf_config import ConfigError, read_upload
-from advisor.wizard.labels import (
+from advisor.presentation.labels import (
     FRAMEWORK_LABELS,
     METHOD_LABELS,
     OPTIMIZER_LABELS,
@@ -33,6 +29,10 @@ from advisor.wizard.labels import (
     default,
     recommended,
 )
+from advisor.presentation.text import render_text
+from advisor.text import UserTextField
+from advisor.wizard import catalog, rules
+from advisor.wizard.hf_config import ConfigError, read_upload
 from advisor.wizard.models import TITLE_MAX_LENGTH
 from vendors.choices import SiteCooling
 

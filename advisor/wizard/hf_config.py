@@ -13,7 +13,7 @@ import math
 from django.utils.translation import gettext as _
 
 from advisor.domain.scenario import LIMITS, architecture_problem
-from advisor.templatetags.domain_text import render_text
+from advisor.presentation.text import render_text
 from advisor.text import clean_text
 
 MAX_BYTES = 256 * 1024  # a real config.json is a few KiB

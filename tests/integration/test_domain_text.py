@@ -2,7 +2,7 @@ import pytest
 from django.utils import translation
 
 from advisor.domain.i18n import Message
-from advisor.templatetags.domain_text import render_text
+from advisor.presentation.text import render_text
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from django.conf import settings as django_settings
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from advisor.brief.charts import Segment, Series, bar_chart, line_chart, stacked_bar
+from advisor.presentation.charts import Segment, Series, bar_chart, line_chart, stacked_bar
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.settings import proxy_ssl_header
 from advisor.wizard import services

@@ -2,7 +2,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from advisor.brief.charts import Segment, Series, line_chart, stacked_bar
+from advisor.presentation.charts import Segment, Series, line_chart, stacked_bar
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -75,7 +75,7 @@ def test_chinese_labels_survive():
 
 
 def test_bar_chart_scales_bars_to_the_largest_value():
-    from advisor.brief.charts import bar_chart
+    from advisor.presentation.charts import bar_chart
 
     root = parse(bar_chart([Segment("H100", 10), Segment("L40S", 25)], title="t", unit="h"))
     widths = bar_widths(root)

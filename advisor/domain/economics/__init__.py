@@ -6,8 +6,6 @@ docs/economics.md and docs/decisions/0007-economics-model.md.
 """
 
 from advisor.domain.economics.compare import (
-    COMPONENT_LABELS,
-    MODE_LABELS,
     BreakEven,
     EconomicsResult,
     Payback,
@@ -33,9 +31,7 @@ from advisor.domain.economics.money import format_cny, round_cny
 __all__ = [
     "BUY",
     "CLOUD",
-    "COMPONENT_LABELS",
     "MODES",
-    "MODE_LABELS",
     "RENT",
     "Assumption",
     "Assumptions",

@@ -48,21 +48,6 @@ from advisor.domain.economics.money import group_thousands, round_cny
 from advisor.domain.economics.series import HoursSeries, MonthlySeries, hours_series, monthly_series
 from advisor.domain.i18n import N_, Message
 
-MODE_LABELS = {
-    BUY: N_("Buy and host"),
-    RENT: N_("Rent dedicated servers"),
-    CLOUD: N_("Cloud GPU-hours"),
-}
-COMPONENT_LABELS = {
-    "electricity": N_("Electricity"),
-    "demand_charge": N_("Demand (basic) charge"),
-    "colocation": N_("Rack fees"),
-    "maintenance": N_("Maintenance"),
-    "data_transfer": N_("Data transfer to and from the public cloud"),
-    "rent": N_("Rent"),
-    "cloud_compute": N_("Cloud GPU-hours"),
-}
-
 _CHEAPEST = {
     BUY: N_(
         "At {hours} training hours a year, buying and hosting costs least: ¥{total} over a {years}-year horizon."

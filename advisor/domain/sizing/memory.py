@@ -437,21 +437,6 @@ class MemoryBreakdown:
         return self.total + drift
 
 
-COMPONENT_LABELS = {
-    "frozen_weights": N_("Frozen weights"),
-    "trainable_weights": N_("Trained weights"),
-    "master_weights": N_("fp32 master copy"),
-    "gradients": N_("Gradients"),
-    "optimizer_states": N_("Optimizer states"),
-    "activations": N_("Activations"),
-    "logits": N_("Logits and loss"),
-    "work_buffers": N_("Gather, bucket, dequantisation and mask buffers"),
-    "fragmentation": N_("Allocator fragmentation"),
-    "framework_overhead": N_("CUDA context and communication library"),
-    "total": N_("Total"),
-}
-
-
 # --- The model ---------------------------------------------------------------------------------
 
 

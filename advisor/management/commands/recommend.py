@@ -11,8 +11,8 @@ from django.utils.translation import gettext
 from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
 from advisor.management.cli import check_scenario_or_fail, read_json_or_fail
+from advisor.presentation.text import render_text
 from advisor.selectors.recommend import run_recommendation, subject_keys
-from advisor.templatetags.domain_text import render_text
 
 
 class Command(BaseCommand):

@@ -10,8 +10,14 @@ from django.utils.translation import gettext
 
 from advisor.domain.scenario import LIMITS
 from advisor.domain.sizing.estimate import SizingResult, size
-from advisor.domain.sizing.memory import COMPONENT_LABELS
 from advisor.management.cli import bad_input, load_scenario_or_fail
+from advisor.presentation.labels import (
+    MEMORY_COMPONENT_LABELS,
+    OFFLOAD_LABELS,
+    parallelism_label,
+)
+from advisor.presentation.labels import label as words_for
+from advisor.presentation.text import local_name
 from advisor.selectors import sizing as selectors
 
 
@@ -106,15 +112,19 @@ def render_table(result: SizingResult) -> str:
     time = result.time
     power = result.power
     rows: list[tuple[str, str]] = [
-        (gettext("Accelerator"), result.accelerator.name if result.accelerator else _fmt(None)),
+        (
+            gettext("Accelerator"),
+            local_name(result.accelerator) if result.accelerator else _fmt(None),
+        ),
         (
             gettext("GPUs / servers"),
             f"{result.layout.gpus} / {result.servers} ({result.gpus_per_server} per server)",
         ),
         (
             gettext("Strategy"),
-            f"{result.layout.strategy}, offload {result.layout.offload}, "
-            f"TP {result.layout.tensor_parallel}, PP {result.layout.pipeline_parallel}",
+            f"{parallelism_label(result.layout.strategy, result.layout.tensor_parallel)}; "
+            f"{words_for(OFFLOAD_LABELS, result.layout.offload)}; "
+            f"PP {result.layout.pipeline_parallel}",
         ),
         ("", ""),
         (gettext("Memory per GPU"), ""),
@@ -122,14 +132,14 @@ def render_table(result: SizingResult) -> str:
     for name, value in memory.components().items():
         if name == "total":
             continue
-        rows.append(("  " + gettext(COMPONENT_LABELS[name]), _fmt(value, "GiB", 2)))
+        rows.append(("  " + words_for(MEMORY_COMPONENT_LABELS, name), _fmt(value, "GiB", 2)))
     reading = (
         [("  " + gettext("Device reading up to"), _fmt(memory.device_reading_high, "GiB", 2))]
         if memory.reading_exceeds_total
         else []
     )
     rows += [
-        ("  " + gettext(COMPONENT_LABELS["total"]), _fmt(memory.total, "GiB", 2)),
+        ("  " + words_for(MEMORY_COMPONENT_LABELS, "total"), _fmt(memory.total, "GiB", 2)),
         (
             "  " + gettext("Band (10th-90th percentile)"),
             f"{result.memory_low_gib:,.1f} - {result.memory_high_gib:,.1f} GiB",

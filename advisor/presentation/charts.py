@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from advisor.wizard.labels import MEMORY_COMPONENT_LABELS
-from advisor.wizard.labels import label as words_for
+from advisor.presentation.labels import MEMORY_COMPONENT_LABELS
+from advisor.presentation.labels import label as words_for
 
 PALETTE = (
     "#1d4f91",

@@ -1,14 +1,21 @@
-"""The words a person reads for the scenario's codes and the options' figures.
+"""The words a person reads for every code: one dict per kind of code, in one place.
 
-One place defines them; the wizard's form, the results, option and comparison pages and the
-PDF brief all use these (docs/decisions/0024-capacity-cloud-labels.md). A code without a label here
-is shown as itself, so a new code stays visible until it is given words.
+The wizard's forms, the results, option and comparison pages, the PDF brief and the command
+line tools all use these (docs/decisions/0024-capacity-cloud-labels.md). A code without a
+label is shown as itself, so a new code stays visible until it is given words. The compliance
+and economics codes keep their ``N_``-marked words in the domain, next to the code they name;
+:data:`LABELS` gathers them here with the rest, and :func:`word` reads any of them.
 """
 
 from django.utils.text import format_lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
+from advisor.domain.compliance.engine import VERDICT_LABELS
+from advisor.domain.economics.confidence import FLAG_LABELS, LEVEL_LABELS
+from advisor.domain.economics.tariff import BAND_LABELS
+from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.scenario import DEFAULT_LORA_RANK
 
 # The scenario's optional ``framework``: each label names the tools that behave alike.
@@ -77,7 +84,18 @@ MODE_LABELS = {
     "cloud": _("Cloud GPU-hours"),
 }
 
-# The per-GPU memory components of the sizing result.
+# The parts of an option's cost (economics), as finance reads them.
+COST_COMPONENT_LABELS = {
+    "electricity": _("Electricity"),
+    "demand_charge": _("Demand (basic) charge"),
+    "colocation": _("Rack fees"),
+    "maintenance": _("Maintenance"),
+    "data_transfer": _("Data transfer to and from the public cloud"),
+    "rent": _("Rent"),
+    "cloud_compute": _("Cloud GPU-hours"),
+}
+
+# The per-GPU memory components of the sizing result (pages, brief, ``size`` command).
 MEMORY_COMPONENT_LABELS = {
     "frozen_weights": _("Frozen weights"),
     "trainable_weights": _("Trainable weights"),
@@ -86,10 +104,32 @@ MEMORY_COMPONENT_LABELS = {
     "optimizer_states": _("Optimizer states"),
     "activations": _("Activations"),
     "logits": _("Logits and loss"),
-    "work_buffers": _("Communication and work buffers"),
+    "work_buffers": _("Gather, bucket, dequantisation and mask buffers"),
     "fragmentation": _("Allocator fragmentation"),
-    "framework_overhead": _("CUDA context and framework"),
+    "framework_overhead": _("Device context and communication library"),
     "total": _("Total per GPU"),
+}
+
+# Every kind of code a person reads, by name (``word("verdict", code)``).
+LABELS = {
+    "area": AREA_LABELS,
+    "band": BAND_LABELS,
+    "cost": COST_COMPONENT_LABELS,
+    "flag": FLAG_LABELS,
+    "framework": FRAMEWORK_LABELS,
+    "level": LEVEL_LABELS,
+    "memory": MEMORY_COMPONENT_LABELS,
+    "method": METHOD_LABELS,
+    "mode": MODE_LABELS,
+    "offload": OFFLOAD_LABELS,
+    "optimizer": OPTIMIZER_LABELS,
+    "packing": PACKING_LABELS,
+    "precision": PRECISION_LABELS,
+    "ranking": RANKING_LABELS,
+    "severity": SEVERITY_LABELS,
+    "status": STATUS_LABELS,
+    "strategy": STRATEGY_LABELS,
+    "verdict": VERDICT_LABELS,
 }
 
 
@@ -98,7 +138,18 @@ def label(labels: dict, code) -> str:
     if code is None or code == "":
         return ""
     words = labels.get(code)
-    return str(words) if words is not None else str(code)
+    return gettext(str(words)) if words is not None else str(code)
+
+
+def word(kind: str, code, *, missing: str | None = None) -> str:
+    """The words for ``code`` of ``kind`` (a key of :data:`LABELS`) in the active language.
+
+    A code without words reads as itself, or as ``missing`` when that is given.
+    """
+    labels = LABELS[kind]
+    if missing is not None and code not in labels:
+        return missing
+    return label(labels, code)
 
 
 def recommended(words) -> str:

@@ -1,0 +1,37 @@
+"""Render the domain's translatable messages and catalog names in the reader's language.
+
+The domain returns ``Message(template, params)`` objects, or their JSON form
+``{"template": ..., "params": {...}}`` in stored snapshots, and bare ``N_()`` strings for
+titles (docs/decisions/0002). :func:`render_text` translates the template first and fills in
+the figures after; :func:`local_name` picks a catalog record's name for the reader.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import get_language, gettext
+
+from advisor.domain.i18n import Message, localised
+from advisor.domain.i18n import local_name as domain_local_name
+
+
+def render_text(value) -> str:
+    """A message, its stored JSON form or a bare ``N_`` string, in the active language."""
+    if value is None:
+        return ""
+    if isinstance(value, Message):
+        template_text, params = value.template, dict(value.params)
+    elif isinstance(value, dict) and "template" in value:
+        template_text, params = value["template"], dict(value.get("params") or {})
+    else:
+        return gettext(str(value)) if value != "" else ""
+    params = localised(params, get_language())
+    try:
+        return gettext(template_text).format(**params)
+    except (KeyError, IndexError, ValueError):
+        # A translation that lost a placeholder must not hide the figures: fall back.
+        return template_text.format(**params)
+
+
+def local_name(record, field: str = "name") -> str:
+    """A catalog record's name (or ``field``, e.g. "city") in the active language."""
+    return domain_local_name(record, get_language(), field)
