@@ -6,8 +6,8 @@ epochs, comparing the Gui'an and Shanghai example sites, any procurement mode). 
 architecture is its public Hugging Face ``config.json`` (as in the catalog's model preset
 ``qwen2-5-7b``). Nothing here is a measurement or a price: the catalog supplies those.
 
-The documents are plain data; :func:`finished_assessment` stores the answers through the
-wizard's own services (Django must be set up).
+Plain data (no Django import): the tests and benches store the answers through
+:func:`advisor.assessments.services.create_answered_assessment`.
 """
 
 from __future__ import annotations
@@ -118,18 +118,6 @@ STEP_VALUES = {
 }
 
 
-def finished_assessment(owner, *, site=None, title="Qwen2.5 7B LoRA"):
-    """A draft of ``owner`` with every step answered (the standard job), as the wizard stores it."""
-    from advisor.wizard import services, steps
-
-    draft = services.create_assessment(owner, title)
-    values = {
-        "model": MODEL,
-        "training": TRAINING,
-        "site": site or SITE,
-        "procurement": PROCUREMENT,
-    }
-    for slug, value in values.items():
-        draft = services.save_step(draft, slug, value, draft.version)
-    assert steps.all_complete(draft.answers)
-    return draft
+def answers(site: dict | None = None) -> dict:
+    """The standard job's answers, step by step, as the wizard stores them."""
+    return {"model": MODEL, "training": TRAINING, "site": site or SITE, "procurement": PROCUREMENT}

@@ -25,16 +25,16 @@ ROLE_LABELS = {
 }
 
 # What the views check.
-PREPARE = "wizard.add_assessment"  # the wizard, the options, one's own figures
+PREPARE = "assessments.add_assessment"  # the wizard, the options, one's own figures
 ISSUE = "brief.add_brief"  # issuing a brief from one's own assessment
 APPROVE = "brief.approve_brief"  # the approvals list, approving or sending back
 
 ROLE_PERMISSIONS = {
     PROCUREMENT_STAFF: (
-        "wizard.add_assessment",
-        "wizard.change_assessment",
-        "wizard.delete_assessment",
-        "wizard.view_assessment",
+        "assessments.add_assessment",
+        "assessments.change_assessment",
+        "assessments.delete_assessment",
+        "assessments.view_assessment",
         "brief.add_brief",
         "brief.view_brief",
     ),

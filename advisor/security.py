@@ -6,6 +6,7 @@ rest: HTTPS only, HSTS, the Content Security Policy, sessions, the sign-in locko
 
 from __future__ import annotations
 
+from axes.helpers import get_client_ip_address
 from django.conf import settings
 from django.core import checks
 from django.http import HttpResponse
@@ -96,8 +97,6 @@ def check_production_configuration(app_configs=None, **kwargs):
 def client_ip(group, request) -> str:
     """The client's address for per-client limits: the same as the sign-in lockout reads
     (``REMOTE_ADDR``, or ``X-Forwarded-For`` behind ``DJANGO_PROXY_COUNT`` proxies)."""
-    from axes.helpers import get_client_ip_address
-
     return get_client_ip_address(request) or request.META.get("REMOTE_ADDR", "") or "unknown"
 
 

@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     "import_export",
     "axes",  # before "advisor": its failed-sign-in handler runs before the audit's (advisor.signals)
     "advisor",
+    "advisor.assessments",
+    "advisor.recommendation",
     "advisor.wizard",
     "advisor.brief",
     "advisor.questionnaire",

@@ -3,7 +3,7 @@ from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import render
 
-from advisor.wizard.selectors import assessments_for
+from advisor.assessments.selectors import assessments_for
 
 
 @login_required

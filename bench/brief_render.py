@@ -47,7 +47,7 @@ def main() -> None:
     from advisor.brief.signing import SignatureRequest, sign_pdf
     from advisor.brief.snapshot import brief_snapshot
     from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED
-    from advisor.selectors.recommend import run_recommendation
+    from advisor.recommendation.run import run_recommendation
 
     run = run_recommendation(QWEN_7B_LORA_COMPARED)
     snapshot = brief_snapshot(

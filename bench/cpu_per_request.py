@@ -38,12 +38,13 @@ def main() -> None:
     from django.core.cache import cache
     from django.test import Client
 
-    from advisor.demo_scenarios import finished_assessment
-    from advisor.results import services as results_services
-    from advisor.results.services import assessment_document
+    from advisor.assessments.answers import assessment_document
+    from advisor.assessments.services import create_answered_assessment
+    from advisor.demo_scenarios import answers
+    from advisor.recommendation import services as results_services
+    from advisor.recommendation.models import StoredRecommendation
+    from advisor.recommendation.run import run_recommendation
     from advisor.roles import PROCUREMENT_STAFF, ensure_roles
-    from advisor.selectors.recommend import run_recommendation
-    from advisor.wizard.models import StoredRecommendation
 
     settings.SECURE_SSL_REDIRECT = False  # the test client speaks plain HTTP
     settings.STORAGES = {
@@ -52,7 +53,7 @@ def main() -> None:
     }
     user = User.objects.create_user("bench", password=PASSWORD)
     user.groups.add(ensure_roles()[PROCUREMENT_STAFF])
-    assessment = finished_assessment(user)
+    assessment = create_answered_assessment(owner=user, answers=answers(), title="bench")
     client = Client()
     client.force_login(user)
     base = f"/assessments/{assessment.pk}"

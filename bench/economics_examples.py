@@ -152,7 +152,7 @@ def catalog_inputs(
     import django
 
     django.setup()
-    from advisor.selectors.economics import MissingFigures, option_inputs, site_figures
+    from advisor.catalog.economics import MissingFigures, option_inputs, site_figures
     from vendors.models import DataCenter
 
     options = []

@@ -28,16 +28,17 @@ def main() -> None:
     from django.core.cache import cache
     from django.test import Client
 
-    from advisor.demo_scenarios import finished_assessment
-    from advisor.results import services as results_services
-    from advisor.results.services import assessment_document
+    from advisor.assessments.answers import assessment_document
+    from advisor.assessments.services import create_answered_assessment
+    from advisor.demo_scenarios import answers
+    from advisor.recommendation import services as results_services
+    from advisor.recommendation.models import StoredRecommendation
+    from advisor.recommendation.run import run_recommendation
     from advisor.roles import PROCUREMENT_STAFF, ensure_roles
-    from advisor.selectors.recommend import run_recommendation
-    from advisor.wizard.models import StoredRecommendation
 
     user = User.objects.create_user("bench")
     user.groups.add(ensure_roles()[PROCUREMENT_STAFF])  # the results page is for buyers
-    assessment = finished_assessment(user)
+    assessment = create_answered_assessment(owner=user, answers=answers(), title="bench")
     document = assessment_document(assessment)
     client = Client()
     client.force_login(user)

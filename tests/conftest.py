@@ -103,10 +103,10 @@ def one_page_briefs(monkeypatch):
     """Briefs rendered as one real page (tests.support.briefs.one_page_brief), for tests of
     what happens to a brief rather than of what it says; signed, stored and verified as ever
     (docs/decisions/0027-test-stages.md)."""
-    from advisor.brief import services
+    from advisor.brief import generation
     from tests.support.briefs import one_page_brief
 
-    monkeypatch.setattr(services, "render_pdf", one_page_brief)
+    monkeypatch.setattr(generation, "render_pdf", one_page_brief)
 
 
 @pytest.fixture(autouse=True)
@@ -114,6 +114,6 @@ def fresh_recommendation_memory():
     """Each test starts with an empty per-process memory of computed recommendations: a test
     never reads a result another test computed (the seeded catalog of tests/support/catalog.py
     is the same from test to test, so the key alone would not keep them apart)."""
-    from advisor.results import services
+    from advisor.recommendation import services
 
     services._LOCAL_RUNS.clear()

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from import_export.admin import ImportExportModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
+from advisor.catalog.economics import table_price
 from vendors import forms, models, resources
 from vendors.hf_config import slug_for
 
@@ -398,7 +399,7 @@ class CertificateAdmin(CatalogAdmin):
 def newest_priced_tariff(zone):
     """The zone's newest tariff that gives a 24-hour price (a full table or a single figure)."""
     for tariff in sorted(zone.tariffs.all(), key=lambda t: (t.month, t.key), reverse=True):
-        if tariff.effective_price() is not None or tariff.flat_figure_cny_per_kwh is not None:
+        if table_price(tariff) is not None or tariff.flat_figure_cny_per_kwh is not None:
             return tariff
     return None
 
@@ -466,7 +467,7 @@ class PolicyZoneAdmin(CatalogAdmin):
     def electricity_price(self, zone):
         tariff = newest_priced_tariff(zone)
         if tariff is not None:
-            price = tariff.effective_price()
+            price = table_price(tariff)
             value = price.energy_cny_per_kwh if price else tariff.flat_figure_cny_per_kwh
             return f"{value:.4f}"
         if zone.tariff_cny_per_kwh is not None:
@@ -589,7 +590,7 @@ class TariffAdmin(CatalogAdmin):
 
     @admin.display(description=_("24-hour energy price (CNY/kWh)"))
     def energy_price(self, tariff):
-        price = tariff.effective_price()
+        price = table_price(tariff)
         if price is not None:
             return f"{price.energy_cny_per_kwh:.4f}"
         if tariff.flat_figure_cny_per_kwh is not None:

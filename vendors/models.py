@@ -23,6 +23,12 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from advisor.domain.economics.tariff import (
+    TariffError,
+    effective_price,
+    parse_months,
+    table_bands,
+)
 from vendors import choices, constants
 
 # --------------------------------------------------------------------------- helpers
@@ -1334,19 +1340,6 @@ class Tariff(PublishedFigure):
 
     natural_key.dependencies = ["vendors.policyzone"]
 
-    def domain_bands(self):
-        """The bands with a price and hours, as the domain's :class:`Band` list."""
-        from advisor.domain.economics.tariff import Band
-
-        bands = []
-        for name in self.BANDS:
-            price = getattr(self, f"{name}_cny_per_kwh")
-            hours = getattr(self, f"{name}_hours")
-            if price is not None and hours:
-                months = getattr(self, f"{name}_months", "")
-                bands.append(Band(name.replace("_", "-"), price, hours, months))
-        return bands
-
     def incomplete_bands(self) -> list[str]:
         """Bands whose hours are given without a price (the table could not be read fully)."""
         return [
@@ -1355,27 +1348,8 @@ class Tariff(PublishedFigure):
             if getattr(self, f"{name}_hours") and getattr(self, f"{name}_cny_per_kwh") is None
         ]
 
-    def effective_price(self, load_factor=None):
-        """The domain's :class:`EffectivePrice` for a 24-hour load, or ``None`` when the table
-        is incomplete or has only a single figure."""
-        from decimal import Decimal
-
-        from advisor.domain.economics.tariff import TariffError, effective_price
-
-        if self.incomplete_bands() or not self.domain_bands():
-            return None
-        try:
-            return effective_price(
-                self.domain_bands(),
-                self.demand_charge_cny_per_kw_month,
-                Decimal(1) if load_factor is None else load_factor,
-            )
-        except TariffError:
-            return None
-
     def clean(self):
         super().clean()
-        from advisor.domain.economics.tariff import TariffError, effective_price, parse_months
 
         errors = {}
         for name in self.BANDS:
@@ -1388,7 +1362,7 @@ class Tariff(PublishedFigure):
                 parse_months(months)
             except TariffError:
                 errors[f"{name}_months"] = _("Write months as 1-12, e.g. 7-9 or 1,12.")
-        bands = self.domain_bands()
+        bands = table_bands(self)
         if bands and not self.incomplete_bands() and not errors:
             try:
                 effective_price(bands)

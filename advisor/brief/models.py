@@ -60,7 +60,7 @@ class Brief(models.Model):
         default=BriefStatus.GENERATING,
     )
     assessment = models.ForeignKey(
-        "wizard.Assessment",
+        "assessments.Assessment",
         verbose_name=_("assessment"),
         on_delete=models.SET_NULL,
         null=True,

@@ -8,9 +8,7 @@ decimal strings, dates as ISO strings. Pure Python (no Django).
 
 from __future__ import annotations
 
-import dataclasses
-from datetime import date, datetime
-from decimal import Decimal
+from datetime import date
 
 from advisor.domain.compliance.comparison import compare_vendors
 from advisor.domain.delivery.checklist import (
@@ -21,36 +19,13 @@ from advisor.domain.delivery.checklist import (
     expected_bus_bandwidth_gbs,
     operating_risks,
 )
-from advisor.domain.i18n import Message
+from advisor.domain.plain import jsonable, message
 from advisor.domain.recommend import Option, Procurement, Recommendation
 from advisor.domain.recommend.options import cost_figures
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.domain.scenario import Scenario, dump_scenario
 
 SCHEMA_VERSION = 1
-
-
-def jsonable(value):
-    """Plain JSON types for dataclasses, Decimals, dates, tuples and Messages."""
-    if isinstance(value, Message):
-        return message(value)
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [jsonable(v) for v in value]
-    if isinstance(value, float) and value != value:  # NaN never reaches a brief
-        return None
-    return value
-
-
-def message(value: Message) -> dict:
-    return {"template": value.template, "params": jsonable(dict(value.params))}
 
 
 def _items(items: list[ChecklistItem]) -> list[dict]:

@@ -2,10 +2,10 @@
 
 from django.tasks import task
 
+from advisor.brief.generation import generate
+
 
 @task
 def generate_brief(brief_id: int) -> str:
     """Render, sign and store a brief's PDF; returns the brief's status afterwards."""
-    from advisor.brief.services import generate
-
     return generate(brief_id).status

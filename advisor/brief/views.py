@@ -11,21 +11,17 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
 
+from advisor.assessments.answers import Incomplete, assessment_document
+from advisor.assessments.selectors import assessment_for
 from advisor.brief import services
 from advisor.brief.audit import record
 from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUploadForm
 from advisor.brief.models import AuditAction, Brief, BriefStatus
 from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
-from advisor.results.services import (
-    Incomplete,
-    assessment_document,
-    shown_results,
-    stored_records,
-)
+from advisor.recommendation.services import shown_results, stored_records
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
 from advisor.security import client_ip
-from advisor.wizard.selectors import assessment_for
 
 
 def brief_for(user, pk) -> Brief:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.utils.translation import gettext as _
 
-from advisor.domain.recommend import Option
-from advisor.questionnaire import letter, services, xlsx
-from advisor.selectors.recommend import RecommendRun
+from advisor.domain.recommend import Option, RecommendRun
+from advisor.questionnaire import letter, xlsx
+from advisor.recommendation import questions as services
 
 CONTENT_TYPES = {
     "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",

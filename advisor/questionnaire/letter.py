@@ -6,8 +6,8 @@ from datetime import date
 
 from django.template.loader import render_to_string
 
-from advisor.brief.render import write_pdf_checked
 from advisor.domain.questionnaire.questions import Question
+from advisor.presentation.pdf import write_pdf_checked
 from advisor.questionnaire.xlsx import allowed_text
 
 

@@ -11,7 +11,7 @@ def answer_file_path(instance, filename):
 
 class AnswerSheet(models.Model):
     assessment = models.ForeignKey(
-        "wizard.Assessment",
+        "assessments.Assessment",
         verbose_name=_("assessment"),
         on_delete=models.CASCADE,
         related_name="answer_sheets",

@@ -1,4 +1,4 @@
-"""Results pages: thin views over advisor.selectors.recommend and the presenters."""
+"""Results pages: thin views over the stored recommendation and the presenters."""
 
 from django.contrib import messages
 from django.http import Http404
@@ -6,17 +6,19 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from advisor.assessments import services as assessment_services
+from advisor.assessments.answers import FIGURES_KEY
+from advisor.assessments.selectors import assessment_for
+from advisor.assessments.services import save_figures
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.recommend.options import cost_figures
 from advisor.domain.scenario import ScenarioError
 from advisor.presentation.text import local_name, render_text
-from advisor.questionnaire.services import questionnaire_context
-from advisor.results import presenters, services
+from advisor.recommendation import services
+from advisor.recommendation.questions import declared_by_rule, questions
+from advisor.results import presenters
 from advisor.results.forms import SITE_FIELDS, FiguresForm
-from advisor.results.services import FIGURES_KEY, save_figures
 from advisor.roles import procurement_required
-from advisor.wizard import services as wizard_services
-from advisor.wizard.selectors import assessment_for
 
 
 def _cannot_size(request, error: ScenarioError) -> None:
@@ -112,7 +114,8 @@ def option_detail(request, pk, key):
             "site_rows": presenters.site_rows(list(run.recommendation.options), option),
             "tariff_source": presenters.tariff_source(option),
             "price_notes": presenters.notes_for(option, run.procurement),
-            **questionnaire_context(run, option),
+            "open_questions": questions(run, option),
+            "declared_by_rule": declared_by_rule(run, option),
             "cost_figures": cost_figures(option),
         },
     )
@@ -177,7 +180,7 @@ def figures(request, pk):
             try:
                 version = int(request.POST.get("version", ""))
                 save_figures(assessment, form.to_answers(), version)
-            except (ValueError, wizard_services.StaleDraft):
+            except (ValueError, assessment_services.StaleDraft):
                 messages.error(
                     request,
                     _(

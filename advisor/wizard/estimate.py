@@ -14,13 +14,14 @@ from django.core.cache import cache
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from advisor.assessments import answers as answer_docs
+from advisor.catalog import sizing as sizing_selectors
 from advisor.domain.scenario import ScenarioError, load_scenario
 from advisor.domain.sizing.memory import plannable_capacity_gib
 from advisor.domain.sizing.parallelism import PlacementSearch
 from advisor.presentation.text import local_name
-from advisor.selectors import sizing as sizing_selectors
-from advisor.wizard import answers as answer_docs
-from advisor.wizard import catalog
+from advisor.recommendation.services import catalog_stamp
+from advisor.wizard import choices as catalog
 
 # The article's candidates (H100, A100, L40S, Ascend 910B) and the parts sold in China.
 PANEL_ACCELERATORS = (
@@ -85,8 +86,6 @@ ESTIMATE_CACHE_SECONDS = 3600
 
 def for_answers(answers: dict) -> Estimate:
     """The live estimate, cached by its inputs (the answers, the language, the catalog)."""
-    from advisor.results.services import catalog_stamp
-
     inputs = json.dumps(answers, sort_keys=True, default=str, ensure_ascii=False)
     key = (
         "estimate:"

@@ -13,6 +13,7 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from advisor.assessments.models import TITLE_MAX_LENGTH
 from advisor.domain.scenario import (
     ARCHITECTURE_NAMES,
     FRAMEWORKS,
@@ -31,9 +32,9 @@ from advisor.presentation.labels import (
 )
 from advisor.presentation.text import render_text
 from advisor.text import UserTextField
-from advisor.wizard import catalog, rules
+from advisor.wizard import choices as catalog
+from advisor.wizard import rules
 from advisor.wizard.hf_config import ConfigError, read_upload
-from advisor.wizard.models import TITLE_MAX_LENGTH
 from vendors.choices import SiteCooling
 
 NAME_MAX_LENGTH = 100

@@ -16,11 +16,15 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from advisor.assessments import services
+from advisor.assessments.selectors import assessment_for
+from advisor.domain.scenario import ScenarioError
+from advisor.recommendation.services import shown_results
 from advisor.roles import procurement_required
 from advisor.text import clean_text
-from advisor.wizard import catalog, estimate, services, steps
+from advisor.wizard import choices as catalog
+from advisor.wizard import estimate, steps
 from advisor.wizard.forms import TitleForm
-from advisor.wizard.selectors import assessment_for
 from advisor.wizard.summary import step_rows
 
 STALE_MESSAGE = gettext_lazy(
@@ -217,9 +221,6 @@ def _compute_options(assessment) -> None:
     """Compute and store the options as the buyer confirms, so that the results page they are
     sent to reads them (docs/decisions/0033-stored-recommendation.md). Answers that cannot be
     sized are said on the results page, which computes again and names the field."""
-    from advisor.domain.scenario import ScenarioError
-    from advisor.results.services import shown_results
-
     with contextlib.suppress(ScenarioError):
         shown_results(assessment)
 

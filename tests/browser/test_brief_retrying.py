@@ -14,9 +14,9 @@ RETRYING = {"en": "retrying", "zh-hans": "正在重试"}
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_retrying_then_the_brief(page, live_server, login, screenshot, world, language):  # noqa: F811
-    from advisor.brief import services
+    from advisor.assessments.answers import assessment_document
+    from advisor.brief import recovery, services
     from advisor.brief.models import Brief, BriefStatus
-    from advisor.results.services import assessment_document
 
     brief = services.issue_brief(
         user=world.owner, document=assessment_document(world), language="en", assessment=world
@@ -35,6 +35,6 @@ def test_retrying_then_the_brief(page, live_server, login, screenshot, world, la
     page.goto(f"{live_server.url}/brief/{brief.pk}/")
     page.wait_for_selector(f"text={RETRYING[language]}")
     screenshot(f"brief-retrying-{language}")
-    services.recover_stalled()  # what any brief worker's watchdog does (immediate tasks here)
+    recovery.recover_stalled()  # what any brief worker's watchdog does (immediate tasks here)
     page.wait_for_selector("a.button[href$='/download/']", timeout=15_000)
     assert RETRYING[language] not in page.locator("#brief-status").inner_text()

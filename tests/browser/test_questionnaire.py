@@ -9,9 +9,10 @@ import openpyxl
 import pytest
 from django.test import override_settings
 
+from advisor.assessments.answers import assessment_document
 from advisor.brief import services as brief_services
 from advisor.questionnaire.xlsx import HEADERS
-from advisor.results.services import assessment_document, assessment_results
+from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from tests.browser.conftest import ARTIFACTS
 from tests.integration.test_questionnaire import VALID_ANSWERS

@@ -130,15 +130,15 @@ def test_results_and_brief_pages_have_no_serious_accessibility_violations(
 
 def test_brief_page_follows_generation_by_itself(page, live_server, login, world):
     """While a brief is generated (the production worker), its page polls with htmx."""
-    from advisor.brief import services
+    from advisor.assessments.answers import assessment_document
+    from advisor.brief import generation, services
     from advisor.brief.models import Brief, BriefStatus
-    from advisor.results.services import assessment_document
 
     buyer = world.owner
     brief = services.issue_brief(
         user=buyer, document=assessment_document(world), language="en", assessment=world
     )
-    services.generate(brief.pk)
+    generation.generate(brief.pk)
     Brief.objects.filter(pk=brief.pk).update(status=BriefStatus.GENERATING)
     login("buyer", "pw-buyer-1")
     page.goto(f"{live_server.url}/brief/{brief.pk}/")

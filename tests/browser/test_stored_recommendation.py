@@ -5,9 +5,9 @@ import pytest
 from django.conf import settings
 from django.utils.timezone import localtime
 
-from advisor.results import services
+from advisor.recommendation import services
+from advisor.recommendation.models import StoredRecommendation
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.wizard.models import StoredRecommendation
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user

@@ -10,11 +10,11 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import override_settings
 
+from advisor.assessments import answers, services
 from advisor.brief.render import render_pdf
 from advisor.brief.services import _snapshot
-from advisor.results.services import assessment_results
+from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.wizard import answers, services
 from tests.browser.conftest import ARTIFACTS
 from tests.support.assessments import PROCUREMENT, TRAINING
 from tests.support.catalog import load_catalog

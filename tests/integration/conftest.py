@@ -78,7 +78,7 @@ def production_stack(tmp_path_factory):
 def computed(monkeypatch):
     """Every document the recommendation is computed for, while the test runs (the stored
     recommendation's tests count them: a page view must compute nothing)."""
-    from advisor.results import services
+    from advisor.recommendation import services
 
     calls = []
     original = services.run_recommendation

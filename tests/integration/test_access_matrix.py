@@ -25,12 +25,13 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from advisor import urls  # noqa: F401 - registers the admin modules (advisor.admin_config)
+from advisor.assessments.answers import assessment_document
 from advisor.brief import services as brief_services
 from advisor.brief.models import Brief
 from advisor.models import RuleParameter
 from advisor.questionnaire.models import AnswerSheet
 from advisor.questionnaire.xlsx import write_workbook as questionnaire_xlsx
-from advisor.results.services import assessment_document, assessment_results
+from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.users import make_user, signed_in_client

@@ -16,7 +16,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import translation
 
-from advisor.brief import services
+from advisor.brief import generation, services
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
 from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from advisor.roles import APPROVER
@@ -105,7 +105,7 @@ def test_a_decision_made_while_the_approval_renders_wins_over_it(
     """
     a, b = approvers
     files = stored_files(settings)
-    original = services._signed_pdf
+    original = generation.signed_pdf
 
     def other_decides_meanwhile(brief, *, approved):
         result = original(brief, approved=approved)
@@ -113,7 +113,7 @@ def test_a_decision_made_while_the_approval_renders_wins_over_it(
         Brief.objects.filter(pk=brief.pk).update(status=status, approved_by=b)
         return result
 
-    monkeypatch.setattr(services, "_signed_pdf", other_decides_meanwhile)
+    monkeypatch.setattr(generation, "signed_pdf", other_decides_meanwhile)
     with pytest.raises(services.AlreadyDecided):
         services.approve(Brief.objects.get(pk=awaiting.pk), a)
     assert stored_files(settings) == files

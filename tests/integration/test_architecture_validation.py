@@ -14,9 +14,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import translation
 
+from advisor.assessments import services
 from advisor.domain.scenario import ScenarioError, load_scenario
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.wizard import services
 from advisor.wizard.hf_config import ConfigError, model_fields
 from tests.integration.test_wizard_steps import LLAMA_CONFIG
 from tests.support.assessments import finished_assessment

@@ -215,7 +215,7 @@ def test_without_approval_the_brief_is_issued_directly(
 
 @one_page
 def test_choosing_an_option_by_key(buyer, django_capture_on_commit_callbacks):
-    from advisor.selectors.recommend import run_recommendation
+    from advisor.recommendation.run import run_recommendation
 
     options = run_recommendation(SCENARIO).recommendation.options
     wanted = options[-1].key

@@ -19,7 +19,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from advisor.brief import services
+from advisor.brief import generation, recovery, services
 from advisor.brief.models import Brief, BriefStatus
 from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from advisor.roles import PROCUREMENT_STAFF
@@ -68,7 +68,7 @@ def test_the_buyer_sees_retrying_then_the_brief(client, lost):
     assert lost.retrying
     html = page_text(client, lost)
     assert "retrying" in html and "being generated again by itself" in html
-    assert services.recover_stalled() == [lost]
+    assert recovery.recover_stalled() == [lost]
     brief = Brief.objects.get(pk=lost.pk)
     assert brief.status == BriefStatus.AWAITING_APPROVAL
     assert brief.generation_attempts == 2 and brief.lease_until is None
@@ -84,9 +84,9 @@ def test_a_live_lease_is_left_alone(client, lost, monkeypatch):
     def must_not_render(*args, **kwargs):
         raise AssertionError("a second worker rendered a brief another one is rendering")
 
-    monkeypatch.setattr(services, "_signed_pdf", must_not_render)
-    assert services.recover_stalled() == []
-    assert services.generate(lost.pk).status == BriefStatus.GENERATING  # duplicate task: no-op
+    monkeypatch.setattr(generation, "signed_pdf", must_not_render)
+    assert recovery.recover_stalled() == []
+    assert generation.generate(lost.pk).status == BriefStatus.GENERATING  # duplicate task: no-op
     assert not Brief.objects.get(pk=lost.pk).retrying
 
 
@@ -95,8 +95,8 @@ def test_a_live_lease_is_left_alone(client, lost, monkeypatch):
 def test_after_the_last_attempt_the_brief_fails_and_can_be_retried(
     client, lost, django_capture_on_commit_callbacks
 ):
-    Brief.objects.filter(pk=lost.pk).update(generation_attempts=services.MAX_GENERATION_ATTEMPTS)
-    assert services.recover_stalled() == [lost]
+    Brief.objects.filter(pk=lost.pk).update(generation_attempts=generation.MAX_GENERATION_ATTEMPTS)
+    assert recovery.recover_stalled() == [lost]
     brief = Brief.objects.get(pk=lost.pk)
     assert brief.status == BriefStatus.FAILED
     assert "worker stopped 3 times" in brief.failure
@@ -117,13 +117,13 @@ HANGING_WORKER = textwrap.dedent(
     import django
     django.setup()
     from django.core.management import call_command
-    from advisor.brief import services
+    from advisor.brief import generation, recovery, services
 
     def hang(brief, *, approved):
         Path(sys.argv[1]).write_text(str(brief.pk))  # the test kills this process now
         threading.Event().wait()
 
-    services._signed_pdf = hang
+    generation.signed_pdf = hang
     call_command("brief_worker", "--queue-name", "default", "--no-reload", "--interval", "0.2")
     """
 )

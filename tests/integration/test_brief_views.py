@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
-from advisor.results.services import assessment_results
+from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.users import make_user

@@ -1,14 +1,14 @@
-"""Each catalog query once per computation (advisor/selectors/memo.py, decision 0035)."""
+"""Each catalog query once per computation (advisor/catalog/memo.py, decision 0035)."""
 
 import pytest
 from django.db import connection
 from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
-from advisor.demo_scenarios import finished_assessment
-from advisor.results.services import assessment_document
-from advisor.selectors.memo import catalog_reads, memoized
-from advisor.selectors.recommend import run_recommendation
+from advisor.assessments.answers import assessment_document
+from advisor.catalog.memo import catalog_reads, memoized
+from advisor.recommendation.run import run_recommendation
+from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 from vendors.models import Offer

@@ -10,14 +10,14 @@ import pytest
 from django.utils import translation
 from django.utils.translation import gettext
 
-from advisor.domain.compliance.engine import Verdict
-from advisor.domain.compliance.facts import BuyerRequirement, OptionFacts
-from advisor.models import RuleParameter
-from advisor.selectors.compliance import (
+from advisor.catalog.compliance import (
     compliance_input,
     evaluate_option,
     vendor_comparison,
 )
+from advisor.domain.compliance.engine import Verdict
+from advisor.domain.compliance.facts import BuyerRequirement, OptionFacts
+from advisor.models import RuleParameter
 from tests.support.catalog import load_catalog
 
 pytestmark = pytest.mark.django_db

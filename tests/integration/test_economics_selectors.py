@@ -12,19 +12,19 @@ from decimal import Decimal as D
 
 import pytest
 
+from advisor.catalog.economics import (
+    MissingFigures,
+    economics_inputs,
+    option_inputs,
+    prices_for,
+    site_figures,
+)
 from advisor.domain.economics import BUY, RENT, Overrides, ServerLoad, compare_sites
 from advisor.domain.economics.inputs import (
     BASIS_CLAIM,
     BASIS_EXAMPLE,
     BASIS_OVERRIDE,
     BASIS_QUOTE,
-)
-from advisor.selectors.economics import (
-    MissingFigures,
-    economics_inputs,
-    option_inputs,
-    prices_for,
-    site_figures,
 )
 from tests.support.catalog import load_catalog
 from vendors import choices

@@ -24,12 +24,12 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from advisor.assessments.answers import assessment_document
+from advisor.assessments.models import Assessment
 from advisor.brief import services as brief_services
 from advisor.brief.models import Brief, BriefStatus
-from advisor.results.services import assessment_document
 from advisor.roles import APPROVER, PROCUREMENT_STAFF, ensure_roles
 from advisor.wizard import steps
-from advisor.wizard.models import Assessment
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import make_signed_pdf
 from tests.support.catalog import load_catalog
@@ -485,7 +485,7 @@ def test_brief_issue_form_never_fails(data, buyer, checked, queued_tasks):
 
 
 def _options(assessment):
-    from advisor.results.services import assessment_results
+    from advisor.recommendation.services import assessment_results
 
     return [{"key": o.key} for o in assessment_results(assessment).recommendation.options]
 

@@ -26,7 +26,7 @@ from storages.backends.s3 import S3Storage
 from advisor.brief import storage as brief_storage
 from advisor.brief.models import Brief, BriefStatus
 from advisor.brief.verification import verify_upload
-from advisor.results.services import assessment_results
+from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.settings import default_file_storage
 from tests.support.assessments import finished_assessment

@@ -15,11 +15,11 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
+from advisor.assessments import services
 from advisor.brief.render import BriefMeta, render_html, typed_names_isolated
 from advisor.log import JsonFormatter
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.text import FSI, PDI, clean_text, isolate
-from advisor.wizard import services
 from tests.support.servers import PYTHON, ROOT, production_env
 from tests.support.users import make_user
 
@@ -107,14 +107,14 @@ def test_a_rendered_brief_has_no_bidi_override_from_a_typed_name(
     django_capture_on_commit_callbacks,
 ):
     from advisor.brief import services as brief_services
-    from advisor.brief.services import _meta
+    from advisor.brief.generation import meta
     from tests.integration.test_recommend_catalog import SCENARIO
 
     user = make_user(f"{RLO}evil", PROCUREMENT_STAFF, first_name=f"{RLO}Eve")
     document = {**SCENARIO, "model": {**SCENARIO["model"], "name": f"Qwen{RLO}-7B"}}
     with django_capture_on_commit_callbacks(execute=False):
         brief = brief_services.issue_brief(user=user, document=document, language="en")
-    html = render_html(brief.snapshot, _meta(brief, approved=False))
+    html = render_html(brief.snapshot, meta(brief, approved=False))
     assert RLO not in html
     assert f"{FSI}Qwen-7B{PDI}" in html and f"{FSI}Eve{PDI}" in html
 

@@ -12,9 +12,10 @@ from django.utils import translation
 
 from advisor.demo_scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 from advisor.domain.questionnaire.declared import as_section, validate_declared
-from advisor.questionnaire import export, services
+from advisor.questionnaire import export
 from advisor.questionnaire.xlsx import HEADERS, read_workbook, write_workbook
-from advisor.selectors.recommend import run_recommendation
+from advisor.recommendation import questions as services
+from advisor.recommendation.run import run_recommendation
 from tests.support.catalog import load_catalog
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from advisor.questionnaire.models import AnswerSheet
 from advisor.questionnaire.xlsx import HEADERS
-from advisor.results.services import assessment_results
+from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog

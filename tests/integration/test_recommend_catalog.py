@@ -6,12 +6,9 @@ from decimal import Decimal
 import pytest
 
 from advisor.demo_scenarios import QWEN_7B_LORA
+from advisor.domain.recommend.procurement import deadline_hours, procurement_from
 from advisor.domain.scenario import ScenarioError
-from advisor.selectors.recommend import (
-    deadline_hours,
-    procurement_from,
-    run_recommendation,
-)
+from advisor.recommendation.run import run_recommendation
 from tests.support.catalog import load_catalog
 from vendors.models import DataCenter, Offer, ServerModel
 

@@ -10,10 +10,10 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from advisor.results import services
+from advisor.recommendation import services
+from advisor.recommendation.models import StoredRecommendation
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import estimate
-from advisor.wizard.models import StoredRecommendation
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
@@ -96,7 +96,7 @@ def test_the_live_estimate_is_cached_by_its_inputs(world, monkeypatch):
 def test_confirming_computes_the_options_and_the_results_page_reads_them(client, world, computed):
     """The buyer waits once, as they confirm; the results page they land on reads the stored
     result (issue 18: the first results view was the slowest page under load)."""
-    from advisor.wizard.models import Assessment
+    from advisor.assessments.models import Assessment
 
     StoredRecommendation.objects.filter(assessment=world).delete()
     Assessment.objects.filter(pk=world.pk).update(status=Assessment.Status.DRAFT)

@@ -11,9 +11,9 @@ from django.utils import timezone
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
+from advisor.assessments.answers import assessment_document
 from advisor.brief import services
 from advisor.brief.models import Brief, BriefStatus
-from advisor.results.services import assessment_document
 from tests.support.assessments import finished_assessment
 
 # Both stages (marker `database`): the task queue table and its locks.

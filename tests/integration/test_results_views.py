@@ -5,9 +5,9 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from advisor.results.services import assessment_results
+from advisor.assessments import services as assessment_services
+from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.wizard import services as wizard_services
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
@@ -124,7 +124,7 @@ def test_other_users_results_are_404(client, assessment):
 
 
 def test_incomplete_assessment_goes_back_to_its_answers(client, buyer):
-    draft = wizard_services.create_assessment(buyer, "draft")
+    draft = assessment_services.create_assessment(buyer, "draft")
     response = get(client, "results:list", draft.pk)
     assert response.status_code == 302
     assert reverse("wizard:check", args=(draft.pk,)) in response["Location"]
@@ -133,7 +133,7 @@ def test_incomplete_assessment_goes_back_to_its_answers(client, buyer):
 def test_results_follow_a_changed_answer(client, assessment):
     before = assessment_results(assessment)
     training = {**assessment.answers["training"], "seq_len": 8192}
-    assessment = wizard_services.save_step(assessment, "training", training, assessment.version)
+    assessment = assessment_services.save_step(assessment, "training", training, assessment.version)
     after = assessment_results(assessment)
     assert after is not before
     assert after.scenario.seq_len == 8192

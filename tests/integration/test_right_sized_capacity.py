@@ -11,7 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from advisor.demo_scenarios import QWEN_32B_LORA
-from advisor.selectors.recommend import run_recommendation
+from advisor.recommendation.run import run_recommendation
 from tests.integration.test_recommend_catalog import SCENARIO, TODAY
 from tests.support.catalog import load_catalog
 from vendors.models import Offer, ServerModel, parse_instance_gpus

@@ -14,10 +14,10 @@ from django.conf import settings as django_settings
 from django.test import Client, override_settings
 from django.urls import reverse
 
+from advisor.assessments import services
 from advisor.presentation.charts import Segment, Series, bar_chart, line_chart, stacked_bar
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.settings import proxy_ssl_header
-from advisor.wizard import services
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db

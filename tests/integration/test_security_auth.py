@@ -185,7 +185,7 @@ def test_roles_hold_their_permissions():
         role: {f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.all()}
         for role, group in groups.items()
     }
-    assert {"wizard.add_assessment", "brief.add_brief"} <= perms[PROCUREMENT_STAFF]
+    assert {"assessments.add_assessment", "brief.add_brief"} <= perms[PROCUREMENT_STAFF]
     assert "brief.approve_brief" not in perms[PROCUREMENT_STAFF]
     assert perms[APPROVER] == {"brief.approve_brief", "brief.view_brief"}
     assert "vendors.change_accelerator" in perms[CATALOG_ADMIN]

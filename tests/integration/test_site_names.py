@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from advisor.brief import services as brief_services
 from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
+from advisor.recommendation.run import run_recommendation
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.selectors.recommend import run_recommendation
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user

@@ -7,13 +7,13 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from advisor.brief.catalog_records import frozen_for, frozen_records, records_for
 from advisor.brief.models import Brief
 from advisor.brief.snapshot import option_snapshot
-from advisor.results import codec, services
+from advisor.catalog.economics import offers_for
+from advisor.recommendation import codec, services
+from advisor.recommendation.models import StoredRecommendation
+from advisor.recommendation.records import frozen_for, frozen_records, records_for
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.selectors.economics import offers_for
-from advisor.wizard.models import StoredRecommendation
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user

@@ -9,14 +9,14 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
+from advisor.assessments import services
+from advisor.catalog import economics as economics_selectors
 from advisor.demo_scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 from advisor.domain.economics.costs import BUY
 from advisor.domain.recommend.sites import same_server_by_site
-from advisor.results.services import assessment_results
+from advisor.recommendation.run import run_recommendation
+from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.selectors import economics as economics_selectors
-from advisor.selectors.recommend import run_recommendation
-from advisor.wizard import services
 from tests.support.assessments import PROCUREMENT, TRAINING
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
@@ -95,7 +95,7 @@ def test_site_figures_fall_back_site_then_zone_then_wider_zone_then_national(cat
     # A zone with nothing and no province zone: the national figures, derived.
     figures = economics_selectors.site_figures(national)
     tables = economics_selectors._latest_tables()
-    mean = sum(t.effective_price().energy_cny_per_kwh for t in tables) / len(tables)
+    mean = sum(economics_selectors.table_price(t).energy_cny_per_kwh for t in tables) / len(tables)
     assert figures.tariff_cny_per_kwh == mean.quantize(D("0.000001"))
     tariff = figures.provenance["tariff_cny_per_kwh"]
     assert (tariff.level, tariff.flag) == ("national", "DER")

@@ -30,7 +30,7 @@ BRIEFS_PER_SERVER = 2
 SETUP = f"""
 import json
 from django.contrib.auth.models import User
-from advisor.results.services import assessment_results
+from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF, ensure_roles
 from tests.support.assessments import finished_assessment
 buyer = User.objects.create_user("buyer", password="{PASSWORD}")

@@ -4,9 +4,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from advisor.assessments import services
+from advisor.assessments.models import Assessment
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.wizard import services
-from advisor.wizard.models import Assessment
 from tests.support.users import make_user
 
 # Both stages (marker `database`): answers stored as JSON, the version check.

@@ -4,12 +4,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from advisor.assessments import answers, services
+from advisor.assessments.answers import assessment_document
+from advisor.assessments.models import Assessment
 from advisor.brief import services as brief_services
 from advisor.brief.render import render_html
 from advisor.domain.scenario import FRAMEWORKS
-from advisor.results.services import assessment_document
-from advisor.wizard import answers, estimate, services, steps
-from advisor.wizard.models import Assessment
+from advisor.wizard import estimate, steps
 from tests.integration.test_wizard_support import MODEL, TRAINING, make_catalog
 from tests.support import assessments
 from tests.support.catalog import load_catalog

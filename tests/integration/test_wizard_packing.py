@@ -4,11 +4,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from advisor.assessments import answers, services
+from advisor.assessments.answers import assessment_document
+from advisor.assessments.models import Assessment
 from advisor.brief import services as brief_services
 from advisor.brief.render import render_html
-from advisor.results.services import assessment_document, assessment_results
-from advisor.wizard import answers, estimate, services, steps
-from advisor.wizard.models import Assessment
+from advisor.recommendation.services import assessment_results
+from advisor.wizard import estimate, steps
 from tests.integration.test_wizard_support import TRAINING
 from tests.support import assessments
 from tests.support.catalog import load_catalog

@@ -3,8 +3,9 @@
 import pytest
 from django.contrib.auth.models import User
 
-from advisor.selectors.recommend import run_recommendation
-from advisor.wizard import answers, services, steps
+from advisor.assessments import answers, services
+from advisor.recommendation.run import run_recommendation
+from advisor.wizard import steps
 from tests.support.catalog import load_catalog
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
+from advisor.assessments import answers, services
+from advisor.assessments.models import Assessment
 from advisor.domain.scenario import load_scenario
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.wizard import answers, services, steps
-from advisor.wizard.models import Assessment
+from advisor.wizard import steps
 from tests.integration.test_wizard_support import MODEL, PROCUREMENT, SITE, TRAINING, make_catalog
 from tests.support.users import make_user
 

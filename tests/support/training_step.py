@@ -5,11 +5,11 @@ from datetime import datetime
 from django.urls import reverse
 from django.utils import timezone
 
+from advisor.assessments import answers, services
 from advisor.brief.models import BriefStatus
 from advisor.brief.render import BriefMeta
 from advisor.domain.scenario import load_scenario
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.wizard import answers, services
 from tests.integration.test_wizard_support import MODEL, make_catalog
 from tests.support.users import make_user
 

@@ -1,11 +1,7 @@
 import pytest
 
-from advisor.brief.render import (
-    ExternalResource,
-    MissingGlyphs,
-    page_label_css,
-    write_pdf_checked,
-)
+from advisor.brief.render import page_label_css
+from advisor.presentation.pdf import ExternalResource, MissingGlyphs, write_pdf_checked
 
 
 def test_chinese_and_english_text_have_glyphs():

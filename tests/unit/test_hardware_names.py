@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.brief.snapshot import jsonable
 from advisor.domain.hardware import load_fixture_specs
 from advisor.domain.i18n import local_name
+from advisor.domain.plain import jsonable
 from tests.unit.test_fixture_sources import dumped, load_builder
 
 CATALOG = Path(__file__).resolve().parents[2] / "fixtures" / "catalog"

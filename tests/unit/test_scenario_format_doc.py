@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from advisor.catalog import candidates
 from advisor.domain import scenario as sc
-from advisor.selectors import recommend as selectors
+from advisor.domain.recommend import OWN_ROOM_KEY
+from advisor.domain.recommend.procurement import QUALIFICATION_RULES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scenario-format.md"
 TEXT = DOC.read_text(encoding="utf-8")
@@ -43,10 +45,10 @@ NAMES = sorted(
         *sc.FRAMEWORKS,
         *sc.LORA_TARGET_PRESETS,
         *sc.LORA_TARGET_NAMES,
-        *selectors.QUALIFICATION_RULES,
-        *selectors.SITE_FIGURES,
-        *selectors.PRICE_FIGURES,
-        selectors.OWN_ROOM_KEY,
+        *QUALIFICATION_RULES,
+        *candidates.SITE_FIGURES,
+        *candidates.PRICE_FIGURES,
+        OWN_ROOM_KEY,
     }
 )
 

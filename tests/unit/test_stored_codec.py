@@ -1,5 +1,5 @@
 """The stored recommendation's JSON codec: equal objects back, shared objects shared, nothing but
-the domain's classes rebuilt, older stored text recognised (advisor/results/codec.py)."""
+the domain's classes rebuilt, older stored text recognised (advisor/recommendation/codec.py)."""
 
 import json
 import math
@@ -13,7 +13,7 @@ import pytest
 from advisor.domain.compliance.base import Area, Evidence, Finding, Severity, Status
 from advisor.domain.economics.inputs import Provenance
 from advisor.domain.i18n import Message
-from advisor.results import codec
+from advisor.recommendation import codec
 
 
 @pytest.mark.parametrize(

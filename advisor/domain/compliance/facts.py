@@ -3,7 +3,7 @@
 Every field may be ``None``, meaning "not known"; a rule that needs an unknown field
 evaluates to ``unknown`` instead of passing. For collections, ``None`` means unknown and
 an empty tuple means "known to hold none". The selectors in
-``advisor/selectors/compliance.py`` fill these from the catalog; tests build them by hand.
+``advisor/catalog/compliance.py`` fill these from the catalog; tests build them by hand.
 
 Units are in the names: ``_c`` °C, ``_pct`` percent, ``_kw`` kilowatts, ``_kg``,
 ``_min`` minutes, ``_s`` seconds, ``_h`` hours, ``_ms`` milliseconds, ``_tb`` decimal

@@ -6,7 +6,7 @@ Pure Python (no Django). Money is ``Decimal`` in CNY; units are in the field nam
 and the buyer can replace any of them with :class:`Overrides`.
 
 The sizing service builds :class:`ServerLoad`; the economics service does not import it.
-Selectors (``advisor/selectors/economics.py``) turn catalog rows into :class:`Site` and
+Selectors (``advisor/catalog/economics.py``) turn catalog rows into :class:`Site` and
 :class:`Prices`.
 """
 

@@ -116,6 +116,23 @@ class Band:
     months: str = ""  # empty: all year
 
 
+def table_bands(table) -> list[Band]:
+    """The bands of a time-of-use table with a price and hours, as :class:`Band` objects.
+
+    ``table`` is any object with ``<band>_cny_per_kwh``, ``<band>_hours`` and optionally
+    ``<band>_months`` attributes, the band names with underscores (``deep_valley``); a catalog
+    row or a plain object in a test.
+    """
+    bands = []
+    for name in BANDS:
+        attribute = name.replace("-", "_")
+        price = getattr(table, f"{attribute}_cny_per_kwh", None)
+        hours = getattr(table, f"{attribute}_hours", None)
+        if price is not None and hours:
+            bands.append(Band(name, price, hours, getattr(table, f"{attribute}_months", "") or ""))
+    return bands
+
+
 @dataclass(frozen=True)
 class BandShare:
     """A band's part in the effective price: hours per day (annual mean), price and share."""

@@ -1,6 +1,7 @@
 """Procurement options for a job: enumerate, size, check, price and rank (see options.py)."""
 
 from advisor.domain.recommend.options import (
+    OWN_ROOM_KEY,
     RANKING_LABELS,
     Capacity,
     CloudCandidate,
@@ -8,6 +9,7 @@ from advisor.domain.recommend.options import (
     Option,
     Procurement,
     Recommendation,
+    RecommendRun,
     SiteCandidate,
     build_option,
     option_facts,
@@ -17,6 +19,7 @@ from advisor.domain.recommend.options import (
 )
 
 __all__ = [
+    "OWN_ROOM_KEY",
     "RANKING_LABELS",
     "Capacity",
     "CloudCandidate",
@@ -24,6 +27,7 @@ __all__ = [
     "Option",
     "Procurement",
     "Recommendation",
+    "RecommendRun",
     "SiteCandidate",
     "build_option",
     "option_facts",

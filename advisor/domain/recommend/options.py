@@ -6,7 +6,7 @@ hold it, then more servers (up to ``max_servers``) when the deadline needs them.
 hardware choice is then checked against every site (compliance) and priced there
 (economics). Options that do not qualify stay in the list with their reasons.
 
-Pure Python: the caller (``advisor/selectors/recommend.py``) turns catalog rows into the
+Pure Python: the caller (``advisor/catalog/candidates.py``) turns catalog rows into the
 candidate dataclasses below.
 """
 
@@ -45,6 +45,7 @@ from advisor.domain.economics.inputs import (
 from advisor.domain.economics.tariff import EffectivePrice
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Message
+from advisor.domain.questionnaire.declared import DeclaredFact
 from advisor.domain.scenario import Scenario
 from advisor.domain.sizing.estimate import SizingResult, size
 from advisor.domain.sizing.parallelism import PlacementSearch
@@ -52,6 +53,8 @@ from advisor.domain.sizing.parallelism import PlacementSearch
 # W1: fine-tuning runs on one multi-GPU server or a small cluster, not a pre-training fleet.
 DEFAULT_MAX_SERVERS = 8
 MODES = ("buy", "rent", "cloud")
+# The key of the buyer's own room, which stands in for a data center (``site.room``).
+OWN_ROOM_KEY = "own-room"
 DOMESTIC_STACKS = ("cann",)  # Huawei Ascend; extend when other domestic stacks are catalogued
 
 
@@ -214,6 +217,18 @@ class Option:
 class Recommendation:
     options: tuple[Option, ...]  # best first (the "recommended" order)
     rankings: dict[str, tuple[Option, ...]]  # named rankings over qualifying options
+
+
+@dataclass(frozen=True)
+class RecommendRun:
+    """A recommendation with what it was computed from: the job, the procurement, the day
+    and the vendor's declared facts (the stored result that pages, CLI and briefs read)."""
+
+    scenario: Scenario
+    procurement: Procurement
+    recommendation: Recommendation
+    today: date
+    declared: tuple[DeclaredFact, ...] = ()  # the document's ``declared`` section, checked
 
 
 RANKING_LABELS = {

@@ -9,11 +9,11 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from advisor.brief import services
+from advisor.brief import generation, services
 from advisor.brief.models import BriefStatus
 from advisor.management.cli import bad_input, check_scenario_or_fail, read_json_or_fail
+from advisor.recommendation.run import run_recommendation
 from advisor.roles import ISSUE
-from advisor.selectors.recommend import run_recommendation
 
 
 def check_output(path: Path) -> None:
@@ -74,7 +74,7 @@ class Command(BaseCommand):
             )
         brief.refresh_from_db()
         if brief.status == BriefStatus.GENERATING:  # a queued worker backend
-            brief = services.generate(brief.pk)
+            brief = generation.generate(brief.pk)
         if brief.status == BriefStatus.FAILED:
             raise CommandError(f"{brief.number}: generation failed: {brief.failure}")
         try:

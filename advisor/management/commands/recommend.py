@@ -10,9 +10,10 @@ from django.utils.translation import gettext
 
 from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
+from advisor.domain.recommend.procurement import subject_keys
 from advisor.management.cli import check_scenario_or_fail, read_json_or_fail
 from advisor.presentation.text import render_text
-from advisor.selectors.recommend import run_recommendation, subject_keys
+from advisor.recommendation.run import run_recommendation
 
 
 class Command(BaseCommand):

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
+from advisor.catalog import sizing as selectors
 from advisor.domain.scenario import LIMITS
 from advisor.domain.sizing.estimate import SizingResult, size
 from advisor.management.cli import bad_input, load_scenario_or_fail
@@ -18,7 +19,6 @@ from advisor.presentation.labels import (
 )
 from advisor.presentation.labels import label as words_for
 from advisor.presentation.text import local_name
-from advisor.selectors import sizing as selectors
 
 
 class Command(BaseCommand):

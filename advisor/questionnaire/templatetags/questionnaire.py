@@ -2,6 +2,7 @@ from django import template
 from django.utils.translation import gettext as _
 
 from advisor.domain.compliance.base import figure
+from advisor.questionnaire.forms import UploadForm
 
 register = template.Library()
 
@@ -19,3 +20,12 @@ def declared_value(declared) -> str:
         return ", ".join(value)
     text = str(figure(value)) if isinstance(value, int | float) else str(value)
     return f"{text} {_(unit)}" if unit else text
+
+
+@register.inclusion_tag("questionnaire/upload_form.html", takes_context=True)
+def questionnaire_upload_form(context, assessment, option_key):
+    """The questionnaire's upload form for one option, on any page (the option page's
+    questionnaire section); the results feature shows it without importing this one."""
+    from_page = context.get("questionnaire_form")  # the upload view re-renders with errors
+    form = from_page if from_page is not None else UploadForm(initial={"option": option_key})
+    return {"form": form, "assessment": assessment, "csrf_token": context.get("csrf_token")}

@@ -2,7 +2,7 @@
 
 Same options as django_tasks_db's ``db_worker``. Beside the worker loop runs a thread that,
 every half generation lease, queues again the briefs whose worker died in the middle
-(``advisor.brief.services.recover_stalled``) and those whose task was lost before any worker
+(``advisor.brief.recovery.recover_stalled``) and those whose task was lost before any worker
 started it (``requeue_stuck_briefs``' rule). So briefs recover by themselves as long as one
 brief worker runs anywhere; nobody has to run ``requeue_stuck_briefs`` by hand.
 """
@@ -13,7 +13,7 @@ import threading
 
 from django_tasks_db.management.commands.db_worker import Command as DbWorkerCommand
 
-from advisor.brief.services import recover_stalled, watch_generation
+from advisor.brief.recovery import recover_stalled, watch_generation
 
 
 class Command(DbWorkerCommand):

@@ -1,14 +1,8 @@
-"""Queue again the briefs whose generation was lost (docs/decisions/0013-load-faults.md).
+"""``manage.py requeue_stuck_briefs``: queue again the briefs whose task was lost.
 
-django_tasks_db claims a task by marking it RUNNING; if the worker process dies in the middle
-(killed, out of memory, host lost), nothing ever sets it back, and the brief stays "being
-generated" for good. Generating a brief takes seconds, so a brief still generating after
-``--older-than`` minutes whose task is not waiting in the queue, nor started recently, has lost
-its worker: its stale task is marked failed and a new one is queued. ``generate()`` does
-nothing for a brief that is no longer generating, so a late duplicate is harmless.
-
-Run it when a worker starts and every few minutes (cron, systemd timer, or a loop next to the
-workers); it is idempotent.
+See :mod:`advisor.brief.recovery` (docs/decisions/0013-load-faults.md). Run it when a worker
+starts and every few minutes (cron, systemd timer, or a loop next to the workers); it is
+idempotent. Every brief worker also runs it in its watchdog thread.
 """
 
 from __future__ import annotations
@@ -16,56 +10,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand
-from django.tasks import TaskResultStatus
-from django.utils import timezone
 
-from advisor.brief.models import Brief, BriefStatus
-from advisor.brief.services import queue_generation
-from advisor.brief.tasks import generate_brief
-
-
-class WorkerLost(RuntimeError):
-    """Recorded on a task left RUNNING by a worker that is gone."""
-
-
-def _tasks_by_brief(task_path: str) -> dict[int, list]:
-    from django_tasks_db.models import DBTaskResult
-
-    pending = DBTaskResult.objects.filter(
-        task_path=task_path, status__in=[TaskResultStatus.READY, TaskResultStatus.RUNNING]
-    )
-    by_brief: dict[int, list] = {}
-    for row in pending:
-        args = (row.args_kwargs or {}).get("args") or [None]
-        by_brief.setdefault(args[0], []).append(row)
-    return by_brief
-
-
-def requeue_stuck(older_than: timedelta, *, dry_run: bool = False) -> list[Brief]:
-    """Requeue briefs generating for longer than ``older_than``; returns those requeued."""
-    cutoff = timezone.now() - older_than
-    stuck = list(Brief.objects.filter(status=BriefStatus.GENERATING, updated_at__lt=cutoff))
-    if not stuck:
-        return []
-    tasks = _tasks_by_brief(generate_brief.module_path)
-    requeued = []
-    for brief in stuck:
-        rows = tasks.get(brief.pk, [])
-        if any(row.status == TaskResultStatus.READY for row in rows):
-            continue  # still waiting for a worker: the queue is long, not lost
-        if any(row.started_at and row.started_at >= cutoff for row in rows):
-            continue  # a worker started it recently
-        requeued.append(brief)
-        if dry_run:
-            continue
-        for row in rows:  # RUNNING since before the cutoff: its worker is gone
-            row.set_failed(WorkerLost(f"worker {row.worker_ids} lost while running this task"))
-        # Touch the brief so that another run does not requeue it again at once.
-        Brief.objects.filter(pk=brief.pk, status=BriefStatus.GENERATING).update(
-            updated_at=timezone.now()
-        )
-        queue_generation(brief)
-    return requeued
+from advisor.brief.recovery import requeue_stuck
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from advisor.domain.questionnaire.declared import SECTION, as_section
 from advisor.management.cli import bad_input, check_scenario_or_fail, read_json_or_fail
 from advisor.questionnaire import export
 from advisor.questionnaire.xlsx import UnreadableFile, read_workbook
-from advisor.selectors.recommend import run_recommendation
+from advisor.recommendation.run import run_recommendation
 
 
 class Command(BaseCommand):

@@ -11,9 +11,9 @@ import copy
 from dataclasses import replace
 from datetime import date
 
+from advisor.catalog import compliance as compliance_selectors
 from advisor.domain.compliance.facts import BuyerRequirement, VendorFacts
 from advisor.domain.questionnaire.declared import DeclaredFact
-from advisor.selectors import compliance as compliance_selectors
 from vendors.models import Certificate, HostingVendor
 
 SOFTWARE_FACTS = ("pytorch_version", "stack_version")

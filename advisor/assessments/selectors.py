@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.http import Http404
 
-from advisor.wizard.models import Assessment
+from advisor.assessments.models import Assessment
 
 
 def assessments_for(user):

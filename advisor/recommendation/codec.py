@@ -19,7 +19,8 @@ float inf / nan        ``{"$f": "inf"}``
 =====================  ===========================================================
 
 Only dataclasses and enums of the domain (``advisor.domain.*``), the catalog's choice enums
-(``vendors.choices``) and the classes named in ``EXTRA_CLASSES`` are rebuilt, so a stored text can never name arbitrary code (unlike pickle).
+(``vendors.choices``) are rebuilt, so a stored text can never name arbitrary code (unlike
+pickle).
 A stored result written by an older version of the code whose classes have changed (a field
 removed, renamed or added without a default, a class moved) raises :class:`StoredFormatError`;
 the caller then computes it again. Pure Python: no Django.
@@ -40,7 +41,6 @@ from decimal import Decimal
 FORMAT = 1  # bump when the tagging itself changes; class changes are detected field by field
 # The domain's classes, and the catalog's choice enums that its facts carry (e.g. a source flag).
 ALLOWED_MODULES = ("advisor.domain.", "vendors.choices.")
-EXTRA_CLASSES = frozenset({"advisor.selectors.recommend.RecommendRun"})
 # Written once per distinct value, not per object: every option evaluates every rule and states
 # its assumptions, so most findings and assumptions of a result repeat another option's (867
 # findings, 85 distinct, in the standard two-site job). Equal values decode as one object; they
@@ -244,7 +244,7 @@ _CLASSES: dict[str, type] = {}
 
 
 def _find_class(name: str) -> type:
-    if not (name.startswith(ALLOWED_MODULES) or name in EXTRA_CLASSES):
+    if not name.startswith(ALLOWED_MODULES):
         raise StoredFormatError(f"{name} is not a class a stored result may hold")
     module_name, _, qualname = name.rpartition(".")
     while module_name:

@@ -20,46 +20,16 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from advisor.brief.catalog_records import frozen_records
+from advisor.assessments.answers import Incomplete, assessment_document
+from advisor.assessments.models import Assessment
+from advisor.domain.recommend import RecommendRun
 from advisor.models import RuleParameter
-from advisor.results import codec
-from advisor.selectors.recommend import RecommendRun, local_today, run_recommendation
-from advisor.wizard import services as wizard_services
-from advisor.wizard.answers import scenario_document
-from advisor.wizard.models import Assessment, StoredRecommendation
+from advisor.recommendation import codec
+from advisor.recommendation.models import StoredRecommendation
+from advisor.recommendation.records import frozen_records
+from advisor.recommendation.run import local_today, run_recommendation
 
 logger = logging.getLogger(__name__)
-
-
-class Incomplete(Exception):
-    """The assessment's answers do not yet describe a job."""
-
-
-FIGURES_KEY = "figures"
-DECLARED_KEY = "declared"
-
-
-def assessment_document(assessment: Assessment) -> dict:
-    """The wizard's document plus the buyer's own figures (results page) in ``procurement``."""
-    document = scenario_document(assessment.answers)
-    if document is None:
-        raise Incomplete(assessment.pk)
-    figures = assessment.answers.get(FIGURES_KEY) or {}
-    if figures:
-        document["procurement"] = {**(document.get("procurement") or {}), **figures}
-    declared = assessment.answers.get(DECLARED_KEY)
-    if declared:
-        document[DECLARED_KEY] = declared  # the vendor's answers, applied (questionnaire)
-    return document
-
-
-def save_figures(assessment: Assessment, figures: dict, version: int) -> Assessment:
-    """Store the buyer's own figures; raises StaleDraft if another tab saved in between.
-
-    Figures refine prices and site data, not the job: a confirmed assessment stays confirmed.
-    """
-    answers = {**(assessment.answers or {}), FIGURES_KEY: figures}
-    return wizard_services._write(assessment, version, answers=answers)
 
 
 def _stamp_sql() -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.forms.models import model_to_dict
 
-from advisor.brief.snapshot import jsonable
+from advisor.domain.plain import jsonable
 from vendors.models import Accelerator, DataCenter, HostingVendor, Offer, PolicyZone, ServerModel
 
 # Bookkeeping fields that say nothing about the figures.

@@ -1,5 +1,9 @@
 """Turn an assessment's stored answers into the documents the engine reads.
 
+The answers are the wizard's steps plus two keys other pages add: the buyer's own figures
+(``FIGURES_KEY``, results page) and the vendor's applied answers (``DECLARED_KEY``,
+questionnaire). :func:`assessment_document` gives the whole document the recommendation reads.
+
 The output is a scenario v1 document with two extra sections, ``site`` and ``procurement``
 (all three described in ``docs/scenario-format.md``; how the answers map, in ``docs/wizard.md``). The scenario part
 is checked with :func:`advisor.domain.scenario.load_scenario`.
@@ -7,6 +11,9 @@ is checked with :func:`advisor.domain.scenario.load_scenario`.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
+from advisor.catalog import choices as catalog
 from advisor.domain.scenario import (
     ADAPTER_METHODS,
     DEFAULT_QUANT_BITS,
@@ -14,9 +21,37 @@ from advisor.domain.scenario import (
     ScenarioError,
     load_scenario,
 )
-from advisor.wizard import catalog
 
 PROCUREMENT_MODES = ("buy", "rent", "cloud")
+FIGURES_KEY = "figures"
+DECLARED_KEY = "declared"
+
+
+class Incomplete(Exception):
+    """The assessment's answers do not yet describe a job."""
+
+
+def model_fields(answers: dict) -> dict | None:
+    """The scenario ``model`` object for the model step's answers, or None if incomplete."""
+    source = answers.get("source")
+    if source == "preset":
+        row = catalog.preset(answers.get("preset"))
+        if row is None:
+            return None
+        fields = {name: getattr(row, name) for name in catalog.ARCH_FIELDS}
+        fields["name"] = row.name
+    elif source in ("custom", "upload"):
+        fields = {name: answers.get(name) for name in catalog.ARCH_FIELDS}
+        fields["name"] = answers.get("name") or _("Custom model")
+        if fields["params_b"] is None:
+            return None
+    else:
+        return None
+    fields["tied_embeddings"] = bool(fields["tied_embeddings"])
+    if not fields.get("experts") or fields["experts"] <= 1:
+        fields["experts"] = fields["experts_per_token"] = None
+    order = ("name", *catalog.ARCH_FIELDS)
+    return {name: fields.get(name) for name in order}
 
 
 def dataset_tokens(training: dict) -> int | None:
@@ -74,7 +109,7 @@ def scenario_document(
     """
     model_answers = answers.get("model") or {}
     training = answers.get("training") or {}
-    model = catalog.model_fields(model_answers)
+    model = model_fields(model_answers)
     if model is None or not training.get("seq_len") or not model_answers.get("method"):
         return None
     strategy = strategy or ("single" if gpus == 1 else "fsdp")
@@ -144,7 +179,7 @@ def site_section(site: dict | None) -> dict | None:
 
 
 def _accelerators(family_keys) -> list[str]:
-    families = catalog.families()
+    families = catalog.accelerator_families()
     keys: list[str] = []
     for family in family_keys or []:
         keys.extend(families.get(family, {}).get("keys", []))
@@ -178,3 +213,18 @@ def scenario_problem(answers: dict) -> ScenarioError | None:
     except ScenarioError as error:
         return error
     return None
+
+
+def assessment_document(assessment) -> dict:
+    """The wizard's document plus the buyer's own figures (in ``procurement``) and the vendor's
+    applied answers (``declared``); raises :class:`Incomplete` while the steps are unanswered."""
+    document = scenario_document(assessment.answers)
+    if document is None:
+        raise Incomplete(assessment.pk)
+    figures = assessment.answers.get(FIGURES_KEY) or {}
+    if figures:
+        document["procurement"] = {**(document.get("procurement") or {}), **figures}
+    declared = assessment.answers.get(DECLARED_KEY)
+    if declared:
+        document[DECLARED_KEY] = declared
+    return document

@@ -1,4 +1,8 @@
-"""The only code that writes assessments. Every write checks and bumps the version."""
+"""The only code that writes assessments. Every write checks and bumps the version.
+
+Other apps write through the public, keyword-only functions here (e.g.
+:func:`assessment_answers_update`), never through the private ``_write``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from advisor.wizard.models import TITLE_MAX_LENGTH, Assessment
+from advisor.assessments.answers import DECLARED_KEY, FIGURES_KEY
+from advisor.assessments.models import TITLE_MAX_LENGTH, Assessment
 
 
 class StaleDraft(Exception):
@@ -32,6 +37,36 @@ def _write(assessment: Assessment, version: int, **changes) -> Assessment:
     if not updated:
         raise StaleDraft(assessment)
     return assessment
+
+
+def create_answered_assessment(*, owner, answers: dict, title: str = "") -> Assessment:
+    """A new assessment of ``owner`` with ``answers`` (``{step slug: values}``) stored step by
+    step, as the wizard stores them; the steps' values must already be valid."""
+    assessment = create_assessment(owner, title)
+    for slug, values in answers.items():
+        assessment = save_step(assessment, slug, values, assessment.version)
+    return assessment
+
+
+def assessment_answers_update(*, assessment: Assessment, answers: dict, version: int) -> Assessment:
+    """Replace the assessment's whole answers object (every step, own figures, vendor answers)
+    if it is still at ``version``; raises :class:`StaleDraft` otherwise. The status is kept."""
+    return _write(assessment, version, answers=answers)
+
+
+def save_figures(assessment: Assessment, figures: dict, version: int) -> Assessment:
+    """Store the buyer's own figures; raises StaleDraft if another tab saved in between.
+
+    Figures refine prices and site data, not the job: a confirmed assessment stays confirmed.
+    """
+    answers = {**(assessment.answers or {}), FIGURES_KEY: figures}
+    return assessment_answers_update(assessment=assessment, answers=answers, version=version)
+
+
+def save_declared(assessment: Assessment, declared: dict, version: int) -> Assessment:
+    """Apply a vendor's checked answers (questionnaire): they join the assessment's inputs."""
+    answers = {**(assessment.answers or {}), DECLARED_KEY: declared}
+    return assessment_answers_update(assessment=assessment, answers=answers, version=version)
 
 
 def save_step(assessment: Assessment, slug: str, values: dict, version: int) -> Assessment:

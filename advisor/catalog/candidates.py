@@ -9,66 +9,33 @@ Read-only.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
-from django.utils import timezone
-
+from advisor.catalog import compliance as compliance_selectors
+from advisor.catalog import declared as declared_selectors
+from advisor.catalog import economics as economics_selectors
+from advisor.catalog.sizing import accelerator_spec_from_row, server_spec_from_row
 from advisor.domain.compliance.facts import (
     DataCenterFacts,
     PolicyZoneFacts,
     VendorFacts,
 )
-from advisor.domain.document import validate_document
 from advisor.domain.economics.inputs import (
     BASIS_OVERRIDE,
-    Assumptions,
-    Overrides,
     Prices,
     Provenance,
     Site,
 )
-from advisor.domain.questionnaire import specs
-from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
-from advisor.domain.questionnaire.declared import DeclaredFact, by_subject, validate_declared
 from advisor.domain.recommend import (
+    OWN_ROOM_KEY,
     CloudCandidate,
     HardwareCandidate,
-    Procurement,
-    Recommendation,
     SiteCandidate,
-    recommend,
 )
-from advisor.domain.scenario import Scenario
-from advisor.selectors import compliance as compliance_selectors
-from advisor.selectors import declared as declared_selectors
-from advisor.selectors import economics as economics_selectors
-from advisor.selectors.memo import catalog_reads
-from advisor.selectors.sizing import accelerator_spec_from_row, server_spec_from_row
 from vendors import choices
 from vendors.models import DataCenter, Offer, PolicyZone, ServerModel, parse_instance_gpus
-
-# The wizard's qualification codes → the compliance rules that must pass for them.
-QUALIFICATION_RULES = {
-    "idc-licence": "VENDOR-TELECOM-LICENCE",
-    "icp-filing": "VENDOR-ICP-FILING",
-    "iso-27001": "VENDOR-ISO27001",
-    "iso-9001": "VENDOR-ISO9001",
-    "mlps-3": "VENDOR-MLPS3",
-}
-OWN_ROOM_KEY = "own-room"
-HOURS_PER_DAY = 24
-
-
-@dataclass(frozen=True)
-class RecommendRun:
-    scenario: Scenario
-    procurement: Procurement
-    recommendation: Recommendation
-    today: date
-    declared: tuple[DeclaredFact, ...] = ()  # the document's ``declared`` section, checked
-
 
 # --- Hardware -------------------------------------------------------------------------------
 
@@ -391,100 +358,3 @@ def site_candidates(
         )
         for dc in rows
     ]
-
-
-# --- Procurement ----------------------------------------------------------------------------
-
-
-def deadline_hours(deadline, today: date) -> float | None:
-    """Wall-clock hours from the start of ``today`` (Asia/Shanghai) to the end of the deadline."""
-    if not deadline:
-        return None
-    if isinstance(deadline, str):
-        deadline = date.fromisoformat(deadline)
-    return float((deadline - today).days + 1) * HOURS_PER_DAY
-
-
-def procurement_from(section: dict | None, today: date) -> Procurement:
-    section = section or {}
-    defaults = Assumptions()
-    hours = _decimal(section.get("hours_per_year"))
-    years = section.get("years")
-    assumptions = Assumptions(
-        training_hours_per_year=hours if hours is not None else defaults.training_hours_per_year,
-        horizon_years=int(years) if years else defaults.horizon_years,
-    )
-    return Procurement(
-        modes=tuple(section.get("modes") or ("buy", "rent", "cloud")),
-        budget_cny=_decimal(section.get("budget_cny")),
-        deadline_hours=deadline_hours(section.get("deadline"), today),
-        include_accelerators=tuple(section.get("preferred_accelerators") or ()),
-        exclude_accelerators=tuple(section.get("excluded_accelerators") or ()),
-        domestic_only=bool(section.get("domestic_only")),
-        required_rules=tuple(
-            QUALIFICATION_RULES[q]
-            for q in section.get("qualifications") or ()
-            if q in QUALIFICATION_RULES
-        ),
-        assumptions=assumptions,
-        overrides=overrides_from(section.get("overrides")),
-    )
-
-
-def overrides_from(values: dict | None) -> Overrides:
-    """The buyer's own figures, by Overrides field name; unknown names and blanks are ignored."""
-    known = {f.name for f in fields(Overrides)}
-    cleaned = {}
-    for name, value in (values or {}).items():
-        if name in known and value not in (None, ""):
-            number = _decimal(value)
-            if number is not None:
-                cleaned[name] = number
-    return Overrides(**cleaned)
-
-
-def offer_key(option) -> str:
-    """The ``declared`` subject key of one server model at one data center."""
-    return f"{option.hardware.server.key}@{option.site.data_center.key}"
-
-
-def subject_keys(option) -> dict[str, str]:
-    """``{subject kind: key}`` of an option: whose declared facts its findings may use."""
-    return {
-        specs.DATA_CENTER: option.site.data_center.key,
-        specs.OPERATOR: option.site.vendor.key,
-        specs.SERVER: option.hardware.server.key,
-        specs.ACCELERATOR: option.hardware.accelerator.key,
-        specs.OFFER: offer_key(option),
-    }
-
-
-# --- Entry point ------------------------------------------------------------------------------
-
-
-def local_today() -> date:
-    return timezone.localdate()
-
-
-def run_recommendation(document: dict, *, today: date | None = None) -> RecommendRun:
-    """Everything the results page, the CLI and the brief show, from the wizard's document.
-
-    Raises :class:`advisor.domain.scenario.ScenarioError` naming the field when the scenario
-    or one of its sections (site, procurement) is invalid (``advisor.domain.document``).
-    """
-    today = today or local_today()
-    scenario = validate_document(document)
-    declared = validate_declared(document.get(DECLARED_SECTION))
-    grouped = by_subject(declared)
-    procurement = procurement_from(document.get("procurement"), today)
-    with catalog_reads():  # each catalog query once for this computation
-        hardware = hardware_candidates(
-            grouped,
-            (document.get("procurement") or {}).get("price_overrides"),
-            # In the buyer's own room only buying applies (as for the site's offers).
-            with_cloud=not (document.get("site") or {}).get("room"),
-        )
-        sites = site_candidates(document.get("site"), document.get("procurement"), grouped)
-        params = compliance_selectors.rule_parameters()
-    recommendation = recommend(scenario, hardware, sites, procurement, today=today, params=params)
-    return RecommendRun(scenario, procurement, recommendation, today, declared)

@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from django.utils import translation
 
+from advisor.catalog.memo import memoized
 from advisor.domain.economics.inputs import (
     BASIS_ASSUMPTION,
     BASIS_CATALOG,
@@ -38,8 +39,12 @@ from advisor.domain.economics.inputs import (
     apply_overrides,
     to_decimal,
 )
-from advisor.domain.economics.tariff import EffectivePrice
-from advisor.selectors.memo import memoized
+from advisor.domain.economics.tariff import (
+    EffectivePrice,
+    TariffError,
+    effective_price,
+    table_bands,
+)
 from vendors import choices
 from vendors.models import DataCenter, Offer, PolicyZone, RackFee, ServerModel, Tariff
 
@@ -77,6 +82,21 @@ class MissingFigures(LookupError):
         self.keys = keys
         self.where = where
         super().__init__(f"{where}: missing {', '.join(keys)} (enter them as overrides)")
+
+
+def table_price(tariff, load_factor=None):
+    """The domain's :class:`EffectivePrice` of a catalog tariff row for a 24-hour load, or
+    ``None`` when its table is incomplete or has only a single figure."""
+    if tariff.incomplete_bands() or not table_bands(tariff):
+        return None
+    try:
+        return effective_price(
+            table_bands(tariff),
+            tariff.demand_charge_cny_per_kw_month,
+            Decimal(1) if load_factor is None else load_factor,
+        )
+    except TariffError:
+        return None
 
 
 def _basis(flag: str, is_example: bool = False) -> str:
@@ -203,7 +223,7 @@ PRICE_QUANTUM = Decimal("0.000001")
 
 def priced_tariff(tariff: Tariff) -> tuple[Decimal, EffectivePrice | None] | None:
     """The tariff's 24-hour energy price and breakdown; ``None`` when it cannot be priced."""
-    breakdown = tariff.effective_price()
+    breakdown = table_price(tariff)
     if breakdown is not None:
         return breakdown.energy_cny_per_kwh.quantize(PRICE_QUANTUM), breakdown
     if tariff.flat_figure_cny_per_kwh is not None:
@@ -247,7 +267,7 @@ def _read_latest_tables() -> list[Tariff]:
     tables = []
     for zone in PolicyZone.objects.prefetch_related("tariffs").order_by("key"):
         for tariff in sorted(zone.tariffs.all(), key=lambda t: t.month, reverse=True):
-            if tariff.effective_price() is not None:
+            if table_price(tariff) is not None:
                 tables.append(tariff)
                 break
     return tables
@@ -268,7 +288,7 @@ def national_tariff() -> TariffFigure | None:
     tables = _latest_tables()
     if not tables:
         return None
-    energy = sum((t.effective_price().energy_cny_per_kwh for t in tables), Decimal(0))
+    energy = sum((table_price(t).energy_cny_per_kwh for t in tables), Decimal(0))
     energy = (energy / len(tables)).quantize(PRICE_QUANTUM)
     demands = [t for t in tables if t.demand_charge_cny_per_kw_month is not None]
     demand = (
@@ -577,7 +597,7 @@ def _offer_rank(offer: Offer, dc: DataCenter):
 
 def offers_of(server_model: ServerModel, currencies=(choices.Currency.CNY,)) -> list[Offer]:
     """Every offer of ``server_model`` in ``currencies``, with its seller (read once per
-    computation, see advisor/selectors/memo.py)."""
+    computation, see advisor/catalog/memo.py)."""
     return memoized(
         ("offers", server_model.pk, tuple(currencies)),
         lambda: list(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 
+from advisor.catalog.sizing import accelerator_spec_from_row, server_spec_from_row
 from advisor.domain.compliance.comparison import VendorComparison, compare_vendors
 from advisor.domain.compliance.engine import ComplianceReport, evaluate
 from advisor.domain.compliance.facts import (
@@ -31,7 +32,6 @@ from advisor.domain.compliance.facts import (
 )
 from advisor.domain.compliance.parameters import Parameters, resolve_parameters
 from advisor.models import RuleParameter
-from advisor.selectors.sizing import accelerator_spec_from_row, server_spec_from_row
 from vendors.models import (
     Accelerator,
     Certificate,

@@ -1,0 +1,81 @@
+"""Who an option's facts are about, and what the catalog and the vendor's declared facts say.
+
+The questionnaire asks only what these do not settle (advisor/recommendation/questions.py).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from advisor.catalog import declared as declared_selectors
+from advisor.domain.questionnaire.declared import DeclaredFact, by_subject
+from advisor.domain.questionnaire.questions import Subjects
+from advisor.domain.questionnaire.specs import (
+    ACCELERATOR,
+    DATA_CENTER,
+    FACTS,
+    OFFER,
+    OPERATOR,
+    SERVER,
+)
+from advisor.domain.recommend import Option
+from advisor.domain.recommend.procurement import offer_key
+from vendors.models import Accelerator, DataCenter, HostingVendor, Offer, ServerModel
+
+
+def _row_values(kind: str, row, declared: dict[str, DeclaredFact]) -> dict:
+    row = declared_selectors.overlaid(row, declared)
+    values = {}
+    for fact in FACTS:
+        if fact.kind != kind:
+            continue
+        if "." in fact.name:
+            continue
+        value = getattr(row, fact.name, None) if row is not None else None
+        values[fact.name] = None if value in ("", [], None) else value
+    for name, item in declared.items():
+        values[name] = item.python_value
+    return values
+
+
+def _certificate_values(vendor: HostingVendor) -> dict:
+    values = {}
+    for fact in FACTS:
+        if fact.kind != OPERATOR or "." not in fact.name:
+            continue
+        kind, field = fact.name.split(".", 1)
+        rows = [row for row in vendor.certificates.all() if row.kind == kind]
+        if not rows:
+            continue
+        latest = max(rows, key=lambda row: row.valid_until or row.issued_on or date.min)
+        value = getattr(latest, field, None)
+        values[fact.name] = None if value in ("", None) else value
+    return values
+
+
+def subjects_for(option: Option, declared: tuple[DeclaredFact, ...]) -> Subjects:
+    """Who the option's facts are about, and what the catalog and declared facts record."""
+    grouped = by_subject(declared)
+    keys, values = {}, {}
+    dc = DataCenter.objects.filter(key=option.site.data_center.key).first()
+    server = ServerModel.objects.select_related("accelerator").get(key=option.hardware.server.key)
+    if dc is not None:
+        keys[DATA_CENTER] = (dc.key, dc.name)
+        values[DATA_CENTER] = _row_values(DATA_CENTER, dc, grouped.get(dc.key, {}))
+        if dc.vendor is not None:
+            vendor = dc.vendor
+            keys[OPERATOR] = (vendor.key, vendor.name)
+            values[OPERATOR] = {
+                **_certificate_values(vendor),
+                **_row_values(OPERATOR, vendor, grouped.get(vendor.key, {})),
+            }
+        key = offer_key(option)
+        keys[OFFER] = (key, f"{server.name} @ {dc.name}")
+        offer = Offer.objects.filter(server_model=server, data_center=dc).first()
+        values[OFFER] = _row_values(OFFER, offer, grouped.get(key, {}))
+    keys[SERVER] = (server.key, server.name)
+    values[SERVER] = _row_values(SERVER, server, grouped.get(server.key, {}))
+    accelerator: Accelerator = server.accelerator
+    keys[ACCELERATOR] = (accelerator.key, accelerator.name)
+    values[ACCELERATOR] = _row_values(ACCELERATOR, accelerator, grouped.get(accelerator.key, {}))
+    return Subjects(keys, values)

@@ -1,0 +1,36 @@
+"""Domain values in plain JSON types (snapshots, catalog records, the CLI's output).
+
+Decimals become strings (exact), dates ISO strings, dataclasses objects, tuples and sets lists,
+and a :class:`Message` its template and parameters, translated only when a reader reads it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, datetime
+from decimal import Decimal
+
+from advisor.domain.i18n import Message
+
+
+def jsonable(value):
+    """Plain JSON types for dataclasses, Decimals, dates, tuples and Messages."""
+    if isinstance(value, Message):
+        return message(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [jsonable(v) for v in value]
+    if isinstance(value, float) and value != value:  # NaN never reaches a brief
+        return None
+    return value
+
+
+def message(value: Message) -> dict:
+    return {"template": value.template, "params": jsonable(dict(value.params))}
