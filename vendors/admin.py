@@ -22,7 +22,6 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from advisor.catalog.economics import table_price
 from vendors import forms, models, resources
-from vendors.hf_config import slug_for
 
 AUDIT_FIELDS = ("created_at", "updated_at")
 PROVENANCE = (_("Provenance"), {"fields": ("source", "as_of", "notes", *AUDIT_FIELDS)})
@@ -861,7 +860,7 @@ class ModelPresetAdmin(CatalogAdmin):
             repo = form.cleaned_data["hf_repo"]
             preset = models.ModelPreset(
                 **fields,
-                key=self.unique_key(slug_for(fields["name"])),
+                key=self.unique_key(forms.slug_for(fields["name"])),
                 hf_repo=repo,
                 source="\n".join(
                     filter(

@@ -26,7 +26,6 @@ RACK_KW_MAX = 300
 POWER_FEEDS_MAX = 8
 
 # Model presets
-MODEL_CONFIG_UPLOAD_MAX_BYTES = 256 * 1024  # a config.json is a few KiB
 MODEL_PARAMS_B_MAX = 10_000
 
 # PCIe 5.0 x16 is 128 GB/s bidirectional; a PCIe-only part cannot exceed it.

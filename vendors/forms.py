@@ -3,8 +3,10 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from advisor.domain import model_config
+from advisor.presentation.text import render_text
+from advisor.text import clean_text
 from vendors import choices, constants
-from vendors.hf_config import ConfigError, preset_from_config
 from vendors.models import DataCenter
 
 
@@ -25,7 +27,7 @@ class ModelConfigUploadForm(forms.Form):
     config_file = forms.FileField(
         label=_("Hugging Face config.json"),
         help_text=_("The model's config.json (at most %(kib)s KiB). Nothing is downloaded.")
-        % {"kib": constants.MODEL_CONFIG_UPLOAD_MAX_BYTES // 1024},
+        % {"kib": model_config.MAX_BYTES // 1024},
     )
     name = forms.CharField(
         label=_("preset name"),
@@ -42,16 +44,45 @@ class ModelConfigUploadForm(forms.Form):
 
     def clean_config_file(self):
         upload = self.cleaned_data["config_file"]
-        if upload.size > constants.MODEL_CONFIG_UPLOAD_MAX_BYTES:
-            raise forms.ValidationError(
-                _("The file is %(size)s bytes; a config.json is at most %(max)s bytes.")
-                % {"size": upload.size, "max": constants.MODEL_CONFIG_UPLOAD_MAX_BYTES}
-            )
-        raw = upload.read(constants.MODEL_CONFIG_UPLOAD_MAX_BYTES + 1)
         try:
-            self.preset_fields = preset_from_config(raw)
-        except ConfigError as exc:
+            fields = model_config.read(upload.read(model_config.MAX_BYTES + 1))
+        except model_config.ConfigProblem as problem:
             raise forms.ValidationError(
-                _("This file cannot be read as a model configuration: %(reason)s") % {"reason": exc}
-            ) from exc
+                _("This file cannot be read as a model configuration: %(reason)s")
+                % {"reason": render_text(problem.message)}
+            ) from problem
+        self.preset_fields = preset_fields(fields)
         return upload
+
+
+PRESET_FIELDS = (
+    "family",
+    "params_b",
+    "active_params_b",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "intermediate",
+    "vocab",
+    "tied_embeddings",
+    "experts",
+    "experts_per_token",
+    "context_length",
+)
+
+
+def preset_fields(fields: dict) -> dict:
+    """A model preset's fields from what :func:`advisor.domain.model_config.read` gives."""
+    name = clean_text(fields["name"])[: constants.NAME_MAX_LENGTH] or "Uploaded model"
+    return {"name": name, **{key: fields[key] for key in PRESET_FIELDS}}
+
+
+def slug_for(name: str) -> str:
+    """A catalog key for an uploaded model's name."""
+    out = []
+    for ch in name.lower():
+        out.append(ch if ch.isalnum() and ch.isascii() else "-")
+    slug = "-".join(part for part in "".join(out).split("-") if part)
+    return slug[: constants.KEY_MAX_LENGTH] or "model"

@@ -24,12 +24,20 @@ def render_text(value) -> str:
         template_text, params = value["template"], dict(value.get("params") or {})
     else:
         return gettext(str(value)) if value != "" else ""
-    params = localised(params, get_language())
+    params = {key: _nested(value) for key, value in localised(params, get_language()).items()}
     try:
         return gettext(template_text).format(**params)
     except (KeyError, IndexError, ValueError):
         # A translation that lost a placeholder must not hide the figures: fall back.
         return template_text.format(**params)
+
+
+def _nested(value):
+    """A parameter that is itself a message (e.g. the reason inside "In this config, …") is
+    rendered in the reader's language too."""
+    if isinstance(value, Message) or (isinstance(value, dict) and "template" in value):
+        return render_text(value)
+    return value
 
 
 def local_name(record, field: str = "name") -> str:

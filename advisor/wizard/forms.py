@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from advisor.assessments.models import TITLE_MAX_LENGTH
+from advisor.domain import model_config
 from advisor.domain.scenario import (
     ARCHITECTURE_NAMES,
     FRAMEWORKS,
@@ -31,10 +32,9 @@ from advisor.presentation.labels import (
     recommended,
 )
 from advisor.presentation.text import render_text
-from advisor.text import UserTextField
+from advisor.text import UserTextField, clean_text
 from advisor.wizard import choices as catalog
 from advisor.wizard import rules
-from advisor.wizard.hf_config import ConfigError, read_upload
 from vendors.choices import SiteCooling
 
 NAME_MAX_LENGTH = 100
@@ -311,10 +311,11 @@ class ModelStepForm(StepForm):
             self.add_error("config_file", _("Choose the model's config.json file."))
             return
         try:
-            fields = read_upload(upload)
-        except ConfigError as error:
-            self.add_error("config_file", str(error))
+            fields = model_config.read(upload.read(model_config.MAX_BYTES + 1))
+        except model_config.ConfigProblem as problem:
+            self.add_error("config_file", render_text(problem.message))
             return
+        fields["name"] = clean_text(fields["name"])[:NAME_MAX_LENGTH]
         for name in self.ARCH_FIELDS:
             self.cleaned_data[name] = fields.get(name)
         if not self.cleaned_data.get("name"):

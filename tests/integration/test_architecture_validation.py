@@ -15,9 +15,10 @@ from django.urls import reverse
 from django.utils import translation
 
 from advisor.assessments import services
+from advisor.domain.model_config import ConfigProblem as ConfigError
+from advisor.domain.model_config import shape as model_fields
 from advisor.domain.scenario import ScenarioError, load_scenario
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.wizard.hf_config import ConfigError, model_fields
 from tests.integration.test_wizard_steps import LLAMA_CONFIG
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
@@ -168,3 +169,48 @@ def test_results_of_an_impossible_stored_model_redirect_with_a_message(client, b
     )
     html = response.content.decode()
     assert "These answers cannot be sized: model.kv_heads must be at most model.heads (32)" in html
+
+
+# --- One parser: the wizard's upload and the admin's preset read a config the same way -------
+
+QWEN_MOE_CONFIG = {
+    "architectures": ["Qwen2MoeForCausalLM"],
+    "model_type": "qwen2_moe",
+    "hidden_size": 2048,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 16,
+    "intermediate_size": 5632,
+    "moe_intermediate_size": 1408,
+    "shared_expert_intermediate_size": 5632,
+    "num_experts": 60,
+    "num_experts_per_tok": 4,
+    "vocab_size": 151936,
+    "max_position_embeddings": 8192,
+}
+
+
+@pytest.mark.parametrize(
+    ("config", "params_b"),
+    [(LLAMA_CONFIG, 8.03), (QWEN_MOE_CONFIG, 14.3)],
+    ids=["llama-3.1-8b", "qwen1.5-moe-a2.7b"],
+)
+def test_the_wizard_and_the_admin_read_the_same_shape_and_count(
+    client, admin_client, buyer, config, params_b
+):
+    from advisor.wizard.forms import ModelStepForm
+    from vendors.models import ModelPreset
+
+    raw = json.dumps(config).encode()
+    upload = SimpleUploadedFile("config.json", raw)
+    form = ModelStepForm({"source": "upload", "method": "lora"}, {"config_file": upload})
+    assert form.is_valid(), form.errors
+    admin_client.post(
+        reverse("admin:vendors_modelpreset_upload_config"),
+        {"config_file": SimpleUploadedFile("config.json", raw), "name": "same"},
+    )
+    preset = ModelPreset.objects.get(name="same")
+    for name in ("layers", "hidden", "heads", "kv_heads", "intermediate", "vocab", "experts"):
+        assert form.cleaned_data[name] == getattr(preset, name), name
+    assert form.cleaned_data["params_b"] == pytest.approx(preset.params_b)
+    assert preset.params_b == pytest.approx(params_b, abs=0.05)

@@ -14,9 +14,9 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils import translation
 
+from advisor.domain.model_config import MAX_BYTES as MODEL_CONFIG_UPLOAD_MAX_BYTES
 from tests.support.catalog import load_catalog
 from vendors import resources
-from vendors.constants import MODEL_CONFIG_UPLOAD_MAX_BYTES
 from vendors.models import Accelerator, DataCenter, ModelPreset
 
 # Both stages (marker `database`): imports run in transactions; a dry run rolls back.
@@ -200,9 +200,9 @@ def test_upload_config_creates_a_preset(admin_client):
         (b"{not json", "not valid JSON"),
         (b"[1, 2, 3]", "one JSON object"),
         (b"\xff\xfe\x00", "not UTF-8"),
-        (json.dumps({"model_type": "llama"}).encode(), "lacks 'hidden_size'"),
+        (json.dumps({"model_type": "llama"}).encode(), "has no “num_hidden_layers”"),
         (json.dumps({**QWEN_CONFIG, "num_hidden_layers": "28"}).encode(), "whole number"),
-        (json.dumps({**QWEN_CONFIG, "hidden_size": 10**9}).encode(), "outside"),
+        (json.dumps({**QWEN_CONFIG, "hidden_size": 10**9}).encode(), "between"),
         (b'{"hidden_size": NaN}', "not a number"),
         (b" " * (MODEL_CONFIG_UPLOAD_MAX_BYTES + 1), "at most"),
     ],
