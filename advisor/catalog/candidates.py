@@ -23,7 +23,9 @@ from advisor.domain.compliance.facts import (
     VendorFacts,
 )
 from advisor.domain.economics.inputs import (
+    BASIS_EXAMPLE,
     BASIS_OVERRIDE,
+    BASIS_QUOTE,
     Prices,
     Provenance,
     Site,
@@ -100,7 +102,7 @@ def cloud_candidates(model: ServerModel, overrides: dict | None = None) -> tuple
                 price_cny_per_gpu_hour=given if given is not None else offer.price,
                 provenance=Provenance(BASIS_OVERRIDE)
                 if given is not None
-                else economics_selectors._offer_provenance(offer),
+                else economics_selectors.offer_provenance(offer),
                 region=offer.region or None,
                 mainland_china=offer.region_in_mainland_china,
                 vendor=compliance_selectors.vendor_facts(vendor) if vendor else VendorFacts(),
@@ -321,9 +323,7 @@ def _purchase_price(model: ServerModel, overrides: dict | None = None):
     if offer is None:
         return Prices(), {}
     seller = offer.vendor or offer.data_center or offer.seller_name
-    basis = (
-        economics_selectors.BASIS_EXAMPLE if offer.is_example else economics_selectors.BASIS_QUOTE
-    )
+    basis = BASIS_EXAMPLE if offer.is_example else BASIS_QUOTE
     provenance = Provenance(
         basis, f"{seller}. {offer.source}".strip(), offer.quoted_on or offer.as_of
     )

@@ -11,6 +11,7 @@ from django.utils import translation
 
 from advisor.assessments import services
 from advisor.catalog import economics as economics_selectors
+from advisor.catalog.economics import sites as economics_sites
 from advisor.demo_scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 from advisor.domain.economics.costs import BUY
 from advisor.domain.recommend.sites import same_server_by_site
@@ -94,7 +95,7 @@ def test_site_figures_fall_back_site_then_zone_then_wider_zone_then_national(cat
 
     # A zone with nothing and no province zone: the national figures, derived.
     figures = economics_selectors.site_figures(national)
-    tables = economics_selectors._latest_tables()
+    tables = economics_sites._latest_tables()
     mean = sum(economics_selectors.table_price(t).energy_cny_per_kwh for t in tables) / len(tables)
     assert figures.tariff_cny_per_kwh == mean.quantize(D("0.000001"))
     tariff = figures.provenance["tariff_cny_per_kwh"]
@@ -375,7 +376,7 @@ def test_tariff_import_checks_the_bands(catalog, hours, error):
 def test_zone_list_says_which_zones_lack_a_price_and_how_old_it_is(catalog):
     from django.contrib.admin.sites import site as admin_site
 
-    from vendors.admin import TARIFF_STALE_DAYS, PolicyZoneAdmin, price_age_days
+    from vendors.admin.sites import TARIFF_STALE_DAYS, PolicyZoneAdmin, price_age_days
 
     with translation.override("en"):
         admin = PolicyZoneAdmin(PolicyZone, admin_site)
