@@ -22,6 +22,7 @@ from advisor.domain.delivery.checklist import (
 from advisor.domain.plain import jsonable, message
 from advisor.domain.recommend import Option, Procurement, Recommendation
 from advisor.domain.recommend.options import cost_figures
+from advisor.domain.recommend.records import capacity_record, plain_cost
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.domain.scenario import Scenario, dump_scenario
 
@@ -57,22 +58,16 @@ def delivery_snapshot(option: Option) -> dict:
 
 def _economics(option: Option) -> dict | None:
     result = option.economics
-    if result is None:
+    if result is None or option.cost is None:
         return None
+    months = list(result.monthly.months)
     return {
-        "cheapest_mode": result.cheapest_mode,
+        "cost": plain_cost(option),
         "racks": result.racks,
-        "summary_cny": {mode: jsonable(result.summary_cny(mode)) for mode in result.costs},
-        "running_cny_per_year": {
-            mode: jsonable(cost.running_cny_per_year) for mode, cost in result.costs.items()
-        },
-        "break_even_hours_per_year": {
-            mode: jsonable(b.hours_per_year) for mode, b in result.break_even.items()
-        },
-        "payback_months": {mode: jsonable(p.months) for mode, p in result.payback.items()},
         "monthly": {
-            "months": list(result.monthly.months),
+            "months": months,
             "cumulative_cny": jsonable(result.monthly.cumulative_cny),
+            "net_cny": jsonable(result.monthly.net_cny),
         },
         "assumptions": [
             {
@@ -101,18 +96,8 @@ def _sizing(option: Option) -> dict:
 
 
 def capacity_snapshot(option: Option) -> dict:
-    """How the option obtains its GPUs: buy / rent whole servers, or cloud instances."""
-    capacity = option.obtained
-    return {
-        "how": "cloud" if option.is_cloud else (option.mode or ""),
-        "instances": capacity.instances,
-        "gpus_per_instance": capacity.gpus_per_instance,
-        "gpus": capacity.gpus,
-        "gpus_used": capacity.gpus_used,
-        "idle_gpus": capacity.idle_gpus,
-        "provider": capacity.provider,
-        "region": capacity.region,
-    }
+    """How the option obtains its GPUs: buy / rent whole servers, or one cloud instance."""
+    return jsonable(capacity_record(option))
 
 
 def option_snapshot(option: Option) -> dict:
