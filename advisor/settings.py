@@ -438,8 +438,16 @@ RATELIMIT_USE_CACHE = "default"
 # Seconds a brief worker's lease on a brief lasts while it renders (renewed every third of
 # it); a worker dead longer than this has its brief queued again by another (docs/decisions/0021).
 BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"))
-# Seconds the verify page may spend checking one PDF before it gives up ("too complex").
-VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "10"))
+# Checking an uploaded PDF runs in a child process with hard limits (docs/decisions/0019):
+# ADVISOR_VERIFY_BUDGET_S wall-clock seconds before the child is killed (the page waits no
+# longer), ADVISOR_VERIFY_CPU_S CPU seconds, ADVISOR_VERIFY_MEMORY_MB memory it may add, and at
+# most ADVISOR_VERIFY_SLOTS checks at once on a host (file locks in ADVISOR_VERIFY_SLOT_DIR,
+# shared by every web worker; the excess gets 503 with Retry-After). A brief takes ~0.1 s.
+VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "4"))
+VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "3"))
+VERIFY_MEMORY_MB = int(os.environ.get("ADVISOR_VERIFY_MEMORY_MB", "512"))
+VERIFY_SLOTS = max(1, int(os.environ.get("ADVISOR_VERIFY_SLOTS", "2")))
+VERIFY_SLOT_DIR = Path(os.environ.get("ADVISOR_VERIFY_SLOT_DIR", VAR_DIR / "verify-slots"))
 if PROXY_COUNT:
     AXES_IPWARE_PROXY_COUNT = PROXY_COUNT
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
