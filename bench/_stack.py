@@ -71,6 +71,7 @@ class Stack:
         self.web: subprocess.Popen | None = None
         self.worker: subprocess.Popen | None = None
         self.database = f"advisor_bench_{os.getpid()}"
+        self.extra_env: dict[str, str] = {}  # a bench's own settings, for every process
 
     # --- processes ----------------------------------------------------------------------
 
@@ -86,6 +87,7 @@ class Stack:
             WEB_CONCURRENCY=str(self.web_workers),
             AXES_FAILURE_LIMIT="1000",
         )
+        env.update(self.extra_env)
         env.update(extra)
         return env
 
