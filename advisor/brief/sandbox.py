@@ -10,10 +10,10 @@ hard limits that the kernel enforces:
 - wall clock: the parent kills the child (``SIGKILL``) at the deadline, whatever it does;
 - priority: the child runs at a lower CPU priority (``nice``) than the web workers.
 
-The child is forked from the caller when the caller runs a single thread (a gunicorn sync
-worker, a management command): it starts in a millisecond with the PDF libraries already
-imported. A process with other threads (gthread workers, the development server, a test's live
-server) starts a fresh interpreter instead (``python -m advisor.brief.sandbox``), since a fork
+The child is forked from the caller when the caller runs a single thread, as the kernel counts
+them (a gunicorn sync worker, a management command): it starts in a millisecond with the PDF
+libraries already imported. A process with other threads (gthread workers, the development
+server, a test's live server, a pytest-xdist worker) starts a fresh interpreter instead (``python -m advisor.brief.sandbox``), since a fork
 copies locks that other threads may hold; that costs the libraries' import (~0.6 s of CPU),
 counted outside the CPU allowance. Both run the same code and the same limits.
 
@@ -68,12 +68,21 @@ def run(target: str, payload: bytes, limits: Limits, *, method: str | None = Non
     ``method`` is ``"fork"`` or ``"spawn"``; by default fork when this process runs one thread.
     """
     if method is None:
-        method = "fork" if threading.active_count() == 1 and hasattr(os, "fork") else "spawn"
+        method = "fork" if hasattr(os, "fork") and _threads() == 1 else "spawn"
     if limits.wall_s <= 0:
         raise Stopped("deadline", "no time allowed")
     if method == "fork":
         return _run_forked(target, payload, limits)
     return _run_spawned(target, payload, limits)
+
+
+def _threads() -> int:
+    """Threads of this process as the kernel counts them: also those a library started
+    without Python's ``threading`` (pytest-xdist's channel, C libraries)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count() + 1  # unknown: never fork
 
 
 # --- In the child ----------------------------------------------------------------------------
