@@ -208,22 +208,38 @@ DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "advisor-demo")
 # source and date; see fixtures/ and shared research notes.
 
 # --- Brief signing (docs/decisions/0008) -------------------------------------------------------
-# The organisation's PKCS#12 and passphrase come from the environment in production;
-# `manage.py make_dev_signing_cert` creates a development CA and signer under var/signing/.
+# The organisation's PKCS#12, its passphrase (from the environment, or from a secret file the
+# deployment names) and the CA certificates come from the environment. Only with debug on do
+# they default to the development signer that `manage.py make_dev_signing_cert` makes under
+# var/signing/; production never does, refuses a signer issued by a development CA, and
+# `check --deploy` and scripts/serve-production stop on one (advisor.security).
 SIGNING_DIR = VAR_DIR / "signing"
+
+
+def _signing_path(variable: str, development_default: Path) -> Path | None:
+    value = os.environ.get(variable, "").strip()
+    if value:
+        return Path(value)
+    return development_default if DEBUG else None
+
+
 BRIEF_SIGNING = {
-    "PKCS12_PATH": Path(os.environ.get("BRIEF_SIGNING_PKCS12", SIGNING_DIR / "dev-signer.p12")),
-    # The passphrase comes from the environment; without it, from the development file.
+    "PKCS12_PATH": _signing_path("BRIEF_SIGNING_PKCS12", SIGNING_DIR / "dev-signer.p12"),
     "PASSPHRASE": os.environ.get("BRIEF_SIGNING_PASSPHRASE") or None,
-    "PASSPHRASE_FILE": SIGNING_DIR / "dev-signer.passphrase",
+    "PASSPHRASE_FILE": _signing_path(
+        "BRIEF_SIGNING_PASSPHRASE_FILE", SIGNING_DIR / "dev-signer.passphrase"
+    ),
     "TRUST_ROOTS": [
-        Path(p)
-        for p in os.environ.get("BRIEF_SIGNING_TRUST_ROOTS", str(SIGNING_DIR / "dev-ca.pem")).split(
-            ","
-        )
-        if p
+        Path(p.strip())
+        for p in os.environ.get(
+            "BRIEF_SIGNING_TRUST_ROOTS", str(SIGNING_DIR / "dev-ca.pem") if DEBUG else ""
+        ).split(",")
+        if p.strip()
     ],
-    "SIGNER_NAME": os.environ.get("BRIEF_SIGNER_NAME", "Procurement Advisor (development)"),
+    # Shown in the signature; production's default is the certificate's own name.
+    "SIGNER_NAME": os.environ.get(
+        "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""
+    ),
     "ORGANISATION": os.environ.get("BRIEF_SIGNING_ORGANISATION", "Procurement Advisor Dev"),
     "LOCATION": os.environ.get("BRIEF_SIGNING_LOCATION", "Guiyang, Guizhou, CN"),
     "TIMESTAMP_URL": os.environ.get("BRIEF_TIMESTAMP_URL") or None,

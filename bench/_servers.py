@@ -34,3 +34,22 @@ def production_env(var_dir: Path, database_url: str, **extra: str) -> dict:
         **extra,
     )
     return env
+
+
+def production_signer(directory: Path) -> dict:
+    """A stand-in for the organisation's own signer (a CA and signer that are not the
+    development ones: production refuses those), made in ``directory`` unless it is there, and
+    the production start's variables naming it (the passphrase from a secret file)."""
+    from advisor.brief.pki import create_pki
+
+    key = directory / "signer.p12"
+    if not key.exists():
+        create_pki(
+            directory, "bench-only-passphrase", "Bench Org", "Bench Signer", development=False
+        )
+    return {
+        "BRIEF_SIGNING_PKCS12": str(key),
+        "BRIEF_SIGNING_PASSPHRASE_FILE": str(directory / "signer.passphrase"),
+        "BRIEF_SIGNING_TRUST_ROOTS": str(directory / "ca.pem"),
+        "BRIEF_SIGNING_ORGANISATION": "Bench Org",
+    }

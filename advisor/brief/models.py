@@ -1,5 +1,8 @@
 """Issued briefs (immutable snapshots with their signed PDF) and the audit trail."""
 
+import re
+import secrets
+
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
@@ -7,6 +10,12 @@ from django.utils.translation import gettext_lazy as _
 
 NUMBER_PREFIX = "FT"
 SHA256_HEX_LENGTH = 64
+# A failure's reference: the buyer sees it, the operator's log line carries it with the detail.
+FAILURE_REFERENCE = re.compile(r"E-[0-9A-F]{8}\b")
+
+
+def new_failure_reference() -> str:
+    return "E-" + secrets.token_hex(4).upper()
 
 
 class BriefStatus(models.TextChoices):
@@ -100,6 +109,8 @@ class Brief(models.Model):
         max_length=SHA256_HEX_LENGTH,
         blank=True,
     )
+    # "<reference> <detail>": the page shows the buyer only the reference (FAILURE_REFERENCE);
+    # the detail, which may name files or libraries, is for the operator (log, admin, CLI).
     failure = models.TextField(verbose_name=_("failure"), blank=True)
     # Generation lease (docs/decisions/0021): the worker rendering the PDF holds it and renews
     # it while it works; a lease that ran out means the worker died, and any worker requeues.
@@ -126,6 +137,12 @@ class Brief(models.Model):
 
     def __str__(self):
         return self.number
+
+    @property
+    def failure_reference(self) -> str:
+        """The reference of the failure that the operator's log names, or ""."""
+        match = FAILURE_REFERENCE.match(self.failure or "")
+        return match.group(0) if match else ""
 
     @property
     def ready(self) -> bool:

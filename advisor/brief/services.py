@@ -24,7 +24,13 @@ from django.utils.translation import gettext, override
 from advisor.brief import audit
 from advisor.brief.catalog_records import frozen_for, records_for
 from advisor.brief.config import signing_config
-from advisor.brief.models import AuditAction, Brief, BriefStatus, next_brief_number
+from advisor.brief.models import (
+    AuditAction,
+    Brief,
+    BriefStatus,
+    new_failure_reference,
+    next_brief_number,
+)
 from advisor.brief.render import BriefMeta, render_pdf
 from advisor.brief.signing import SignatureRequest, sign_pdf
 from advisor.brief.snapshot import brief_snapshot, choose
@@ -236,9 +242,14 @@ def generate(brief_id: int) -> Brief:
     try:
         unsigned, signed = _signed_pdf(brief, approved=False)
     except Exception as error:  # noqa: BLE001 - any failure must be shown and retryable
-        logger.exception("Generating brief %s failed", brief.number)
+        # The buyer sees a plain message and the reference; the detail (it may name files or
+        # library errors) goes to the operator's log, and stays on the record for admin.
+        reference = new_failure_reference()
+        logger.exception("Generating brief %s failed (reference %s)", brief.number, reference)
         Brief.objects.filter(pk=brief.pk).update(
-            status=BriefStatus.FAILED, failure=f"{type(error).__name__}: {error}", lease_until=None
+            status=BriefStatus.FAILED,
+            failure=f"{reference} {type(error).__name__}: {error}",
+            lease_until=None,
         )
         brief.refresh_from_db()
         return brief
@@ -272,11 +283,13 @@ def recover_stalled(now=None) -> list[Brief]:
             pk=brief.pk, status=BriefStatus.GENERATING, lease_until=brief.lease_until
         )
         if brief.generation_attempts >= MAX_GENERATION_ATTEMPTS:
+            reference = new_failure_reference()
             failure = (
-                f"WorkerLost: the worker stopped {brief.generation_attempts} times while "
-                "generating this brief"
+                f"{reference} WorkerLost: the worker stopped {brief.generation_attempts} times "
+                "while generating this brief"
             )
             if still.update(status=BriefStatus.FAILED, failure=failure, lease_until=None):
+                logger.error("Brief %s failed: %s", brief.number, failure)
                 handled.append(brief)
             continue
         if still.update(lease_until=None):  # only one worker requeues it
@@ -378,7 +391,21 @@ def approve(brief: Brief, approver) -> Brief:
         current.approved_by = approver
         current.approved_at = timezone.now()
         current.status = BriefStatus.APPROVED
-        unsigned, signed = _signed_pdf(current, approved=True)
+        try:
+            unsigned, signed = _signed_pdf(current, approved=True)
+        except Exception:
+            reference = new_failure_reference()
+            logger.exception(
+                "Signing approved brief %s failed (reference %s)", current.number, reference
+            )
+            raise BriefError(
+                gettext(
+                    "The approved PDF could not be made and signed, so brief %(number)s was not "
+                    "approved. Try again later; if it keeps failing, give the administrator the "
+                    "reference %(reference)s."
+                )
+                % {"number": current.number, "reference": reference}
+            ) from None
         _claim(
             current,
             status=BriefStatus.APPROVED,

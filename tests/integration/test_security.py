@@ -18,6 +18,7 @@ from advisor.brief.charts import Segment, Series, bar_chart, line_chart, stacked
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.settings import proxy_ssl_header
 from advisor.wizard import services
+from tests.support.briefs import signer_env
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -70,8 +71,9 @@ def manage(env: dict, *args: str) -> subprocess.CompletedProcess:
     ],
     ids=["direct", "behind a TLS proxy"],
 )
-def test_production_passes_check_deploy_at_warning_level(tmp_path, extra):
-    result = manage(production(tmp_path, **extra), "check", "--deploy", "--fail-level", "WARNING")
+def test_production_passes_check_deploy_at_warning_level(tmp_path, pki_dir, extra):
+    env = production(tmp_path, **signer_env(pki_dir), **extra)  # the organisation's signer
+    result = manage(env, "check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 

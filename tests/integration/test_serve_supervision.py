@@ -12,6 +12,7 @@ import time
 
 import requests
 
+from tests.support.briefs import signer_env
 from tests.support.servers import Server, production_env
 
 
@@ -40,11 +41,12 @@ def alive(pid: int) -> bool:
     return True
 
 
-def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_path):
+def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_path, pki_dir):
     env = production_env(
         tmp_path,
         f"sqlite:///{tmp_path / 'db.sqlite3'}",
         WEB_CONCURRENCY="1",
+        **signer_env(pki_dir),
         # The manifest and its compressed copies are test_serving.py's; compressing them takes
         # ~14 s of CPU per prepare.
         ADVISOR_STATIC_STORAGE="plain",

@@ -32,7 +32,7 @@ from advisor.brief.verification import (
 )
 from advisor.brief.verify import MAX_FIELDS, MAX_OBJECTS, MAX_SIGNATURES, TooComplex, verify_pdf
 from tests.support.bench import load_bench
-from tests.support.briefs import make_pki, make_signed_pdf, signing_settings
+from tests.support.briefs import CA_FILE, make_pki, make_signed_pdf, signing_settings
 
 hostile = load_bench("_hostile_pdfs")
 
@@ -167,7 +167,7 @@ def test_a_real_brief_is_far_inside_the_bounds(ours, look_alike, pki_dir):
 def load_root(pki_dir):
     from pyhanko.keys import load_cert_from_pemder
 
-    return load_cert_from_pemder(str(pki_dir / "dev-ca.pem"))
+    return load_cert_from_pemder(str(pki_dir / CA_FILE))
 
 
 # --- Bounds counted on the parsed document, in a child process ---------------------------------
