@@ -6,10 +6,12 @@ rest: HTTPS only, HSTS, the Content Security Policy, sessions, the sign-in locko
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.core import checks
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -57,17 +59,64 @@ def attempt_username(request, credentials=None) -> str | None:
 
 
 def lockout_response(request, original_response=None, credentials=None):
-    """django-axes' lockout page (AXES_LOCKOUT_CALLABLE): translated, 429 Too Many Requests."""
-    cooloff = settings.AXES_COOLOFF_TIME
-    return render(
-        request,
-        "registration/locked_out.html",
-        {
+    """django-axes' lockout page (AXES_LOCKOUT_CALLABLE): translated, 429 Too Many Requests,
+    for a name locked at an address and for an address that failed too often (any names)."""
+    if getattr(request, "sign_in_address_limited", False):
+        minutes = settings.SIGN_IN_ADDRESS_MINUTES
+        context = {
+            "address_limited": True,
+            "failure_limit": settings.SIGN_IN_ADDRESS_LIMIT,
+            "cooloff_minutes": minutes,
+        }
+        retry_after = minutes * 60
+    else:
+        cooloff = settings.AXES_COOLOFF_TIME
+        context = {
             "failure_limit": settings.AXES_FAILURE_LIMIT,
             "cooloff_minutes": int(cooloff.total_seconds() // 60) if cooloff else None,
-        },
-        status=429,
-    )
+        }
+        retry_after = int(cooloff.total_seconds()) if cooloff else None
+    response = render(request, "registration/locked_out.html", context, status=429)
+    if retry_after:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
+def address_failures(address: str) -> int:
+    """Failed sign-ins from ``address``, under any names, within the last
+    ``SIGN_IN_ADDRESS_MINUTES`` (django-axes' attempt records: one row per name and address,
+    its failures counted since the name's last success there)."""
+    from axes.models import AccessAttempt
+    from django.db.models import Sum
+    from django.utils import timezone
+
+    since = timezone.now() - timedelta(minutes=settings.SIGN_IN_ADDRESS_MINUTES)
+    total = AccessAttempt.objects.filter(ip_address=address, attempt_time__gte=since).aggregate(
+        failures=Sum("failures_since_start")
+    )["failures"]
+    return total or 0
+
+
+class SignInAddressBackend:
+    """Refuses every sign-in from an address that failed ``SIGN_IN_ADDRESS_LIMIT`` times or
+    more within ``SIGN_IN_ADDRESS_MINUTES``, whatever the names (password spraying: many names,
+    one guess each, from one address, which the per-name lockout never sees).
+
+    First in ``AUTHENTICATION_BACKENDS``, before django-axes' backend; it authenticates no one
+    and loads no one (no ``get_user``: a session never names it).
+    A refusal is a failed sign-in (Django sends ``user_login_failed``, so it is audited and
+    counted) and, through django-axes' middleware, the translated 429 lockout page.
+    """
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        limit = settings.SIGN_IN_ADDRESS_LIMIT
+        if request is None or not limit:
+            return None
+        if address_failures(client_ip(None, request)) >= limit:
+            request.sign_in_address_limited = True
+            request.axes_locked_out = True  # AxesMiddleware answers with lockout_response
+            raise PermissionDenied("too many failed sign-ins from this address")
+        return None
 
 
 @checks.register(checks.Tags.security, deploy=True)

@@ -435,10 +435,19 @@ SESSION_EXPIRE_AT_BROWSER_CLOSE = env_flag("DJANGO_SESSION_EXPIRE_AT_BROWSER_CLO
 # alike (both go through authenticate()). Attempts live in the database, shared by every app
 # server; an admin unlocks by deleting the attempt in admin ("Access attempts") or with
 # `manage.py axes_reset_username NAME`. Sign-ins themselves are in the audit log.
+#
+# Password spraying (many names, one guess each, from one address) never reaches the per-name
+# limit: an address with ADVISOR_SIGN_IN_ADDRESS_LIMIT failed sign-ins (any names) within
+# ADVISOR_SIGN_IN_ADDRESS_MINUTES gets the 429 page for every sign-in until the window has
+# passed (advisor.security.SignInAddressBackend; 0 turns it off). Far above what one office
+# behind one address mistypes; a colleague's success resets only their own name's count.
 AUTHENTICATION_BACKENDS = [
+    "advisor.security.SignInAddressBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+SIGN_IN_ADDRESS_LIMIT = int(os.environ.get("ADVISOR_SIGN_IN_ADDRESS_LIMIT", "10"))
+SIGN_IN_ADDRESS_MINUTES = int(os.environ.get("ADVISOR_SIGN_IN_ADDRESS_MINUTES", "15"))
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "30")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
