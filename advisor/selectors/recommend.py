@@ -20,7 +20,7 @@ from advisor.domain.compliance.facts import (
     PolicyZoneFacts,
     VendorFacts,
 )
-from advisor.domain.document import validate_document
+from advisor.domain.document import EntryContext, validate_document
 from advisor.domain.economics.inputs import (
     BASIS_OVERRIDE,
     Assumptions,
@@ -47,7 +47,14 @@ from advisor.selectors import economics as economics_selectors
 from advisor.selectors.memo import catalog_reads
 from advisor.selectors.sizing import accelerator_spec_from_row, server_spec_from_row
 from vendors import choices
-from vendors.models import DataCenter, Offer, PolicyZone, ServerModel, parse_instance_gpus
+from vendors.models import (
+    Accelerator,
+    DataCenter,
+    Offer,
+    PolicyZone,
+    ServerModel,
+    parse_instance_gpus,
+)
 
 # The wizard's qualification codes → the compliance rules that must pass for them.
 QUALIFICATION_RULES = {
@@ -464,6 +471,36 @@ def subject_keys(option) -> dict[str, str]:
 
 def local_today() -> date:
     return timezone.localdate()
+
+
+def entry_context(document: dict, today: date | None = None) -> EntryContext:
+    """What an entry point checks ``document`` against (advisor.domain.document): today, and
+    the keys the wizard offers that the document names: provinces for an own room, data
+    centers, accelerators (only those queried: a document without sections reads nothing)."""
+    site = document.get("site") if isinstance(document.get("site"), dict) else {}
+    procurement = document.get("procurement")
+    procurement = procurement if isinstance(procurement, dict) else {}
+    zones = centers = keys = None
+    domestic = frozenset()
+    if site.get("room"):
+        zones = frozenset(
+            PolicyZone.objects.filter(kind=choices.PolicyZoneKind.PROVINCE).values_list(
+                "key", flat=True
+            )
+        )
+    if site.get("data_centers"):
+        centers = frozenset(DataCenter.objects.values_list("key", flat=True))
+    if procurement.get("preferred_accelerators") or procurement.get("excluded_accelerators"):
+        rows = list(Accelerator.objects.values_list("key", "china_availability"))
+        keys = frozenset(key for key, _availability in rows)
+        domestic = frozenset(key for key, availability in rows if availability == "domestic")
+    return EntryContext(
+        today=today or local_today(),
+        policy_zones=zones,
+        data_centers=centers,
+        accelerators=keys,
+        domestic_accelerators=domestic,
+    )
 
 
 def run_recommendation(document: dict, *, today: date | None = None) -> RecommendRun:
