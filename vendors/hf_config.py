@@ -12,6 +12,7 @@ latent attention, ChatGLM and Baichuan key names); they are estimates an admin c
 from __future__ import annotations
 
 import json
+import sys
 
 from vendors import constants
 
@@ -61,6 +62,13 @@ def load_config(raw: bytes) -> dict:
         ) from exc
     except RecursionError as exc:
         raise ConfigError("The file nests too deeply to be a config.json.") from exc
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300)
+        if isinstance(exc, ConfigError):
+            raise
+        raise ConfigError(
+            "The file is not valid JSON: a number in it has more than "
+            f"{sys.get_int_max_str_digits():,} digits."
+        ) from exc
     if not isinstance(data, dict):
         raise ConfigError("A config.json holds one JSON object ({...}); this file does not.")
     # Multimodal configs keep the language model under text_config / llm_config.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 from django.utils.translation import gettext as _
 
@@ -63,11 +64,25 @@ def parse(raw: bytes) -> dict:
         raise ConfigError(
             _("The file is not UTF-8 text; upload the model's config.json.")
         ) from None
+    # Our own words, whole: never the parser's text, never cut (a 5,000-digit number made
+    # Python's message, cut at 120 characters mid-word, the page's error).
     try:
         data = json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as error:
+    except json.JSONDecodeError as error:
         raise ConfigError(
-            _("The file is not valid JSON (%(detail)s).") % {"detail": str(error)[:120]}
+            _("The file is not valid JSON (line %(line)s, column %(column)s).")
+            % {"line": error.lineno, "column": error.colno}
+        ) from None
+    except _NotANumber as error:
+        raise ConfigError(
+            _("The file is not valid JSON: %(name)s is not a number.") % {"name": error.name}
+        ) from None
+    except RecursionError:
+        raise ConfigError(_("The file is not valid JSON: it is nested too deeply.")) from None
+    except ValueError:  # an integer of more digits than Python converts (4,300)
+        raise ConfigError(
+            _("The file is not valid JSON: a number in it has more than %(digits)s digits.")
+            % {"digits": f"{sys.get_int_max_str_digits():,}"}
         ) from None
     if not isinstance(data, dict):
         raise ConfigError(_("The file must hold one JSON object, like a model's config.json."))
@@ -80,8 +95,14 @@ def parse(raw: bytes) -> dict:
     return data
 
 
+class _NotANumber(ValueError):
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
 def _reject_constant(name):
-    raise ValueError(f"{name} is not a number")
+    raise _NotANumber(name)
 
 
 def _first(data: dict, keys: tuple[str, ...]):
