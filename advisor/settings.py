@@ -460,6 +460,12 @@ PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
 # s, m, h or d); empty turns the limit off. Counted in the default cache (docs/decisions/0019).
 VERIFY_RATE_LIMIT = os.environ.get("ADVISOR_VERIFY_RATE_LIMIT", "10/m")
 RATELIMIT_USE_CACHE = "default"
+# Brief workers `scripts/serve-production` starts (its default mode): ADVISOR_TASK_WORKERS, by
+# default one per CPU this process may use (they run niced, so page views come first; each
+# renders one brief at a time, ~2.5 s of CPU). The script reads the same variable, same default.
+BRIEF_WORKERS = max(
+    1, int(os.environ.get("ADVISOR_TASK_WORKERS") or len(os.sched_getaffinity(0)) or 1)
+)
 # Seconds a brief worker's lease on a brief lasts while it renders (renewed every third of
 # it); a worker dead longer than this has its brief queued again by another (docs/decisions/0021).
 BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"))

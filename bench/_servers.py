@@ -31,8 +31,9 @@ def production_env(var_dir: Path, database_url: str, **extra: str) -> dict:
         DJANGO_SECURE_SSL_REDIRECT="0",
         ADVISOR_VAR_DIR=str(var_dir),
         DATABASE_URL=database_url,
-        **extra,
     )
+    env["ADVISOR_TASK_WORKERS"] = "1"  # one brief worker unless `extra` asks for more
+    env.update(extra)
     return env
 
 

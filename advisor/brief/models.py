@@ -138,6 +138,21 @@ class Brief(models.Model):
     def __str__(self):
         return self.number
 
+    def queue_position(self) -> int | None:
+        """While it waits for a brief worker: 1 when it is next, 2 with one brief ahead, ...;
+        ``None`` when it is not waiting (a worker holds it, or it is not being generated).
+
+        Briefs are taken in the order they were issued (the task queue's order); a brief that a
+        worker holds has a lease (``lease_until``), a waiting one none."""
+        if self.status != BriefStatus.GENERATING or self.lease_until is not None:
+            return None
+        waiting = Brief.objects.filter(status=BriefStatus.GENERATING, lease_until__isnull=True)
+        ahead = waiting.filter(
+            models.Q(created_at__lt=self.created_at)
+            | models.Q(created_at=self.created_at, pk__lt=self.pk)
+        ).count()
+        return ahead + 1
+
     @property
     def failure_reference(self) -> str:
         """The reference of the failure that the operator's log names, or ""."""
