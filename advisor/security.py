@@ -305,6 +305,21 @@ def client_ip(group, request) -> str:
     return get_client_ip_address(request) or request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
+class PermissionsPolicyMiddleware:
+    """``Permissions-Policy`` on every response (``settings.PERMISSIONS_POLICY``): the advisor
+    uses no camera, microphone, location, payment or other device feature, so no page, and
+    nothing injected into one, may ask the browser for them."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if settings.PERMISSIONS_POLICY:
+            response.headers.setdefault("Permissions-Policy", settings.PERMISSIONS_POLICY)
+        return response
+
+
 class PrivatePagesMiddleware:
     """``Cache-Control: private, no-store`` on every response to a signed-in user.
 

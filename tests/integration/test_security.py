@@ -184,6 +184,10 @@ def test_every_page_carries_the_security_headers(client):
     assert response["Referrer-Policy"] == "same-origin"
     assert response["X-Content-Type-Options"] == "nosniff"
     assert response["Cross-Origin-Opener-Policy"] == "same-origin"
+    # No device or browser feature is used by any page (issue 33).
+    features = dict(item.split("=") for item in response["Permissions-Policy"].split(", "))
+    assert {"camera", "microphone", "geolocation", "payment", "usb"} <= set(features)
+    assert set(features.values()) == {"()"}
 
 
 def test_htmx_and_the_noscript_style_carry_the_responses_nonce(client):
