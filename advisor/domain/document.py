@@ -165,19 +165,29 @@ def deadline_problem(deadline: date, today: date) -> Message | None:
 
 def overlap_problem(chosen, excluded) -> Message | None:
     both = sorted(set(chosen or ()) & set(excluded or ()))
-    return Message(BOTH_CHOSEN_AND_EXCLUDED, {"names": ", ".join(both)}) if both else None
+    names = ", ".join(shown(name) for name in both)
+    return Message(BOTH_CHOSEN_AND_EXCLUDED, {"names": names}) if both else None
 
 
 def domestic_problem(domestic_only: bool, foreign_chosen) -> Message | None:
     foreign = list(foreign_chosen or ())
     if domestic_only and foreign:
-        return Message(DOMESTIC_ONLY_BUT, {"names": ", ".join(foreign)})
+        return Message(DOMESTIC_ONLY_BUT, {"names": ", ".join(shown(name) for name in foreign)})
     return None
+
+
+def shown(value) -> str:
+    """A key or value from the document as a message may print it: as it is when it is plain
+    printable text, else quoted with its escapes (a line break would break the one line)."""
+    text = value if isinstance(value, str) else repr(value)
+    if text and text.isprintable() and not any(ch.isspace() and ch != " " for ch in text):
+        return text[:80]
+    return repr(text)[:80]
 
 
 def _known(value: str, known: frozenset[str] | None, path: str, template: str) -> None:
     if known is not None and value not in known:
-        raise ScenarioError(path, Message(template, {"value": value}))
+        raise ScenarioError(path, Message(template, {"value": shown(value)}))
 
 
 def check_depth(data, limit: int = MAX_DEPTH) -> None:
@@ -432,7 +442,7 @@ def check_procurement_entry(section: dict, path: str, context: EntryContext) -> 
 def _figure_map(value, path: str, limits: dict) -> None:
     for key, figures in _object(value, path).items():
         _text(key, path)
-        _figures(figures, f"{path}.{key}", limits)
+        _figures(figures, f"{path}.{shown(key)}", limits)
 
 
 def _figures(value, path: str, limits: dict) -> None:
