@@ -9,8 +9,16 @@ UPLOAD_ERRORS = {
     "too-large": _("The file is larger than %(limit)d MB. A brief is far smaller than that."),
     "not-pdf": _("The selected file is not a PDF."),
     "too-complex": _(
-        "This PDF is too complex to check here: it holds far more objects or signatures than "
-        "any brief we issue. It is not one of our briefs as issued."
+        "This PDF is too complex to check here: it holds far more objects, form fields or "
+        "signatures than any brief we issue. It is not one of our briefs as issued."
+    ),
+    "stopped": _(
+        "Checking this PDF needed far more time or memory than any brief we issue, so the "
+        "check was stopped. It is not one of our briefs as issued."
+    ),
+    "failed": _(
+        "This PDF could not be checked because of a fault on our side. Try again later; if it "
+        "keeps failing, contact the procurement office."
     ),
 }
 

@@ -16,7 +16,13 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from advisor.brief import audit, generation
-from advisor.brief.models import AuditAction, Brief, BriefStatus, next_brief_number
+from advisor.brief.models import (
+    AuditAction,
+    Brief,
+    BriefStatus,
+    new_failure_reference,
+    next_brief_number,
+)
 from advisor.brief.snapshot import brief_snapshot, choose
 from advisor.brief.tasks import generate_brief
 from advisor.recommendation.questions import questionnaire_snapshot
@@ -166,7 +172,21 @@ def approve(brief: Brief, approver) -> Brief:
         current.approved_by = approver
         current.approved_at = timezone.now()
         current.status = BriefStatus.APPROVED
-        unsigned, signed = generation.signed_pdf(current, approved=True)
+        try:
+            unsigned, signed = generation.signed_pdf(current, approved=True)
+        except Exception:
+            reference = new_failure_reference()
+            logger.exception(
+                "Signing approved brief %s failed (reference %s)", current.number, reference
+            )
+            raise BriefError(
+                gettext(
+                    "The approved PDF could not be made and signed, so brief %(number)s was not "
+                    "approved. Try again later; if it keeps failing, give the administrator the "
+                    "reference %(reference)s."
+                )
+                % {"number": current.number, "reference": reference}
+            ) from None
         _claim(
             current,
             status=BriefStatus.APPROVED,

@@ -17,7 +17,7 @@ from advisor.brief import services
 from advisor.brief.audit import record
 from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUploadForm
 from advisor.brief.models import AuditAction, Brief, BriefStatus
-from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, verify_upload
+from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
 from advisor.recommendation.services import shown_results, stored_records
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
@@ -175,30 +175,36 @@ def _verify_limited(request) -> bool:
     )
 
 
+def _verify_refused(request, reason: str, *, status: int, retry_after: int):
+    response = render(
+        request,
+        "brief/verify.html",
+        {"form": VerifyUploadForm(), "verification": None, reason: True},
+        status=status,
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
 @require_http_methods(["GET", "POST"])
 def verify(request):
     """Anyone with the link may check a PDF; only its signature and record status are shown.
 
-    Bounded: uploads are counted per client address, the file's size and object counts are
-    checked before it is parsed, and the check has a time budget.
+    Bounded (docs/decisions/0019-verify-bounds.md): uploads are counted per client address, the
+    file's size is checked before it is read, and the PDF is parsed in a child process with
+    hard CPU, memory and time limits, at most ``VERIFY_SLOTS`` at once on this host: this
+    worker waits at most ``VERIFY_BUDGET_S`` seconds.
     """
     posted = request.method == "POST"
     if posted and settings.VERIFY_RATE_LIMIT and _verify_limited(request):
-        response = render(
-            request,
-            "brief/verify.html",
-            {"form": VerifyUploadForm(), "verification": None, "rate_limited": True},
-            status=429,
-        )
-        response["Retry-After"] = "60"
-        return response
+        return _verify_refused(request, "rate_limited", status=429, retry_after=60)
     form = VerifyUploadForm(request.POST, request.FILES) if posted else VerifyUploadForm()
     verification = None
     if posted and form.is_valid():
         try:
-            verification = verify_upload(
-                form.cleaned_data["pdf"], budget_s=settings.VERIFY_BUDGET_S
-            )
+            verification = verify_upload(form.cleaned_data["pdf"])
+        except Busy:
+            return _verify_refused(request, "busy", status=503, retry_after=Busy.retry_after)
         except NotAPdf as error:
             form.add_error(
                 "pdf", UPLOAD_ERRORS[str(error)] % {"limit": MAX_PDF_BYTES // (1024 * 1024)}

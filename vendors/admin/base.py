@@ -9,6 +9,8 @@ from django.utils.translation import gettext_lazy as _
 from import_export.admin import ImportExportModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
+from advisor.spreadsheets import catalog_formats
+
 AUDIT_FIELDS = ("created_at", "updated_at")
 PROVENANCE = (_("Provenance"), {"fields": ("source", "as_of", "notes", *AUDIT_FIELDS)})
 
@@ -18,6 +20,13 @@ class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
     readonly_fields = AUDIT_FIELDS
     list_per_page = 50
     save_on_top = True
+
+    # CSV and XLSX only, and no exported cell is ever a formula (advisor/spreadsheets.py).
+    def get_import_formats(self):
+        return catalog_formats()[0]
+
+    def get_export_formats(self):
+        return catalog_formats()[1]
 
     # Importing writes rows, so it needs the add and change permissions; exporting needs view.
     def has_import_permission(self, request):
