@@ -20,8 +20,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from advisor.roles import PROCUREMENT_STAFF
 from advisor.assessments import answers, services
+from advisor.roles import PROCUREMENT_STAFF
 from tests.integration.test_wizard_support import (
     MODEL,
     PROCUREMENT,
