@@ -85,6 +85,7 @@ def _economics(option: Option) -> dict | None:
                 "as_of": jsonable(a.as_of),
                 "flag": a.flag,
                 "level": a.level,
+                "kind": a.kind,
             }
             for a in cost_figures(option)
         ],

@@ -26,9 +26,7 @@ from advisor.domain.compliance.facts import (
 )
 from advisor.domain.document import EntryContext
 from advisor.domain.economics.inputs import (
-    BASIS_EXAMPLE,
     BASIS_OVERRIDE,
-    BASIS_QUOTE,
     Prices,
     Provenance,
     Site,
@@ -332,13 +330,8 @@ def _purchase_price(model: ServerModel, overrides: dict | None = None):
     )
     if offer is None:
         return Prices(), {}
-    seller = offer.vendor or offer.data_center or offer.seller_name
-    basis = BASIS_EXAMPLE if offer.is_example else BASIS_QUOTE
-    provenance = Provenance(
-        basis, f"{seller}. {offer.source}".strip(), offer.quoted_on or offer.as_of
-    )
     return Prices(purchase_cny_per_server=offer.purchase_price), {
-        "purchase_cny_per_server": provenance
+        "purchase_cny_per_server": economics_selectors.offer_provenance(offer)
     }
 
 

@@ -110,6 +110,18 @@ MEMORY_COMPONENT_LABELS = {
     "total": _("Total per GPU"),
 }
 
+# What kind of publication a figure's strongest source is (advisor/domain/sources.py).
+SOURCE_KIND_LABELS = {
+    "official": _("official document or price list"),
+    "vendor": _("vendor or operator publication"),
+    "dealer": _("dealer quote"),
+    "press": _("press report"),
+    "aggregator": _("aggregator or repost"),
+    "blog": _("blog"),
+}
+# The mark next to a figure whose sources are all aggregators or blogs.
+LOW_QUALITY_SOURCE = _("low-quality source")
+
 # Every kind of code a person reads, by name (``word("verdict", code)``).
 LABELS = {
     "area": AREA_LABELS,
@@ -127,6 +139,7 @@ LABELS = {
     "precision": PRECISION_LABELS,
     "ranking": RANKING_LABELS,
     "severity": SEVERITY_LABELS,
+    "source_kind": SOURCE_KIND_LABELS,
     "status": STATUS_LABELS,
     "strategy": STRATEGY_LABELS,
     "verdict": VERDICT_LABELS,

@@ -2,6 +2,7 @@
 
 from django import template
 
+from advisor.domain import sources as domain_sources
 from advisor.presentation import labels
 from advisor.presentation.text import local_name, render_text
 
@@ -63,3 +64,15 @@ def flag_label(value) -> str:
 def level_label(value) -> str:
     """Where a figure was found (site, zone, national …) in words; empty when unknown."""
     return labels.word("level", value, missing="")
+
+
+@register.filter
+def source_kind_label(value) -> str:
+    """The kind of a figure's strongest source in words; empty when it has none."""
+    return labels.word("source_kind", value, missing="")
+
+
+@register.filter
+def low_quality_source(value) -> str:
+    """The "low-quality source" mark for a figure resting only on aggregators or blogs."""
+    return str(labels.LOW_QUALITY_SOURCE) if domain_sources.is_low_quality(value or "") else ""

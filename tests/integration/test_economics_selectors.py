@@ -248,3 +248,49 @@ def test_demand_charge_comes_from_the_zone_for_passed_through_power(catalog):
     assert figures.provenance["demand_charge_cny_per_kw_month"].as_of == zone.tariff_as_of
     site.power_pricing = choices.PowerPricing.INCLUDED
     assert site_figures(site).demand_charge_cny_per_kw_month is None
+
+
+# --- Source kinds (docs/decisions/0043-source-kinds.md) -----------------------------------
+
+
+def test_prices_carry_the_kind_of_their_strongest_source(catalog):
+    _, provenance = prices_for(catalog["server"], catalog["guian"])
+    # The seeded H100 purchase and rent prices are press reports read only on reposts.
+    for key in ("purchase_cny_per_server", "rent_cny_per_server_month"):
+        assert provenance[key].kind == "aggregator", key
+        assert provenance[key].flag == "LOW", key
+        assert "[aggregator]" not in provenance[key].source  # the reader sees the documents
+
+
+def test_a_quote_keeps_its_kind_and_a_press_report_its_flag(catalog):
+    server, guian = catalog["server"], catalog["guian"]
+    Offer.objects.create(
+        key="press-rent",
+        server_model=server,
+        kind=choices.OfferKind.RENT,
+        monthly_rent=D(60000),
+        seller_name="Reported dealer",
+        quoted_on=date(2026, 10, 1),
+        price_flag=choices.SourceFlag.PRESS,
+        source="[press] Report on rents. Paper, 2026-10-01. https://example.org/r\n"
+        "[blog] A post repeating it",
+    )
+    _, provenance = prices_for(server, guian)
+    rent = provenance["rent_cny_per_server_month"]
+    assert (rent.kind, rent.flag) == ("press", "")  # an example price keeps its basis
+
+
+def test_site_figures_carry_their_source_kind(catalog):
+    figures = site_figures(catalog["guian"])
+    tariff = figures.provenance["tariff_cny_per_kwh"]
+    assert tariff.kind == "official"  # the grid company's table, derived: flagged LOW itself
+    rack_fee = figures.provenance["rack_fee_cny_per_month"]
+    assert (rack_fee.kind, rack_fee.flag) == ("vendor", "VEND")  # VNET's own results
+    pue = figures.provenance["pue"]
+    assert pue.kind == "press"  # the DEMO site's strongest source: a press report
+    ningxia = PolicyZone.objects.get(key="ningxia")
+    dc = DataCenter.objects.create(
+        key="test-ningxia", name="Test", city="Zhongwei", province="Ningxia", policy_zone=ningxia
+    )
+    tariff = site_figures(dc).provenance["tariff_cny_per_kwh"]
+    assert (tariff.kind, tariff.flag) == ("aggregator", "LOW")  # a repost only

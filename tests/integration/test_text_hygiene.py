@@ -228,7 +228,8 @@ def test_config_json_errors_are_in_our_words(raw, words):
     from advisor.domain.model_config import ConfigProblem, parse_config
     from advisor.presentation.text import render_text
 
-    with translation.override("en"), pytest.raises(ConfigProblem) as refused:
-        parse_config(raw)
-    assert render_text(refused.value.message) == words
+    with translation.override("en"):
+        with pytest.raises(ConfigProblem) as refused:
+            parse_config(raw)
+        assert render_text(refused.value.message) == words
     assert json.dumps(words)  # one plain sentence

@@ -108,6 +108,30 @@ CASES = [
     ),
     ("SITE-RACK-COOLING", {"server": {"cooling": "liquid"}, **dc(cooling_kinds=None)}, U),
     ("SITE-RACK-COOLING", {"server": {"cooling": "liquid"}, **dc(cooling_kinds=("immersion",))}, P),
+    # A server whose cooling no source states (e.g. the standard Atlas 800T A2): an open
+    # question where the site offers no liquid cooling, never a fail on that ground alone.
+    (
+        "SITE-RACK-COOLING",
+        {"server": {"cooling": ""}, **rack(10, dc_max=20, cooling_kinds=("air",))},
+        U,
+    ),
+    (
+        "SITE-RACK-COOLING",
+        {"server": {"cooling": ""}, **rack(35, dc_max=50, cooling_kinds=("air",))},
+        U,
+    ),
+    ("SITE-RACK-COOLING", {"server": {"cooling": ""}, **rack(10, cooling_kinds=None)}, U),
+    (
+        "SITE-RACK-COOLING",
+        {"server": {"cooling": ""}, **rack(10, dc_max=20, cooling_kinds=("air", "direct-liquid"))},
+        P,
+    ),
+    # ... but a rack beyond what the site's air cooling removes fails whatever the server.
+    (
+        "SITE-RACK-COOLING",
+        {"server": {"cooling": ""}, **rack(45, dc_max=50, cooling_kinds=("air",))},
+        F,
+    ),
     # Power.
     ("SITE-DUAL-FEED", dc(dual_utility_feeds=True), P),
     ("SITE-DUAL-FEED", dc(dual_utility_feeds=False), F),

@@ -9,10 +9,17 @@ from django.utils.translation import gettext_lazy as _
 from import_export.admin import ImportExportModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
+from advisor.domain import sources as domain_sources
 from advisor.spreadsheets import catalog_formats
+from vendors import choices
 
 AUDIT_FIELDS = ("created_at", "updated_at")
 PROVENANCE = (_("Provenance"), {"fields": ("source", "as_of", "notes", *AUDIT_FIELDS)})
+# Hardware rows also name the figures whose only sources are aggregators or blogs.
+HARDWARE_PROVENANCE = (
+    _("Provenance"),
+    {"fields": ("source", "low_confidence_figures", "as_of", "notes", *AUDIT_FIELDS)},
+)
 
 
 class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
@@ -34,6 +41,12 @@ class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
 
     def has_export_permission(self, request):
         return self.has_view_permission(request)
+
+    @admin.display(description=_("source kinds"))
+    def source_kinds(self, obj):
+        """The kinds of the row's source lines, strongest first, e.g. "Press report, Blog"."""
+        kinds = sorted(domain_sources.kinds_of(obj.source), key=domain_sources.SOURCE_KINDS.index)
+        return ", ".join(str(choices.SourceKind(kind).label) for kind in kinds) or "—"
 
 
 class MemoryFilter(admin.SimpleListFilter):

@@ -328,18 +328,58 @@ def rack_power(facts: ComplianceInput, params: Parameters):
 
 def rack_cooling(facts: ComplianceInput, params: Parameters):
     option, dc, server = facts.option, facts.data_center, facts.server
-    practical = params["site.air_cooling_practical_kw_per_rack"]
-    air_limit = params["site.air_cooling_limit_kw_per_rack"]
-    rear_door_limit = params["site.rear_door_limit_kw_per_rack"]
     full = figure(option.rack_power_max_kw)
     kinds = None if dc.cooling_kinds is None else set(dc.cooling_kinds)
     offered = ", ".join(sorted(kinds)) if kinds else None
     evidence = (
-        Evidence(N_("Rack power at full load"), full, practical, "kW", "<="),
-        Evidence(N_("Air cooling limit"), full, air_limit, "kW", "<="),
+        Evidence(
+            N_("Rack power at full load"),
+            full,
+            params["site.air_cooling_practical_kw_per_rack"],
+            "kW",
+            "<=",
+        ),
+        Evidence(
+            N_("Air cooling limit"), full, params["site.air_cooling_limit_kw_per_rack"], "kW", "<="
+        ),
         Evidence(N_("Cooling offered"), offered, None, "", ""),
     )
     liquid = None if kinds is None else bool(kinds & set(LIQUID_COOLING))
+    result = _rack_density(option, server, kinds, liquid, evidence, params)
+    # A server whose cooling no source states may need liquid cooling: where the site offers
+    # none (or does not say), that is an open question, never a pass and never a fail.
+    if (
+        server is not None
+        and not server.cooling
+        and not liquid
+        and result.status in (Status.PASS, Status.WARN)
+    ):
+        if liquid is None:
+            return outcome(
+                Status.UNKNOWN,
+                N_(
+                    "Neither the server's cooling (air or liquid) nor the data center's "
+                    "cooling is recorded: ask both."
+                ),
+                evidence,
+            )
+        return outcome(
+            Status.UNKNOWN,
+            N_(
+                "The server's cooling (air or liquid) is not recorded and the data center "
+                "offers no liquid cooling: ask the vendor whether this model is air-cooled."
+            ),
+            evidence,
+        )
+    return result
+
+
+def _rack_density(option, server, kinds, liquid, evidence, params):
+    practical = params["site.air_cooling_practical_kw_per_rack"]
+    air_limit = params["site.air_cooling_limit_kw_per_rack"]
+    rear_door_limit = params["site.rear_door_limit_kw_per_rack"]
+    full = figure(option.rack_power_max_kw)
+    offered = ", ".join(sorted(kinds)) if kinds else None
     if server is not None and server.cooling == "liquid" and not liquid:
         if liquid is None:
             return outcome(
