@@ -87,7 +87,7 @@ def test_pue_finding_renders_in_chinese_with_its_figures():
 @pytest.mark.parametrize(
     ("rule_id", "overrides", "expected"),
     [
-        ("SITE-UPS", {"data_center": {"ups_backup_min": 20}}, "UPS 后备 20 分钟，满足 GB 50174 A 级（15 分钟），但未达到原文 30 分钟的要求。"),
+        ("SITE-UPS", {"data_center": {"ups_backup_min": 20}}, "UPS 后备 20 分钟，满足 GB 50174 A 级（15 分钟），但未达到采购方 30 分钟的要求。"),
         ("HW-INTRANODE-LINK", {"server": {"topology": "pcie-switch"}, "option": {"pcie_communication_penalty_pct": 35}}, "8 张 GPU 通过 PCIe switch 互联，并非全互联：选型测算预计通信开销为 35%。"),
         ("VENDOR-TELECOM-LICENCE", {"vendor": {"licences": ()}}, "服务商未持有增值电信业务经营许可证。"),
     ],

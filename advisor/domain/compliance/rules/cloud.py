@@ -8,6 +8,7 @@ this module adds data residency.
 
 from __future__ import annotations
 
+from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, outcome
 from advisor.domain.compliance.facts import ComplianceInput
 from advisor.domain.compliance.parameters import Parameters
@@ -61,10 +62,7 @@ RULES = (
             "country: personal information needs a cross-border transfer basis and important "
             "data a security assessment."
         ),
-        N_(
-            "Personal Information Protection Law art. 38-40; Data Security Law art. 31; "
-            "Measures for Security Assessment of Outbound Data Transfers (2022)"
-        ),
+        cite.DATA_RESIDENCY,
         Severity.BLOCKER,
         data_residency,
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, figure, outcome
 from advisor.domain.compliance.facts import (
     AVAILABILITY_AVAILABLE,
@@ -174,7 +175,7 @@ def nvme_capacity(facts: ComplianceInput, params: Parameters):
             "unknown": N_("The server's usable NVMe or the job's need is not known."),
             "fail": N_("{have} TB of usable NVMe is less than the {need} TB the job needs."),
             "warn": N_(
-                "{have} TB of usable NVMe covers the job but is below the source article's {floor} TB."
+                "{have} TB of usable NVMe covers the job but is below the buyer's {floor} TB."
             ),
             "pass": N_(
                 "{have} TB of usable NVMe covers the job's {need} TB and the {floor} TB floor."
@@ -200,7 +201,7 @@ def nvme_read(facts: ComplianceInput, params: Parameters):
                 "NVMe reads at {have} GB/s, less than the {need} GB/s the data loader needs."
             ),
             "warn": N_(
-                "NVMe reads at {have} GB/s: enough for the job but below the source article's {floor} GB/s."
+                "NVMe reads at {have} GB/s: enough for the job but below the buyer's {floor} GB/s."
             ),
             "pass": N_(
                 "NVMe reads at {have} GB/s, covering the job's {need} GB/s and the {floor} GB/s floor."
@@ -271,9 +272,7 @@ def software_stack(facts: ComplianceInput, params: Parameters):
     if needs_stack_version and stack_major < cuda_min:
         return outcome(
             Status.WARN,
-            N_(
-                "CUDA {version} is older than the {minimum}.x the source article validates with PyTorch 2.x."
-            ),
+            N_("CUDA {version} is older than the {minimum}.x the buyer asks for with PyTorch 2.x."),
             evidence,
             version=buyer.stack_version,
             minimum=cuda_min,
@@ -281,7 +280,7 @@ def software_stack(facts: ComplianceInput, params: Parameters):
     if torch_major is not None and torch_major < torch_min:
         return outcome(
             Status.WARN,
-            N_("PyTorch {version} is older than the {minimum}.x the source article recommends."),
+            N_("PyTorch {version} is older than the {minimum}.x the buyer asks for."),
             evidence,
             version=buyer.framework_version,
             minimum=torch_min,
@@ -378,7 +377,7 @@ RULES = (
         N_(
             "A job sharded across a 4- or 8-GPU server needs NVLink/NVSwitch-class all-to-all links; over PCIe the GPUs wait on communication (NVSwitch 600 GB/s vs about 50 GB/s through a PCIe switch)."
         ),
-        N_("Source article H2"),
+        cite.INTRANODE_LINK,
         Severity.WARNING,
         intranode_link,
         ("hw.sharded_min_gpus_per_server",),
@@ -390,7 +389,7 @@ RULES = (
         N_(
             "A job spread over several servers needs RoCE or InfiniBand NICs so parameter synchronisation does not become the bottleneck."
         ),
-        N_("Source article H4"),
+        cite.INTERNODE_NIC,
         Severity.BLOCKER,
         internode_nic,
     ),
@@ -399,9 +398,9 @@ RULES = (
         Area.HARDWARE,
         N_("Local NVMe capacity"),
         N_(
-            "Each server needs enough usable local NVMe for checkpoints and logs; the source article asks for at least 8 TB."
+            "Each server needs enough usable local NVMe for checkpoints and logs; the buyer asks for at least 8 TB."
         ),
-        N_("Source article H4 and A4"),
+        cite.NVME,
         Severity.WARNING,
         nvme_capacity,
         ("hw.nvme_min_usable_tb",),
@@ -411,9 +410,9 @@ RULES = (
         Area.HARDWARE,
         N_("Local NVMe read speed"),
         N_(
-            "Data loading must keep up with the GPUs; the source article asks for at least 6 GB/s sequential read."
+            "Data loading must keep up with the GPUs; the buyer asks for at least 6 GB/s sequential read."
         ),
-        N_("Source article H4 and A4"),
+        cite.NVME,
         Severity.WARNING,
         nvme_read,
         ("hw.nvme_min_read_gbs",),
@@ -425,7 +424,7 @@ RULES = (
         N_(
             "The accelerator's stack must match the buyer's code: CUDA 12.x with PyTorch 2.x on NVIDIA, CANN on Ascend, ROCm on AMD."
         ),
-        N_("Source article A3; NVIDIA compatibility matrix"),
+        cite.SOFTWARE_STACK,
         Severity.BLOCKER,
         software_stack,
         ("hw.cuda_min_major", "hw.pytorch_min_major"),
@@ -437,7 +436,7 @@ RULES = (
         N_(
             "Reports the availability / export-control status the catalog records, with its date; it does not decide legal questions."
         ),
-        N_("Catalog record; research hardware-site-facts §4.5"),
+        cite.AVAILABILITY,
         Severity.WARNING,
         availability,
         ("hw.availability_max_age_days",),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, figure, outcome
 from advisor.domain.compliance.facts import (
     COOLING_REAR_DOOR,
@@ -58,7 +59,7 @@ def inlet_temperature(facts: ComplianceInput, params: Parameters):
             Status.WARN,
             N_(
                 "The room holds {low}-{high} °C: inside the {env_low}-{env_high} °C envelope but "
-                "warmer than the source article's {target} °C target."
+                "warmer than the buyer's {target} °C target."
             ),
             evidence,
             low=held_low,
@@ -165,8 +166,8 @@ def inlet_humidity(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.WARN,
             N_(
-                "Humidity may fall to {held}% RH: allowed by the standard but below the source "
-                "article's {target}% target for stable running."
+                "Humidity may fall to {held}% RH: allowed by the standard but below the buyer's "
+                "{target}% target for stable running."
             ),
             evidence,
             held=rh_min,
@@ -439,7 +440,7 @@ def ups_backup(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.WARN,
             N_(
-                "UPS backup of {minutes} min meets GB 50174 Class A ({floor} min) but not the source article's {target} min."
+                "UPS backup of {minutes} min meets GB 50174 Class A ({floor} min) but not the buyer's {target} min."
             ),
             evidence,
             minutes=minutes,
@@ -489,7 +490,7 @@ def hvdc(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.WARN,
             N_(
-                "The site supplies AC only, without HVDC; the {limit}% HVDC efficiency the source recommends is not available."
+                "The site supplies AC only, without HVDC; the {limit}% HVDC efficiency the buyer asks for is not available."
             ),
             evidence,
             limit=limit,
@@ -745,21 +746,13 @@ def contract_terms(facts: ComplianceInput, params: Parameters):
     )
 
 
-S1 = N_("Source article S1")
-CITE_ENVELOPE = N_(
-    "GB 50174-2017 Appendix A (cold aisle 18-27 °C; dew point 5.5-15 °C, RH ≤ 60%); "
-    "ASHRAE TC 9.9 recommended envelope; source article S5 (18-25 °C, 40-60% RH)"
-)
-
 RULES = (
     Rule(
         "SITE-INLET-TEMP",
         Area.SITE,
         N_("Inlet temperature"),
-        N_(
-            "The cold aisle must stay within the inlet envelope; the source article aims for 18-25 °C."
-        ),
-        CITE_ENVELOPE,
+        N_("The cold aisle must stay within the inlet envelope; the buyer aims for 18-25 °C."),
+        cite.INLET_ENVELOPE,
         Severity.BLOCKER,
         inlet_temperature,
         ("site.inlet_temp_min_c", "site.inlet_temp_max_c", "site.target_temp_max_c"),
@@ -769,9 +762,9 @@ RULES = (
         Area.SITE,
         N_("Inlet humidity"),
         N_(
-            "Inlet air must stay within the dew-point and RH envelope; the source article aims for 40-60% RH."
+            "Inlet air must stay within the dew-point and RH envelope; the buyer aims for 40-60% RH."
         ),
-        CITE_ENVELOPE,
+        cite.INLET_ENVELOPE,
         Severity.BLOCKER,
         inlet_humidity,
         (
@@ -788,7 +781,7 @@ RULES = (
         N_(
             "Where the outdoor air is humid (Guiyang ≈ 80% RH), the room needs precision humidity control against condensation."
         ),
-        N_("Source article S1; GB 50174-2017 Appendix A (RH ≤ 60%)"),
+        cite.HUMIDITY_CONTROL,
         Severity.WARNING,
         humidity_control,
         ("site.humid_climate_rh_pct",),
@@ -798,9 +791,7 @@ RULES = (
         Area.SITE,
         N_("PUE against the policy zone"),
         N_("The data center's PUE must not exceed the limit of its policy zone."),
-        N_(
-            "Policy zone limit (Guizhou 1.2, source article S2; national hub nodes, 2024 NDRC/MIIT/NEA/NDA action plan)"
-        ),
+        cite.PUE,
         Severity.BLOCKER,
         pue,
     ),
@@ -809,7 +800,7 @@ RULES = (
         Area.SITE,
         N_("Power per rack"),
         N_("The option's power per rack must fit the data center's maximum per rack."),
-        N_("Source article H3 (8× H100 ≈ 10 kW per server) and S2"),
+        cite.RACK_POWER,
         Severity.BLOCKER,
         rack_power,
     ),
@@ -820,7 +811,7 @@ RULES = (
         N_(
             "Air cooling is practical only up to roughly 30-40 kW per rack; rear-door units reach about 60 kW; above that liquid cooling is needed."
         ),
-        N_("Source article S2; rack-density bands (research §3.7, G1)"),
+        cite.RACK_COOLING,
         Severity.BLOCKER,
         rack_cooling,
         (
@@ -834,7 +825,7 @@ RULES = (
         Area.SITE,
         N_("Dual utility feeds"),
         N_("The site needs two independent utility supplies."),
-        N_("Source article S3; GB 50174-2017 §8.1 (Class A dual supply)"),
+        cite.DUAL_FEED,
         Severity.BLOCKER,
         dual_feeds,
     ),
@@ -843,9 +834,9 @@ RULES = (
         Area.SITE,
         N_("UPS backup time"),
         N_(
-            "UPS batteries must bridge a utility loss; the source article asks for 30 min, GB 50174 Class A for 15 min."
+            "UPS batteries must bridge a utility loss; the buyer asks for 30 min, GB 50174 Class A for 15 min."
         ),
-        N_("Source article S3; GB 50174-2017 §8.1 and Appendix A (Class A ≥ 15 min)"),
+        cite.UPS,
         Severity.BLOCKER,
         ups_backup,
         ("site.ups_backup_target_min", "site.ups_backup_floor_min"),
@@ -855,7 +846,7 @@ RULES = (
         Area.SITE,
         N_("Generator start time"),
         N_("Diesel generators must start automatically within 15 s."),
-        N_("Source article S3"),
+        cite.GENERATOR,
         Severity.BLOCKER,
         generator_start,
         ("site.generator_start_max_s",),
@@ -865,7 +856,7 @@ RULES = (
         Area.SITE,
         N_("HVDC supply efficiency"),
         N_("Servers should run on high-voltage DC with a conversion efficiency of at least 94%."),
-        N_("Source article S3"),
+        cite.HVDC,
         Severity.WARNING,
         hvdc,
         ("site.hvdc_efficiency_min_pct",),
@@ -877,7 +868,7 @@ RULES = (
         N_(
             "The servers in one rack must not exceed the rated load of the rack position or of the floor under it; 8-GPU servers weigh over 130 kg."
         ),
-        N_("Source article S5 and H3"),
+        cite.FLOOR_LOAD,
         Severity.BLOCKER,
         floor_load,
         ("site.rack_footprint_m2",),
@@ -887,7 +878,7 @@ RULES = (
         Area.SITE,
         N_("Multi-carrier BGP"),
         N_("The site should have multi-carrier BGP bandwidth."),
-        N_("Source article S4"),
+        cite.BGP,
         Severity.WARNING,
         bgp,
     ),
@@ -898,7 +889,7 @@ RULES = (
         N_(
             "For co-scheduling with eastern nodes, latency to East and South China must be within 30 ms."
         ),
-        N_("Source article S4"),
+        cite.LATENCY,
         Severity.WARNING,
         latency,
         ("site.latency_max_ms",),
@@ -908,7 +899,7 @@ RULES = (
         Area.SITE,
         N_("Packet loss"),
         N_("Cross-region co-scheduling needs packet loss below 0.1%."),
-        N_("Source article S4"),
+        cite.PACKET_LOSS,
         Severity.WARNING,
         packet_loss,
         ("site.packet_loss_max_pct",),
@@ -918,7 +909,7 @@ RULES = (
         Area.SITE,
         N_("7×24 on-site staff"),
         N_("Engineers must be on site around the clock."),
-        N_("Source article S6"),
+        cite.STAFF_24X7,
         Severity.WARNING,
         staff_on_site,
     ),
@@ -927,7 +918,7 @@ RULES = (
         Area.SITE,
         N_("Spare-part replacement time"),
         N_("Failed hardware parts must be replaced within 2 hours from on-site stock."),
-        N_("Source article S6"),
+        cite.SPARE_PARTS,
         Severity.WARNING,
         spare_parts,
         ("site.spare_parts_max_h",),
@@ -937,7 +928,7 @@ RULES = (
         Area.SITE,
         N_("Fault response time"),
         N_("The vendor must respond to hardware faults around the clock, within 24 hours."),
-        N_("Source article S6"),
+        cite.FAULT_RESPONSE,
         Severity.WARNING,
         fault_response,
         ("site.fault_response_max_h",),
@@ -949,7 +940,7 @@ RULES = (
         N_(
             "The contract must state the mean time to repair and the compensation when it is missed."
         ),
-        N_("Source article S6"),
+        cite.CONTRACT_MTTR,
         Severity.WARNING,
         contract_terms,
     ),

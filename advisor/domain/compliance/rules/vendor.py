@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, outcome
 from advisor.domain.compliance.dates import add_months
 from advisor.domain.compliance.facts import (
@@ -538,7 +539,7 @@ RULES = (
         N_(
             "Hosting servers for customers is Internet data center business: the vendor needs a valid value-added telecom licence listing B11."
         ),
-        N_("Source article V1; Telecom business catalogue (2015) B11; research §4.1"),
+        cite.TELECOM_LICENCE,
         Severity.BLOCKER,
         telecom_licence,
         EXPIRY,
@@ -550,9 +551,7 @@ RULES = (
         N_(
             "A provincially issued licence covers business in that province only; a cross-region licence lists the provinces or cities it covers."
         ),
-        N_(
-            "Source article V1 (regional node coverage); Telecom Business Licensing Measures (MIIT Order No. 42, 2017)"
-        ),
+        cite.LICENCE_REGION,
         Severity.WARNING,
         licence_region,
     ),
@@ -561,7 +560,7 @@ RULES = (
         Area.VENDOR,
         N_("ICP filing"),
         N_("The vendor's websites must carry an ICP filing number."),
-        N_("Source article V2; research §4.1 (ICP filing vs licence)"),
+        cite.ICP_FILING,
         Severity.WARNING,
         icp_filing,
     ),
@@ -572,7 +571,7 @@ RULES = (
         N_(
             "Information security certified to ISO/IEC 27001:2022, valid, with a surveillance audit in the last 12 months; 2013-edition certificates lapsed on 2025-10-31."
         ),
-        N_("Source article V2; ISO/IEC 17021-1; IAF MD 26 (research §4.3)"),
+        cite.ISO27001,
         Severity.BLOCKER,
         iso27001,
         (*EXPIRY, "vendor.iso_audit_max_months", "vendor.iso27001_2013_withdrawn_on"),
@@ -584,7 +583,7 @@ RULES = (
         N_(
             "Quality management certified to ISO 9001, valid, with a surveillance audit in the last 12 months."
         ),
-        N_("Source article V2; ISO/IEC 17021-1 (research §4.3)"),
+        cite.ISO9001,
         Severity.WARNING,
         iso9001,
         (*EXPIRY, "vendor.iso_audit_max_months"),
@@ -596,7 +595,7 @@ RULES = (
         N_(
             "The vendor's systems must be assessed at MLPS 2.0 level 3 (等保三级), re-assessed at least once a year."
         ),
-        N_("Source article V2; GB/T 22239-2019 (research §4.2)"),
+        cite.MLPS,
         Severity.BLOCKER,
         mlps,
         (*EXPIRY, "vendor.mlps_assessment_max_months", "vendor.mlps_min_level"),
@@ -608,7 +607,7 @@ RULES = (
         N_(
             "The vendor should run the data center itself (持牌自营), so spares, staff and repairs are under its control."
         ),
-        N_("Source article V1 and S6"),
+        cite.SELF_OPERATED,
         Severity.WARNING,
         self_operated,
     ),
@@ -619,7 +618,7 @@ RULES = (
         N_(
             "A vendor with its own BGP network and backbone links controls latency and failover better."
         ),
-        N_("Source article V3 and S4"),
+        cite.NETWORK,
         Severity.ADVICE,
         network,
     ),
