@@ -3,7 +3,7 @@
 from django import template
 
 from advisor.presentation import labels
-from advisor.presentation.text import local_name, render_text
+from advisor.presentation.text import evidence_text, local_name, render_text
 
 register = template.Library()
 
@@ -17,6 +17,12 @@ def local_name_filter(record, field="name") -> str:
 @register.filter(name="tr")
 def tr(value) -> str:
     return render_text(value)
+
+
+@register.filter(name="evidence")
+def evidence_filter(item) -> str:
+    """``{{ e|evidence }}``: a finding's evidence as a sentence in the reader's language."""
+    return evidence_text(item)
 
 
 @register.filter

@@ -7,7 +7,6 @@ import re
 from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, figure, outcome
 from advisor.domain.compliance.facts import (
-    AVAILABILITY_AVAILABLE,
     AVAILABILITY_DOMESTIC,
     AVAILABILITY_LICENCE_REQUIRED,
     AVAILABILITY_NOT_AVAILABLE,
@@ -15,20 +14,27 @@ from advisor.domain.compliance.facts import (
     ComplianceInput,
 )
 from advisor.domain.compliance.parameters import Parameters
-from advisor.domain.i18n import N_
+from advisor.domain.i18n import N_, Message
 
 # Topologies in which every accelerator reaches every other one over the scale-up fabric.
 ALL_TO_ALL_TOPOLOGIES = ("nvswitch", "hccs-mesh", "xgmi-mesh")
 MULTI_NODE_NICS = ("roce", "infiniband")
 # Technical names, the same in both languages (they fill message placeholders untranslated).
 STACK_NAMES = {"cuda": "CUDA", "rocm": "ROCm", "cann": "CANN"}
-TOPOLOGY_NAMES = {
-    "nvswitch": "NVSwitch",
-    "nvlink-pairs": "NVLink bridge (pairs)",
-    "pcie-switch": "PCIe switch",
-    "hccs-mesh": "HCCS full mesh",
-    "xgmi-mesh": "xGMI full mesh",
+FRAMEWORK_NAMES = {"pytorch": "PyTorch"}
+# How the GPUs of a server are linked, in words (filled into messages as nested messages, so
+# they read in the reader's language).
+TOPOLOGY_WORDS = {
+    "nvswitch": N_("NVSwitch"),
+    "nvlink-pairs": N_("NVLink bridges between pairs"),
+    "pcie-switch": N_("a PCIe switch"),
+    "hccs-mesh": N_("an HCCS full mesh"),
+    "xgmi-mesh": N_("an xGMI full mesh"),
 }
+
+
+def _topology(code: str):
+    return Message(TOPOLOGY_WORDS[code]) if code in TOPOLOGY_WORDS else code
 
 
 def _gpus_per_server(facts: ComplianceInput):
@@ -48,9 +54,16 @@ def intranode_link(facts: ComplianceInput, params: Parameters):
     bandwidth = None if server is None else figure(server.intra_node_bandwidth_gbs)
     penalty = figure(option.pcie_communication_penalty_pct)
     evidence = (
-        Evidence(N_("Topology inside the server"), topology, "all-to-all", "", "=="),
-        Evidence(N_("GPU-to-GPU bandwidth per GPU"), bandwidth, None, "GB/s", ""),
-        Evidence(N_("Expected communication penalty"), penalty, None, "%", ""),
+        Evidence(
+            N_("The link between the GPUs inside the server"),
+            topology,
+            "all-to-all",
+            "",
+            "==",
+            "topology",
+        ),
+        Evidence(N_("The GPU-to-GPU bandwidth per GPU"), bandwidth, None, "GB/s", ""),
+        Evidence(N_("The expected communication penalty"), penalty, None, "%", ""),
     )
     if option.sharded_across_gpus is False:
         return outcome(
@@ -74,7 +87,7 @@ def intranode_link(facts: ComplianceInput, params: Parameters):
             N_("Whether the job is sharded, or the server's GPU topology, is not known."),
             evidence,
         )
-    name = TOPOLOGY_NAMES.get(topology, topology)
+    name = _topology(topology)
     if topology in ALL_TO_ALL_TOPOLOGIES:
         return outcome(
             Status.PASS,
@@ -113,9 +126,15 @@ def internode_nic(facts: ComplianceInput, params: Parameters):
     option, server = facts.option, facts.server
     nic = None if server is None else server.nic_kind
     evidence = (
-        Evidence(N_("Server NIC kind"), nic, "roce / infiniband", "", "in"),
         Evidence(
-            N_("NIC speed"), None if server is None else figure(server.nic_gbps), None, "Gb/s", ""
+            N_("The kind of network card between servers"), nic, MULTI_NODE_NICS, "", "in", "nic"
+        ),
+        Evidence(
+            N_("The network card speed"),
+            None if server is None else figure(server.nic_gbps),
+            None,
+            "Gb/s",
+            "",
         ),
     )
     if option.multi_node is False:
@@ -147,10 +166,19 @@ def internode_nic(facts: ComplianceInput, params: Parameters):
 # --- H4: local NVMe ------------------------------------------------------------------------
 
 
-def _against_need(have, need, floor, unit, labels, templates):
+def _against_need(have, need, floor, unit, label, templates):
     evidence = (
-        Evidence(labels[0], have, need, unit, ">="),
-        Evidence(labels[1], have, floor, unit, ">="),
+        Evidence(
+            label, have, need, unit, ">=", requirement=N_("the job needs at least {threshold}")
+        ),
+        Evidence(
+            label,
+            have,
+            floor,
+            unit,
+            ">=",
+            requirement=N_("the buyer asks for at least {threshold}"),
+        ),
     )
     if have is None or need is None:
         return outcome(Status.UNKNOWN, templates["unknown"], evidence)
@@ -170,7 +198,7 @@ def nvme_capacity(facts: ComplianceInput, params: Parameters):
         figure(facts.option.nvme_needed_tb),
         params["hw.nvme_min_usable_tb"],
         "TB",
-        (N_("Usable NVMe against the job's need"), N_("Usable NVMe against the source's floor")),
+        N_("The usable local NVMe per server"),
         {
             "unknown": N_("The server's usable NVMe or the job's need is not known."),
             "fail": N_("{have} TB of usable NVMe is less than the {need} TB the job needs."),
@@ -191,10 +219,7 @@ def nvme_read(facts: ComplianceInput, params: Parameters):
         figure(facts.option.nvme_read_needed_gbs),
         params["hw.nvme_min_read_gbs"],
         "GB/s",
-        (
-            N_("NVMe sequential read against the job's need"),
-            N_("NVMe sequential read against the source's floor"),
-        ),
+        N_("The local NVMe sequential read per server"),
         {
             "unknown": N_("The server's NVMe read speed or the job's need is not known."),
             "fail": N_(
@@ -223,20 +248,30 @@ def software_stack(facts: ComplianceInput, params: Parameters):
     stack = None if accelerator is None else accelerator.software_stack
     cuda_min, torch_min = params["hw.cuda_min_major"], params["hw.pytorch_min_major"]
     evidence = (
-        Evidence(N_("Accelerator software stack"), stack, buyer.stack, "", "=="),
         Evidence(
-            N_("Stack version"),
+            N_("The accelerator's software stack"),
+            stack,
+            buyer.stack,
+            "",
+            "==",
+            "stack",
+            requirement=N_("the buyer's code targets {threshold}"),
+        ),
+        Evidence(
+            N_("The software stack version the buyer uses"),
             buyer.stack_version,
             f"{cuda_min}.x" if stack == "cuda" else None,
             "",
-            ">=",
+            ">=" if stack == "cuda" else "",
+            requirement=N_("the buyer asks for at least {threshold}"),
         ),
         Evidence(
-            N_("Framework version"),
+            N_("The framework version the buyer uses"),
             buyer.framework_version,
             f"{torch_min}.x" if _is_pytorch(buyer) else None,
             "",
-            ">=",
+            ">=" if _is_pytorch(buyer) else "",
+            requirement=N_("the buyer asks for at least {threshold}"),
         ),
     )
     if stack is None or buyer.stack is None:
@@ -289,7 +324,9 @@ def software_stack(facts: ComplianceInput, params: Parameters):
         Status.PASS,
         N_("{framework} {framework_version} on {stack} {stack_version} matches the accelerator."),
         evidence,
-        framework=buyer.framework or "—",
+        framework=FRAMEWORK_NAMES.get(
+            (buyer.framework or "").strip().lower(), buyer.framework or "—"
+        ),
         framework_version=buyer.framework_version or "",
         stack=STACK_NAMES.get(stack, stack),
         stack_version=buyer.stack_version or "",
@@ -310,10 +347,23 @@ def availability(facts: ComplianceInput, params: Parameters):
     as_of = None if record is None else record.as_of
     age = None if as_of is None else (today - as_of).days
     evidence = (
-        Evidence(N_("Recorded status"), status, AVAILABILITY_AVAILABLE, "", "=="),
-        Evidence(N_("Age of the record"), age, max_age, N_("days"), "<="),
+        Evidence(
+            N_("The supply status the catalog records"),
+            status if status in AVAILABILITY_STATUSES else None,
+            None,
+            "",
+            "",
+            "availability",
+        ),
+        Evidence(
+            N_("The age of that record"),
+            age,
+            max_age,
+            N_("days"),
+            "<=",
+            requirement=N_("it is checked again after {threshold}"),
+        ),
     )
-    note = (record.note if record else None) or ""
     if status not in AVAILABILITY_STATUSES or as_of is None:
         return outcome(
             Status.UNKNOWN,
@@ -326,21 +376,24 @@ def availability(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.WARN,
             N_(
-                "As of {date} the catalog records that exports of this accelerator need a licence. {note} Confirm supply with the seller; this tool does not judge the law."
+                "As of {date} the catalog records that exporting this accelerator to China needs a "
+                "US export licence (BIS rules on advanced computing items); the accelerator's "
+                "catalog entry gives the details and their sources. Confirm supply with the "
+                "seller in writing; this tool does not judge the law."
             ),
             evidence,
             date=as_of.isoformat(),
-            note=note,
         )
     if status == AVAILABILITY_NOT_AVAILABLE:
         return outcome(
             Status.WARN,
             N_(
-                "As of {date} the catalog records this accelerator as not available in China. {note} Confirm supply with the seller."
+                "As of {date} the catalog records this accelerator as not available in China; the "
+                "accelerator's catalog entry gives the details and their sources. Confirm supply "
+                "with the seller in writing."
             ),
             evidence,
             date=as_of.isoformat(),
-            note=note,
         )
     if age > max_age:
         return outcome(

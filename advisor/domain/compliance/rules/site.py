@@ -5,7 +5,16 @@ from __future__ import annotations
 import math
 
 from advisor.domain.compliance import citations as cite
-from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, figure, outcome
+from advisor.domain.compliance.base import (
+    Area,
+    Evidence,
+    Rule,
+    Severity,
+    Status,
+    figure,
+    outcome,
+    shown,
+)
 from advisor.domain.compliance.facts import (
     COOLING_REAR_DOOR,
     LIQUID_COOLING,
@@ -14,6 +23,11 @@ from advisor.domain.compliance.facts import (
 )
 from advisor.domain.compliance.parameters import Parameters
 from advisor.domain.i18n import N_
+
+# Who requires a figure, when it is not the rule's own standard (Evidence.requirement).
+BUYER_AT_MOST = N_("the buyer asks for at most {threshold}")
+BUYER_AT_LEAST = N_("the buyer asks for at least {threshold}")
+DC_ALLOWS = N_("the data center allows at most {threshold}")
 
 # --- S1/S5: inlet temperature -------------------------------------------------------------
 
@@ -24,9 +38,16 @@ def inlet_temperature(facts: ComplianceInput, params: Parameters):
     target_high = params["site.target_temp_max_c"]
     held_low, held_high = figure(dc.inlet_temp_min_c), figure(dc.inlet_temp_max_c)
     evidence = (
-        Evidence(N_("Lowest inlet temperature held"), held_low, low, "°C", ">="),
-        Evidence(N_("Highest inlet temperature held"), held_high, high, "°C", "<="),
-        Evidence(N_("Highest temperature, source target"), held_high, target_high, "°C", "<="),
+        Evidence(N_("The lowest inlet temperature the room holds"), held_low, low, "°C", ">="),
+        Evidence(N_("The highest inlet temperature the room holds"), held_high, high, "°C", "<="),
+        Evidence(
+            N_("The highest inlet temperature the room holds"),
+            held_high,
+            target_high,
+            "°C",
+            "<=",
+            requirement=BUYER_AT_MOST,
+        ),
     )
     if held_low is not None and held_low < low:
         return outcome(
@@ -114,11 +135,31 @@ def inlet_humidity(facts: ComplianceInput, params: Parameters):
         figure(None if dp_max is None else round(dp_max, 1)),
     )
     rh_min, rh_max = figure(dc.inlet_rh_min_pct), figure(dc.inlet_rh_max_pct)
+    lowest_dp, highest_dp = (
+        (
+            N_("The lowest inlet dew point, derived from the held ranges"),
+            N_("The highest inlet dew point, derived from the held ranges"),
+        )
+        if derived
+        else (
+            N_("The lowest inlet dew point the room holds"),
+            N_("The highest inlet dew point the room holds"),
+        )
+    )
     evidence = (
-        Evidence(N_("Highest inlet RH held"), rh_max, rh_limit, "%", "<="),
-        Evidence(N_("Lowest inlet RH, source target"), rh_min, target_low, "%", ">="),
-        Evidence(N_("Lowest inlet dew point"), dp_min, dp_low, "°C", ">="),
-        Evidence(N_("Highest inlet dew point"), dp_max, dp_high, "°C", "<="),
+        Evidence(
+            N_("The highest inlet relative humidity the room holds"), rh_max, rh_limit, "%", "<="
+        ),
+        Evidence(
+            N_("The lowest inlet relative humidity the room holds"),
+            rh_min,
+            target_low,
+            "%",
+            ">=",
+            requirement=BUYER_AT_LEAST,
+        ),
+        Evidence(lowest_dp, dp_min, dp_low, "°C", ">="),
+        Evidence(highest_dp, dp_max, dp_high, "°C", "<="),
     )
     if rh_max is not None and rh_max > rh_limit:
         return outcome(
@@ -192,8 +233,21 @@ def humidity_control(facts: ComplianceInput, params: Parameters):
     limit = params["site.humid_climate_rh_pct"]
     climate = figure(dc.climate_mean_rh_pct)
     evidence = (
-        Evidence(N_("Outdoor mean relative humidity"), climate, limit, "%", "<="),
-        Evidence(N_("Precision humidity control"), dc.precision_humidity_control, True, "", "=="),
+        Evidence(
+            N_("The outdoor mean relative humidity"),
+            climate,
+            limit,
+            "%",
+            "<=",
+            requirement=N_("above {threshold}, precision humidity control is needed"),
+        ),
+        Evidence(
+            N_("Precision humidity control in the room"),
+            dc.precision_humidity_control,
+            True,
+            "",
+            "==",
+        ),
     )
     if dc.precision_humidity_control:
         return outcome(Status.PASS, N_("The room has precision humidity control."), evidence)
@@ -234,8 +288,27 @@ def humidity_control(facts: ComplianceInput, params: Parameters):
 def pue(facts: ComplianceInput, params: Parameters):
     dc, zone = facts.data_center, facts.zone
     value, limit = figure(dc.pue), figure(zone.pue_limit)
-    evidence = (Evidence(N_("PUE"), value, limit, "", "<="),)
-    source = zone.pue_limit_source or ""
+    evidence = (
+        Evidence(
+            N_("The data center's PUE"),
+            value,
+            limit,
+            "",
+            "<=",
+            requirement=N_("its policy zone allows at most {threshold}"),
+        ),
+        Evidence(
+            N_("The kind of PUE figure"),
+            dc.pue_basis if value is not None else None,
+            PUE_MEASURED,
+            "",
+            "==",
+            "pue-basis",
+        ),
+    )
+    # The zone's name in the reader's language; its policy document is the rule's citation and
+    # the zone's own source (the catalog's text is not repeated inside the sentence).
+    zone_names = {"zone": zone.name or zone.key or "—", "zone_zh": zone.name_zh or ""}
     if value is None or limit is None:
         return outcome(
             Status.UNKNOWN,
@@ -246,31 +319,31 @@ def pue(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.FAIL,
             N_(
-                "PUE {pue} is above the zone's limit of {limit} ({source}); capacity expansion approval is at risk."
+                "PUE {pue} is above the limit of {limit} in the {zone} policy zone; capacity expansion approval is at risk."
             ),
             evidence,
             pue=value,
             limit=limit,
-            source=source,
+            **zone_names,
         )
     if dc.pue_basis != PUE_MEASURED:
         return outcome(
             Status.WARN,
             N_(
-                "PUE {pue} meets the limit of {limit} ({source}) but is not a measured annual figure; ask for the measured PUE."
+                "PUE {pue} meets the limit of {limit} in the {zone} policy zone but is not a measured annual figure; ask for the measured PUE."
             ),
             evidence,
             pue=value,
             limit=limit,
-            source=source,
+            **zone_names,
         )
     return outcome(
         Status.PASS,
-        N_("Measured PUE {pue} is within the zone's limit of {limit} ({source})."),
+        N_("Measured PUE {pue} is within the limit of {limit} in the {zone} policy zone."),
         evidence,
         pue=value,
         limit=limit,
-        source=source,
+        **zone_names,
     )
 
 
@@ -282,8 +355,22 @@ def rack_power(facts: ComplianceInput, params: Parameters):
     full, typical = figure(option.rack_power_max_kw), figure(option.rack_power_typical_kw)
     limit = figure(dc.max_rack_kw)
     evidence = (
-        Evidence(N_("Rack power at full load"), full, limit, "kW", "<="),
-        Evidence(N_("Rack power, typical"), typical, limit, "kW", "<="),
+        Evidence(
+            N_("The power per rack at full load"),
+            full,
+            limit,
+            "kW",
+            "<=",
+            requirement=DC_ALLOWS,
+        ),
+        Evidence(
+            N_("The typical power per rack"),
+            typical,
+            limit,
+            "kW",
+            "<=",
+            requirement=DC_ALLOWS,
+        ),
     )
     if limit is None:
         return outcome(
@@ -334,11 +421,32 @@ def rack_cooling(facts: ComplianceInput, params: Parameters):
     rear_door_limit = params["site.rear_door_limit_kw_per_rack"]
     full = figure(option.rack_power_max_kw)
     kinds = None if dc.cooling_kinds is None else set(dc.cooling_kinds)
-    offered = ", ".join(sorted(kinds)) if kinds else None
+    offered = shown(tuple(sorted(kinds)), words="cooling") if kinds else None
     evidence = (
-        Evidence(N_("Rack power at full load"), full, practical, "kW", "<="),
-        Evidence(N_("Air cooling limit"), full, air_limit, "kW", "<="),
-        Evidence(N_("Cooling offered"), offered, None, "", ""),
+        Evidence(
+            N_("The power per rack at full load"),
+            full,
+            practical,
+            "kW",
+            "<=",
+            requirement=N_("plain air cooling handles up to {threshold}"),
+        ),
+        Evidence(
+            N_("The power per rack at full load"),
+            full,
+            air_limit,
+            "kW",
+            "<=",
+            requirement=N_("air cooling is practical up to about {threshold}"),
+        ),
+        Evidence(
+            N_("The cooling the data center offers"),
+            None if kinds is None else tuple(sorted(kinds)),
+            None,
+            "",
+            "",
+            "cooling",
+        ),
     )
     liquid = None if kinds is None else bool(kinds & set(LIQUID_COOLING))
     if server is not None and server.cooling == "liquid" and not liquid:
@@ -407,7 +515,7 @@ def rack_cooling(facts: ComplianceInput, params: Parameters):
 
 def dual_feeds(facts: ComplianceInput, params: Parameters):
     value = facts.data_center.dual_utility_feeds
-    evidence = (Evidence(N_("Dual utility feeds"), value, True, "", "=="),)
+    evidence = (Evidence(N_("Two independent utility feeds"), value, True, "", "=="),)
     if value is None:
         return outcome(
             Status.UNKNOWN, N_("Whether the site has dual utility feeds is not recorded."), evidence
@@ -423,8 +531,17 @@ def ups_backup(facts: ComplianceInput, params: Parameters):
     minutes = figure(facts.data_center.ups_backup_min)
     target, floor = params["site.ups_backup_target_min"], params["site.ups_backup_floor_min"]
     evidence = (
-        Evidence(N_("UPS backup time"), minutes, target, N_("min"), ">="),
-        Evidence(N_("UPS backup time, GB 50174 Class A"), minutes, floor, N_("min"), ">="),
+        Evidence(
+            N_("The UPS backup time"), minutes, target, N_("min"), ">=", requirement=BUYER_AT_LEAST
+        ),
+        Evidence(
+            N_("The UPS backup time"),
+            minutes,
+            floor,
+            N_("min"),
+            ">=",
+            requirement=N_("GB 50174 Class A requires at least {threshold}"),
+        ),
     )
     if minutes is None:
         return outcome(Status.UNKNOWN, N_("The UPS backup time is not recorded."), evidence)
@@ -459,7 +576,16 @@ def ups_backup(facts: ComplianceInput, params: Parameters):
 def generator_start(facts: ComplianceInput, params: Parameters):
     seconds = figure(facts.data_center.generator_start_s)
     limit = params["site.generator_start_max_s"]
-    evidence = (Evidence(N_("Generator automatic start time"), seconds, limit, N_("s"), "<="),)
+    evidence = (
+        Evidence(
+            N_("The diesel generators' automatic start time"),
+            seconds,
+            limit,
+            N_("s"),
+            "<=",
+            requirement=BUYER_AT_MOST,
+        ),
+    )
     if seconds is None:
         return outcome(
             Status.UNKNOWN, N_("The diesel generator start time is not recorded."), evidence
@@ -485,7 +611,16 @@ def hvdc(facts: ComplianceInput, params: Parameters):
     dc = facts.data_center
     efficiency = figure(dc.hvdc_efficiency_pct)
     limit = params["site.hvdc_efficiency_min_pct"]
-    evidence = (Evidence(N_("HVDC conversion efficiency"), efficiency, limit, "%", ">="),)
+    evidence = (
+        Evidence(
+            N_("The HVDC conversion efficiency"),
+            efficiency,
+            limit,
+            "%",
+            ">=",
+            requirement=BUYER_AT_LEAST,
+        ),
+    )
     if dc.hvdc is False:
         return outcome(
             Status.WARN,
@@ -531,18 +666,20 @@ def floor_load(facts: ComplianceInput, params: Parameters):
     position_allows = figure(dc.rack_max_load_kg)
     evidence = (
         Evidence(
-            N_("Server weight per rack, against the rack position's rating"),
+            N_("The weight of the servers in one rack"),
             load,
             position_allows,
             "kg",
             "<=",
+            requirement=N_("the rack position is rated for {threshold}"),
         ),
         Evidence(
-            N_("Server weight per rack, against the floor rating over one rack's footprint"),
+            N_("The weight of the servers in one rack"),
             load,
             floor_allows,
             "kg",
             "<=",
+            requirement=N_("the floor under one rack is rated for {threshold}"),
         ),
     )
     limits = [limit for limit in (position_allows, floor_allows) if limit is not None]
@@ -577,7 +714,7 @@ def floor_load(facts: ComplianceInput, params: Parameters):
 
 def bgp(facts: ComplianceInput, params: Parameters):
     value = facts.data_center.multi_carrier_bgp
-    evidence = (Evidence(N_("Multi-carrier BGP"), value, True, "", "=="),)
+    evidence = (Evidence(N_("Multi-carrier BGP bandwidth"), value, True, "", "=="),)
     if value is None:
         return outcome(
             Status.UNKNOWN, N_("Whether the site has multi-carrier BGP is not recorded."), evidence
@@ -592,8 +729,12 @@ def latency(facts: ComplianceInput, params: Parameters):
     limit = params["site.latency_max_ms"]
     east, south = figure(dc.latency_east_china_ms), figure(dc.latency_south_china_ms)
     evidence = (
-        Evidence(N_("Latency to East China"), east, limit, "ms", "<="),
-        Evidence(N_("Latency to South China"), south, limit, "ms", "<="),
+        Evidence(
+            N_("The latency to East China"), east, limit, "ms", "<=", requirement=BUYER_AT_MOST
+        ),
+        Evidence(
+            N_("The latency to South China"), south, limit, "ms", "<=", requirement=BUYER_AT_MOST
+        ),
     )
     worst = max((v for v in (east, south) if v is not None), default=None)
     if worst is not None and worst > limit:
@@ -629,7 +770,16 @@ def _dash(value):
 def packet_loss(facts: ComplianceInput, params: Parameters):
     loss = figure(facts.data_center.packet_loss_pct)
     limit = params["site.packet_loss_max_pct"]
-    evidence = (Evidence(N_("Packet loss"), loss, limit, "%", "<"),)
+    evidence = (
+        Evidence(
+            N_("The packet loss"),
+            loss,
+            limit,
+            "%",
+            "<",
+            requirement=N_("the buyer asks for less than {threshold}"),
+        ),
+    )
     if loss is None:
         return outcome(Status.UNKNOWN, N_("Packet loss is not recorded."), evidence)
     if loss < limit:
@@ -654,7 +804,7 @@ def packet_loss(facts: ComplianceInput, params: Parameters):
 
 def staff_on_site(facts: ComplianceInput, params: Parameters):
     value = facts.data_center.staff_24x7_on_site
-    evidence = (Evidence(N_("7×24 on-site staff"), value, True, "", "=="),)
+    evidence = (Evidence(N_("Engineers on site 7×24"), value, True, "", "=="),)
     if value is None:
         return outcome(
             Status.UNKNOWN, N_("Whether staff are on site 7×24 is not recorded."), evidence
@@ -667,7 +817,16 @@ def staff_on_site(facts: ComplianceInput, params: Parameters):
 def spare_parts(facts: ComplianceInput, params: Parameters):
     hours = figure(facts.data_center.spare_parts_replacement_h)
     limit = params["site.spare_parts_max_h"]
-    evidence = (Evidence(N_("Spare-part replacement time"), hours, limit, N_("h"), "<="),)
+    evidence = (
+        Evidence(
+            N_("The spare-part replacement time"),
+            hours,
+            limit,
+            N_("h"),
+            "<=",
+            requirement=BUYER_AT_MOST,
+        ),
+    )
     if hours is None:
         return outcome(
             Status.UNKNOWN, N_("The spare-part replacement time is not recorded."), evidence
@@ -692,7 +851,16 @@ def spare_parts(facts: ComplianceInput, params: Parameters):
 def fault_response(facts: ComplianceInput, params: Parameters):
     hours = figure(facts.data_center.fault_response_h)
     limit = params["site.fault_response_max_h"]
-    evidence = (Evidence(N_("Fault response time"), hours, limit, N_("h"), "<="),)
+    evidence = (
+        Evidence(
+            N_("The fault response time"),
+            hours,
+            limit,
+            N_("h"),
+            "<=",
+            requirement=BUYER_AT_MOST,
+        ),
+    )
     if hours is None:
         return outcome(Status.UNKNOWN, N_("The fault response time is not recorded."), evidence)
     if hours <= limit:
@@ -717,13 +885,15 @@ def contract_terms(facts: ComplianceInput, params: Parameters):
     mttr = figure(dc.contract_mttr_h)
     evidence = (
         Evidence(
-            N_("MTTR stated in the contract"),
+            N_("The MTTR stated in the contract"),
             mttr if dc.contract_mttr_stated else dc.contract_mttr_stated,
             None,
             N_("h"),
             "",
         ),
-        Evidence(N_("Compensation clause"), dc.contract_compensation, True, "", "=="),
+        Evidence(
+            N_("Compensation when the MTTR is missed"), dc.contract_compensation, True, "", "=="
+        ),
     )
     if dc.contract_mttr_stated is False:
         return outcome(Status.FAIL, N_("The contract states no MTTR."), evidence)
