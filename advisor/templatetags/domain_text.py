@@ -3,7 +3,7 @@
 from django import template
 
 from advisor.presentation import labels
-from advisor.presentation.text import evidence_text, local_name, render_text
+from advisor.presentation.text import evidence_text, local_name, render_text, rule_text
 
 register = template.Library()
 
@@ -23,6 +23,12 @@ def tr(value) -> str:
 def evidence_filter(item) -> str:
     """``{{ e|evidence }}``: a finding's evidence as a sentence in the reader's language."""
     return evidence_text(item)
+
+
+@register.filter(name="rule_name")
+def rule_name_filter(rule_id) -> str:
+    """``{{ "VENDOR-ICP-FILING"|rule_name }}``: a rule named in words ("ICP 备案")."""
+    return rule_text(rule_id)
 
 
 @register.filter
