@@ -88,6 +88,14 @@ def intranode_link(facts: ComplianceInput, params: Parameters):
             evidence,
         )
     name = _topology(topology)
+    if topology in ALL_TO_ALL_TOPOLOGIES and bandwidth is None:
+        return outcome(
+            Status.PASS,
+            N_("{gpus} GPUs joined by {topology} suit a sharded job."),
+            evidence,
+            gpus=gpus,
+            topology=name,
+        )
     if topology in ALL_TO_ALL_TOPOLOGIES:
         return outcome(
             Status.PASS,
@@ -95,7 +103,7 @@ def intranode_link(facts: ComplianceInput, params: Parameters):
             evidence,
             gpus=gpus,
             topology=name,
-            bandwidth=bandwidth if bandwidth is not None else "—",
+            bandwidth=bandwidth,
         )
     if penalty is None:
         return outcome(

@@ -6,6 +6,7 @@ import math
 
 from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import (
+    NOT_RECORDED,
     Area,
     Evidence,
     Rule,
@@ -22,7 +23,7 @@ from advisor.domain.compliance.facts import (
     ComplianceInput,
 )
 from advisor.domain.compliance.parameters import Parameters
-from advisor.domain.i18n import N_
+from advisor.domain.i18n import N_, Message
 
 # Who requires a figure, when it is not the rule's own standard (Evidence.requirement).
 BUYER_AT_MOST = N_("the buyer asks for at most {threshold}")
@@ -502,7 +503,7 @@ def rack_cooling(facts: ComplianceInput, params: Parameters):
     return outcome(
         Status.FAIL,
         N_(
-            "{full} kW per rack is beyond what the data center's {cooling} cooling can remove; liquid cooling is needed."
+            "{full} kW per rack is beyond what the data center's cooling ({cooling}) can remove; liquid cooling is needed."
         ),
         evidence,
         full=full,
@@ -741,13 +742,13 @@ def latency(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.FAIL,
             N_(
-                "Latency reaches {latency} ms, above {limit} ms (East China {east} ms, South China {south} ms)."
+                "Latency reaches {latency} ms, above {limit} ms (East China: {east}; South China: {south})."
             ),
             evidence,
             latency=worst,
             limit=limit,
-            east=_dash(east),
-            south=_dash(south),
+            east=_or_not_recorded(east, "ms"),
+            south=_or_not_recorded(south, "ms"),
         )
     if east is None or south is None:
         return outcome(
@@ -763,8 +764,9 @@ def latency(facts: ComplianceInput, params: Parameters):
     )
 
 
-def _dash(value):
-    return "—" if value is None else value
+def _or_not_recorded(value, unit: str = ""):
+    """A figure with its unit, or "not recorded" in the reader's language."""
+    return Message(NOT_RECORDED) if value is None else shown(value, unit)
 
 
 def packet_loss(facts: ComplianceInput, params: Parameters):
@@ -900,16 +902,16 @@ def contract_terms(facts: ComplianceInput, params: Parameters):
     if dc.contract_mttr_stated and dc.contract_compensation is False:
         return outcome(
             Status.WARN,
-            N_("The contract states an MTTR of {mttr} h but no compensation when it is missed."),
+            N_("The contract states an MTTR ({mttr}) but no compensation when it is missed."),
             evidence,
-            mttr=_dash(mttr),
+            mttr=_or_not_recorded(mttr, N_("h")),
         )
     if dc.contract_mttr_stated and dc.contract_compensation:
         return outcome(
             Status.PASS,
-            N_("The contract states an MTTR of {mttr} h with compensation."),
+            N_("The contract states an MTTR ({mttr}) with compensation."),
             evidence,
-            mttr=_dash(mttr),
+            mttr=_or_not_recorded(mttr, N_("h")),
         )
     return outcome(
         Status.UNKNOWN, N_("The contract's MTTR and compensation terms are not recorded."), evidence

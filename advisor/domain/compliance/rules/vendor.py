@@ -7,6 +7,7 @@ from datetime import date
 
 from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import (
+    NUMBER_NOT_RECORDED,
     PROVINCE_WORDS,
     Area,
     Evidence,
@@ -27,7 +28,7 @@ from advisor.domain.compliance.facts import (
 )
 from advisor.domain.compliance.parameters import Parameters
 from advisor.domain.compliance.provinces import PROVINCES, province_names, same_province
-from advisor.domain.i18n import N_
+from advisor.domain.i18n import N_, Message
 
 IDC_CATEGORY = "B11"
 
@@ -113,7 +114,7 @@ def telecom_licence(facts: ComplianceInput, params: Parameters):
 
 
 def _check_idc_licence(licence: LicenceFacts, today: date, window: int):
-    number = licence.number or "—"
+    number = licence.number or Message(NUMBER_NOT_RECORDED)
     days_left = None if licence.valid_until is None else (licence.valid_until - today).days
     evidence = (
         _categories_evidence(tuple(sorted(_categories(licence)))),
@@ -335,7 +336,7 @@ def _iso_certificate(facts, params, kind, standard, check_edition):
                 N_("The edition of the standard on the certificate"), cert.edition, "2022", "", "=="
             )
         )
-    common = {"standard": standard, "number": cert.number or "—"}
+    common = {"standard": standard, "number": cert.number or Message(NUMBER_NOT_RECORDED)}
     if cert.valid_until is not None and cert.valid_until < today:
         return outcome(
             Status.FAIL,
