@@ -23,8 +23,8 @@ def body(text: str, number: str) -> str:
         if marker in text:
             text = text.split(marker)[0]
     text = re.sub(r"\b(?:ISO|IEC|GB)(?:/IEC)?[\s/]*\d+", "", text)  # standards' names
-    # Citations' URLs (a line break may cut one in two): addresses, not numbers to read.
-    text = re.sub(r"https?://\S*(?:\n(?=\S*[./_])\S*)?", "", text)
+    # Citations' URLs (line breaks may cut one into pieces): addresses, not numbers to read.
+    text = re.sub(r"https?://\S*(?:\n[\w./%#?=&~:+-]+)*", "", text)
     return text.replace(number, "")
 
 
