@@ -137,3 +137,32 @@ def test_a_reason_names_the_qualification_in_words(language, reason):
     assert _render(message, language) == reason
     with translation.override(language):
         assert rule_text("VENDOR-TELECOM-LICENCE") == reason.split("：")[-1].split(": ")[-1]
+
+
+@pytest.mark.parametrize(
+    ("language", "shown", "never"),
+    [
+        ("en", ["The UPS backup time is 20 min; the buyer asks for at least 30 min.",
+                "UPS battery backup time at full load", "UPS backup time"], ["SITE-UPS", "ups_minutes", ">="]),
+        ("zh-hans", ["UPS 后备时间为 20 分钟；采购方要求不低于 30 分钟。", "采购方要求（来源文章）",
+                     "满载时 UPS 电池后备时间"],
+         ["SITE-UPS", "ups_minutes", ">=", "原文"]),
+    ],
+)  # fmt: skip
+def test_the_briefs_findings_table_reads_in_words(language, shown, never):
+    from django.template.loader import render_to_string
+
+    stored = finding("SITE-UPS", data_center={"ups_backup_min": 20}).as_dict()
+    with translation.override(language):
+        html = render_to_string(
+            "brief/findings_table.html",
+            {
+                "findings": [stored],
+                "area": "site",
+                "declared_by_rule": {"SITE-UPS": ["ups_minutes"]},
+            },
+        )
+    for text in shown:
+        assert text in html, text
+    for text in never:
+        assert text not in html, text
