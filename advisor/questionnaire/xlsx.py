@@ -36,6 +36,7 @@ from advisor.domain.questionnaire.specs import (
     YES_NO,
     Fact,
 )
+from advisor.presentation.text import rule_text
 from advisor.questionnaire import labels
 from advisor.spreadsheets import append_row
 from advisor.text import clean_text
@@ -122,7 +123,7 @@ def _row(question: Question) -> list:
         _(fact.unit) if fact.unit else "",
         None,
         None,
-        ", ".join(question.rules) or _("price quote"),
+        "; ".join(rule_text(rule) for rule in question.rules) or _("price quote"),
         "; ".join(dict.fromkeys(_(c) for c in question.citations)),
     ]
 

@@ -4,7 +4,7 @@ from django import template
 
 from advisor.domain import sources as domain_sources
 from advisor.presentation import labels
-from advisor.presentation.text import local_name, render_text
+from advisor.presentation.text import evidence_text, local_name, render_text, rule_text
 
 register = template.Library()
 
@@ -18,6 +18,18 @@ def local_name_filter(record, field="name") -> str:
 @register.filter(name="tr")
 def tr(value) -> str:
     return render_text(value)
+
+
+@register.filter(name="evidence")
+def evidence_filter(item) -> str:
+    """``{{ e|evidence }}``: a finding's evidence as a sentence in the reader's language."""
+    return evidence_text(item)
+
+
+@register.filter(name="rule_name")
+def rule_name_filter(rule_id) -> str:
+    """``{{ "VENDOR-ICP-FILING"|rule_name }}``: a rule named in words ("ICP 备案")."""
+    return rule_text(rule_id)
 
 
 @register.filter

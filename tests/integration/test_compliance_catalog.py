@@ -154,7 +154,12 @@ def test_guian_figures_reach_the_findings(catalog):
     floor = report.finding("SITE-FLOOR-LOAD")
     assert floor.evidence[1].measured == 260.9 and floor.evidence[1].threshold == 864
     region = report.finding("VENDOR-LICENCE-REGION")
-    assert region.message.params == {"numbers": "豫B2-20261089", "province": "Guizhou"}
+    # The province in both languages: "贵州" on Chinese pages (the _zh convention, issue 27).
+    assert region.message.params == {
+        "numbers": "豫B2-20261089",
+        "province": "Guizhou",
+        "province_zh": "贵州",
+    }
 
 
 def test_denser_racks_in_an_eastern_site_are_not_eligible(catalog):

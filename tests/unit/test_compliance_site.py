@@ -199,12 +199,15 @@ def test_dew_point_formula_matches_reference_values():
     assert dew_point_c(25, 60) == pytest.approx(16.7, abs=0.1)
 
 
-def test_pue_message_names_zone_limit_and_source():
+def test_pue_message_names_the_zone_and_its_limit():
+    # The zone's name in both languages (zone_zh on Chinese pages); the policy document is the
+    # rule's citation, not free catalog text inside the sentence.
     finding = evaluate_one("SITE-PUE", facts(**dc(pue=1.25, pue_basis="measured")))
     assert finding.message.params == {
         "pue": 1.25,
         "limit": 1.2,
-        "source": "2024 DC green low-carbon action plan",
+        "zone": "Guizhou hub node",
+        "zone_zh": "",
     }
     evidence = finding.evidence[0]
     assert (evidence.measured, evidence.threshold, evidence.comparison) == (1.25, 1.2, "<=")
