@@ -74,6 +74,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "advisor.security.PermissionsPolicyMiddleware",
     "advisor.security.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -210,22 +211,38 @@ DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "advisor-demo")
 # source and date; see fixtures/ and shared research notes.
 
 # --- Brief signing (docs/decisions/0008) -------------------------------------------------------
-# The organisation's PKCS#12 and passphrase come from the environment in production;
-# `manage.py make_dev_signing_cert` creates a development CA and signer under var/signing/.
+# The organisation's PKCS#12, its passphrase (from the environment, or from a secret file the
+# deployment names) and the CA certificates come from the environment. Only with debug on do
+# they default to the development signer that `manage.py make_dev_signing_cert` makes under
+# var/signing/; production never does, refuses a signer issued by a development CA, and
+# `check --deploy` and scripts/serve-production stop on one (advisor.security).
 SIGNING_DIR = VAR_DIR / "signing"
+
+
+def _signing_path(variable: str, development_default: Path) -> Path | None:
+    value = os.environ.get(variable, "").strip()
+    if value:
+        return Path(value)
+    return development_default if DEBUG else None
+
+
 BRIEF_SIGNING = {
-    "PKCS12_PATH": Path(os.environ.get("BRIEF_SIGNING_PKCS12", SIGNING_DIR / "dev-signer.p12")),
-    # The passphrase comes from the environment; without it, from the development file.
+    "PKCS12_PATH": _signing_path("BRIEF_SIGNING_PKCS12", SIGNING_DIR / "dev-signer.p12"),
     "PASSPHRASE": os.environ.get("BRIEF_SIGNING_PASSPHRASE") or None,
-    "PASSPHRASE_FILE": SIGNING_DIR / "dev-signer.passphrase",
+    "PASSPHRASE_FILE": _signing_path(
+        "BRIEF_SIGNING_PASSPHRASE_FILE", SIGNING_DIR / "dev-signer.passphrase"
+    ),
     "TRUST_ROOTS": [
-        Path(p)
-        for p in os.environ.get("BRIEF_SIGNING_TRUST_ROOTS", str(SIGNING_DIR / "dev-ca.pem")).split(
-            ","
-        )
-        if p
+        Path(p.strip())
+        for p in os.environ.get(
+            "BRIEF_SIGNING_TRUST_ROOTS", str(SIGNING_DIR / "dev-ca.pem") if DEBUG else ""
+        ).split(",")
+        if p.strip()
     ],
-    "SIGNER_NAME": os.environ.get("BRIEF_SIGNER_NAME", "Procurement Advisor (development)"),
+    # Shown in the signature; production's default is the certificate's own name.
+    "SIGNER_NAME": os.environ.get(
+        "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""
+    ),
     "ORGANISATION": os.environ.get("BRIEF_SIGNING_ORGANISATION", "Procurement Advisor Dev"),
     "LOCATION": os.environ.get("BRIEF_SIGNING_LOCATION", "Guiyang, Guizhou, CN"),
     "TIMESTAMP_URL": os.environ.get("BRIEF_TIMESTAMP_URL") or None,
@@ -392,6 +409,31 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# No page uses a device or browser feature: every response says so (advisor.security).
+PERMISSIONS_POLICY = ", ".join(
+    f"{feature}=()"
+    for feature in (
+        "accelerometer",
+        "autoplay",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "encrypted-media",
+        "fullscreen",
+        "geolocation",
+        "gyroscope",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "picture-in-picture",
+        "publickey-credentials-get",
+        "screen-wake-lock",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+    )  # fmt: skip
+)
 
 # Content Security Policy: scripts and styles only from this origin or carrying the response's
 # nonce ({{ csp_nonce }}); no inline handlers, style attributes or eval. Charts are inline SVG
@@ -421,10 +463,19 @@ SESSION_EXPIRE_AT_BROWSER_CLOSE = env_flag("DJANGO_SESSION_EXPIRE_AT_BROWSER_CLO
 # alike (both go through authenticate()). Attempts live in the database, shared by every app
 # server; an admin unlocks by deleting the attempt in admin ("Access attempts") or with
 # `manage.py axes_reset_username NAME`. Sign-ins themselves are in the audit log.
+#
+# Password spraying (many names, one guess each, from one address) never reaches the per-name
+# limit: an address with ADVISOR_SIGN_IN_ADDRESS_LIMIT failed sign-ins (any names) within
+# ADVISOR_SIGN_IN_ADDRESS_MINUTES gets the 429 page for every sign-in until the window has
+# passed (advisor.security.SignInAddressBackend; 0 turns it off). Far above what one office
+# behind one address mistypes; a colleague's success resets only their own name's count.
 AUTHENTICATION_BACKENDS = [
+    "advisor.security.SignInAddressBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+SIGN_IN_ADDRESS_LIMIT = int(os.environ.get("ADVISOR_SIGN_IN_ADDRESS_LIMIT", "10"))
+SIGN_IN_ADDRESS_MINUTES = int(os.environ.get("ADVISOR_SIGN_IN_ADDRESS_MINUTES", "15"))
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "30")))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
@@ -437,11 +488,25 @@ PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
 # s, m, h or d); empty turns the limit off. Counted in the default cache (docs/decisions/0019).
 VERIFY_RATE_LIMIT = os.environ.get("ADVISOR_VERIFY_RATE_LIMIT", "10/m")
 RATELIMIT_USE_CACHE = "default"
+# Brief workers `scripts/serve-production` starts (its default mode): ADVISOR_TASK_WORKERS, by
+# default one per CPU this process may use (they run niced, so page views come first; each
+# renders one brief at a time, ~2.5 s of CPU). The script reads the same variable, same default.
+BRIEF_WORKERS = max(
+    1, int(os.environ.get("ADVISOR_TASK_WORKERS") or len(os.sched_getaffinity(0)) or 1)
+)
 # Seconds a brief worker's lease on a brief lasts while it renders (renewed every third of
 # it); a worker dead longer than this has its brief queued again by another (docs/decisions/0021).
 BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"))
-# Seconds the verify page may spend checking one PDF before it gives up ("too complex").
-VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "10"))
+# Checking an uploaded PDF runs in a child process with hard limits (docs/decisions/0019):
+# ADVISOR_VERIFY_BUDGET_S wall-clock seconds before the child is killed (the page waits no
+# longer), ADVISOR_VERIFY_CPU_S CPU seconds, ADVISOR_VERIFY_MEMORY_MB memory it may add, and at
+# most ADVISOR_VERIFY_SLOTS checks at once on a host (file locks in ADVISOR_VERIFY_SLOT_DIR,
+# shared by every web worker; the excess gets 503 with Retry-After). A brief takes ~0.1 s.
+VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "4"))
+VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "3"))
+VERIFY_MEMORY_MB = int(os.environ.get("ADVISOR_VERIFY_MEMORY_MB", "512"))
+VERIFY_SLOTS = max(1, int(os.environ.get("ADVISOR_VERIFY_SLOTS", "2")))
+VERIFY_SLOT_DIR = Path(os.environ.get("ADVISOR_VERIFY_SLOT_DIR", VAR_DIR / "verify-slots"))
 if PROXY_COUNT:
     AXES_IPWARE_PROXY_COUNT = PROXY_COUNT
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")

@@ -3,26 +3,22 @@
 A NUL byte cannot be stored or searched in PostgreSQL text (a 500 where it reached a query),
 and bidi controls (U+202A-U+202E, U+2066-U+2069, U+200E/F, U+061C) in a room or model name
 reorder the system's own text around it, in pages and in the signed PDF. Both are removed
-from what people type (forms, search). Where a name someone typed is printed beside the
+from what people type (forms, search) and, at every save, from every text a model of ours
+stores (advisor.signals.clean_stored_text: catalog rows from admin and imports, answer sheets,
+audit details). Where a name someone typed is printed beside the
 system's text (the brief PDF), it is also wrapped in Unicode isolates (FSI ... PDI), so that
 right-to-left letters in it stay inside it.
 """
 
 from __future__ import annotations
 
-import re
-
 from django import forms
 
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+from advisor.domain.text import clean_json, clean_text
+
+__all__ = ["FSI", "PDI", "UserTextField", "clean_json", "clean_text", "isolate"]
+
 FSI, PDI = "\u2068", "\u2069"
-
-
-def clean_text(value):
-    """``value`` without NUL, other C0 controls (tab and line breaks kept) and bidi controls."""
-    if not isinstance(value, str):
-        return value
-    return _UNSAFE.sub("", value)
 
 
 def isolate(value) -> str:

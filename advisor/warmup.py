@@ -33,6 +33,8 @@ PDF_LIBRARIES = (
     "pyhanko.sign",
     "pyhanko.sign.validation",
     "pyhanko_certvalidator",
+    # the verify page's child process is forked from the worker with these already imported
+    "advisor.brief.verify_child",
 )
 
 

@@ -38,14 +38,15 @@ def setup(*, signing: bool = False):
     settings.MEDIA_ROOT = workdir / "media"
     settings.ALLOWED_HOSTS = ["testserver", "localhost"]
     if signing:
-        from advisor.brief.pki import create_dev_pki
+        from advisor.brief.pki import create_pki
 
-        create_dev_pki(workdir, PASSPHRASE, "Bench Org", "Bench Signer")
+        # Not a development CA: the bench runs in production mode, which refuses one.
+        create_pki(workdir, PASSPHRASE, "Bench Org", "Bench Signer", development=False)
         settings.BRIEF_SIGNING = {
-            "PKCS12_PATH": workdir / "dev-signer.p12",
+            "PKCS12_PATH": workdir / "signer.p12",
             "PASSPHRASE": PASSPHRASE,
-            "PASSPHRASE_FILE": workdir / "none",
-            "TRUST_ROOTS": [workdir / "dev-ca.pem"],
+            "PASSPHRASE_FILE": None,
+            "TRUST_ROOTS": [workdir / "ca.pem"],
             "SIGNER_NAME": "Bench Signer",
             "ORGANISATION": "Bench Org",
             "LOCATION": "Guiyang",

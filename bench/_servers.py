@@ -31,6 +31,26 @@ def production_env(var_dir: Path, database_url: str, **extra: str) -> dict:
         DJANGO_SECURE_SSL_REDIRECT="0",
         ADVISOR_VAR_DIR=str(var_dir),
         DATABASE_URL=database_url,
-        **extra,
     )
+    env["ADVISOR_TASK_WORKERS"] = "1"  # one brief worker unless `extra` asks for more
+    env.update(extra)
     return env
+
+
+def production_signer(directory: Path) -> dict:
+    """A stand-in for the organisation's own signer (a CA and signer that are not the
+    development ones: production refuses those), made in ``directory`` unless it is there, and
+    the production start's variables naming it (the passphrase from a secret file)."""
+    from advisor.brief.pki import create_pki
+
+    key = directory / "signer.p12"
+    if not key.exists():
+        create_pki(
+            directory, "bench-only-passphrase", "Bench Org", "Bench Signer", development=False
+        )
+    return {
+        "BRIEF_SIGNING_PKCS12": str(key),
+        "BRIEF_SIGNING_PASSPHRASE_FILE": str(directory / "signer.passphrase"),
+        "BRIEF_SIGNING_TRUST_ROOTS": str(directory / "ca.pem"),
+        "BRIEF_SIGNING_ORGANISATION": "Bench Org",
+    }

@@ -3,7 +3,8 @@
 Its own PostgreSQL cluster (``scripts/postgres`` on ADVISOR_PG_PORT, default 54400, so the
 suite's server on 54329 is never touched), a fresh database, the production start
 (``scripts/serve-production prepare``, then ``web`` and ``worker`` as separate processes so a
-bench can kill one), the catalog, procurement users, and a development signing certificate.
+bench can kill one), the catalog, procurement users, and a signer standing in for the
+organisation's own (production refuses the development one).
 Everything is stopped (and the cluster too, when this started it) by :meth:`Stack.stop`.
 """
 
@@ -24,7 +25,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from _servers import free_port, production_env  # noqa: E402
+from _servers import free_port, production_env, production_signer  # noqa: E402
 
 from advisor.demo_scenarios import STEP_VALUES  # noqa: E402
 
@@ -71,6 +72,8 @@ class Stack:
         self.web: subprocess.Popen | None = None
         self.worker: subprocess.Popen | None = None
         self.database = f"advisor_bench_{os.getpid()}"
+        self.extra_env: dict[str, str] = {}  # a bench's own settings, for every process
+        self.signer: dict[str, str] = {}
 
     # --- processes ----------------------------------------------------------------------
 
@@ -86,6 +89,8 @@ class Stack:
             WEB_CONCURRENCY=str(self.web_workers),
             AXES_FAILURE_LIMIT="1000",
         )
+        env.update(self.signer)
+        env.update(self.extra_env)
         env.update(extra)
         return env
 
@@ -111,8 +116,8 @@ class Stack:
         )
         self.manage("load_catalog")
         self.manage("setup_demo", "--roles-only")
-        # The development signer is refused in production mode: made with debug on, same dir.
-        self.manage("make_dev_signing_cert", DJANGO_DEBUG="1")
+        # Production refuses the development signer: a stand-in for the organisation's own.
+        self.signer = production_signer(self.var / "signing-keys")
         self._create_users()
         self.start_web()
         self.start_worker()

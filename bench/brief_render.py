@@ -1,4 +1,5 @@
-"""Render + sign time of the standard brief, against a bare one-page WeasyPrint render.
+"""Render + sign time of the standard brief, against a bare one-page WeasyPrint render, and
+the CPU a brief worker spends on it, stage by stage.
 
 Usage: ``.venv/bin/python bench/brief_render.py [--runs N] [--language zh-hans|en]``
 
@@ -6,7 +7,11 @@ The standard brief: the Qwen2.5-7B LoRA job of the integration tests over the se
 (every server model × the Gui'an and Shanghai example sites), the top option and two
 alternatives, rendered to PDF/A-3b with WeasyPrint and signed with pyHanko (PAdES B-B).
 Prints the median and best of ``--runs`` for render+sign, render alone and sign alone, the
-bare one-page render, and the ratio (issue 7's goal: render + sign median ≤ 1.5 s).
+bare one-page render, and the ratio (issue 7's goal: render + sign median ≤ 1.5 s). Then the
+median CPU time (this process, ``time.process_time``) of each stage a brief worker goes
+through: the HTML (templates, charts), WeasyPrint's layout, its PDF writing (fonts subset, the
+snapshot attached), the signature, and the hashes; their sum is the CPU per brief, and
+60 s / that sum the briefs one worker (one core) makes a minute (issue 33).
 """
 
 from __future__ import annotations
@@ -92,6 +97,58 @@ def main() -> None:
     ratio = statistics.median(both) / statistics.median(bare)
     verdict = "meets" if statistics.median(both) <= 1.5 else "misses"
     print(f"ratio render+sign / bare page: {ratio:,.1f}x   goal <= 1.5 s median: {verdict}")
+    cpu_by_stage(snapshot, meta, config, request, args.runs)
+
+
+def cpu_by_stage(snapshot, meta, config, request, runs: int) -> None:
+    """Median CPU seconds per stage of one brief, as ``services.generate`` runs them."""
+    import json
+
+    import weasyprint
+
+    from advisor.brief.render import no_fetching, render_html
+    from advisor.brief.signing import sign_pdf
+    from advisor.brief.verify import sha256_hex
+
+    stages: dict[str, list[float]] = {}
+
+    def stage(name, function, *arguments):
+        start = time.process_time()
+        result = function(*arguments)
+        stages.setdefault(name, []).append(time.process_time() - start)
+        return result
+
+    for _ in range(runs):
+        html = stage("HTML (templates, charts)", render_html, snapshot, meta)
+        document = stage(
+            "layout (WeasyPrint)",
+            lambda text: weasyprint.HTML(string=text, url_fetcher=no_fetching()).render(),
+            html,
+        )
+        attachment = weasyprint.Attachment(
+            string=json.dumps(snapshot, ensure_ascii=False, indent=1),
+            name="brief.json",
+            url_fetcher=no_fetching(),
+        )
+        unsigned = stage(
+            "PDF/A-3b write (WeasyPrint)",
+            lambda laid_out, attached: laid_out.write_pdf(
+                pdf_variant="pdf/a-3b", attachments=[attached]
+            ),
+            document,
+            attachment,
+        )
+        signed = stage("sign (pyHanko)", sign_pdf, unsigned, config, request)
+        stage("hashes (SHA-256 x 2)", lambda a, b: (sha256_hex(a), sha256_hex(b)), signed, unsigned)
+    print(f"CPU per brief by stage (median of {runs}, this process):")
+    total = 0.0
+    for name, values in stages.items():
+        median = statistics.median(values)
+        total += median
+        print(f"  {name:<28} {median * 1000:7.0f} ms")
+    print(
+        f"  {'total':<28} {total * 1000:7.0f} ms  -> {60 / total:,.0f} briefs a minute per worker"
+    )
 
 
 if __name__ == "__main__":

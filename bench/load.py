@@ -4,7 +4,7 @@
 
 Starts its own stack on loopback (bench/_stack.py: a PostgreSQL cluster on port 54400 with a
 fresh database, the production start's gunicorn and task worker, the catalog, users and a
-development signing certificate), then runs ``--users`` threads, each a user who signs in and
+signer standing in for the organisation's own), then runs ``--users`` threads, each a user who signs in and
 ``--iterations`` times: creates an assessment, opens and saves the four steps, checks and
 confirms the answers, opens the results and the first option, issues a brief and polls its
 status until the PDF is signed. Prints requests/s, p50/p95/p99 per request kind and every

@@ -7,7 +7,7 @@
 Starts the stack that bench/locustfile.py expects (bench/_stack.py: its own PostgreSQL cluster
 on ``--pg-port``, a fresh database, ``scripts/serve-production prepare``, then gunicorn and a
 brief worker as the production start runs them, the catalog, procurement users
-``loadbuyer00``.. with the bench password, a development signing certificate), then runs locust
+``loadbuyer00``.. with the bench password, a stand-in for the organisation's signer), then runs locust
 headless once per stage (``USERS:SECONDS``; 1-2 s think time, the probe's mix: walking the
 wizard, results, option, comparison, own figures, issuing briefs), each stage with fresh users
 walking the wizard first. Prints, per stage, p50/p95/p99 per page, requests/s and error counts

@@ -109,6 +109,21 @@ class SourceFlag(models.TextChoices):
     LOW = "LOW", _("Low confidence")
 
 
+class SourceKind(models.TextChoices):
+    """What kind of publication a source line is, strongest first (docs/decisions/0042).
+
+    Mirrors ``advisor/domain/sources.py`` (a unit test keeps them equal); a source line starts
+    with its kind in square brackets, e.g. ``[vendor] NVIDIA A100 … https://…``.
+    """
+
+    OFFICIAL = "official", _("Official document or price list")
+    VENDOR = "vendor", _("Vendor or operator publication")
+    DEALER = "dealer", _("Dealer quote or listing")
+    PRESS = "press", _("Press report")
+    AGGREGATOR = "aggregator", _("Aggregator, repost or dataset")
+    BLOG = "blog", _("Blog or forum post")
+
+
 class TariffClass(models.TextChoices):
     """The tariff class of a price table (the class a data center's supply is billed in)."""
 

@@ -197,10 +197,30 @@ def procurement_section(procurement: dict | None, training: dict | None = None) 
         "preferred_accelerators": _accelerators(procurement.get("preferred_families")),
         "excluded_accelerators": _accelerators(procurement.get("excluded_families")),
         "domestic_only": bool(procurement.get("domestic_only")),
-        "years": procurement.get("years"),
-        "hours_per_year": procurement.get("hours_per_year"),
+        **usage_answers(procurement),
+        "rent_min_months": procurement.get("rent_min_months"),
+        "resale_pct": procurement.get("resale_pct"),
         "deadline": (training or {}).get("deadline"),
     }
+
+
+def usage_answers(procurement: dict) -> dict:
+    """One job, or a programme of runs a year over years. Answers saved before the question
+    (hours a year and years, always) read as the programme they described."""
+    usage = procurement.get("usage")
+    if usage is None and procurement.get("hours_per_year"):
+        return {
+            "usage": "programme",
+            "years": procurement.get("years"),
+            "hours_per_year": procurement.get("hours_per_year"),
+        }
+    if usage == "programme":
+        return {
+            "usage": "programme",
+            "years": procurement.get("years"),
+            "runs_per_year": procurement.get("runs_per_year"),
+        }
+    return {"usage": "once"}
 
 
 def scenario_problem(answers: dict) -> ScenarioError | None:

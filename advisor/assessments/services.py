@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from advisor.assessments.answers import DECLARED_KEY, FIGURES_KEY
 from advisor.assessments.models import TITLE_MAX_LENGTH, Assessment
+from advisor.text import clean_json, clean_text
 
 
 class StaleDraft(Exception):
@@ -29,7 +30,14 @@ def create_assessment(owner, title: str = "") -> Assessment:
 
 
 def _write(assessment: Assessment, version: int, **changes) -> Assessment:
-    """Apply ``changes`` only if the row is still at ``version``; bump it; refresh the object."""
+    """Apply ``changes`` only if the row is still at ``version``; bump it; refresh the object.
+
+    An update bypasses the models' save (and its text cleaning), so the text is cleaned here.
+    """
+    if "answers" in changes:
+        changes["answers"] = clean_json(changes["answers"])
+    if "title" in changes:
+        changes["title"] = clean_text(changes["title"])
     updated = Assessment.objects.filter(pk=assessment.pk, version=version).update(
         version=F("version") + 1, updated_at=timezone.now(), **changes
     )

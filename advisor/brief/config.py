@@ -1,6 +1,14 @@
-"""The signing configuration, read from settings when it is needed (not at import)."""
+"""The signing configuration, read from settings when it is needed (not at import).
+
+In production (``DJANGO_DEBUG`` unset) nothing defaults to the development signer under
+``var/signing/``: the key is ``BRIEF_SIGNING_PKCS12`` and its passphrase comes from
+``BRIEF_SIGNING_PASSPHRASE`` or the secret file ``BRIEF_SIGNING_PASSPHRASE_FILE`` names, and a
+signer issued by a development CA is refused (docs/decisions/0008-brief-signing.md).
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from django.conf import settings
 
@@ -11,22 +19,34 @@ def _passphrase(signing: dict) -> str:
     if signing.get("PASSPHRASE"):
         return signing["PASSPHRASE"]
     passphrase_file = signing.get("PASSPHRASE_FILE")
-    if passphrase_file and passphrase_file.exists():
-        return passphrase_file.read_text().strip()
+    if passphrase_file:
+        try:
+            return Path(passphrase_file).read_text().strip()
+        except OSError as error:
+            raise SigningError(
+                f"cannot read the signing passphrase file {passphrase_file} "
+                f"(BRIEF_SIGNING_PASSPHRASE_FILE): {error.strerror or error}"
+            ) from None
     raise SigningError(
-        "No signing passphrase: set BRIEF_SIGNING_PASSPHRASE, or run "
-        "`manage.py make_dev_signing_cert` in development."
+        "No signing passphrase: set BRIEF_SIGNING_PASSPHRASE or BRIEF_SIGNING_PASSPHRASE_FILE, "
+        "or run `manage.py make_dev_signing_cert` in development."
     )
 
 
 def signing_config() -> SigningConfig:
     signing = settings.BRIEF_SIGNING
+    if not signing.get("PKCS12_PATH"):
+        raise SigningError(
+            "No signing key: set BRIEF_SIGNING_PKCS12 to the organisation's PKCS#12 file "
+            "(production never uses the development signer)."
+        )
     return SigningConfig(
-        pkcs12_path=signing["PKCS12_PATH"],
+        pkcs12_path=Path(signing["PKCS12_PATH"]),
         passphrase=_passphrase(signing),
-        signer_name=signing["SIGNER_NAME"],
+        signer_name=signing["SIGNER_NAME"] or None,
         location=signing["LOCATION"],
         timestamp_url=signing["TIMESTAMP_URL"],
+        refuse_development=settings.PRODUCTION,
     )
 
 

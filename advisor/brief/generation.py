@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import override
 
 from advisor.brief.config import signing_config
-from advisor.brief.models import Brief, BriefStatus
+from advisor.brief.models import Brief, BriefStatus, new_failure_reference
 from advisor.brief.render import BriefMeta, render_pdf
 from advisor.brief.signing import SignatureRequest, sign_pdf
 from advisor.brief.verify import sha256_hex
@@ -62,6 +62,8 @@ def meta(brief: Brief, *, approved: bool) -> BriefMeta:
         approved_at=timezone.localtime(brief.approved_at) if brief.approved_at else None,
         verify_url=verify_url(),
         organisation=settings.BRIEF_SIGNING["ORGANISATION"],
+        approval_comment=brief.review_comment if approved else "",
+        vetoes_acknowledged=brief.vetoes_acknowledged and approved,
     )
 
 
@@ -142,9 +144,14 @@ def generate(brief_id: int) -> Brief:
     try:
         unsigned, signed = signed_pdf(brief, approved=False)
     except Exception as error:  # noqa: BLE001 - any failure must be shown and retryable
-        logger.exception("Generating brief %s failed", brief.number)
+        # The buyer sees a plain message and the reference; the detail (it may name files or
+        # library errors) goes to the operator's log, and stays on the record for admin.
+        reference = new_failure_reference()
+        logger.exception("Generating brief %s failed (reference %s)", brief.number, reference)
         Brief.objects.filter(pk=brief.pk).update(
-            status=BriefStatus.FAILED, failure=f"{type(error).__name__}: {error}", lease_until=None
+            status=BriefStatus.FAILED,
+            failure=f"{reference} {type(error).__name__}: {error}",
+            lease_until=None,
         )
         brief.refresh_from_db()
         return brief

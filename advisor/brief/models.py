@@ -1,5 +1,8 @@
 """Issued briefs (immutable snapshots with their signed PDF) and the audit trail."""
 
+import re
+import secrets
+
 from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
@@ -7,6 +10,12 @@ from django.utils.translation import gettext_lazy as _
 
 NUMBER_PREFIX = "FT"
 SHA256_HEX_LENGTH = 64
+# A failure's reference: the buyer sees it, the operator's log line carries it with the detail.
+FAILURE_REFERENCE = re.compile(r"E-[0-9A-F]{8}\b")
+
+
+def new_failure_reference() -> str:
+    return "E-" + secrets.token_hex(4).upper()
 
 
 class BriefStatus(models.TextChoices):
@@ -83,6 +92,11 @@ class Brief(models.Model):
     )
     approved_at = models.DateTimeField(verbose_name=_("approved at"), null=True, blank=True)
     review_comment = models.TextField(verbose_name=_("review comment"), blank=True)
+    # The approver's confirmation that they read the open veto checks listed in the brief
+    # (approving with any open needs it; it is printed in the approved PDF).
+    vetoes_acknowledged = models.BooleanField(
+        verbose_name=_("open veto checks acknowledged"), default=False
+    )
     # The frozen content: everything the PDF shows, so it reads the same after catalog edits.
     snapshot = models.JSONField(verbose_name=_("snapshot"), default=dict)
     ruleset_version = models.CharField(verbose_name=_("compliance rule-set version"), max_length=40)
@@ -100,6 +114,8 @@ class Brief(models.Model):
         max_length=SHA256_HEX_LENGTH,
         blank=True,
     )
+    # "<reference> <detail>": the page shows the buyer only the reference (FAILURE_REFERENCE);
+    # the detail, which may name files or libraries, is for the operator (log, admin, CLI).
     failure = models.TextField(verbose_name=_("failure"), blank=True)
     # Generation lease (docs/decisions/0021): the worker rendering the PDF holds it and renews
     # it while it works; a lease that ran out means the worker died, and any worker requeues.
@@ -126,6 +142,27 @@ class Brief(models.Model):
 
     def __str__(self):
         return self.number
+
+    def queue_position(self) -> int | None:
+        """While it waits for a brief worker: 1 when it is next, 2 with one brief ahead, ...;
+        ``None`` when it is not waiting (a worker holds it, or it is not being generated).
+
+        Briefs are taken in the order they were issued (the task queue's order); a brief that a
+        worker holds has a lease (``lease_until``), a waiting one none."""
+        if self.status != BriefStatus.GENERATING or self.lease_until is not None:
+            return None
+        waiting = Brief.objects.filter(status=BriefStatus.GENERATING, lease_until__isnull=True)
+        ahead = waiting.filter(
+            models.Q(created_at__lt=self.created_at)
+            | models.Q(created_at=self.created_at, pk__lt=self.pk)
+        ).count()
+        return ahead + 1
+
+    @property
+    def failure_reference(self) -> str:
+        """The reference of the failure that the operator's log names, or ""."""
+        match = FAILURE_REFERENCE.match(self.failure or "")
+        return match.group(0) if match else ""
 
     @property
     def ready(self) -> bool:
@@ -192,3 +229,8 @@ class AuditEvent(models.Model):
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor_username or '-'} {self.action}"
+
+
+def open_vetoes(snapshot: dict) -> list[dict]:
+    """The chosen option's veto checks that await the vendor, as frozen in the brief."""
+    return list(((snapshot or {}).get("memo") or {}).get("unknown_vetoes") or [])

@@ -2,7 +2,10 @@
 
 Production deployments configure the organisation's own PKCS#12 (see settings
 ``BRIEF_SIGNING``); this module only exists so that a fresh checkout can issue and verify
-signed briefs. RSA keys keep the signed PDF on PDF 1.7 (an EC key would push pyHanko to
+signed briefs, and so that tests and benches can stand in for an organisation's own PKI
+(``create_pki(..., development=False)``). A development CA is named "<organisation>
+Development CA": production refuses any signer it issued (``is_development_ca``; the deploy
+check and the signer itself, docs/decisions/0008-brief-signing.md). RSA keys keep the signed PDF on PDF 1.7 (an EC key would push pyHanko to
 PDF 2.0 and break PDF/A-3b). The signer certificate carries the non-repudiation
 (content commitment) key usage, which pyHanko requires of document signers by default.
 """
@@ -18,6 +21,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
+
+from advisor.brief.signing import DEVELOPMENT_CA_SUFFIX
 
 RSA_BITS = 3072  # NIST SP 800-57 Part 1: 3072-bit RSA ~ 128-bit security, valid beyond 2030
 CA_YEARS = 10
@@ -72,11 +77,24 @@ def _certificate(subject, issuer, public_key, signing_key, *, ca: bool, years: i
 
 
 def create_dev_pki(directory: Path, passphrase: str, organisation: str, signer_name: str) -> DevPki:
-    """Write a CA certificate (PEM), a signer PKCS#12 and its passphrase into ``directory``."""
+    """Write a development CA certificate (PEM), a signer PKCS#12 and its passphrase into
+    ``directory`` (``dev-ca.pem``, ``dev-signer.p12``, ``dev-signer.passphrase``)."""
+    return create_pki(directory, passphrase, organisation, signer_name, development=True)
+
+
+def create_pki(
+    directory: Path, passphrase: str, organisation: str, signer_name: str, *, development: bool
+) -> DevPki:
+    """A CA and a signer; ``development=False`` names the CA "<organisation> CA" and the files
+    ``ca.pem``, ``signer.p12``, ``signer.passphrase`` (tests' and benches' stand-in for an
+    organisation's own PKI)."""
     directory.mkdir(parents=True, exist_ok=True)
     now = dt.datetime.now(dt.UTC)
     ca_key = rsa.generate_private_key(public_exponent=65537, key_size=RSA_BITS)
-    ca_name = _name(f"{organisation} Development CA", organisation)
+    ca_common_name = (
+        f"{organisation} {DEVELOPMENT_CA_SUFFIX}" if development else f"{organisation} CA"
+    )
+    ca_name = _name(ca_common_name, organisation)
     ca_cert = _certificate(
         ca_name, ca_name, ca_key.public_key(), ca_key, ca=True, years=CA_YEARS, now=now
     )
@@ -90,10 +108,11 @@ def create_dev_pki(directory: Path, passphrase: str, organisation: str, signer_n
         years=SIGNER_YEARS,
         now=now,
     )
+    prefix = "dev-" if development else ""
     pki = DevPki(
-        ca_cert_path=directory / "dev-ca.pem",
-        signer_pkcs12_path=directory / "dev-signer.p12",
-        passphrase_path=directory / "dev-signer.passphrase",
+        ca_cert_path=directory / f"{prefix}ca.pem",
+        signer_pkcs12_path=directory / f"{prefix}signer.p12",
+        passphrase_path=directory / f"{prefix}signer.passphrase",
     )
     pki.ca_cert_path.write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM))
     bundle = pkcs12.serialize_key_and_certificates(

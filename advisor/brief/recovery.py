@@ -23,7 +23,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from advisor.brief.generation import MAX_GENERATION_ATTEMPTS, lease_seconds
-from advisor.brief.models import Brief, BriefStatus
+from advisor.brief.models import Brief, BriefStatus, new_failure_reference
 from advisor.brief.services import queue_generation
 from advisor.brief.tasks import generate_brief
 
@@ -85,11 +85,13 @@ def recover_stalled(now=None) -> list[Brief]:
             pk=brief.pk, status=BriefStatus.GENERATING, lease_until=brief.lease_until
         )
         if brief.generation_attempts >= MAX_GENERATION_ATTEMPTS:
+            reference = new_failure_reference()
             failure = (
-                f"WorkerLost: the worker stopped {brief.generation_attempts} times while "
-                "generating this brief"
+                f"{reference} WorkerLost: the worker stopped {brief.generation_attempts} times "
+                "while generating this brief"
             )
             if still.update(status=BriefStatus.FAILED, failure=failure, lease_until=None):
+                logger.error("Brief %s failed: %s", brief.number, failure)
                 handled.append(brief)
             continue
         if still.update(lease_until=None):  # only one worker requeues it

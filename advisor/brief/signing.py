@@ -20,19 +20,30 @@ if TYPE_CHECKING:
     from pyhanko.sign import signers
 
 SIGNATURE_FIELD = "BriefSignature"
+# The development CA (advisor.brief.pki, `manage.py make_dev_signing_cert`) is named
+# "<organisation> Development CA"; production refuses any signer it issued.
+DEVELOPMENT_CA_SUFFIX = "Development CA"
+
+
+def is_development_ca(common_name: str) -> bool:
+    """Whether a CA's common name is that of a development CA made by advisor.brief.pki."""
+    return str(common_name).strip().endswith(DEVELOPMENT_CA_SUFFIX)
 
 
 class SigningError(Exception):
-    """The signing key could not be loaded or the PDF could not be signed."""
+    """The signing key could not be loaded or the PDF could not be signed.
+
+    The message is for the operator's log (it may name files); never show it to a buyer."""
 
 
 @dataclass(frozen=True)
 class SigningConfig:
     pkcs12_path: Path
     passphrase: str
-    signer_name: str
+    signer_name: str | None
     location: str
     timestamp_url: str | None = None
+    refuse_development: bool = False  # production: a development CA's signer is refused
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,13 @@ def _sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> b
     from pyhanko.sign import fields, signers, timestamps
 
     signer = load_signer(config)
+    if config.refuse_development:
+        issuer = signer.signing_cert.issuer.native.get("common_name", "")
+        if is_development_ca(issuer):
+            raise SigningError(
+                f"refused the development signer {config.pkcs12_path} (issued by {issuer!r}) "
+                "in production: set BRIEF_SIGNING_PKCS12 to the organisation's own key"
+            )
     metadata = signers.PdfSignatureMetadata(
         field_name=request.field_name,
         reason=request.reason,

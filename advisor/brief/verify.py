@@ -10,8 +10,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
-import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from io import BytesIO
 
@@ -19,9 +18,18 @@ from advisor.brief.signing import outside_event_loop
 
 BRIEF_NUMBER = re.compile(rb"FT-\d{4}-\d{6}")
 
+# Bounds on the document as parsed (docs/decisions/0019-verify-bounds.md), checked before
+# pyHanko walks the form or validates a signature. A brief has a few hundred objects, two
+# revisions, one form field and one signature; these leave a wide margin for any PDF we issue.
+MAX_OBJECTS = 20_000  # cross-reference entries over all revisions, packed objects included
+MAX_REVISIONS = 16  # incremental updates (each signature adds one)
+MAX_FIELDS = 200  # form field and widget dictionaries, walked from /AcroForm /Fields
+MAX_FIELD_DEPTH = 16  # /Kids levels below /Fields
+MAX_SIGNATURES = 8  # filled signature fields (each one is validated)
+
 
 class TooComplex(ValueError):
-    """Checking the file would take longer than the time budget allows."""
+    """The document is beyond the bounds (``str()`` says which), or the time budget is spent."""
 
 
 class Tampering(enum.StrEnum):
@@ -61,6 +69,33 @@ class VerificationReport:
             and bool(self.signatures)
             and all(s.intact and s.valid and s.trusted for s in self.signatures)
         )
+
+
+def report_to_json(report: VerificationReport) -> dict:
+    """The report as JSON-ready data (the child process sends it to the caller)."""
+    data = asdict(report)
+    data["tampering"] = report.tampering.value
+    for signature in data["signatures"]:
+        for key in ("signing_time", "timestamp_time"):
+            if signature[key] is not None:
+                signature[key] = signature[key].isoformat()
+    return data
+
+
+def report_from_json(data: dict) -> VerificationReport:
+    signatures = []
+    for signature in data["signatures"]:
+        values = dict(signature)
+        for key in ("signing_time", "timestamp_time"):
+            if values[key] is not None:
+                values[key] = datetime.fromisoformat(values[key])
+        signatures.append(SignatureReport(**values))
+    return VerificationReport(
+        sha256=data["sha256"],
+        tampering=Tampering(data["tampering"]),
+        signatures=signatures,
+        brief_numbers_seen=list(data["brief_numbers_seen"]),
+    )
 
 
 def sha256_hex(data: bytes) -> str:
@@ -112,48 +147,117 @@ def _numbers_in_document_info(reader) -> set[str]:
     return {m.decode() for m in BRIEF_NUMBER.findall(text.encode("utf-8", "ignore"))}
 
 
-def verify_pdf(
-    pdf: bytes, trust_roots: list, *, budget_s: float | None = None
-) -> VerificationReport:
+def verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
     """Validate every signature in ``pdf`` against ``trust_roots`` (asn1crypto certificates).
 
-    With ``budget_s``, :class:`TooComplex` is raised once that many seconds have passed,
-    checked after parsing and before each signature (the caller bounds the file's size and
-    object counts first, so that parsing itself stays short).
+    Raises :class:`TooComplex` when the parsed document is beyond the bounds (``check_bounds``).
+    This runs in the calling process and cannot be interrupted: an upload from outside is
+    checked in a child process with hard limits (``advisor.brief.verify_child``).
     """
-    deadline = None if budget_s is None else time.monotonic() + budget_s
-    return outside_event_loop(_verify_pdf, pdf, trust_roots, deadline)
+    return outside_event_loop(_verify_pdf, pdf, trust_roots)
 
 
-def _in_budget(deadline: float | None) -> None:
-    if deadline is not None and time.monotonic() > deadline:
-        raise TooComplex("time budget spent")
+def check_bounds(reader) -> None:
+    """Raise :class:`TooComplex` when the parsed document is beyond the bounds.
+
+    Counted on what the reader resolved, not on the raw bytes: every cross-reference entry
+    (objects packed in compressed object streams included, and each stream's own ``/N``), and
+    the form fields walked from ``/AcroForm /Fields`` (iteratively, each object once) with a cap
+    on their number, on the depth of ``/Kids`` and on filled signature fields. The walk stops
+    at the first bound it passes, so it costs at most ``MAX_FIELDS`` object reads.
+    """
+    xrefs = reader.xrefs
+    if xrefs.total_revisions > MAX_REVISIONS:
+        raise TooComplex(f"more than {MAX_REVISIONS} revisions")
+    objects = packed = 0
+    for revision in range(xrefs.total_revisions):
+        objects += len(xrefs.explicit_refs_in_revision(revision))
+        for stream in xrefs.object_streams_used_in(revision):
+            count = _value(stream.get_object(), "/N", 0)
+            packed += count if isinstance(count, int) else MAX_OBJECTS + 1
+        if objects > MAX_OBJECTS or packed > MAX_OBJECTS:
+            raise TooComplex(f"more than {MAX_OBJECTS:,} objects")
+    _check_fields(reader)
 
 
-def _verify_pdf(pdf: bytes, trust_roots: list, deadline: float | None = None) -> VerificationReport:
+def _value(dictionary, key: str, default=None):
+    """``dictionary[key]`` resolved (pyHanko's dictionaries resolve on ``[]``), or ``default``."""
+    from pyhanko.pdf_utils import generic
+
+    if not isinstance(dictionary, generic.DictionaryObject):
+        return default
+    try:
+        return dictionary[key]
+    except KeyError:
+        return default
+
+
+def _check_fields(reader) -> None:
+    from pyhanko.pdf_utils import generic
+
+    top = _value(_value(reader.root, "/AcroForm"), "/Fields")
+    if not isinstance(top, generic.ArrayObject):
+        return
+    if len(top) > MAX_FIELDS:
+        raise TooComplex(f"more than {MAX_FIELDS} form fields")
+    pending = [(item, 1, None) for item in top.iterate()]
+    seen: set[tuple[int, int]] = set()
+    fields = signatures = 0
+    while pending:
+        item, depth, inherited_type = pending.pop()
+        if isinstance(item, generic.IndirectObject):
+            key = (item.reference.idnum, item.reference.generation)
+            if key in seen:
+                continue
+            seen.add(key)
+        node = item.get_object()
+        fields += 1
+        if fields > MAX_FIELDS:
+            raise TooComplex(f"more than {MAX_FIELDS} form fields")
+        if depth > MAX_FIELD_DEPTH:
+            raise TooComplex(f"form fields nested more than {MAX_FIELD_DEPTH} deep")
+        field_type = _value(node, "/FT", inherited_type)
+        if field_type == "/Sig" and isinstance(_value(node, "/V"), generic.DictionaryObject):
+            signatures += 1
+            if signatures > MAX_SIGNATURES:
+                raise TooComplex(f"more than {MAX_SIGNATURES} signatures")
+        kids = _value(node, "/Kids")
+        if isinstance(kids, generic.ArrayObject):
+            if len(kids) > MAX_FIELDS:
+                raise TooComplex(f"more than {MAX_FIELDS} form fields")
+            pending.extend((kid, depth + 1, field_type) for kid in kids.iterate())
+
+
+def _verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
     # pyHanko on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
     from pyhanko.pdf_utils.reader import PdfFileReader
     from pyhanko.sign.validation import validate_pdf_signature
-    from pyhanko.sign.validation.errors import SignatureValidationError
     from pyhanko_certvalidator import ValidationContext
 
     digest = sha256_hex(pdf)
     numbers = {m.decode() for m in BRIEF_NUMBER.findall(pdf)}
     try:
         reader = PdfFileReader(BytesIO(pdf), strict=False)
+    except Exception:  # noqa: BLE001 - any parse failure means "not a PDF we can read"
+        return VerificationReport(digest, Tampering.UNREADABLE, [], sorted(numbers))
+    try:
+        check_bounds(reader)  # TooComplex goes to the caller
+    except TooComplex:
+        raise
+    except Exception:  # noqa: BLE001 - an object the walk cannot read: not a PDF we can read
+        return VerificationReport(digest, Tampering.UNREADABLE, [], sorted(numbers))
+    try:
         embedded = list(reader.embedded_signatures)
         numbers |= _numbers_in_document_info(reader)
     except Exception:  # noqa: BLE001 - any parse failure means "not a PDF we can read"
         return VerificationReport(digest, Tampering.UNREADABLE, [], sorted(numbers))
-    _in_budget(deadline)
     numbers = sorted(numbers)
     context = ValidationContext(trust_roots=trust_roots, allow_fetching=False)
     reports = []
     for signature in embedded:
-        _in_budget(deadline)
         try:
             status = validate_pdf_signature(signature, signer_validation_context=context)
-        except (SignatureValidationError, ValueError):
+        except Exception:  # noqa: BLE001 - a signature that cannot be checked is broken
             reports.append(_broken_report(signature))
             continue
         reports.append(_report(signature, status))

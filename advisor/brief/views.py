@@ -16,8 +16,9 @@ from advisor.assessments.selectors import assessment_for
 from advisor.brief import services
 from advisor.brief.audit import record
 from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUploadForm
-from advisor.brief.models import AuditAction, Brief, BriefStatus
-from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, verify_upload
+from advisor.brief.lifecycle import glance
+from advisor.brief.models import AuditAction, Brief, BriefStatus, open_vetoes
+from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
 from advisor.recommendation.services import shown_results, stored_records
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
@@ -89,15 +90,17 @@ def issue(request):
 def detail(request, pk):
     brief = brief_for(request.user, pk)
     template = "brief/detail.html#status" if request.htmx else "brief/detail.html"
+    vetoes = open_vetoes(brief.snapshot)
     return render(
         request,
         template,
         {
             "brief": brief,
+            "glance": glance(brief),
             "can_review": is_approver(request.user)
             and brief.status == BriefStatus.AWAITING_APPROVAL
             and brief.prepared_by_id != request.user.pk,
-            "review_form": ReviewForm(),
+            "review_form": ReviewForm(open_vetoes=len(vetoes)),
         },
     )
 
@@ -135,24 +138,29 @@ def approvals(request):
         .exclude(prepared_by=request.user)
         .select_related("prepared_by")
     )
-    return render(request, "brief/approvals.html", {"briefs": waiting})
+    return render(request, "brief/approvals.html", {"glances": [glance(b) for b in waiting]})
 
 
 @approver_required
 @require_POST
 def review(request, pk):
     brief = brief_for(request.user, pk)
-    form = ReviewForm(request.POST)
+    form = ReviewForm(request.POST, open_vetoes=len(open_vetoes(brief.snapshot)))
     if not form.is_valid():
         return render(
             request,
             "brief/detail.html",
-            {"brief": brief, "can_review": True, "review_form": form},
+            {"brief": brief, "glance": glance(brief), "can_review": True, "review_form": form},
             status=400,
         )
     try:
         if form.cleaned_data["decision"] == ReviewForm.APPROVE:
-            services.approve(brief, request.user)
+            services.approve(
+                brief,
+                request.user,
+                comment=form.cleaned_data["comment"],
+                acknowledged=form.cleaned_data.get("acknowledge_vetoes", False),
+            )
             messages.success(request, _("Brief %(number)s approved.") % {"number": brief.number})
         else:
             services.send_back(brief, request.user, form.cleaned_data["comment"])
@@ -175,30 +183,36 @@ def _verify_limited(request) -> bool:
     )
 
 
+def _verify_refused(request, reason: str, *, status: int, retry_after: int):
+    response = render(
+        request,
+        "brief/verify.html",
+        {"form": VerifyUploadForm(), "verification": None, reason: True},
+        status=status,
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
+
+
 @require_http_methods(["GET", "POST"])
 def verify(request):
     """Anyone with the link may check a PDF; only its signature and record status are shown.
 
-    Bounded: uploads are counted per client address, the file's size and object counts are
-    checked before it is parsed, and the check has a time budget.
+    Bounded (docs/decisions/0019-verify-bounds.md): uploads are counted per client address, the
+    file's size is checked before it is read, and the PDF is parsed in a child process with
+    hard CPU, memory and time limits, at most ``VERIFY_SLOTS`` at once on this host: this
+    worker waits at most ``VERIFY_BUDGET_S`` seconds.
     """
     posted = request.method == "POST"
     if posted and settings.VERIFY_RATE_LIMIT and _verify_limited(request):
-        response = render(
-            request,
-            "brief/verify.html",
-            {"form": VerifyUploadForm(), "verification": None, "rate_limited": True},
-            status=429,
-        )
-        response["Retry-After"] = "60"
-        return response
+        return _verify_refused(request, "rate_limited", status=429, retry_after=60)
     form = VerifyUploadForm(request.POST, request.FILES) if posted else VerifyUploadForm()
     verification = None
     if posted and form.is_valid():
         try:
-            verification = verify_upload(
-                form.cleaned_data["pdf"], budget_s=settings.VERIFY_BUDGET_S
-            )
+            verification = verify_upload(form.cleaned_data["pdf"])
+        except Busy:
+            return _verify_refused(request, "busy", status=503, retry_after=Busy.retry_after)
         except NotAPdf as error:
             form.add_error(
                 "pdf", UPLOAD_ERRORS[str(error)] % {"limit": MAX_PDF_BYTES // (1024 * 1024)}

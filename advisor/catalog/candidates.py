@@ -13,6 +13,8 @@ from dataclasses import replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
+from django.utils import timezone
+
 from advisor.catalog import compliance as compliance_selectors
 from advisor.catalog import declared as declared_selectors
 from advisor.catalog import economics as economics_selectors
@@ -22,10 +24,9 @@ from advisor.domain.compliance.facts import (
     PolicyZoneFacts,
     VendorFacts,
 )
+from advisor.domain.document import EntryContext
 from advisor.domain.economics.inputs import (
-    BASIS_EXAMPLE,
     BASIS_OVERRIDE,
-    BASIS_QUOTE,
     Prices,
     Provenance,
     Site,
@@ -37,7 +38,14 @@ from advisor.domain.recommend import (
     SiteCandidate,
 )
 from vendors import choices
-from vendors.models import DataCenter, Offer, PolicyZone, ServerModel, parse_instance_gpus
+from vendors.models import (
+    Accelerator,
+    DataCenter,
+    Offer,
+    PolicyZone,
+    ServerModel,
+    parse_instance_gpus,
+)
 
 # --- Hardware -------------------------------------------------------------------------------
 
@@ -322,13 +330,8 @@ def _purchase_price(model: ServerModel, overrides: dict | None = None):
     )
     if offer is None:
         return Prices(), {}
-    seller = offer.vendor or offer.data_center or offer.seller_name
-    basis = BASIS_EXAMPLE if offer.is_example else BASIS_QUOTE
-    provenance = Provenance(
-        basis, f"{seller}. {offer.source}".strip(), offer.quoted_on or offer.as_of
-    )
     return Prices(purchase_cny_per_server=offer.purchase_price), {
-        "purchase_cny_per_server": provenance
+        "purchase_cny_per_server": economics_selectors.offer_provenance(offer)
     }
 
 
@@ -358,3 +361,36 @@ def site_candidates(
         )
         for dc in rows
     ]
+
+
+# --- What an entry point checks a document against -------------------------------------------
+
+
+def entry_context(document: dict, today: date | None = None) -> EntryContext:
+    """What an entry point checks ``document`` against (advisor.domain.document): today, and
+    the keys the wizard offers that the document names: provinces for an own room, data
+    centers, accelerators (only those queried: a document without sections reads nothing)."""
+    site = document.get("site") if isinstance(document.get("site"), dict) else {}
+    procurement = document.get("procurement")
+    procurement = procurement if isinstance(procurement, dict) else {}
+    zones = centers = keys = None
+    domestic = frozenset()
+    if site.get("room"):
+        zones = frozenset(
+            PolicyZone.objects.filter(kind=choices.PolicyZoneKind.PROVINCE).values_list(
+                "key", flat=True
+            )
+        )
+    if site.get("data_centers"):
+        centers = frozenset(DataCenter.objects.values_list("key", flat=True))
+    if procurement.get("preferred_accelerators") or procurement.get("excluded_accelerators"):
+        rows = list(Accelerator.objects.values_list("key", "china_availability"))
+        keys = frozenset(key for key, _availability in rows)
+        domestic = frozenset(key for key, availability in rows if availability == "domestic")
+    return EntryContext(
+        today=today or timezone.localdate(),
+        policy_zones=zones,
+        data_centers=centers,
+        accelerators=keys,
+        domestic_accelerators=domestic,
+    )

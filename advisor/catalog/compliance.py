@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from advisor.catalog.sizing import accelerator_spec_from_row, server_spec_from_row
+from advisor.domain import sources as domain_sources
 from advisor.domain.compliance.comparison import VendorComparison, compare_vendors
 from advisor.domain.compliance.engine import ComplianceReport, evaluate
 from advisor.domain.compliance.facts import (
@@ -205,7 +206,7 @@ def availability_facts(accelerator: Accelerator) -> AvailabilityFacts:
         status=_text(accelerator.china_availability),
         as_of=accelerator.china_availability_as_of,
         note=_text(accelerator.china_availability_note),
-        source=_text(accelerator.source),
+        source=domain_sources.plain_text(accelerator.source),
     )
 
 

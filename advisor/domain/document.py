@@ -11,12 +11,20 @@ refused. Sections register their own validator with :func:`register_section`, so
 Numbers may be JSON numbers or decimal strings (the wizard stores exact figures as strings,
 "0.48"); NaN, infinities, booleans and other text are refused. The limits match what the
 wizard's forms accept (a unit test compares them).
+
+An entry point (the wizard's forms, the commands) also passes an :class:`EntryContext`: today's
+date and the catalog's keys. Then a document is refused for what the wizard refuses, with the
+wizard's words: a deadline that is not after today or more than 10 years ahead, a policy zone,
+data center or accelerator the catalog does not have, an accelerator both preferred and
+excluded, a foreign accelerator preferred with ``domestic_only``. Documents stored earlier are
+computed again without it (a deadline that has since passed is a finding, not an error).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
@@ -87,17 +95,44 @@ GENERAL_FIGURE_LIMITS = {
 }
 WHOLE_FIGURES = frozenset({"horizon_years", "rack_units_per_rack", "rent_min_months"})
 
+DEADLINE_MAX_YEARS = 10
+# The validator's words for numbers; the wizard's number fields say the same after their label.
+RANGE = N_("must be between {low} and {high}")
+NOT_A_NUMBER = N_("must be a number")
+NOT_A_WHOLE_NUMBER = N_("must be a whole number")
+
+
+@dataclass(frozen=True)
+class EntryContext:
+    """What an entry point knows beyond the document: today and the catalog's keys (a set
+    left ``None`` is not checked)."""
+
+    today: date | None = None
+    policy_zones: frozenset[str] | None = None
+    data_centers: frozenset[str] | None = None
+    accelerators: frozenset[str] | None = None
+    domestic_accelerators: frozenset[str] = frozenset()
+
+
 SectionValidator = Callable[[object, str], None]
 SECTIONS: dict[str, SectionValidator] = {}
+# Checks of a valid section against what an entry point knows: ``check(section, path, context)``.
+ENTRY_CHECKS: dict[str, Callable[[dict, str, EntryContext], None]] = {}
 
 
-def register_section(name: str, validator: SectionValidator) -> None:
-    """Validate the document's ``name`` section with ``validator(value, path)``."""
+def register_section(name: str, validator: SectionValidator, entry_check=None) -> None:
+    """Validate the document's ``name`` section with ``validator(value, path)`` and, at an entry
+    point, ``entry_check(value, path, context)``."""
     SECTIONS[name] = validator
+    if entry_check is not None:
+        ENTRY_CHECKS[name] = entry_check
 
 
-def validate_document(data) -> Scenario:
-    """The scenario of a valid document; :class:`ScenarioError` for the first bad field."""
+def validate_document(data, context: EntryContext | None = None) -> Scenario:
+    """The scenario of a valid document; :class:`ScenarioError` for the first bad field.
+
+    With ``context`` (an entry point: the wizard, a command) the sections are also checked
+    against today's date and the catalog."""
     check_depth(data)
     if isinstance(data, dict):
         for name, validator in SECTIONS.items():
@@ -107,7 +142,56 @@ def validate_document(data) -> Scenario:
     for name, validator in SECTIONS.items():
         if name in data:
             validator(data[name], name)
+            if context is not None and name in ENTRY_CHECKS and data[name] is not None:
+                ENTRY_CHECKS[name](data[name], name, context)
     return scenario
+
+
+# --- Rules an entry point applies, in the wizard's words ---------------------------------------
+
+DEADLINE_NOT_AFTER_TODAY = N_("The deadline must be after today.")
+DEADLINE_TOO_FAR = N_("The deadline must be within {years} years.")
+HIGHEST_BELOW_LOWEST = N_("The highest value must not be below the lowest.")
+BOTH_CHOSEN_AND_EXCLUDED = N_("{names}: cannot be both chosen and excluded.")
+DOMESTIC_ONLY_BUT = N_("You asked for domestic accelerators only, but also for {names}.")
+NOT_A_POLICY_ZONE = N_("{value} is not a province in the catalog.")
+NOT_A_DATA_CENTER = N_("{value} is not a data center in the catalog.")
+NOT_AN_ACCELERATOR = N_("{value} is not an accelerator in the catalog.")
+
+
+def deadline_problem(deadline: date, today: date) -> Message | None:
+    if deadline <= today:
+        return Message(DEADLINE_NOT_AFTER_TODAY)
+    if deadline.year > today.year + DEADLINE_MAX_YEARS:
+        return Message(DEADLINE_TOO_FAR, {"years": DEADLINE_MAX_YEARS})
+    return None
+
+
+def overlap_problem(chosen, excluded) -> Message | None:
+    both = sorted(set(chosen or ()) & set(excluded or ()))
+    names = ", ".join(shown(name) for name in both)
+    return Message(BOTH_CHOSEN_AND_EXCLUDED, {"names": names}) if both else None
+
+
+def domestic_problem(domestic_only: bool, foreign_chosen) -> Message | None:
+    foreign = list(foreign_chosen or ())
+    if domestic_only and foreign:
+        return Message(DOMESTIC_ONLY_BUT, {"names": ", ".join(shown(name) for name in foreign)})
+    return None
+
+
+def shown(value) -> str:
+    """A key or value from the document as a message may print it: as it is when it is plain
+    printable text, else quoted with its escapes (a line break would break the one line)."""
+    text = value if isinstance(value, str) else repr(value)
+    if text and text.isprintable() and not any(ch.isspace() and ch != " " for ch in text):
+        return text[:80]
+    return repr(text)[:80]
+
+
+def _known(value: str, known: frozenset[str] | None, path: str, template: str) -> None:
+    if known is not None and value not in known:
+        raise ScenarioError(path, Message(template, {"value": shown(value)}))
 
 
 def check_depth(data, limit: int = MAX_DEPTH) -> None:
@@ -278,7 +362,16 @@ def _validate_room(value, path: str) -> None:
     ):
         given = room.get(low) not in (None, "") and room.get(high) not in (None, "")
         if given and Decimal(str(room[low])) > Decimal(str(room[high])):
-            raise _error(f"{path}.{high}", N_("must not be below {low}"), low=f"{path}.{low}")
+            raise _error(f"{path}.{high}", HIGHEST_BELOW_LOWEST)
+
+
+def check_site_entry(site: dict, path: str, context: EntryContext) -> None:
+    for index, key in enumerate(site.get("data_centers") or []):
+        _known(key, context.data_centers, f"{path}.data_centers[{index}]", NOT_A_DATA_CENTER)
+    room = site.get("room")
+    if room is not None:
+        _known(room["policy_zone"], context.policy_zones, f"{path}.room.policy_zone",
+               NOT_A_POLICY_ZONE)  # fmt: skip
 
 
 # --- procurement ----------------------------------------------------------------------------
@@ -355,10 +448,29 @@ def _validate_usage(section: dict, path: str) -> None:
         raise _error(f"{path}.runs_per_year", N_("is required for a programme"))
 
 
+def check_procurement_entry(section: dict, path: str, context: EntryContext) -> None:
+    if section.get("deadline") is not None and context.today is not None:
+        problem = deadline_problem(iso_date(section["deadline"], path), context.today)
+        if problem is not None:
+            raise ScenarioError(f"{path}.deadline", problem)
+    chosen = section.get("preferred_accelerators") or []
+    excluded = section.get("excluded_accelerators") or []
+    for key, keys in (("preferred_accelerators", chosen), ("excluded_accelerators", excluded)):
+        for index, value in enumerate(keys):
+            _known(value, context.accelerators, f"{path}.{key}[{index}]", NOT_AN_ACCELERATOR)
+    problem = overlap_problem(chosen, excluded)
+    if problem is not None:
+        raise ScenarioError(f"{path}.excluded_accelerators", problem)
+    foreign = [key for key in chosen if key not in context.domestic_accelerators]
+    problem = domestic_problem(bool(section.get("domestic_only")), foreign)
+    if problem is not None and context.accelerators is not None:
+        raise ScenarioError(f"{path}.preferred_accelerators", problem)
+
+
 def _figure_map(value, path: str, limits: dict) -> None:
     for key, figures in _object(value, path).items():
         _text(key, path)
-        _figures(figures, f"{path}.{key}", limits)
+        _figures(figures, f"{path}.{shown(key)}", limits)
 
 
 def _figures(value, path: str, limits: dict) -> None:
@@ -370,5 +482,5 @@ def _figures(value, path: str, limits: dict) -> None:
         number(figure, f"{path}.{name}", limits[name], whole=name in WHOLE_FIGURES)
 
 
-register_section("site", validate_site)
-register_section("procurement", validate_procurement)
+register_section("site", validate_site, check_site_entry)
+register_section("procurement", validate_procurement, check_procurement_entry)

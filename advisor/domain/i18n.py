@@ -25,9 +25,15 @@ class Message:
     template: str
     params: dict = field(default_factory=dict)
 
-    def render(self, translate=lambda s: s) -> str:
-        """Translate the template with ``translate`` and fill in the parameters."""
-        return translate(self.template).format(**self.params)
+    def render(self, translate=lambda s: s, language: str | None = None) -> str:
+        """Translate the template with ``translate`` and fill in the parameters; a parameter
+        that is itself a :class:`Message` is rendered the same way. With ``language``, the
+        parameters are those a reader of that language reads (:func:`localised`)."""
+        params = {
+            key: value.render(translate, language) if isinstance(value, Message) else value
+            for key, value in localised(self.params, language).items()
+        }
+        return translate(self.template).format(**params)
 
     def __str__(self) -> str:
         return self.render()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 from advisor.domain.i18n import N_, Message
 from advisor.domain.scenario import LIMITS, architecture_problem
@@ -89,15 +90,31 @@ def parse_config(raw: bytes) -> dict:
         raise ConfigProblem(
             Message(N_("The file is not UTF-8 text, so it is not a config.json."))
         ) from None
+    # Our own words, whole: never the parser's text, never cut (a 5,000-digit number made
+    # Python's message, cut mid-word, the page's error).
     try:
         data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise ConfigProblem(
+            Message(
+                N_("The file is not valid JSON (line {line}, column {column})."),
+                {"line": error.lineno, "column": error.colno},
+            )
+        ) from None
+    except _NotANumber as error:
+        raise ConfigProblem(
+            Message(N_("The file is not valid JSON: {name} is not a number."), {"name": error.name})
+        ) from None
     except RecursionError:
         raise ConfigProblem(
-            Message(N_("The file is not valid JSON ({detail})."), {"detail": "nested too deeply"})
+            Message(N_("The file is not valid JSON: it is nested too deeply."))
         ) from None
-    except ValueError as error:
+    except ValueError:  # an integer of more digits than Python converts (4,300)
         raise ConfigProblem(
-            Message(N_("The file is not valid JSON ({detail})."), {"detail": str(error)[:120]})
+            Message(
+                N_("The file is not valid JSON: a number in it has more than {digits} digits."),
+                {"digits": sys.get_int_max_str_digits()},
+            )
         ) from None
     if not isinstance(data, dict):
         raise ConfigProblem(
@@ -112,8 +129,14 @@ def parse_config(raw: bytes) -> dict:
     return data
 
 
+class _NotANumber(ValueError):
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
 def _reject_constant(name):
-    raise ValueError(f"{name} is not a number")
+    raise _NotANumber(name)
 
 
 def _first(data: dict, keys: tuple[str, ...]):
@@ -133,10 +156,16 @@ def _whole(key: str, value, limits: tuple[float, float]) -> int:
         raise ConfigProblem(
             Message(
                 N_("“{key}” is {value}; it must be between {low} and {high}."),
-                {"key": key, "value": value, "low": int(low), "high": int(high)},
+                {"key": key, "value": _as_typed(value), "low": int(low), "high": int(high)},
             )
         )
     return value
+
+
+def _as_typed(value: int) -> str:
+    """The number as the file gives it (no grouping); a very long one cut, never mid-sentence."""
+    text = str(value)
+    return text if len(text) <= 24 else text[:20] + "…"
 
 
 def _limits(name: str) -> tuple[float, float]:

@@ -76,6 +76,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "model.experts_per_token": (1, 4096),
     "model.sliding_window": (1, 1_048_576),
     "model.causal_mask_positions": (1, 1_048_576),
+    "model.context_length": (1, 1_048_576),
     "lora.rank": (1, 65_536),
     "lora.alpha": (0, 1_048_576),
     "seq_len": (1, 1_048_576),
@@ -137,6 +138,9 @@ class ModelArch:
     # positions x positions on every GPU (Qwen-1's ``registered_causal_mask`` over
     # max_position_embeddings; GPT-2-style ``bias`` buffers). ``None``: no such buffer.
     causal_mask_positions: int | None = None
+    # Optional (a compatible v1 extension): the longest sequence the model was trained for
+    # (``max_position_embeddings``); ``seq_len`` may not exceed it. ``None``: not stated.
+    context_length: int | None = None
 
     @property
     def params(self) -> float:
@@ -430,6 +434,7 @@ _MODEL_KEYS = (
     "experts_per_token",
     "sliding_window",
     "causal_mask_positions",
+    "context_length",
 )
 _LORA_KEYS = ("rank", "alpha", "targets")
 _HARDWARE_KEYS = ("accelerator", "count", "nodes")
@@ -556,6 +561,7 @@ def _load_model(data: dict) -> ModelArch:
         causal_mask_positions=_int(
             data, "causal_mask_positions", "model.causal_mask_positions", nullable=True
         ),
+        context_length=_int(data, "context_length", "model.context_length", nullable=True),
     )
     problem = architecture_problem(model.__dict__)
     if problem is not None:
@@ -639,23 +645,61 @@ def _load_training(data) -> Training:
     )
 
 
+# Rules the wizard and the scenario loader share, word for word (the wizard renders these
+# messages next to its fields; the CLIs print them after the field path).
+QUANT_BITS_ONLY_QLORA = N_(
+    "Quantised base weights apply only to QLoRA. Choose QLoRA as the method, or leave this empty."
+)
+ADAPTER_ONLY_ADAPTER_METHODS = N_(
+    "Adapter rank, alpha and targets apply only to LoRA, QLoRA or DoRA. Choose one of those "
+    "methods, or clear the adapter settings."
+)
+QLORA_NOT_FP32 = N_(
+    "QLoRA stores the frozen model in 4 or 8 bits and computes in 16 bits, so it cannot run in "
+    "fp32. Choose bf16 (or mixed bf16), or choose LoRA for fp32."
+)
+LONGER_THAN_CONTEXT = N_(
+    "The model was trained for at most {context} tokens per sequence; {seq_len} is longer. Use "
+    "{context} or less, or choose a model with a longer context."
+)
+
+
+def quant_bits_problem(method: str | None, quant_bits) -> Message | None:
+    if quant_bits not in (None, "") and method != "qlora":
+        return Message(QUANT_BITS_ONLY_QLORA)
+    return None
+
+
+def adapter_problem(method: str | None, has_adapter_settings: bool) -> Message | None:
+    if method not in ADAPTER_METHODS and has_adapter_settings:
+        return Message(ADAPTER_ONLY_ADAPTER_METHODS)
+    return None
+
+
+def precision_problem(method: str | None, precision: str | None) -> Message | None:
+    if method == "qlora" and precision == "fp32":
+        return Message(QLORA_NOT_FP32)
+    return None
+
+
+def seq_len_problem(seq_len: int | None, context_length: int | None) -> Message | None:
+    if seq_len and context_length and seq_len > context_length:
+        return Message(
+            LONGER_THAN_CONTEXT, {"context": f"{context_length:,}", "seq_len": f"{seq_len:,}"}
+        )
+    return None
+
+
 def _check_consistency(s: Scenario) -> None:
     """Rules that involve more than one field."""
-    if s.method not in ADAPTER_METHODS and s.lora is not None:
-        raise ScenarioError(
-            "lora",
-            Message(
-                N_("must be null unless method is lora, qlora or dora (method is {method})"),
-                {"method": s.method},
-            ),
-        )
-    if s.method != "qlora" and s.quant_bits is not None:
-        raise ScenarioError(
-            "quant_bits",
-            Message(
-                N_("must be null unless method is qlora (method is {method})"), {"method": s.method}
-            ),
-        )
+    for field_path, problem in (
+        ("lora", adapter_problem(s.method, s.lora is not None)),
+        ("quant_bits", quant_bits_problem(s.method, s.quant_bits)),
+        ("precision", precision_problem(s.method, s.precision)),
+        ("seq_len", seq_len_problem(s.seq_len, s.model.context_length)),
+    ):
+        if problem is not None:
+            raise ScenarioError(field_path, problem)
     if s.model.heads is not None and s.parallelism.tensor_parallel > s.model.heads:
         raise ScenarioError(
             "parallelism.tensor_parallel",
@@ -784,7 +828,7 @@ def _quant_bits(value) -> int | None:
 
 def _dump_model(m: ModelArch) -> dict:
     out = {key: getattr(m, key) for key in _MODEL_KEYS}
-    for key in ("sliding_window", "causal_mask_positions"):
+    for key in ("sliding_window", "causal_mask_positions", "context_length"):
         if out[key] is None:
             del out[key]  # optional: written only when given
     return out

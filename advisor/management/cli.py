@@ -8,6 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from advisor.catalog.candidates import entry_context
 from advisor.domain.document import validate_document
 from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
 from advisor.domain.questionnaire.declared import validate_declared
@@ -57,9 +58,10 @@ def read_json_or_fail(path: str) -> dict:
 
 
 def check_scenario_or_fail(data: dict):
-    """The scenario of a valid document: scenario v1 and every section (site, procurement…)."""
+    """The scenario of a valid document: scenario v1 and every section (site, procurement…),
+    checked as the wizard checks its answers (today's date, the catalog's keys), in its words."""
     try:
-        scenario = validate_document(data)
+        scenario = validate_document(data, entry_context(data))
         validate_declared(data.get(DECLARED_SECTION))  # a DeclaredError is a ScenarioError
     except ScenarioError as error:
         raise bad_input(str(error)) from error

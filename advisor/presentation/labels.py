@@ -144,6 +144,18 @@ MEMORY_COMPONENT_LABELS = {
     "total": _("Total per GPU"),
 }
 
+# What kind of publication a figure's strongest source is (advisor/domain/sources.py).
+SOURCE_KIND_LABELS = {
+    "official": _("official document or price list"),
+    "vendor": _("vendor or operator publication"),
+    "dealer": _("dealer quote"),
+    "press": _("press report"),
+    "aggregator": _("aggregator or repost"),
+    "blog": _("blog"),
+}
+# The mark next to a figure whose sources are all aggregators or blogs.
+LOW_QUALITY_SOURCE = _("low-quality source")
+
 # Every kind of code a person reads, by name (``word("verdict", code)``).
 LABELS = {
     "area": AREA_LABELS,
@@ -162,6 +174,7 @@ LABELS = {
     "precision": PRECISION_LABELS,
     "ranking": RANKING_LABELS,
     "severity": SEVERITY_LABELS,
+    "source_kind": SOURCE_KIND_LABELS,
     "status": STATUS_LABELS,
     "strategy": STRATEGY_LABELS,
     "unit": UNIT_LABELS,
@@ -199,7 +212,9 @@ def requirement(code: str) -> str:
     kind, _sep, rule_id = code.partition(":")
     rule = ALL_RULES.get(rule_id)
     if kind in ("required", "veto") and rule is not None:
-        template = _("Required by you: %(rule)s") if kind == "required" else _("Veto check: %(rule)s")
+        template = (
+            _("Required by you: %(rule)s") if kind == "required" else _("Veto check: %(rule)s")
+        )
         return str(template) % {"rule": gettext(rule.title)}
     return label(REQUIREMENT_LABELS, code)
 

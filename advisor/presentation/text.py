@@ -13,6 +13,8 @@ from string import Formatter
 
 from django.utils.translation import get_language, gettext
 
+from advisor.domain.compliance.base import evidence_sentence
+from advisor.domain.compliance.engine import rule_name
 from advisor.domain.i18n import Message, localised
 from advisor.domain.i18n import local_name as domain_local_name
 
@@ -76,3 +78,15 @@ def worded_number(value):
 def local_name(record, field: str = "name") -> str:
     """A catalog record's name (or ``field``, e.g. "city") in the active language."""
     return domain_local_name(record, get_language(), field)
+
+
+def evidence_text(item) -> str:
+    """One piece of a finding's evidence (an ``Evidence`` or its stored dict) as a sentence in
+    the active language, e.g. "数据中心的 PUE 值未记录；所在政策区域要求不超过 1.2。"."""
+    return render_text(evidence_sentence(item))
+
+
+def rule_text(rule_id) -> str:
+    """A compliance rule named in words in the active language (rule ids are for the brief's
+    technical annex and the CLI's JSON only)."""
+    return render_text(rule_name(str(rule_id)))

@@ -1,5 +1,10 @@
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404
 from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -11,11 +16,49 @@ from advisor.questionnaire.promote import MODELS, promotable, promote
 class AnswerSheetAdmin(admin.ModelAdmin):
     list_display = ["original_name", "assessment", "uploaded_by", "received_on", "applied_at"]
     list_filter = ["applied_at"]
+    # The uploaded file is served by ``answer_file`` (below), which checks the permission, not
+    # linked under /media/ (not served in production, and open to anyone who had the link).
     readonly_fields = [
-        "assessment", "uploaded_by", "option_key", "file", "original_name", "sha256",
+        "assessment", "uploaded_by", "option_key", "uploaded_file", "original_name", "sha256",
         "uploaded_at", "received_on", "declared", "applied_at",
     ]  # fmt: skip
+    exclude = ["file"]  # its /media/ link: shown as ``uploaded_file`` instead
     actions = ["promote_declared"]
+
+    def get_urls(self):
+        own = [
+            path(
+                "<path:object_id>/file/",
+                self.admin_site.admin_view(self.answer_file),
+                name=f"{self.opts.app_label}_{self.opts.model_name}_file",
+            )
+        ]
+        return own + super().get_urls()
+
+    def answer_file(self, request, object_id):
+        """The uploaded workbook, to whoever may view this answer sheet (404 otherwise)."""
+        sheet = self.get_object(request, unquote(object_id))
+        if sheet is None or not sheet.file:
+            raise Http404
+        if not self.has_view_permission(request, sheet):
+            raise PermissionDenied
+        try:
+            handle = sheet.file.open("rb")
+        except (FileNotFoundError, OSError):
+            raise Http404 from None
+        return FileResponse(
+            handle,
+            as_attachment=True,
+            filename=sheet.original_name or "answers.xlsx",
+            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        )
+
+    @admin.display(description=gettext_lazy("file"))
+    def uploaded_file(self, obj):
+        if not obj.file:
+            return "—"
+        url = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_file", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, obj.original_name or "answers.xlsx")
 
     def has_add_permission(self, request):
         return False

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from advisor.domain.questionnaire.declared import DeclaredFact, validate_declared
 from advisor.domain.questionnaire.specs import ACCELERATOR, DATA_CENTER, OPERATOR, SERVER
+from advisor.domain.sources import split_line
 from vendors.models import Accelerator, Certificate, DataCenter, HostingVendor, ServerModel
 
 MODELS = {
@@ -36,7 +37,8 @@ def source_line(item: DeclaredFact, received) -> str:
         line = _("Declared by the vendor on %(date)s") % {"date": item.received or received}
         if item.evidence:
             line += _(", evidence: %(evidence)s") % {"evidence": item.evidence}
-    return f"{line} ({item.fact.name})."
+    # The vendor's own declaration: a vendor publication (docs/decisions/0043-source-kinds.md).
+    return f"[vendor] {line} ({item.fact.name})."
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ def promote(items: list[DeclaredFact], received) -> list[Promoted]:
         setattr(row, field, item.python_value)
         line = source_line(item, received)
         row.source = f"{row.source}\n{line}".strip() if row.source else line
-        row._change_reason = line
+        row._change_reason = split_line(line)[1]  # the history reads the words, not the kind
         try:
             with transaction.atomic():
                 row.full_clean()

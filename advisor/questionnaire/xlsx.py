@@ -36,7 +36,10 @@ from advisor.domain.questionnaire.specs import (
     YES_NO,
     Fact,
 )
+from advisor.presentation.text import rule_text
 from advisor.questionnaire import labels
+from advisor.spreadsheets import append_row
+from advisor.text import clean_text
 
 HEADERS = (
     "id",
@@ -69,8 +72,8 @@ def write_workbook(questions: list[Question], title: str) -> bytes:
     book = Workbook()
     sheet = book.active
     sheet.title = SHEET
-    sheet.append(list(HEADERS))
-    sheet.append([str(labels.HEADER_LABELS[key]) for key in HEADERS])
+    append_row(sheet, HEADERS)
+    append_row(sheet, [str(labels.HEADER_LABELS[key]) for key in HEADERS])
     bold = Font(bold=True)
     for cell in (*sheet[1], *sheet[2]):
         cell.font = bold
@@ -79,7 +82,7 @@ def write_workbook(questions: list[Question], title: str) -> bytes:
     validations: dict[tuple, DataValidation] = {}
     for offset, question in enumerate(questions):
         row = FIRST_QUESTION_ROW + offset
-        sheet.append(_row(question))
+        append_row(sheet, _row(question))  # catalog text: never a formula
         for key in ("question", "citation", "allowed"):
             sheet.cell(row, column[key]).alignment = Alignment(wrap_text=True, vertical="top")
         answer = sheet.cell(row, column["answer"])
@@ -102,7 +105,7 @@ def write_workbook(questions: list[Question], title: str) -> bytes:
         title,
         _("Fill in the yellow answer and evidence cells; leave the other columns as they are."),
     ):
-        about.append([line])
+        append_row(about, [line])  # the title is the buyer's text
     about.column_dimensions["A"].width = 120
     buffer = io.BytesIO()
     book.save(buffer)
@@ -120,7 +123,7 @@ def _row(question: Question) -> list:
         _(fact.unit) if fact.unit else "",
         None,
         None,
-        ", ".join(question.rules) or _("price quote"),
+        "; ".join(rule_text(rule) for rule in question.rules) or _("price quote"),
         "; ".join(dict.fromkeys(_(c) for c in question.citations)),
     ]
 
@@ -320,7 +323,8 @@ def _read_rows(rows, columns, received: date) -> ReadResult:
             refusals.append(Refusal(number, letter["answer"], "answer", error.message))
             continue
         evidence = evidence_cell.value if evidence_cell is not None else None
-        evidence = "" if evidence is None else str(evidence).strip()
+        # No control or bidi-control characters: evidence is printed in the signed brief.
+        evidence = "" if evidence is None else clean_text(str(evidence)).strip()
         if len(evidence) > TEXT_MAX_LENGTH:
             refuse(number, "evidence", labels.EVIDENCE_TOO_LONG, count=TEXT_MAX_LENGTH)
             continue

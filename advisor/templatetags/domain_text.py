@@ -2,8 +2,9 @@
 
 from django import template
 
+from advisor.domain import sources as domain_sources
 from advisor.presentation import labels
-from advisor.presentation.text import local_name, render_text
+from advisor.presentation.text import evidence_text, local_name, render_text, rule_text
 
 register = template.Library()
 
@@ -17,6 +18,18 @@ def local_name_filter(record, field="name") -> str:
 @register.filter(name="tr")
 def tr(value) -> str:
     return render_text(value)
+
+
+@register.filter(name="evidence")
+def evidence_filter(item) -> str:
+    """``{{ e|evidence }}``: a finding's evidence as a sentence in the reader's language."""
+    return evidence_text(item)
+
+
+@register.filter(name="rule_name")
+def rule_name_filter(rule_id) -> str:
+    """``{{ "VENDOR-ICP-FILING"|rule_name }}``: a rule named in words ("ICP 备案")."""
+    return rule_text(rule_id)
 
 
 @register.filter
@@ -63,3 +76,15 @@ def flag_label(value) -> str:
 def level_label(value) -> str:
     """Where a figure was found (site, zone, national …) in words; empty when unknown."""
     return labels.word("level", value, missing="")
+
+
+@register.filter
+def source_kind_label(value) -> str:
+    """The kind of a figure's strongest source in words; empty when it has none."""
+    return labels.word("source_kind", value, missing="")
+
+
+@register.filter
+def low_quality_source(value) -> str:
+    """The "low-quality source" mark for a figure resting only on aggregators or blogs."""
+    return str(labels.LOW_QUALITY_SOURCE) if domain_sources.is_low_quality(value or "") else ""

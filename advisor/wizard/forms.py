@@ -11,10 +11,13 @@ import datetime
 
 from django import forms
 from django.utils import timezone
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 from advisor.assessments.models import TITLE_MAX_LENGTH
+from advisor.domain import document as rules_of_the_document
 from advisor.domain import model_config
+from advisor.domain.i18n import Message
 from advisor.domain.scenario import (
     ARCHITECTURE_NAMES,
     FRAMEWORKS,
@@ -37,18 +40,50 @@ from advisor.wizard import choices as catalog
 from advisor.wizard import rules
 from vendors.choices import SiteCooling
 
+# The validator's words for a number out of range or not a number (advisor.domain.document).
+RANGE = rules_of_the_document.RANGE
+NOT_A_NUMBER = rules_of_the_document.NOT_A_NUMBER
+NOT_A_WHOLE_NUMBER = rules_of_the_document.NOT_A_WHOLE_NUMBER
+
+
+def _fmt(value) -> str:
+    """As the validator writes a limit: 1 and 300, not 1.0 and 300.0; 0.5 stays 0.5."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
 NAME_MAX_LENGTH = 100
 SAMPLES_MAX = 10**12
 BUDGET_MAX_CNY = 10**11
 YEARS_MAX = 15
 HOURS_PER_YEAR_MAX = 8760
-DEADLINE_MAX_YEARS = 10
+DEADLINE_MAX_YEARS = rules_of_the_document.DEADLINE_MAX_YEARS
 COMPARE_MIN, COMPARE_MAX = 2, 6
 
 
 def _limits(path: str) -> dict:
     low, high = LIMITS[path]
     return {"min_value": low, "max_value": high}
+
+
+def _field_problem(label, template: str, params: dict) -> str:
+    """``<label> <the validator's words>.``: the same words the command line prints after the
+    field path (``site.room.pue: must be between 1 and 3``). Escaped for Django, which formats
+    a field's error message with the validator's parameters."""
+    problem = render_text(Message(template, params))
+    return (_("%(field)s %(problem)s.") % {"field": label, "problem": problem}).replace("%", "%%")
+
+
+field_problem = lazy(_field_problem, str)
+
+
+def _number_messages(label, low, high, *, whole_number: bool) -> dict:
+    between = field_problem(label, RANGE, {"low": _fmt(low), "high": _fmt(high)})
+    invalid = NOT_A_WHOLE_NUMBER if whole_number else NOT_A_NUMBER
+    return {
+        "min_value": between,
+        "max_value": between,
+        "invalid": field_problem(label, invalid, {}),
+    }
 
 
 def whole(label, path=None, *, low=None, high=None, required=False, help_text="", initial=None):
@@ -62,6 +97,7 @@ def whole(label, path=None, *, low=None, high=None, required=False, help_text=""
         max_value=int(high),
         help_text=help_text,
         initial=initial,
+        error_messages=_number_messages(label, low, high, whole_number=True),
         widget=forms.TextInput(attrs={"inputmode": "numeric", "spellcheck": "false"}),
     )
 
@@ -74,6 +110,7 @@ def decimal(label, *, low, high, required=False, help_text="", initial=None):
         max_value=high,
         help_text=help_text,
         initial=initial,
+        error_messages=_number_messages(label, low, high, whole_number=False),
         widget=forms.TextInput(attrs={"inputmode": "decimal", "spellcheck": "false"}),
     )
 
@@ -496,13 +533,9 @@ class TrainingStepForm(StepForm):
         deadline = self.cleaned_data.get("deadline")
         if deadline is None:
             return None
-        today = timezone.localdate()
-        if deadline <= today:
-            raise forms.ValidationError(_("The deadline must be after today."))
-        if deadline.year > today.year + DEADLINE_MAX_YEARS:
-            raise forms.ValidationError(
-                _("The deadline must be within %(years)s years.") % {"years": DEADLINE_MAX_YEARS}
-            )
+        problem = rules_of_the_document.deadline_problem(deadline, timezone.localdate())
+        if problem is not None:
+            raise forms.ValidationError(render_text(problem))
         return deadline
 
     def clean(self):
@@ -624,6 +657,15 @@ class SiteStepForm(StepForm):
         self.fields["province"].choices = [("", _("Choose a province"))] + (
             catalog.province_choices()
         )
+        # An unknown key (a crafted post) gets the command line's words for it.
+        for name, template in (
+            ("province", rules_of_the_document.NOT_A_POLICY_ZONE),
+            ("data_center", rules_of_the_document.NOT_A_DATA_CENTER),
+            ("compare", rules_of_the_document.NOT_A_DATA_CENTER),
+        ):
+            self.fields[name].error_messages["invalid_choice"] = render_text(
+                Message(template, {"value": "%(value)s"})
+            )
 
     def clean(self):
         data = super().clean()
@@ -647,7 +689,9 @@ class SiteStepForm(StepForm):
     def _ordered(self, low_name, high_name):
         low, high = self.cleaned_data.get(low_name), self.cleaned_data.get(high_name)
         if low is not None and high is not None and low > high:
-            self.add_error(high_name, _("The highest value must not be below the lowest."))
+            self.add_error(
+                high_name, render_text(Message(rules_of_the_document.HIGHEST_BELOW_LOWEST))
+            )
 
 
 # --- Step 4: procurement -----------------------------------------------------------------
@@ -657,6 +701,10 @@ MODE_CHOICES = [
     ("buy", _("Buy servers")),
     ("rent", _("Rent servers by the month")),
     ("cloud", _("Rent cloud GPUs by the hour")),
+]
+USAGE_CHOICES = [
+    ("once", _("One job: price this run")),
+    ("programme", _("A programme: runs a year over several years")),
 ]
 QUALIFICATION_CHOICES = [
     ("idc-licence", _("Value-added telecom licence for IDC services (增值电信业务经营许可证)")),
@@ -704,26 +752,56 @@ class ProcurementStepForm(StepForm):
         required=False,
         help_text=_("Only accelerators made in China (for example Huawei Ascend)."),
     )
-    years = whole(
-        _("Years of use"),
-        low=1,
-        high=YEARS_MAX,
-        required=True,
-        initial=3,
-        help_text=_("Costs are compared over this period."),
+    usage = radios(
+        _("Is this one job, or a programme of runs?"),
+        USAGE_CHOICES,
+        initial="once",
+        help_text=_(
+            "One job is priced for this run. A programme is priced for its runs over the years, "
+            "so that every option does the same work."
+        ),
     )
-    hours_per_year = whole(
-        _("Training hours per year"),
+    runs_per_year = whole(
+        _("Runs a year (programme)"),
         low=1,
         high=HOURS_PER_YEAR_MAX,
+        initial=12,
+        help_text=_("How many times a year you fine-tune a job like this one."),
+    )
+    years = whole(
+        _("Years (programme)"),
+        low=1,
+        high=YEARS_MAX,
+        initial=3,
+        help_text=_("The programme's costs are compared over this period."),
+    )
+    rent_min_months = whole(
+        _("Shortest rental term (months)"),
+        low=1,
+        high=120,
         required=True,
-        initial=2000,
-        help_text=_("Above about 2,000 hours a year owning servers tends to pay off."),
+        initial=1,
+        help_text=_(
+            "Dedicated servers are rented in whole months; enter the shortest term the vendor "
+            "offers (often 1, 3, 6 or 12)."
+        ),
+    )
+    resale_pct = decimal(
+        _("Resale value at the end (per cent of the purchase price)"),
+        low=0,
+        high=100,
+        help_text=_(
+            "Leave empty for the rule of thumb: 30 % after three years, less the longer they "
+            "are used, at most 65 %."
+        ),
     )
 
     @classmethod
     def shown_fields(cls, stored: dict) -> list[str]:
-        return list(cls.base_fields)
+        names = list(cls.base_fields)
+        if stored.get("usage") != "programme":
+            names = [n for n in names if n not in ("runs_per_year", "years")]
+        return names
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -733,25 +811,22 @@ class ProcurementStepForm(StepForm):
 
     def clean(self):
         data = super().clean()
-        both = set(data.get("preferred_families") or []) & set(data.get("excluded_families") or [])
-        if both:
-            self.add_error(
-                "excluded_families",
-                _("A family cannot be both chosen and excluded: %(names)s.")
-                % {"names": ", ".join(catalog.family_label(key) for key in sorted(both))},
-            )
-        if data.get("domestic_only"):
-            foreign = [
-                key
-                for key in data.get("preferred_families") or []
-                if not catalog.family_is_domestic(key)
-            ]
-            if foreign:
-                self.add_error(
-                    "preferred_families",
-                    _("You asked for domestic accelerators only, but also for %(names)s.")
-                    % {"names": ", ".join(catalog.family_label(key) for key in foreign)},
-                )
+        if data.get("usage") == "programme":
+            self.require("runs_per_year", "years")
+        else:  # one job: its runs and years are not asked for
+            data["runs_per_year"] = data["years"] = None
+        chosen = data.get("preferred_families") or []
+        excluded = data.get("excluded_families") or []
+        both = sorted(set(chosen) & set(excluded))
+        problem = rules_of_the_document.overlap_problem(
+            [catalog.family_label(key) for key in both], [catalog.family_label(k) for k in both]
+        )
+        if problem is not None:
+            self.add_error("excluded_families", render_text(problem))
+        foreign = [catalog.family_label(k) for k in chosen if not catalog.family_is_domestic(k)]
+        problem = rules_of_the_document.domestic_problem(bool(data.get("domestic_only")), foreign)
+        if problem is not None:
+            self.add_error("preferred_families", render_text(problem))
         return data
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.briefs import make_pki, signing_settings
+from tests.support.briefs import make_pki, signer_env, signing_settings
 from tests.support.catalog import load_catalog
 from tests.support.production_data import (
     Backup,
@@ -56,12 +56,15 @@ def file_system_backup(tmp_path_factory, pki_dir, seeded_sqlite) -> Backup:
 
 
 @pytest.fixture(scope="session")
-def production_stack(tmp_path_factory):
+def production_stack(tmp_path_factory, pki_dir):
     """The production start (scripts/serve-production: prepare, gunicorn and the task worker) on
-    its own SQLite file, started once per session and stopped at its end; up and working when a
-    test gets it. Tests using it carry ``xdist_group(STACK)`` (one stack, in one worker)."""
+    its own SQLite file, signing with the test PKI, started once per session and stopped at its
+    end; up and working when a test gets it. Tests using it carry ``xdist_group(STACK)`` (one
+    stack, in one worker)."""
     var_dir = tmp_path_factory.mktemp("production")
-    env = production_env(var_dir, f"sqlite:///{var_dir / 'db.sqlite3'}", WEB_CONCURRENCY="2")
+    env = production_env(
+        var_dir, f"sqlite:///{var_dir / 'db.sqlite3'}", WEB_CONCURRENCY="2", **signer_env(pki_dir)
+    )
     server = Server(env)
     try:
         # Upper bounds for a busy machine (about a minute on a quiet 2-core one), not waits.

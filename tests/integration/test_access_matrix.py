@@ -202,6 +202,7 @@ MODEL_ACTIONS = {
     "export": ("get", None),
     "process_import": ("post", None),
     "upload_config": ("get", None),
+    "file": ("get", "object"),  # an answer sheet's uploaded workbook, through the permission
 }
 READ_ONLY_RECORDS = {"brief.brief", "brief.auditevent"}
 # Seen by the catalog admin (to promote declared facts into the catalog), never added or deleted.

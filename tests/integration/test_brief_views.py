@@ -1,7 +1,10 @@
 """Brief pages: issue from an option, status, download, retry, approvals, access."""
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
 from advisor.recommendation.services import assessment_results
@@ -71,7 +74,10 @@ def test_approver_queue_and_approval(client, issued, approver):
     client.force_login(approver)
     queue = client.get(reverse("brief:approvals"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert issued.number in queue
-    response = client.post(reverse("brief:review", args=(issued.pk,)), {"decision": "approve"})
+    response = client.post(
+        reverse("brief:review", args=(issued.pk,)),
+        {"decision": "approve", "acknowledge_vetoes": "on"},
+    )
     assert response.status_code == 302
     issued.refresh_from_db()
     assert issued.status == BriefStatus.APPROVED and issued.approved_by == approver
@@ -91,7 +97,10 @@ def test_send_back_requires_a_comment(client, issued, approver):
 def test_buyer_cannot_open_the_approval_queue_or_review(client, buyer, issued):
     client.force_login(buyer)
     assert client.get(reverse("brief:approvals")).status_code == 403
-    response = client.post(reverse("brief:review", args=(issued.pk,)), {"decision": "approve"})
+    response = client.post(
+        reverse("brief:review", args=(issued.pk,)),
+        {"decision": "approve", "acknowledge_vetoes": "on"},
+    )
     assert response.status_code == 403
 
 
@@ -119,3 +128,38 @@ def test_issue_with_a_vanished_option_explains(client, buyer):
     )
     assert "no longer among the results" in response.content.decode()
     assert not Brief.objects.exists()
+
+
+def waiting_briefs(issued, count: int) -> list[Brief]:
+    """``count`` briefs waiting for a worker, issued one after another (copies of ``issued``)."""
+    Brief.objects.filter(pk=issued.pk).update(status=BriefStatus.GENERATING, lease_until=None)
+    briefs = [Brief.objects.get(pk=issued.pk)]
+    for number in range(2, count + 1):
+        copy = Brief.objects.get(pk=issued.pk)
+        copy.pk = None
+        copy.number = f"{issued.number}-{number}"
+        copy.save()
+        briefs.append(copy)
+    return briefs
+
+
+def position_line(client, brief, language="en") -> str:
+    html = client.get(
+        reverse("brief:detail", args=(brief.pk,)),
+        HTTP_HX_REQUEST="true",
+        HTTP_ACCEPT_LANGUAGE=language,
+    ).content.decode()
+    start = html.index('id="queue-position">') + len('id="queue-position">')
+    return html[start : html.index("</p>", start)]
+
+
+def test_the_queue_position_is_shown_while_a_brief_waits(client, issued):
+    first, second, third = waiting_briefs(issued, 3)
+    assert position_line(client, first) == "It is next in the queue."
+    assert position_line(client, third) == "2 briefs are ahead of it in the queue."
+    # A worker takes the first: it is being made, and the others move up.
+    Brief.objects.filter(pk=first.pk).update(lease_until=timezone.now() + timedelta(seconds=60))
+    assert position_line(client, first) == "A brief worker is making and signing it now."
+    assert position_line(client, second) == "It is next in the queue."
+    assert position_line(client, third) == "1 brief is ahead of it in the queue."
+    assert position_line(client, third, "zh-hans") == "队列中排在它前面的还有 1 份简报。"

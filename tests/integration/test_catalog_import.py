@@ -40,14 +40,14 @@ CSV_HEADER = (
     "software_stack,china_availability,source,as_of\n"
 )
 GOOD_ROWS = (
-    "test-a-24gb,Maker A,Card A,24,GDDR6,0.9,100,,300,pcie,pcie,64,cuda,unknown,datasheet A,2026-01-01\n"
-    "test-b-48gb,Maker B,Card B,48,GDDR6,0.9,150,300,350,pcie,pcie,64,cuda,unknown,datasheet B,2026-01-01\n"
-    "test-c-96gb,Maker C,Module C,96,HBM3,4.0,148,296,400,sxm,nvlink,900,cuda,unknown,datasheet C,2026-01-01\n"
+    "test-a-24gb,Maker A,Card A,24,GDDR6,0.9,100,,300,pcie,pcie,64,cuda,unknown,[vendor] datasheet A,2026-01-01\n"
+    "test-b-48gb,Maker B,Card B,48,GDDR6,0.9,150,300,350,pcie,pcie,64,cuda,unknown,[vendor] datasheet B,2026-01-01\n"
+    "test-c-96gb,Maker C,Module C,96,HBM3,4.0,148,296,400,sxm,nvlink,900,cuda,unknown,[vendor] datasheet C,2026-01-01\n"
 )
 BAD_ROWS = (
-    "test-a-24gb,Maker A,Card A,24,GDDR6,0.9,100,,300,pcie,pcie,64,cuda,unknown,datasheet A,2026-01-01\n"
-    "test-b-48gb,Maker B,Card B,lots,GDDR6,0.9,150,300,350,pcie,pcie,64,cuda,unknown,datasheet B,2026-01-01\n"
-    "test-c-96gb,Maker C,Module C,96,HBM3,4.0,148,296,400,sxm,warp-drive,900,cuda,unknown,datasheet C,2026-01-01\n"
+    "test-a-24gb,Maker A,Card A,24,GDDR6,0.9,100,,300,pcie,pcie,64,cuda,unknown,[vendor] datasheet A,2026-01-01\n"
+    "test-b-48gb,Maker B,Card B,lots,GDDR6,0.9,150,300,350,pcie,pcie,64,cuda,unknown,[vendor] datasheet B,2026-01-01\n"
+    "test-c-96gb,Maker C,Module C,96,HBM3,4.0,148,296,400,sxm,warp-drive,900,cuda,unknown,[vendor] datasheet C,2026-01-01\n"
 )
 
 

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from advisor.domain import hardware
+from advisor.domain import sources as source_kinds
 from vendors import choices
 from vendors.models import (
     Accelerator,
@@ -93,6 +94,7 @@ def preset(**overrides):
         (choices.ServerTopology, hardware.SERVER_TOPOLOGIES),
         (choices.NicKind, hardware.NIC_KINDS),
         (choices.ServerCooling, hardware.COOLING_KINDS),
+        (choices.SourceKind, source_kinds.SOURCE_KINDS),
     ],
 )
 def test_choices_mirror_the_domain(choice_class, domain_values):
@@ -215,7 +217,7 @@ CLEAN_CASES = [
         lambda: zone(
             tariff_cny_per_kwh=0.5,
             tariff_as_of=date(2025, 1, 1),
-            tariff_source="x",
+            tariff_source="[official] x",
             tariff_flag="LOW",
         ),
         "tariff_flag",
@@ -315,6 +317,70 @@ def test_valid_rows_pass():
     srv.full_clean()
     site(cooling_available=["air", "immersion"], hvdc=True, hvdc_efficiency_pct=95).full_clean()
     preset(experts=8, experts_per_token=2, heads=32, kv_heads=8, active_params_b=2).full_clean()
+
+
+# --------------------------------------------------------------------------- source kinds
+
+
+@pytest.mark.parametrize(
+    ("build", "field"),
+    [
+        (lambda: accelerator(source="NVIDIA data sheet. NVIDIA, 2024. https://x.org"), "source"),
+        (lambda: accelerator(source="[vendor] Data sheet\nReview. Paper, 2024."), "source"),
+        (lambda: accelerator(source="[rumour] Forum post"), "source"),
+        (lambda: zone(pue_limit=1.2, pue_limit_source="Policy. NDRC, 2024."), "pue_limit_source"),
+        (lambda: zone(tariff_source="Table. Grid, 2025."), "tariff_source"),
+    ],
+)
+def test_a_source_line_without_its_kind_is_refused(build, field):
+    errors = errors_of(build())
+    assert field in errors
+    assert "[official]" in errors[field][0] and "[blog]" in errors[field][0]
+
+
+def test_a_source_line_with_its_kind_is_accepted():
+    accelerator(
+        source="[vendor] Data sheet. NVIDIA, 2024. https://x.org\n[blog] Notes"
+    ).full_clean()
+
+
+@pytest.mark.parametrize(
+    ("source", "flag", "refused"),
+    [
+        ("[aggregator] Repost of a report. site, 2024.", "PRESS", True),
+        ("[aggregator] Repost\n[blog] Post", "", True),
+        ("[aggregator] Repost of a report. site, 2024.", "LOW", False),
+        ("[press] Report. Paper, 2024.\n[aggregator] Repost", "PRESS", False),
+    ],
+)
+def test_a_price_on_aggregators_or_blogs_only_is_low(source, flag, refused):
+    srv = server()
+    srv.save()
+    offer = Offer(
+        key="o1",
+        server_model=srv,
+        seller_name="Dealer",
+        kind="buy",
+        purchase_price=1,
+        price_flag=flag,
+        source=source,
+    )
+    if refused:
+        assert "price_flag" in errors_of(offer)
+    else:
+        offer.full_clean()
+
+
+def test_low_confidence_figures_name_recorded_figures():
+    acc = accelerator(tdp_w=700, low_confidence_figures="tdp_w, memory_bandwidth_tbps, colour")
+    message = " ".join(errors_of(acc)["low_confidence_figures"])
+    assert "colour" in message and "memory_bandwidth_tbps" in message and "tdp_w" not in message
+    accelerator(low_confidence_figures="tdp_w").full_clean()
+    server(low_confidence_figures="cooling").full_clean()
+
+
+def test_a_server_whose_cooling_no_source_states_is_accepted():
+    server(cooling="").full_clean()
 
 
 # --------------------------------------------------------------------------- behaviour

@@ -154,7 +154,12 @@ def test_guian_figures_reach_the_findings(catalog):
     floor = report.finding("SITE-FLOOR-LOAD")
     assert floor.evidence[1].measured == 260.9 and floor.evidence[1].threshold == 864
     region = report.finding("VENDOR-LICENCE-REGION")
-    assert region.message.params == {"numbers": "豫B2-20261089", "province": "Guizhou"}
+    # The province in both languages: "贵州" on Chinese pages (the _zh convention, issue 27).
+    assert region.message.params == {
+        "numbers": "豫B2-20261089",
+        "province": "Guizhou",
+        "province_zh": "贵州",
+    }
 
 
 def test_denser_racks_in_an_eastern_site_are_not_eligible(catalog):
@@ -183,7 +188,7 @@ def test_admin_override_changes_the_result(catalog):
     assert "site.packet_loss_max_pct" in report.parameters.overridden
 
 
-def test_ascend_server_checks_cann_and_liquid_cooling(catalog):
+def test_ascend_server_checks_cann_and_cooling(catalog):
     facts = compliance_input(
         today=TODAY,
         option=OPTION,
@@ -201,8 +206,24 @@ def test_ascend_server_checks_cann_and_liquid_cooling(catalog):
         buyer=BuyerRequirement(framework="pytorch", framework_version="2.1", stack="cann"),
     )
     assert report.finding("HW-SOFTWARE-STACK").status == "pass"
-    assert report.finding("SITE-RACK-COOLING").status == "pass"  # liquid server, DLC offered
+    # The standard Atlas 800T A2's cooling is not recorded; a site with liquid cooling takes it.
+    assert report.finding("SITE-RACK-COOLING").status == "pass"
     assert report.finding("HW-AVAILABILITY").status == "pass"
+
+
+def test_unknown_server_cooling_in_an_air_only_room_is_unknown_not_a_fail(catalog):
+    # An air-only room (Shanghai DEMO site: air and rear-door) and the Atlas 800T A2, whose
+    # standard model's cooling no source states: an open question, never a fail on that alone.
+    report = evaluate_option(
+        today=TODAY,
+        option=OPTION,
+        server_key="atlas-800t-a2",
+        data_center_key="example-shanghai-qingpu",
+        buyer=BuyerRequirement(framework="pytorch", framework_version="2.1", stack="cann"),
+    )
+    finding = report.finding("SITE-RACK-COOLING")
+    assert finding.status == "unknown"
+    assert "not recorded" in finding.message.template
 
 
 def test_article_vendor_comparison_is_a_table(catalog):

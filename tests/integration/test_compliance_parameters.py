@@ -70,4 +70,4 @@ def test_admin_lists_and_edits_parameters(client):
         reverse("admin:advisor_ruleparameter_change", args=[RuleParameter.objects.get().pk]),
         HTTP_ACCEPT_LANGUAGE="zh-hans",
     )
-    assert "原文 H4" in page.content.decode()  # the citation, translated
+    assert "采购方要求（来源文章）" in page.content.decode()  # the citation, translated

@@ -38,7 +38,15 @@ def test_setup_demo_creates_the_three_roles_and_users(client):
         "approver": {APPROVER},
         "admin": {CATALOG_ADMIN},
     }
-    assert User.objects.get(username="admin").is_staff
+    admin = User.objects.get(username="admin")
+    # The catalog admin the README describes: staff with the role's permissions, not a superuser.
+    assert admin.is_staff and not admin.is_superuser
+    assert admin.has_perm("vendors.change_datacenter") and admin.has_perm(
+        "advisor.change_ruleparameter"
+    )
+    assert not admin.has_perm("auth.change_user") and not admin.has_perm(
+        "axes.delete_accessattempt"
+    )
     assert not User.objects.get(username="buyer").is_staff
     signed_in = client.post(reverse("login"), {"username": "buyer", "password": "pw-for-test"})
     assert signed_in.status_code == 302 and signed_in["Location"] == reverse("home")

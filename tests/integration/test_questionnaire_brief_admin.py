@@ -124,3 +124,36 @@ def test_admin_promotes_a_declared_fact_with_history_and_source(admin_client):
     mlps = Certificate.objects.filter(vendor__key="jianmi", kind="mlps").order_by("-pk").first()
     assert mlps.last_assessment_date == date(2026, 6, 1)
     assert "测评报告 No. 52-26" in mlps.source
+
+
+def test_an_answer_sheets_file_is_served_through_a_permission_check(admin_client, client):
+    """The admin links the uploaded workbook to a view that checks the permission, never to
+    /media/ (not served in production, and open to anyone holding the link)."""
+    from django.core.files.base import ContentFile
+
+    from advisor.questionnaire.xlsx import write_workbook
+
+    buyer = User.objects.get(username="buyer")
+    assessment = finished_assessment(buyer)
+    workbook = write_workbook([], "test")
+    sheet = AnswerSheet(
+        assessment=assessment, uploaded_by=buyer, original_name="vendor answers.xlsx",
+        sha256="0" * 64, received_on=date(2026, 11, 20),
+    )  # fmt: skip
+    sheet.file.save("answers.xlsx", ContentFile(workbook), save=False)
+    sheet.save()
+    page = admin_client.get(reverse("admin:questionnaire_answersheet_change", args=[sheet.pk]))
+    html = page.content.decode()
+    file_url = reverse("admin:questionnaire_answersheet_file", args=[sheet.pk])
+    assert f'href="{file_url}"' in html and "/media/" not in html
+    download = admin_client.get(file_url)
+    assert download.status_code == 200
+    assert b"".join(download.streaming_content) == workbook
+    assert "attachment" in download["Content-Disposition"]
+    # Staff without the answer sheets' permission get 403; anyone else the admin's sign-in.
+    from tests.support.users import make_user
+
+    client.force_login(make_user("staff-only", is_staff=True))
+    assert client.get(file_url).status_code == 403
+    client.logout()
+    assert client.get(file_url).status_code == 302

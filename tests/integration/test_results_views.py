@@ -1,5 +1,6 @@
 """Results, option detail and comparison pages."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -79,7 +80,9 @@ def test_option_detail_has_breakdown_findings_and_economics(client, assessment):
     response = get(client, "results:option", assessment.pk, option.key)
     html = response.content.decode()
     assert response.status_code == 200
-    assert "<svg" in html and "Compliance findings" in html and "SITE-PUE" in html
+    assert (
+        "<svg" in html and "Compliance findings" in html and "PUE against the policy zone" in html
+    )
     assert "Issue brief" in html
 
 
@@ -89,8 +92,8 @@ def test_cloud_option_page_names_the_provider_and_shows_cloud_checks_only(client
     response = get(client, "results:option", assessment.pk, option.key)
     html = response.content.decode()
     assert response.status_code == 200
-    assert option.cloud.provider in html and "CLOUD-RESIDENCY" in html
-    assert "SITE-" not in html
+    assert option.cloud.provider in html and "Data residency in mainland China" in html
+    assert "SITE-" not in html and "Inlet temperature" not in html
 
 
 def test_results_group_options_by_how_capacity_is_obtained(client, assessment):
@@ -217,3 +220,39 @@ def test_option_detail_says_what_a_device_reading_may_show_when_lengths_vary(cli
         HTTP_ACCEPT_LANGUAGE="zh-hans",
     ).content.decode()
     assert f"nvidia-smi 显示可能高达 {memory.device_reading_high:.1f} GiB" in chinese
+
+
+RULE_ID = re.compile(r"\b(?:SITE|VENDOR|HW|CLOUD)-[A-Z0-9-]+\b")
+EXPRESSION = re.compile(r"==|&lt;=|&gt;=|<=|>=|\bTrue\b|\bFalse\b|\bNone\b")
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "sentence"),
+    [
+        (
+            "en",
+            "Value-added telecom licence with IDC (B11)",
+            "The licence&#x27;s list of business categories",
+        ),
+        ("zh-hans", "含 IDC 业务（B11）的增值电信业务经营许可证", "许可证列明的业务类别"),
+    ],
+)
+def test_option_page_names_findings_in_words_with_evidence_sentences(
+    client, assessment, language, title, sentence
+):
+    """Issue 27: no rule id and no expression on a page; evidence reads as sentences and the
+    citations name public documents in the reader's language."""
+    options = assessment_results(assessment).recommendation.options
+    option = next(o for o in options if not o.is_cloud)
+    url = reverse("results:option", args=[assessment.pk, option.key])
+    html = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    tables = html.split('<table class="findings">')[1:]
+    findings = " ".join(table.split("</table>")[0] for table in tables)
+    assert not RULE_ID.findall(html), RULE_ID.findall(html)
+    assert not EXPRESSION.findall(findings), EXPRESSION.findall(findings)
+    assert title in findings and sentence in findings
+    if language == "zh-hans":
+        assert (
+            "《电信业务分类目录（2015年版）》" in findings and "采购方要求（来源文章）" in findings
+        )
+        assert "Source article" not in findings and "原文 S" not in findings

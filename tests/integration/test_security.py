@@ -18,6 +18,7 @@ from advisor.assessments import services
 from advisor.presentation.charts import Segment, Series, bar_chart, line_chart, stacked_bar
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.settings import proxy_ssl_header
+from tests.support.briefs import signer_env
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -70,8 +71,9 @@ def manage(env: dict, *args: str) -> subprocess.CompletedProcess:
     ],
     ids=["direct", "behind a TLS proxy"],
 )
-def test_production_passes_check_deploy_at_warning_level(tmp_path, extra):
-    result = manage(production(tmp_path, **extra), "check", "--deploy", "--fail-level", "WARNING")
+def test_production_passes_check_deploy_at_warning_level(tmp_path, pki_dir, extra):
+    env = production(tmp_path, **signer_env(pki_dir), **extra)  # the organisation's signer
+    result = manage(env, "check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
 
@@ -182,6 +184,10 @@ def test_every_page_carries_the_security_headers(client):
     assert response["Referrer-Policy"] == "same-origin"
     assert response["X-Content-Type-Options"] == "nosniff"
     assert response["Cross-Origin-Opener-Policy"] == "same-origin"
+    # No device or browser feature is used by any page (issue 33).
+    features = dict(item.split("=") for item in response["Permissions-Policy"].split(", "))
+    assert {"camera", "microphone", "geolocation", "payment", "usb"} <= set(features)
+    assert set(features.values()) == {"()"}
 
 
 def test_htmx_and_the_noscript_style_carry_the_responses_nonce(client):

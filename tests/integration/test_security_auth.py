@@ -82,6 +82,64 @@ def test_a_success_before_the_limit_starts_the_count_again(client, buyer):
         assert sign_in(client, "buyer", f"wrong-again-{attempt}").status_code == 200
 
 
+# --- Password spraying: many names, one guess each, from one address ------------------------
+
+
+def test_fifteen_names_with_one_wrong_password_each_get_a_429_before_the_fifteenth(
+    client, buyer, settings
+):
+    statuses = [
+        sign_in(client, f"staff{number:02d}", "Spring2026!").status_code for number in range(15)
+    ]
+    assert 429 in statuses[:14], statuses
+    first = statuses.index(429)
+    assert first == settings.SIGN_IN_ADDRESS_LIMIT  # every name before it got the form again
+    assert statuses[first:] == [429] * (15 - first)  # and it stays refused
+    # While it lasts, the right password from that address is refused as well ...
+    refused = sign_in(client, "buyer", PASSWORD)
+    assert refused.status_code == 429 and "_auth_user_id" not in client.session
+    assert refused["Retry-After"] == str(settings.SIGN_IN_ADDRESS_MINUTES * 60)
+    # ... but the same person from another address signs in.
+    assert sign_in(Client(), "buyer", PASSWORD, address="198.51.100.7").status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("en", "Signing in from your address failed 10 times"), ("zh-hans", "登录已暂停")],
+)
+def test_the_address_page_is_translated_and_names_the_wait(client, language, expected):
+    for number in range(10):
+        sign_in(client, f"name{number}", "guess")
+    page = sign_in(client, "name-x", "guess", language=language)
+    assert page.status_code == 429
+    html = page.content.decode()
+    assert expected in html
+    assert ("15 minutes" if language == "en" else "15 分钟") in html
+
+
+def test_the_address_is_free_again_once_its_failures_are_older_than_the_window(
+    client, buyer, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    for number in range(settings.SIGN_IN_ADDRESS_LIMIT):
+        sign_in(client, f"name{number}", "guess")
+    assert sign_in(client, "buyer", PASSWORD).status_code == 429
+    window = timedelta(minutes=settings.SIGN_IN_ADDRESS_MINUTES, seconds=1)
+    AccessAttempt.objects.update(attempt_time=timezone.now() - window)
+    assert sign_in(client, "buyer", PASSWORD).status_code == 302
+
+
+def test_the_admin_sign_in_is_throttled_by_address_too(client):
+    make_user("editor", CATALOG_ADMIN, password=PASSWORD, is_staff=True)
+    admin_login = reverse("admin:login")
+    for number in range(10):
+        sign_in(client, f"name{number}", "guess", path=admin_login)
+    assert sign_in(client, "editor", PASSWORD, path=admin_login).status_code == 429
+
+
 def test_django_admin_sign_in_is_locked_too(client):
     make_user("editor", CATALOG_ADMIN, password=PASSWORD, is_staff=True)
     admin_login = reverse("admin:login")

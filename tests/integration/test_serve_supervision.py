@@ -2,7 +2,8 @@
 
 The finding: in the default start mode a db_worker crash took the web down, and the restart's
 ``prepare`` (migrations, collectstatic) made a ~40 s outage. Now the script prepares once, then
-restarts only the process that exited, without preparing again.
+restarts only the process that exited, without preparing again. It starts as many brief workers
+as ``ADVISOR_TASK_WORKERS`` says (issue 33: one worker fell behind).
 """
 
 import os
@@ -12,6 +13,7 @@ import time
 
 import requests
 
+from tests.support.briefs import signer_env
 from tests.support.servers import Server, production_env
 
 
@@ -40,11 +42,13 @@ def alive(pid: int) -> bool:
     return True
 
 
-def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_path):
+def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_path, pki_dir):
     env = production_env(
         tmp_path,
         f"sqlite:///{tmp_path / 'db.sqlite3'}",
         WEB_CONCURRENCY="1",
+        ADVISOR_TASK_WORKERS="2",
+        **signer_env(pki_dir),
         # The manifest and its compressed copies are test_serving.py's; compressing them takes
         # ~14 s of CPU per prepare.
         ADVISOR_STATIC_STORAGE="plain",
@@ -53,18 +57,23 @@ def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_pat
     try:
         server.wait_until_up(timeout=240)
         pids = wait_for(
-            lambda: (p := started(server.output()))["worker"] and p, 60, "the worker", server
+            lambda: len((p := started(server.output()))["worker"]) == 2 and p,
+            60,
+            "the two workers",
+            server,
         )
-        web, worker = pids["web"][0], pids["worker"][0]
+        web, (worker, other) = pids["web"][0], pids["worker"]
+        assert alive(worker) and alive(other), "ADVISOR_TASK_WORKERS=2 started two workers"
 
-        os.kill(worker, signal.SIGKILL)  # the worker crashes
+        os.kill(worker, signal.SIGKILL)  # one worker crashes
         restarted = wait_for(
-            lambda: len(started(server.output())["worker"]) == 2, 60, "a new worker", server
+            lambda: len(started(server.output())["worker"]) == 3, 60, "a new worker", server
         )
         assert restarted
         assert alive(web), "the web kept running"
+        assert alive(other), "the other worker kept running"
         assert requests.get(server.url + "/health/", timeout=10).status_code == 200
-        new_worker = started(server.output())["worker"][1]
+        new_worker = started(server.output())["worker"][2]
         assert new_worker != worker and alive(new_worker)
 
         os.kill(web, signal.SIGTERM)  # the web stops
@@ -79,3 +88,29 @@ def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_pat
     finally:
         assert server.stop(timeout=60) in (0, 143, -15)
     assert not any(alive(pid) for pids in started(server.output()).values() for pid in pids)
+
+
+def test_the_number_of_brief_workers_is_one_setting(tmp_path):
+    """settings.BRIEF_WORKERS and the script read ADVISOR_TASK_WORKERS, with one default."""
+    import subprocess
+
+    from tests.support.servers import PYTHON, ROOT, SERVE
+
+    script = SERVE.read_text()
+    assert 'seq "${ADVISOR_TASK_WORKERS:-$(nproc)}"' in script
+    show = "from django.conf import settings; print(settings.BRIEF_WORKERS)"
+    for value, expected in (("3", 3), (None, len(os.sched_getaffinity(0)))):
+        env = production_env(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite3'}")
+        env.pop("ADVISOR_TASK_WORKERS")
+        if value:
+            env["ADVISOR_TASK_WORKERS"] = value
+        env["DJANGO_SETTINGS_MODULE"] = "advisor.settings"
+        done = subprocess.run(
+            [str(PYTHON), "-c", "import django; django.setup(); " + show],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert int(done.stdout.strip()) == expected

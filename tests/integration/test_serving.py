@@ -197,3 +197,44 @@ def test_production_start_refuses_an_unsafe_configuration(tmp_path, change, mess
     )
     assert result.returncode != 0 and message in result.stderr
     assert not (tmp_path / "db.sqlite3").exists(), "nothing was prepared"
+
+
+@pytest.mark.xdist_group(STACK)
+def test_five_hostile_uploads_at_once_on_the_production_stack(production_stack):
+    """gunicorn's workers check each crafted PDF in a child process and answer every upload
+    plainly (422, or 503 with Retry-After when every verification slot is taken), never a 500,
+    while /health/ keeps answering. The latency figures are bench/verify_attack.py's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.support.bench import load_bench
+
+    hostile = load_bench("_hostile_pdfs")
+    files = [make() for make in hostile.HOSTILE.values()]
+    files.append(hostile.fields_in_object_streams(20_000))
+    url = production_stack.url
+
+    def upload(data: bytes):
+        session = requests.Session()
+        session.get(url + "/brief/verify/", timeout=60)
+        for cookie in session.cookies:
+            cookie.secure = False
+        response = session.post(
+            url + "/brief/verify/",
+            data={"csrfmiddlewaretoken": session.cookies.get("csrftoken", "")},
+            files={"pdf": ("upload.pdf", data, "application/pdf")},
+            headers={"Referer": url + "/brief/verify/", "Accept-Language": "en"},
+            timeout=60,  # an upper bound for a busy machine: the page waits at most 4 s
+        )
+        return response.status_code, response.headers.get("Retry-After"), response.text
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        answers = list(pool.map(upload, files[:5]))
+        health = requests.get(url + "/health/", timeout=60)
+    assert health.status_code == 200
+    for status, retry_after, text in answers:
+        assert status in (422, 429, 503), (status, text[:500])
+        if status == 422:
+            assert "too complex to check here" in text or "the check was stopped" in text
+        else:
+            assert retry_after and "Traceback" not in text
+    assert any(status == 422 for status, _, _ in answers)

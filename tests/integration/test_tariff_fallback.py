@@ -126,7 +126,8 @@ def test_rack_fee_falls_back_to_the_zone_top_tier_then_national(catalog, zone, f
         ("shaoguan-cluster", "guangdong-north-2026-07-lt1kv", "LOW"),  # hub → north region
         ("guangdong-prd", "guangdong-prd-2026-07-two-part", "OFF-T"),  # newest month wins
         ("shenzhen", "shenzhen-2025-02-10kv", "OFF-T"),
-        ("ningxia", "ningxia-zhongwei-2020-press", "PRESS"),  # a single press figure
+        # A single press figure read only on a repost: LOW (docs/decisions/0042).
+        ("ningxia", "ningxia-zhongwei-2020-press", "LOW"),
     ],
 )
 def test_zone_tariff_chain(catalog, zone, tariff, flag):
@@ -356,7 +357,7 @@ def test_tariff_import_checks_the_bands(catalog, hours, error):
     row = (
         f"test-gz,guizhou,2026-11-01,two-part-1-10kv,Guizhou Power Grid,Table,"
         f"https://example.org/t,OFF-T,0.9,{hours},0.56,8-10,13-17,22-24,0.24,0-8,"
-        f"黔发改价格〔2023〕481号,35,Table\n"
+        f"[official] 黔发改价格〔2023〕481号,35,[official] Table\n"
     )
     # the flat hours hold commas: quote that cell
     row = row.replace("8-10,13-17,22-24", '"8-10,13-17,22-24"').replace(

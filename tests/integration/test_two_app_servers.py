@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.support.briefs import PASSPHRASE
+from tests.support.briefs import signer_env
 from tests.support.servers import (
     Server,
     browser_session,
@@ -88,9 +88,7 @@ def test_two_app_servers_and_two_workers_share_one_postgresql(tmp_path, pki_dir)
             WEB_CONCURRENCY="1",
             ADVISOR_STATIC_STORAGE="plain",  # the manifest is tested in test_serving.py
             ADVISOR_TASKS_BACKEND="database",
-            BRIEF_SIGNING_PKCS12=str(pki_dir / "dev-signer.p12"),
-            BRIEF_SIGNING_PASSPHRASE=PASSPHRASE,
-            BRIEF_SIGNING_TRUST_ROOTS=str(pki_dir / "dev-ca.pem"),
+            **signer_env(pki_dir),
         )
         prepare = Server(env, mode="prepare")
         assert prepare.process.wait(300) == 0, prepare.output()  # upper bound, busy machine

@@ -3,17 +3,38 @@
 Findings: six anonymous uploads of a 19.9 MB PDF with 200,000 empty signature fields kept all
 web workers busy for 33-48 s each (no rate limit); a brief re-signed with a look-alike,
 untrusted certificate was headed "Signature intact, but this document is not in our records".
+Then (issue 33): form fields packed in compressed object streams, invisible to the raw-byte
+counts, kept a worker parsing for 60 s (a 500); a padding key hid an object stream's /N.
+Now the PDF is parsed in a child process under hard limits, with the bounds counted on the
+parsed document, and at most VERIFY_SLOTS checks run at once.
 """
+
+import io
+import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django.urls import reverse
+from django.utils import translation
 
 from advisor.brief import verification as verification_module
+from advisor.brief import verify_child
 from advisor.brief.models import AuditAction, AuditEvent
-from advisor.brief.verification import NotAPdf, check_structure, object_count, verify_upload
-from tests.support.briefs import make_pki, make_signed_pdf, signing_settings
+from advisor.brief.verification import (
+    NotAPdf,
+    check_in_child,
+    check_structure,
+    object_count,
+    verification_slot,
+    verify_upload,
+)
+from advisor.brief.verify import MAX_FIELDS, MAX_OBJECTS, MAX_SIGNATURES, TooComplex, verify_pdf
+from tests.support.bench import load_bench
+from tests.support.briefs import CA_FILE, make_pki, make_signed_pdf, signing_settings
+
+hostile = load_bench("_hostile_pdfs")
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +103,21 @@ def test_the_command_refuses_a_look_alike(look_alike, tmp_path):
     assert result.untrusted and not result.ok
 
 
-# --- Bounds checked before the PDF is parsed --------------------------------------------------
+def test_the_command_says_so_in_one_line_without_a_traceback(look_alike, tmp_path, capfd):
+    path = tmp_path / "look-alike.pdf"
+    path.write_bytes(look_alike.signed)
+    with pytest.raises(CommandError) as refused:
+        call_command("verify_brief", str(path))
+    assert refused.value.returncode == 1
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: not signed by us")
+    assert "trusted=False" in message and "on record: no" in message
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err and "PathValidationError" not in out + err
+
+
+# --- Bounds: a first sieve over the raw bytes ---------------------------------------------------
 
 
 def many_fields(count: int) -> bytes:
@@ -114,26 +149,150 @@ def test_hostile_structure_is_refused_before_parsing(client, monkeypatch, data):
     def must_not_parse(*args, **kwargs):
         raise AssertionError("the PDF was parsed")
 
-    monkeypatch.setattr(verification_module, "verify_pdf", must_not_parse)
+    monkeypatch.setattr(verification_module, "check_in_child", must_not_parse)
     response = upload(client, data)
     assert response.status_code == 422
     assert "too complex to check here" in response.content.decode()
     assert not AuditEvent.objects.filter(action=AuditAction.BRIEF_VERIFIED).exists()
 
 
-def test_a_real_brief_is_far_inside_the_bounds(ours, look_alike):
+def test_a_real_brief_is_far_inside_the_bounds(ours, look_alike, pki_dir):
+    roots = [load_root(pki_dir)]
     for pdf in (ours.signed, look_alike.signed, ours.unsigned):
         check_structure(pdf)
-        assert object_count(pdf) < verification_module.MAX_OBJECTS // 20
+        assert object_count(pdf) < MAX_OBJECTS // 20
+        verify_pdf(pdf, roots)  # the bounds on the parsed document pass
 
 
-def test_the_time_budget_ends_a_long_check(client, ours, settings):
-    settings.VERIFY_BUDGET_S = -1  # spent before the first signature is checked
+def load_root(pki_dir):
+    from pyhanko.keys import load_cert_from_pemder
+
+    return load_cert_from_pemder(str(pki_dir / CA_FILE))
+
+
+# --- Bounds counted on the parsed document, in a child process ---------------------------------
+
+
+@pytest.fixture(scope="module")
+def crafted(ours):
+    """The probe's files: weight where a byte scan does not see it (bench/_hostile_pdfs.py)."""
+    contents = hostile.signature_contents(ours.signed)
+    return {
+        "fields-in-object-streams": hostile.fields_in_object_streams(5_000),
+        "hidden-object-count": hostile.hidden_object_count(20_000),
+        "deep-kids": hostile.deep_kids(5_000),
+        "many-signatures": hostile.many_signatures(3_000, contents),
+        "signatures-under-the-field-cap": hostile.many_signatures(MAX_FIELDS // 4, contents),
+    }
+
+
+BOUND = {
+    "fields-in-object-streams": f"more than {MAX_FIELDS} form fields",
+    "hidden-object-count": f"more than {MAX_OBJECTS:,} objects",
+    "deep-kids": "form fields nested more than",
+    "many-signatures": f"more than {MAX_FIELDS} form fields",
+    "signatures-under-the-field-cap": f"more than {MAX_SIGNATURES} signatures",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOUND))
+def test_crafted_files_pass_the_byte_sieve_and_meet_a_bound_when_parsed(name, crafted, pki_dir):
+    data = crafted[name]
+    check_structure(data)  # invisible to the raw counts: the parsed document decides
+    with pytest.raises(TooComplex, match=BOUND[name]):
+        verify_pdf(data, [load_root(pki_dir)])
+
+
+@pytest.mark.parametrize("name", sorted(BOUND))
+def test_crafted_files_get_a_clear_answer_within_five_seconds(client, name, crafted, settings):
+    assert settings.VERIFY_BUDGET_S < 5  # the child is killed by then, whatever it does
+    started = time.monotonic()
+    response = upload(client, crafted[name])
+    elapsed = time.monotonic() - started
+    assert response.status_code == 422, response.content.decode()[:500]
+    html = response.content.decode()
+    assert "too complex to check here" in html or "the check was stopped" in html
+    assert elapsed < 5, f"{name}: {elapsed:.1f} s"
+    assert not AuditEvent.objects.filter(action=AuditAction.BRIEF_VERIFIED).exists()
+
+
+def test_the_refusal_comes_from_the_bounds_not_the_deadline(crafted, settings):
+    settings.VERIFY_BUDGET_S = 120  # an upper bound for a busy machine, not a wait
+    for name in BOUND:
+        with pytest.raises(NotAPdf, match="too-complex"):
+            check_in_child(crafted[name])
+
+
+# --- Hard limits: what the bounds do not foresee is stopped ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "limit"),
+    [("sleep", {"VERIFY_BUDGET_S": 0.5}), ("spin", {"VERIFY_CPU_S": 1}), ("hog", {})],
+)
+def test_a_check_that_runs_away_is_stopped(client, ours, settings, monkeypatch, target, limit):
+    """A child that sleeps meets the deadline, one that spins its CPU limit, one that
+    allocates its memory limit; the page answers 422 with a plain message."""
+    monkeypatch.setattr(verify_child, "TARGET", f"tests.support.sandbox_targets:{target}")
+    settings.VERIFY_BUDGET_S = 60  # upper bounds, not waits
+    settings.VERIFY_MEMORY_MB = 128
+    for key, value in limit.items():
+        setattr(settings, key, value)
     response = upload(client, ours.signed)
     assert response.status_code == 422
-    assert "too complex to check here" in response.content.decode()
-    with pytest.raises(NotAPdf, match="too-complex"):
-        verify_upload(ours.signed, budget_s=-1)
+    assert "the check was stopped" in response.content.decode()
+
+
+def test_a_crash_in_the_check_is_a_plain_message_and_an_operator_log(
+    client, ours, monkeypatch, caplog
+):
+    monkeypatch.setattr(verify_child, "TARGET", "tests.support.sandbox_targets:fail")
+    response = upload(client, ours.signed)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "could not be checked because of a fault on our side" in html
+    assert "RuntimeError" not in html and "Traceback" not in html
+    assert "verification failed: the check crashed" in caplog.text
+
+
+# --- At most VERIFY_SLOTS checks at once, across processes ------------------------------------
+
+
+@pytest.fixture
+def one_slot(settings, tmp_path):
+    settings.VERIFY_SLOTS = 1
+    settings.VERIFY_SLOT_DIR = tmp_path / "slots"
+
+
+@pytest.mark.usefixtures("one_slot")
+@pytest.mark.parametrize(
+    ("language", "headline"),
+    [("en", "Too many checks are running"), ("zh-hans", None)],
+)
+def test_the_excess_gets_503_with_retry_after(client, ours, language, headline):
+    with translation.override(language):
+        headline = headline or translation.gettext("Too many checks are running")
+    with verification_slot():  # another worker's check holds the only slot
+        response = client.post(
+            reverse("brief:verify"),
+            {"pdf": SimpleUploadedFile("b.pdf", ours.signed, content_type="application/pdf")},
+            HTTP_ACCEPT_LANGUAGE=language,
+        )
+    assert response.status_code == 503
+    assert response["Retry-After"] == "10"
+    assert headline in response.content.decode()
+    assert language == "en" or headline != "Too many checks are running"
+    # The slot is free again: the next check runs.
+    assert upload(client, ours.signed).status_code == 200
+
+
+@pytest.mark.usefixtures("one_slot")
+def test_the_command_waits_for_a_slot_then_says_so_in_one_line(ours, tmp_path):
+    path = tmp_path / "brief.pdf"
+    path.write_bytes(ours.signed)
+    with verification_slot(), pytest.raises(CommandError) as busy:
+        call_command("verify_brief", str(path), "--wait", "0", stdout=io.StringIO())
+    assert str(busy.value) == f"{path}: not checked: every verification slot stayed busy for 0 s"
 
 
 # --- Per-client rate limit (django-ratelimit) -------------------------------------------------

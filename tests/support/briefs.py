@@ -7,11 +7,15 @@ from pathlib import Path
 
 import weasyprint
 
-from advisor.brief.pki import create_dev_pki
+from advisor.brief.pki import create_pki
 from advisor.brief.signing import SignatureRequest, SigningConfig, sign_pdf
 from advisor.brief.verify import sha256_hex
 
 PASSPHRASE = "tests-only"
+# The test PKI stands in for an organisation's own (production refuses a development CA's
+# signer): "Test Org CA" and its signer, in these files.
+SIGNER_FILE = "signer.p12"
+CA_FILE = "ca.pem"
 
 
 @dataclass(frozen=True)
@@ -31,10 +35,10 @@ class SignedPdf:
 
 def signing_settings(directory: Path) -> dict:
     return {
-        "PKCS12_PATH": directory / "dev-signer.p12",
+        "PKCS12_PATH": directory / SIGNER_FILE,
         "PASSPHRASE": PASSPHRASE,
-        "PASSPHRASE_FILE": directory / "none",
-        "TRUST_ROOTS": [directory / "dev-ca.pem"],
+        "PASSPHRASE_FILE": None,
+        "TRUST_ROOTS": [directory / CA_FILE],
         "SIGNER_NAME": "Test Signer",
         "ORGANISATION": "Test Org",
         "LOCATION": "Guiyang",
@@ -43,7 +47,18 @@ def signing_settings(directory: Path) -> dict:
 
 
 def make_pki(directory: Path):
-    return create_dev_pki(directory, PASSPHRASE, "Test Org", "Test Signer")
+    return create_pki(directory, PASSPHRASE, "Test Org", "Test Signer", development=False)
+
+
+def signer_env(directory: Path) -> dict:
+    """The production start's signing variables for the test PKI in ``directory`` (the
+    passphrase from a secret file the deployment names, as a production would)."""
+    return {
+        "BRIEF_SIGNING_PKCS12": str(directory / SIGNER_FILE),
+        "BRIEF_SIGNING_PASSPHRASE_FILE": str(directory / "signer.passphrase"),
+        "BRIEF_SIGNING_TRUST_ROOTS": str(directory / CA_FILE),
+        "BRIEF_SIGNING_ORGANISATION": "Test Org",
+    }
 
 
 def make_signed_pdf(directory: Path, number: str = "FT-2026-000007") -> SignedPdf:
@@ -52,7 +67,7 @@ def make_signed_pdf(directory: Path, number: str = "FT-2026-000007") -> SignedPd
         f"<body><h1>{number}</h1></body></html>"
     )
     unsigned = weasyprint.HTML(string=html).write_pdf(pdf_variant="pdf/a-3b")
-    config = SigningConfig(directory / "dev-signer.p12", PASSPHRASE, "Test Signer", "Guiyang")
+    config = SigningConfig(directory / SIGNER_FILE, PASSPHRASE, "Test Signer", "Guiyang")
     signed = sign_pdf(unsigned, config, SignatureRequest(reason=f"Procurement brief {number}"))
     return SignedPdf(number, unsigned, signed)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED
-from tests.support.briefs import PASSPHRASE
+from tests.support.briefs import signer_env
 from tests.support.servers import ROOT, manage, production_env
 
 # The xdist group of the tests that share the session's production data.
@@ -36,9 +36,7 @@ def environment(var_dir, database_url, pki_dir):
         var_dir,
         database_url,
         ADVISOR_TASKS_BACKEND="immediate",
-        BRIEF_SIGNING_PKCS12=str(pki_dir / "dev-signer.p12"),
-        BRIEF_SIGNING_PASSPHRASE=PASSPHRASE,
-        BRIEF_SIGNING_TRUST_ROOTS=str(pki_dir / "dev-ca.pem"),
+        **signer_env(pki_dir),
     )
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from advisor.domain.compliance.rules.hardware import major_version
+from advisor.domain.i18n import Message
 from tests.unit.test_compliance_support import TODAY, days, evaluate_one, facts
 
 P, W, F, U = "pass", "warn", "fail", "unknown"
@@ -108,8 +109,15 @@ def test_hardware_rule(rule_id, overrides, expected):
 
 def test_pcie_warning_carries_the_sizing_penalty():
     finding = evaluate_one("HW-INTRANODE-LINK", facts(**link(8, "pcie-switch", penalty=35)))
-    assert finding.message.params == {"gpus": 8, "topology": "PCIe switch", "penalty": 35}
-    assert "communication penalty of 35%" in finding.message.render()
+    assert finding.message.params == {
+        "gpus": 8,
+        "topology": Message("a PCIe switch"),
+        "penalty": 35,
+    }
+    assert finding.message.render() == (
+        "8 GPUs joined by a PCIe switch, not all-to-all: the sizing expects a communication "
+        "penalty of 35%."
+    )
 
 
 def test_intranode_falls_back_to_server_gpu_count():

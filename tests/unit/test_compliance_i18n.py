@@ -6,10 +6,17 @@ from pathlib import Path
 import polib
 import pytest
 
-from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
+from advisor.domain.compliance.base import (
+    AREA_LABELS,
+    NO_WORDS,
+    SEVERITY_LABELS,
+    STATUS_LABELS,
+    evidence_sentence,
+)
 from advisor.domain.compliance.comparison import compare_vendors
 from advisor.domain.compliance.engine import RULES, VERDICT_LABELS, evaluate
 from advisor.domain.compliance.parameters import DEFINITIONS
+from advisor.domain.i18n import Message
 from tests.unit import test_compliance_comparison as comparison_tests
 from tests.unit.test_compliance_engine import ALL_CASES
 from tests.unit.test_compliance_support import TODAY, evaluate_one, facts
@@ -21,7 +28,7 @@ CATALOGUE = {
     for entry in polib.pofile(str(PO_PATH))
     if entry.msgstr and not entry.obsolete and "fuzzy" not in entry.flags
 }
-UNTRANSLATED_TEMPLATES = {"{text}"}  # catalog text passed through as it is
+UNTRANSLATED_TEMPLATES = {"{text}", *NO_WORDS}  # catalog text, a number with its unit
 
 
 def zh(text: str) -> str:
@@ -48,10 +55,20 @@ def test_every_marked_string_is_translated():
     assert not missing, f"run makemessages and translate: {missing[:5]}"
 
 
+def templates_in(message) -> set[str]:
+    """The template of ``message`` and of every message nested in its parameters."""
+    found = {message.template}
+    for value in message.params.values():
+        if isinstance(value, Message):
+            found |= templates_in(value)
+    return found
+
+
 def texts_of(finding) -> set[str]:
-    texts = {finding.title, finding.explanation, finding.citation, finding.message.template}
+    texts = {finding.title, finding.explanation, finding.citation}
+    texts |= templates_in(finding.message)
     for item in finding.evidence:
-        texts.update({item.label, item.unit})
+        texts |= templates_in(evidence_sentence(item))
     return {text for text in texts if text} - UNTRANSLATED_TEMPLATES
 
 
@@ -74,12 +91,13 @@ def test_pue_finding_renders_in_chinese_with_its_figures():
     english = finding.message.render()
     chinese = finding.message.render(zh)
     assert english == (
-        "PUE 1.31 is above the zone's limit of 1.2 (2024 DC green low-carbon action plan); "
+        "PUE 1.31 is above the limit of 1.2 in the Guizhou hub node policy zone; "
         "capacity expansion approval is at risk."
     )
-    assert chinese == (
-        "PUE 1.31 超过该区域 1.2 的限值（2024 DC green low-carbon action plan），扩容审批存在风险。"
-    )
+    # The zone's Chinese name comes with the zone_zh parameter on Chinese pages
+    # (presentation.text.render_text); the template itself carries no English.
+    assert chinese == "PUE 1.31 超过所在政策区域（Guizhou hub node）1.2 的限值，扩容审批存在风险。"
+    assert zh(finding.message.template).startswith("PUE {pue} 超过所在政策区域（{zone}）")
     assert zh(finding.title) == "PUE 与政策区域限值"
     assert zh(finding.severity.value) == "否决项"
 
@@ -87,8 +105,8 @@ def test_pue_finding_renders_in_chinese_with_its_figures():
 @pytest.mark.parametrize(
     ("rule_id", "overrides", "expected"),
     [
-        ("SITE-UPS", {"data_center": {"ups_backup_min": 20}}, "UPS 后备 20 分钟，满足 GB 50174 A 级（15 分钟），但未达到原文 30 分钟的要求。"),
-        ("HW-INTRANODE-LINK", {"server": {"topology": "pcie-switch"}, "option": {"pcie_communication_penalty_pct": 35}}, "8 张 GPU 通过 PCIe switch 互联，并非全互联：选型测算预计通信开销为 35%。"),
+        ("SITE-UPS", {"data_center": {"ups_backup_min": 20}}, "UPS 后备 20 分钟，满足 GB 50174 A 级（15 分钟），但未达到采购方 30 分钟的要求。"),
+        ("HW-INTRANODE-LINK", {"server": {"topology": "pcie-switch"}, "option": {"pcie_communication_penalty_pct": 35}}, "8 张 GPU 的互联方式为 PCIe 交换芯片，并非全互联：选型测算预计通信开销为 35%。"),
         ("VENDOR-TELECOM-LICENCE", {"vendor": {"licences": ()}}, "服务商未持有增值电信业务经营许可证。"),
     ],
 )  # fmt: skip

@@ -108,6 +108,30 @@ CASES = [
     ),
     ("SITE-RACK-COOLING", {"server": {"cooling": "liquid"}, **dc(cooling_kinds=None)}, U),
     ("SITE-RACK-COOLING", {"server": {"cooling": "liquid"}, **dc(cooling_kinds=("immersion",))}, P),
+    # A server whose cooling no source states (e.g. the standard Atlas 800T A2): an open
+    # question where the site offers no liquid cooling, never a fail on that ground alone.
+    (
+        "SITE-RACK-COOLING",
+        {"server": {"cooling": ""}, **rack(10, dc_max=20, cooling_kinds=("air",))},
+        U,
+    ),
+    (
+        "SITE-RACK-COOLING",
+        {"server": {"cooling": ""}, **rack(35, dc_max=50, cooling_kinds=("air",))},
+        U,
+    ),
+    ("SITE-RACK-COOLING", {"server": {"cooling": ""}, **rack(10, cooling_kinds=None)}, U),
+    (
+        "SITE-RACK-COOLING",
+        {"server": {"cooling": ""}, **rack(10, dc_max=20, cooling_kinds=("air", "direct-liquid"))},
+        P,
+    ),
+    # ... but a rack beyond what the site's air cooling removes fails whatever the server.
+    (
+        "SITE-RACK-COOLING",
+        {"server": {"cooling": ""}, **rack(45, dc_max=50, cooling_kinds=("air",))},
+        F,
+    ),
     # Power.
     ("SITE-DUAL-FEED", dc(dual_utility_feeds=True), P),
     ("SITE-DUAL-FEED", dc(dual_utility_feeds=False), F),
@@ -175,12 +199,15 @@ def test_dew_point_formula_matches_reference_values():
     assert dew_point_c(25, 60) == pytest.approx(16.7, abs=0.1)
 
 
-def test_pue_message_names_zone_limit_and_source():
+def test_pue_message_names_the_zone_and_its_limit():
+    # The zone's name in both languages (zone_zh on Chinese pages); the policy document is the
+    # rule's citation, not free catalog text inside the sentence.
     finding = evaluate_one("SITE-PUE", facts(**dc(pue=1.25, pue_basis="measured")))
     assert finding.message.params == {
         "pue": 1.25,
         "limit": 1.2,
-        "source": "2024 DC green low-carbon action plan",
+        "zone": "Guizhou hub node",
+        "zone_zh": "",
     }
     evidence = finding.evidence[0]
     assert (evidence.measured, evidence.threshold, evidence.comparison) == (1.25, 1.2, "<=")

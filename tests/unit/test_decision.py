@@ -85,4 +85,3 @@ def test_lifting_the_only_requirement_lets_options_through():
     result = recommend(scenario(), [hardware("dgx-h100", "x")], [site()], procurement, today=TODAY)
     (blocker,) = blocking_requirements(result.options)
     assert (blocker.code, blocker.removes, blocker.would_qualify) == ("domestic", 1, 1)
-

@@ -1,6 +1,8 @@
+import functools
 from dataclasses import replace
 from pathlib import Path
 
+import polib
 import pytest
 
 from advisor.domain.delivery.checklist import (
@@ -94,3 +96,46 @@ def test_backup_size_in_risks():
 def test_contract_terms_cover_s6():
     text = " ".join(i.check.render() for i in contract_terms())
     assert "7×24" in text and "within 2 hours" in text and "MTTR" in text
+
+
+DELIVERY_PO = (
+    Path(__file__).resolve().parents[2]
+    / "advisor/domain/delivery/locale/zh_Hans/LC_MESSAGES/django.po"
+)
+
+
+@functools.cache
+def _catalogue() -> dict[str, str]:
+    return {e.msgid: e.msgstr for e in polib.pofile(str(DELIVERY_PO)) if e.msgstr}
+
+
+def _zh(text):
+    return _catalogue().get(text, text)
+
+
+@pytest.mark.parametrize(
+    ("stack", "monitor", "tool", "never"),
+    [
+        ("cuda", "nvidia-smi", "DCGM", ("npu-smi", "amd-smi")),
+        ("rocm", "amd-smi", "ROCm Validation Suite", ("nvidia-smi", "Xid", "DCGM")),
+        ("cann", "npu-smi", "ascend-dmi", ("nvidia-smi", "Xid", "DCGM", "gpu-burn")),
+        ("other", None, None, ("nvidia-smi", "npu-smi", "Xid")),
+    ],
+)
+def test_burn_in_names_the_stacks_own_tools_in_both_languages(stack, monitor, tool, never):
+    # An Ascend option reads npu-smi, never nvidia-smi (issue 27).
+    accelerator = replace(ACCELERATORS["h100-sxm-80gb"], software_stack=stack)
+    (burn_in,) = [
+        i
+        for i in acceptance_checklist(
+            DeliveryInputs(accelerator, None, gpus_per_server=8, servers=1)
+        )
+        if i.item == "A1"
+    ]
+    for text in (burn_in.check.render(), burn_in.check.render(_zh), _zh(burn_in.citation)):
+        for word in never:
+            assert word not in text, text
+    if monitor:
+        assert monitor in burn_in.check.render() and monitor in burn_in.check.render(_zh)
+        assert tool in burn_in.check.render()
+    assert "30" in burn_in.check.render(_zh) and "采购方要求（来源文章）" in _zh(burn_in.citation)

@@ -227,7 +227,8 @@ def test_failed_blocker_disqualifies_and_is_named():
     )
     (option,) = result.options
     assert option.compliance.verdict == "not-eligible"
-    assert any("fails a blocking check" in r.render() for r in option.reasons)
+    assert any("fails a veto check" in r.render() for r in option.reasons)
+    assert "veto:VENDOR-TELECOM-LICENCE" in option.reason_codes
 
 
 def test_cheaper_site_ranks_first_and_costs_follow_the_tariff():

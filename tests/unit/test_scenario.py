@@ -159,7 +159,7 @@ def test_loss_chunking_is_an_optional_compatible_field():
         ("lora.targets", "everything", "lora.targets", "one of"),
         ("lora.rank", -4, "lora.rank", "between 1"),
         ("precision", "int8", "precision", "one of"),
-        ("quant_bits", 4, "quant_bits", "unless method is qlora"),
+        ("quant_bits", 4, "quant_bits", "Quantised base weights apply only to QLoRA"),
         ("optimizer", "lion", "optimizer", "one of"),
         ("seq_len", 0, "seq_len", "between 1 and 1,048,576"),
         ("seq_len", 2_000_000, "seq_len", "between 1 and 1,048,576"),

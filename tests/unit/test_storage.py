@@ -174,6 +174,8 @@ def test_no_negative_or_nan_storage_figure(
         changes["lora"] = {"rank": 16, "alpha": 32, "targets": "all-linear"}
     if method == "qlora":
         changes["quant_bits"] = 4
+        if precision == "fp32":  # refused for QLoRA (it computes in 16 bits)
+            changes["precision"] = "bf16"
     e = estimate_storage(
         scenario(**changes), tokens_per_s, SERVERS["dgx-h100"], RetentionPolicy(keep_last=keep_last)
     )

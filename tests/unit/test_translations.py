@@ -22,7 +22,12 @@ def test_there_is_a_chinese_catalogue():
 @pytest.mark.parametrize("po_path", PO_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_catalogue_is_complete(po_path):
     po = polib.pofile(str(po_path))
-    missing = [e.msgid for e in po if not e.obsolete and (not e.msgstr and not e.msgstr_plural)]
+    missing = [
+        e.msgid
+        for e in po
+        if not e.obsolete
+        and not (e.msgstr_plural and all(e.msgstr_plural.values()) if e.msgid_plural else e.msgstr)
+    ]
     fuzzy = [e.msgid for e in po if "fuzzy" in e.flags and not e.obsolete]
     assert not missing, f"untranslated in {po_path}: {missing[:10]}"
     assert not fuzzy, f"fuzzy in {po_path}: {fuzzy[:10]}"

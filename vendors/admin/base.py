@@ -9,8 +9,17 @@ from django.utils.translation import gettext_lazy as _
 from import_export.admin import ImportExportModelAdmin
 from simple_history.admin import SimpleHistoryAdmin
 
+from advisor.domain import sources as domain_sources
+from advisor.spreadsheets import catalog_formats
+from vendors import choices
+
 AUDIT_FIELDS = ("created_at", "updated_at")
 PROVENANCE = (_("Provenance"), {"fields": ("source", "as_of", "notes", *AUDIT_FIELDS)})
+# Hardware rows also name the figures whose only sources are aggregators or blogs.
+HARDWARE_PROVENANCE = (
+    _("Provenance"),
+    {"fields": ("source", "low_confidence_figures", "as_of", "notes", *AUDIT_FIELDS)},
+)
 
 
 class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
@@ -19,12 +28,25 @@ class CatalogAdmin(ImportExportModelAdmin, SimpleHistoryAdmin):
     list_per_page = 50
     save_on_top = True
 
+    # CSV and XLSX only, and no exported cell is ever a formula (advisor/spreadsheets.py).
+    def get_import_formats(self):
+        return catalog_formats()[0]
+
+    def get_export_formats(self):
+        return catalog_formats()[1]
+
     # Importing writes rows, so it needs the add and change permissions; exporting needs view.
     def has_import_permission(self, request):
         return self.has_add_permission(request) and self.has_change_permission(request)
 
     def has_export_permission(self, request):
         return self.has_view_permission(request)
+
+    @admin.display(description=_("source kinds"))
+    def source_kinds(self, obj):
+        """The kinds of the row's source lines, strongest first, e.g. "Press report, Blog"."""
+        kinds = sorted(domain_sources.kinds_of(obj.source), key=domain_sources.SOURCE_KINDS.index)
+        return ", ".join(str(choices.SourceKind(kind).label) for kind in kinds) or "—"
 
 
 class MemoryFilter(admin.SimpleListFilter):

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from vendors import models, resources
-from vendors.admin.base import PROVENANCE, CatalogAdmin, MemoryFilter
+from vendors.admin.base import HARDWARE_PROVENANCE, CatalogAdmin, MemoryFilter
 
 
 @admin.register(models.Accelerator)
@@ -21,6 +21,7 @@ class AcceleratorAdmin(CatalogAdmin):
         "interconnect_kind",
         "software_stack",
         "china_availability",
+        "source_kinds",
         "as_of",
     )
     list_filter = (
@@ -64,7 +65,7 @@ class AcceleratorAdmin(CatalogAdmin):
                 )
             },
         ),
-        PROVENANCE,
+        HARDWARE_PROVENANCE,
     )
 
 
@@ -82,6 +83,7 @@ class ServerModelAdmin(CatalogAdmin):
         "weight_kg",
         "rack_units",
         "cooling",
+        "source_kinds",
     )
     list_filter = ("topology", "cooling", "nic_kind", "accelerator__maker", "maker")
     list_select_related = ("accelerator",)
@@ -120,5 +122,5 @@ class ServerModelAdmin(CatalogAdmin):
                 )
             },
         ),
-        PROVENANCE,
+        HARDWARE_PROVENANCE,
     )

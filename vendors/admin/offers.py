@@ -21,6 +21,7 @@ class OfferAdmin(CatalogAdmin):
         "valid_until",
         "is_example",
         "price_flag",
+        "source_kinds",
     )
     list_filter = ("is_example", "kind", "currency", "price_flag")
     list_select_related = ("server_model", "vendor", "data_center")

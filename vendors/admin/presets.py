@@ -80,8 +80,12 @@ class ModelPresetAdmin(CatalogAdmin):
                     filter(
                         None,
                         [
-                            f"Uploaded config.json ({form.cleaned_data['config_file'].name})",
-                            f"https://huggingface.co/{repo}/blob/main/config.json" if repo else "",
+                            # The model publisher's own file (docs/decisions/0042).
+                            f"[vendor] Uploaded config.json "
+                            f"({form.cleaned_data['config_file'].name})",
+                            f"[vendor] https://huggingface.co/{repo}/blob/main/config.json"
+                            if repo
+                            else "",
                         ],
                     )
                 ),

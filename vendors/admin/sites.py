@@ -167,6 +167,7 @@ class TariffAdmin(CatalogAdmin):
         "energy_price",
         "demand_charge_cny_per_kw_month",
         "flag",
+        "source_kinds",
         "age",
     )
     list_filter = ("flag", "tariff_class", "policy_zone")
@@ -233,6 +234,7 @@ class RackFeeAdmin(CatalogAdmin):
         "price_cny_per_month",
         "power_included",
         "flag",
+        "source_kinds",
         "as_of",
     )
     list_filter = ("flag", "power_included", "policy_zone")
@@ -271,6 +273,7 @@ class DataCenterAdmin(CatalogAdmin):
         "pue_design",
         "max_kw_per_rack",
         "rack_fee_cny_per_month",
+        "source_kinds",
     )
     list_filter = ("province", "is_example", "claim_status", "gb50174_class", "vendor")
     list_select_related = ("vendor", "policy_zone")

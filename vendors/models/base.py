@@ -3,6 +3,7 @@
 See :mod:`vendors.models` for the conventions every catalog model follows.
 """
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -12,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from advisor.domain import sources as source_kinds
 from vendors import constants
 
 AUDIT_FIELDS = {"created_at", "updated_at"}
@@ -36,6 +38,44 @@ def inlet_temp():
 
 def pue():
     return [MinValueValidator(constants.PUE_MIN), MaxValueValidator(constants.PUE_MAX)]
+
+
+SOURCE_HELP = _(
+    "One public document per line, each starting with its kind: [official] (a government "
+    "document or official price list), [vendor] (the maker's, operator's or seller's own "
+    "publication), [dealer] (a dealer's quote or listing), [press], [aggregator] (spec "
+    "databases, reposts, datasets, tables in someone's code) or [blog]; then title, "
+    "publisher, date and URL."
+)
+
+
+def source_errors(instance, field_names) -> dict:
+    """Field-keyed errors for source lines without a kind (docs/decisions/0042)."""
+    errors = {}
+    for name in field_names:
+        missing = source_kinds.untagged_lines(getattr(instance, name, ""))
+        if missing:
+            errors[name] = _(
+                "Start every line with the kind of its source: %(kinds)s. Without one: “%(line)s”."
+            ) % {
+                "kinds": ", ".join(f"[{kind}]" for kind in source_kinds.SOURCE_KINDS),
+                "line": missing[0][:80],
+            }
+    return errors
+
+
+def flag_errors(instance, flag_field: str, source_field: str) -> dict:
+    """A figure whose sources are all aggregators or blogs carries the LOW flag, nothing more."""
+    kind = source_kinds.source_kind(getattr(instance, source_field))
+    flag = getattr(instance, flag_field)
+    if source_kinds.is_low_quality(kind) and flag != source_kinds.LOW_FLAG:
+        return {
+            flag_field: _(
+                "Every source of this figure is an aggregator or a blog: its confidence is "
+                "“Low confidence”."
+            )
+        }
+    return {}
 
 
 def null_or(condition: Q, *fields: str) -> Q:
@@ -66,7 +106,7 @@ class CatalogEntry(models.Model):
         verbose_name=_("source"),
         blank=True,
         max_length=constants.SOURCE_MAX_LENGTH,
-        help_text=_("Where the figures come from: URLs or document names, one per line."),
+        help_text=SOURCE_HELP,
     )
     as_of = models.DateField(
         verbose_name=_("figures as of"),
@@ -87,6 +127,9 @@ class CatalogEntry(models.Model):
     history = HistoricalRecords(inherit=True)
     objects = KeyedManager()
 
+    # The text fields that list sources, one document per line, each with its kind.
+    SOURCE_FIELDS = ("source",)
+
     class Meta:
         abstract = True
 
@@ -101,6 +144,12 @@ class CatalogEntry(models.Model):
         if update_fields is not None:
             kwargs["update_fields"] = {*update_fields, "updated_at"}
         super().save(*args, **kwargs)
+
+    def clean(self):
+        super().clean()
+        errors = source_errors(self, self.SOURCE_FIELDS)
+        if errors:
+            raise ValidationError(errors)
 
     def natural_key(self):
         return (self.key,)

@@ -12,6 +12,40 @@ from django.utils.translation import gettext_lazy as _
 from vendors import choices, constants
 from vendors.models.base import CatalogEntry, inlet_temp, null_or, percent, positive
 
+LOW_CONFIDENCE_HELP = _(
+    "Field names of the figures whose only sources are aggregators or blogs (the LOW flag), "
+    "separated by commas, e.g. tdp_w, memory_bandwidth_tbps."
+)
+
+
+def low_confidence_field():
+    return models.CharField(
+        verbose_name=_("low-confidence figures"),
+        max_length=300,
+        blank=True,
+        help_text=LOW_CONFIDENCE_HELP,
+    )
+
+
+def parse_figure_names(text: str) -> tuple[str, ...]:
+    """``"tdp_w, memory_bandwidth_tbps"`` → ``("tdp_w", "memory_bandwidth_tbps")``."""
+    return tuple(dict.fromkeys(part.strip() for part in (text or "").split(",") if part.strip()))
+
+
+def low_confidence_errors(row) -> dict:
+    """Each name must be one of the row's figures, and the figure must be recorded."""
+    problems = []
+    for name in parse_figure_names(row.low_confidence_figures):
+        if name not in row.FIGURE_FIELDS:
+            problems.append(_("“%(name)s” is not a figure of this record.") % {"name": name})
+        elif getattr(row, name) in (None, ""):
+            problems.append(
+                _("“%(name)s” is empty; an empty figure needs no flag.") % {"name": name}
+            )
+    if problems:
+        return {"low_confidence_figures": " ".join(str(p) for p in problems)}
+    return {}
+
 
 class Accelerator(CatalogEntry):
     maker = models.CharField(verbose_name=_("maker"), max_length=constants.NAME_MAX_LENGTH)
@@ -96,6 +130,19 @@ class Accelerator(CatalogEntry):
     china_availability_as_of = models.DateField(
         verbose_name=_("availability status as of"), null=True, blank=True
     )
+    low_confidence_figures = low_confidence_field()
+
+    # The figures ``low_confidence_figures`` may name.
+    FIGURE_FIELDS = (
+        "memory_gb",
+        "memory_type",
+        "memory_bandwidth_tbps",
+        "bf16_dense_tflops",
+        "fp16_dense_tflops",
+        "fp8_dense_tflops",
+        "tdp_w",
+        "interconnect_bandwidth_gbs",
+    )
 
     class Meta:
         verbose_name = _("accelerator")
@@ -128,7 +175,7 @@ class Accelerator(CatalogEntry):
 
     def clean(self):
         super().clean()
-        errors = {}
+        errors = low_confidence_errors(self)
         status = self.china_availability
         if status and status != choices.ChinaAvailability.UNKNOWN:
             if not self.china_availability_as_of:
@@ -239,7 +286,14 @@ class ServerModel(CatalogEntry):
         validators=[MinValueValidator(1), MaxValueValidator(constants.SERVER_RACK_UNITS_MAX)],
     )
     cooling = models.CharField(
-        verbose_name=_("cooling"), max_length=10, choices=choices.ServerCooling.choices
+        verbose_name=_("cooling"),
+        max_length=10,
+        choices=choices.ServerCooling.choices,
+        blank=True,
+        help_text=_(
+            "Empty when no source states how this model is cooled (a separate record per "
+            "air- and liquid-cooled variant)."
+        ),
     )
     inlet_temp_min_c = models.FloatField(
         verbose_name=_("supported inlet temperature, minimum (°C)"),
@@ -264,6 +318,27 @@ class ServerModel(CatalogEntry):
         null=True,
         blank=True,
         validators=percent(),
+    )
+    low_confidence_figures = low_confidence_field()
+
+    # The figures ``low_confidence_figures`` may name.
+    FIGURE_FIELDS = (
+        "intra_node_bandwidth_gbs",
+        "cpu",
+        "host_memory_gib",
+        "nvme_usable_tb",
+        "nvme_read_gbs",
+        "nic_count",
+        "nic_gbps",
+        "power_max_w",
+        "power_typical_w",
+        "weight_kg",
+        "rack_units",
+        "cooling",
+        "inlet_temp_min_c",
+        "inlet_temp_max_c",
+        "humidity_min_pct",
+        "humidity_max_pct",
     )
 
     class Meta:
@@ -325,7 +400,7 @@ class ServerModel(CatalogEntry):
 
     def clean(self):
         super().clean()
-        errors = {}
+        errors = low_confidence_errors(self)
         if (
             self.power_typical_w is not None
             and self.power_max_w is not None

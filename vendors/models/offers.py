@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from vendors import choices, constants
-from vendors.models.base import EXAMPLE_LABEL, CatalogEntry, null_or, positive
+from vendors.models.base import EXAMPLE_LABEL, CatalogEntry, flag_errors, null_or, positive
 from vendors.models.hardware import ServerModel
 from vendors.models.hosting import HostingVendor
 from vendors.models.sites import DataCenter
@@ -214,5 +214,6 @@ class Offer(CatalogEntry):
             errors["is_example"] = _("A price that is not an example needs its quote as source.")
         if self.instance_gpus and self.kind == choices.OfferKind.BUY:
             errors["instance_gpus"] = _("A purchase is of whole servers: leave this empty.")
+        errors.update(flag_errors(self, "price_flag", "source"))
         if errors:
             raise ValidationError(errors)

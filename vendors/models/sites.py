@@ -10,7 +10,16 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from vendors import choices, constants
-from vendors.models.base import CatalogEntry, inlet_temp, null_or, percent, positive, pue
+from vendors.models.base import (
+    SOURCE_HELP,
+    CatalogEntry,
+    flag_errors,
+    inlet_temp,
+    null_or,
+    percent,
+    positive,
+    pue,
+)
 from vendors.models.hosting import HostingVendor
 
 
@@ -39,7 +48,9 @@ class PolicyZone(CatalogEntry):
         blank=True,
         help_text=_("Which policy sets the limit, and for which projects."),
     )
-    pue_limit_source = models.TextField(verbose_name=_("PUE limit: source"), blank=True)
+    pue_limit_source = models.TextField(
+        verbose_name=_("PUE limit: source"), blank=True, help_text=SOURCE_HELP
+    )
     pue_limit_flag = models.CharField(
         verbose_name=_("PUE limit: reliability"),
         max_length=10,
@@ -57,7 +68,9 @@ class PolicyZone(CatalogEntry):
     tariff_basis = models.CharField(
         verbose_name=_("tariff: class and basis"), max_length=500, blank=True
     )
-    tariff_source = models.TextField(verbose_name=_("tariff: source"), blank=True)
+    tariff_source = models.TextField(
+        verbose_name=_("tariff: source"), blank=True, help_text=SOURCE_HELP
+    )
     tariff_flag = models.CharField(
         verbose_name=_("tariff: reliability"),
         max_length=10,
@@ -109,6 +122,8 @@ class PolicyZone(CatalogEntry):
             ),
         ]
 
+    SOURCE_FIELDS = ("source", "pue_limit_source", "tariff_source")
+
     def __str__(self):
         return self.name
 
@@ -127,11 +142,14 @@ class PolicyZone(CatalogEntry):
             errors["parent"] = _("A zone cannot fall back to itself.")
         if self.pue_limit is not None and not self.pue_limit_source:
             errors["pue_limit_source"] = _("Cite the policy that sets this PUE limit.")
+        if self.pue_limit is not None:
+            errors.update(flag_errors(self, "pue_limit_flag", "pue_limit_source"))
         if self.tariff_cny_per_kwh is not None:
             if not self.tariff_source:
                 errors["tariff_source"] = _("Cite the tariff table the price comes from.")
             if not self.tariff_as_of:
                 errors["tariff_as_of"] = _("Give the month the tariff applies to.")
+            errors.update(flag_errors(self, "tariff_flag", "tariff_source"))
             if self.tariff_flag in (choices.SourceFlag.LOW, choices.SourceFlag.VENDOR):
                 errors["tariff_flag"] = _(
                     "Low-confidence figures and vendor claims never become the default tariff; "

@@ -15,7 +15,7 @@ from advisor.domain.economics.tariff import (
     table_bands,
 )
 from vendors import choices
-from vendors.models.base import CatalogEntry, null_or, positive
+from vendors.models.base import CatalogEntry, flag_errors, null_or, positive
 from vendors.models.sites import PolicyZone
 
 
@@ -32,6 +32,12 @@ class PublishedFigure(CatalogEntry):
 
     class Meta:
         abstract = True
+
+    def clean(self):
+        super().clean()
+        errors = flag_errors(self, "flag", "source")
+        if errors:
+            raise ValidationError(errors)
 
 
 _BAND_HOURS_HELP = _("Hours of the day, e.g. 10-12,14-19 (ranges may wrap midnight: 22-6).")
@@ -101,7 +107,10 @@ class Tariff(PublishedFigure):
     hours_source = models.TextField(
         verbose_name=_("time-of-use hours: source"),
         blank=True,
-        help_text=_("The notice that sets the hours of each band (title, issuer, date, URL)."),
+        help_text=_(
+            "The notice that sets the hours of each band, each line starting with its kind, "
+            "e.g. [official] title, issuer, date, URL."
+        ),
     )
     flat_figure_cny_per_kwh = models.DecimalField(
         verbose_name=_("single reported figure (CNY/kWh)"),
@@ -130,6 +139,7 @@ class Tariff(PublishedFigure):
     )
 
     BANDS = ("sharp", "peak", "flat", "valley", "deep_valley")
+    SOURCE_FIELDS = ("source", "hours_source")
 
     class Meta:
         verbose_name = _("electricity tariff")

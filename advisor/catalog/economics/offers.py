@@ -16,9 +16,12 @@ from advisor.catalog.economics.sites import (
     _OFFER_FIELDS,
     MissingFigures,
     _decimal,
+    plain_source,
     site_figures,
+    source_kind,
 )
 from advisor.catalog.memo import memoized
+from advisor.domain import sources as domain_sources
 from advisor.domain.economics.inputs import (
     BASIS_ASSUMPTION,
     BASIS_CATALOG,
@@ -37,6 +40,7 @@ from advisor.domain.economics.inputs import (
 )
 from vendors import choices
 from vendors.models import DataCenter, Offer, ServerModel
+from vendors.models.hardware import parse_figure_names
 
 # --- Offers ------------------------------------------------------------------------------
 
@@ -88,14 +92,22 @@ def offers_for(
 
 
 def offer_provenance(offer: Offer, rate: Decimal | None = None) -> Provenance:
+    """Where an offer's price comes from: the kind of its strongest source, and the LOW flag
+    when its sources are all aggregators or blogs or the catalog flags the price LOW."""
     seller = offer.data_center or offer.vendor or offer.seller_name
-    source = f"{seller}. {offer.source}".strip()
+    source = f"{seller}. {plain_source(offer.source)}".strip()
     if rate is not None:
         source = (
             f"{source} Converted from {offer.price} {offer.currency} at {rate} CNY (your rate)."
         )
+    kind = source_kind(offer.source)
+    low = offer.price_flag == choices.SourceFlag.LOW
     return Provenance(
-        BASIS_EXAMPLE if offer.is_example else BASIS_QUOTE, source, offer.quoted_on or offer.as_of
+        BASIS_EXAMPLE if offer.is_example else BASIS_QUOTE,
+        source,
+        offer.quoted_on or offer.as_of,
+        flag=domain_sources.figure_flag(kind, choices.SourceFlag.LOW if low else ""),
+        kind=kind,
     )
 
 
@@ -186,12 +198,19 @@ def server_load(
     """
     provenance: dict[str, Provenance] = {}
     if power_full_kw is None:
-        watts = server_model.power_max_w or server_model.power_typical_w
+        field = "power_max_w" if server_model.power_max_w else "power_typical_w"
+        watts = getattr(server_model, field)
         if watts is None:
             raise MissingFigures(["power_full_kw"], server_model.name)
         power_full_kw = to_decimal(watts) / 1000
+        kind = source_kind(server_model.source)
+        low = field in parse_figure_names(server_model.low_confidence_figures)
         provenance["power_full_kw"] = Provenance(
-            BASIS_CATALOG, f"{server_model.name}. {server_model.source}".strip(), server_model.as_of
+            BASIS_CATALOG,
+            f"{server_model.name}. {plain_source(server_model.source)}".strip(),
+            server_model.as_of,
+            flag=domain_sources.figure_flag(kind, choices.SourceFlag.LOW if low else ""),
+            kind=kind,
         )
     if power_idle_kw is None:
         power_idle_kw = to_decimal(power_full_kw) * IDLE_SHARE_OF_MAX

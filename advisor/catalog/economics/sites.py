@@ -13,6 +13,7 @@ from decimal import Decimal
 from django.utils import translation
 
 from advisor.catalog.memo import memoized
+from advisor.domain import sources as domain_sources
 from advisor.domain.economics.inputs import (
     BASIS_ASSUMPTION,
     BASIS_CATALOG,
@@ -96,6 +97,27 @@ def _basis(flag: str, is_example: bool = False) -> str:
 
 def _decimal(value) -> Decimal | None:
     return None if value is None else to_decimal(value)
+
+
+# --- Source kinds (docs/decisions/0043-source-kinds.md) ------------------------------------
+
+
+def source_kind(*texts: str) -> str:
+    """The strongest kind among the lines of the source fields ``texts``."""
+    return domain_sources.strongest(
+        kind for text in texts for kind in domain_sources.kinds_of(text)
+    )
+
+
+def plain_source(text: str) -> str:
+    """A source field as the reader sees it: its documents, without the kind tags."""
+    return domain_sources.plain_text(text)
+
+
+def _row_provenance(basis_flag: str, source: str, as_of, level: str, kind: str) -> Provenance:
+    """A published figure's provenance: its flag is LOW when its sources are all low quality."""
+    flag = domain_sources.figure_flag(kind, basis_flag)
+    return Provenance(_basis(flag), source, as_of, flag=flag, level=level, kind=kind)
 
 
 # --- Site --------------------------------------------------------------------------------
@@ -205,6 +227,21 @@ def _level(zone: PolicyZone, dc: DataCenter) -> str:
     return LEVEL_ZONE if zone is not None else LEVEL_NATIONAL
 
 
+def _tariff_provenance(tariff: Tariff) -> Provenance:
+    """A zone's tariff table (energy or demand charge): its flag, capped by its sources' kinds."""
+    kind = source_kind(tariff.source)
+    return _row_provenance(tariff.flag, _tariff_source(tariff), tariff.month, LEVEL_ZONE, kind)
+
+
+def _zone_tariff_provenance(zone: PolicyZone, flag: str) -> Provenance:
+    """A zone's own single tariff figure (older records) and its demand charge."""
+    source = " ".join(
+        filter(None, [zone.name, zone.tariff_basis, plain_source(zone.tariff_source)])
+    )
+    kind = source_kind(zone.tariff_source)
+    return _row_provenance(flag, source, zone.tariff_as_of, LEVEL_ZONE, kind)
+
+
 # Prices computed from bands are kept to 1/1,000,000 CNY per kWh (the tables' own precision is
 # at most 8 decimals; the hour-weighted mean would otherwise repeat without end).
 PRICE_QUANTUM = Decimal("0.000001")
@@ -288,21 +325,26 @@ def national_tariff() -> TariffFigure | None:
     )
     newest = max(t.month for t in tables)
     names = ", ".join(f"{t.policy_zone.name} {t.month:%Y-%m}" for t in tables)
+    # A mean is as good as its weakest table: the weakest of the tables' kinds.
+    kind = domain_sources.weakest(source_kind(t.source) for t in tables)
     provenance = Provenance(
         BASIS_CATALOG,
         NATIONAL_TARIFF_NOTE.format(zones=names),
         newest,
-        flag=choices.SourceFlag.DERIVED,
+        flag=domain_sources.figure_flag(kind, choices.SourceFlag.DERIVED),
         level=LEVEL_NATIONAL,
+        kind=kind,
     )
     demand_names = ", ".join(f"{t.policy_zone.name} {t.month:%Y-%m}" for t in demands)
+    demand_kind = domain_sources.weakest(source_kind(t.source) for t in demands)
     demand_provenance = (
         Provenance(
             BASIS_CATALOG,
             NATIONAL_DEMAND_NOTE.format(zones=demand_names),
             newest,
-            flag=choices.SourceFlag.DERIVED,
+            flag=domain_sources.figure_flag(demand_kind, choices.SourceFlag.DERIVED),
             level=LEVEL_NATIONAL,
+            kind=demand_kind,
         )
         if demands
         else None
@@ -315,14 +357,7 @@ def _demand_for(tariff: Tariff, zones: list[PolicyZone]):
     if not _two_part(tariff):
         return None, None
     if tariff.demand_charge_cny_per_kw_month is not None:
-        provenance = Provenance(
-            _basis(tariff.flag),
-            _tariff_source(tariff),
-            tariff.month,
-            flag=tariff.flag,
-            level=LEVEL_ZONE,
-        )
-        return _decimal(tariff.demand_charge_cny_per_kw_month), provenance
+        return _decimal(tariff.demand_charge_cny_per_kw_month), _tariff_provenance(tariff)
     return _zones_demand(zones)
 
 
@@ -331,19 +366,11 @@ def _zones_demand(zones: list[PolicyZone]):
     for zone in zones:
         for other in _zone_tariffs(zone):
             if _two_part(other) and other.demand_charge_cny_per_kw_month is not None:
-                provenance = Provenance(
-                    _basis(other.flag),
-                    _tariff_source(other),
-                    other.month,
-                    flag=other.flag,
-                    level=LEVEL_ZONE,
-                )
-                return _decimal(other.demand_charge_cny_per_kw_month), provenance
+                return _decimal(other.demand_charge_cny_per_kw_month), _tariff_provenance(other)
         if zone.demand_charge_cny_per_kw_month is not None:
-            source = " ".join(filter(None, [zone.name, zone.tariff_basis, zone.tariff_source]))
             flag = zone.tariff_flag or choices.SourceFlag.LOW
-            return _decimal(zone.demand_charge_cny_per_kw_month), Provenance(
-                _basis(flag), source, zone.tariff_as_of, flag=flag, level=LEVEL_ZONE
+            return _decimal(zone.demand_charge_cny_per_kw_month), _zone_tariff_provenance(
+                zone, flag
             )
     national = national_tariff()
     if national is None or national.demand_charge_cny_per_kw_month is None:
@@ -362,26 +389,13 @@ def zones_tariff(zones: list[PolicyZone]) -> TariffFigure | None:
         tariff = zone_tariff(zone)
         if tariff is not None:
             energy, breakdown = priced_tariff(tariff)
-            provenance = Provenance(
-                _basis(tariff.flag),
-                _tariff_source(tariff),
-                tariff.month,
-                flag=tariff.flag,
-                level=LEVEL_ZONE,
-            )
+            provenance = _tariff_provenance(tariff)
             demand, demand_provenance = _demand_for(tariff, zones)
             return TariffFigure(
                 energy, demand, provenance, demand_provenance, tariff, breakdown, tariff.notes
             )
         if zone.tariff_cny_per_kwh is not None:  # a zone's single figure (older records)
-            source = " ".join(filter(None, [zone.name, zone.tariff_basis, zone.tariff_source]))
-            provenance = Provenance(
-                _basis(zone.tariff_flag),
-                source,
-                zone.tariff_as_of,
-                flag=zone.tariff_flag,
-                level=LEVEL_ZONE,
-            )
+            provenance = _zone_tariff_provenance(zone, zone.tariff_flag)
             demand = _decimal(zone.demand_charge_cny_per_kw_month)
             return TariffFigure(
                 _decimal(zone.tariff_cny_per_kwh),
@@ -400,16 +414,23 @@ def zones_tariff(zones: list[PolicyZone]) -> TariffFigure | None:
 
 def _tariff(dc: DataCenter, preferential: bool = False) -> tuple[Decimal | None, Provenance | None]:
     site_basis = BASIS_EXAMPLE if dc.is_example else BASIS_CATALOG
+    kind = source_kind(dc.source)
+    flag = domain_sources.figure_flag(kind)
     if dc.power_pricing == choices.PowerPricing.FIXED:
         source = (
-            f"{dc.name}: fixed power price, metered at the rack (cooling included). {dc.source}"
+            f"{dc.name}: fixed power price, metered at the rack (cooling included). "
+            f"{plain_source(dc.source)}"
         )
         return _decimal(dc.power_price_cny_per_kwh), Provenance(
-            site_basis, source.strip(), dc.as_of, level=LEVEL_SITE
+            site_basis, source.strip(), dc.as_of, flag=flag, level=LEVEL_SITE, kind=kind
         )
     if dc.power_pricing == choices.PowerPricing.INCLUDED:
         return Decimal(0), Provenance(
-            site_basis, f"{dc.name}: power included in the rack fee.", level=LEVEL_SITE
+            site_basis,
+            f"{dc.name}: power included in the rack fee.",
+            flag=flag,
+            level=LEVEL_SITE,
+            kind=kind,
         )
     if preferential:
         tariff, provenance = _preferential_tariff(dc)
@@ -423,28 +444,32 @@ def _tariff(dc: DataCenter, preferential: bool = False) -> tuple[Decimal | None,
 
 def _pue(dc: DataCenter) -> tuple[Decimal, Provenance]:
     basis = BASIS_EXAMPLE if dc.is_example else BASIS_CLAIM
-    flag = "" if dc.is_example else choices.SourceFlag.VENDOR
+    kind = source_kind(dc.source)
+    flag = domain_sources.figure_flag(kind, "" if dc.is_example else choices.SourceFlag.VENDOR)
     if dc.pue_measured is not None:
         return _decimal(dc.pue_measured), Provenance(
             basis,
-            f"{dc.name}: measured annual PUE. {dc.source}".strip(),
+            f"{dc.name}: measured annual PUE. {plain_source(dc.source)}".strip(),
             dc.as_of,
             flag=flag,
             level=LEVEL_SITE,
+            kind=kind,
         )
     if dc.pue_design is not None:
         return _decimal(dc.pue_design), Provenance(
             basis,
-            f"{dc.name}: design PUE. {dc.source}".strip(),
+            f"{dc.name}: design PUE. {plain_source(dc.source)}".strip(),
             dc.as_of,
             flag=flag,
             level=LEVEL_SITE,
+            kind=kind,
         )
     return FALLBACK_PUE, Provenance(
         BASIS_ASSUMPTION,
         FALLBACK_PUE_SOURCE,
         flag=choices.SourceFlag.OFFICIAL,
         level=LEVEL_NATIONAL,
+        kind=domain_sources.OFFICIAL,  # the national action plan on gov.cn
     )
 
 
@@ -504,8 +529,8 @@ def rack_fee_figure(dc: DataCenter) -> tuple[Decimal, Provenance, RackFee] | Non
 
 def _fee_provenance(fee: RackFee, level: str):
     source = _rack_fee_source(fee) + (RACK_FEE_POWER_NOTE if fee.power_included else "")
-    provenance = Provenance(
-        _basis(fee.flag), source, fee.published_on or fee.as_of, flag=fee.flag, level=level
+    provenance = _row_provenance(
+        fee.flag, source, fee.published_on or fee.as_of, level, source_kind(fee.source)
     )
     return _decimal(fee.price_cny_per_month), provenance, fee
 
@@ -517,9 +542,17 @@ def site_figures(dc: DataCenter, *, preferential_tariff: bool = False) -> SiteFi
     national figure, each marked with its level and confidence flag.
     """
     site_basis = BASIS_EXAMPLE if dc.is_example else BASIS_CLAIM
-    site_flag = "" if dc.is_example else choices.SourceFlag.VENDOR
+    site_kind = source_kind(dc.source)
+    site_flag = domain_sources.figure_flag(
+        site_kind, "" if dc.is_example else choices.SourceFlag.VENDOR
+    )
     site_provenance = Provenance(
-        site_basis, f"{dc.name}. {dc.source}".strip(), dc.as_of, flag=site_flag, level=LEVEL_SITE
+        site_basis,
+        f"{dc.name}. {plain_source(dc.source)}".strip(),
+        dc.as_of,
+        flag=site_flag,
+        level=LEVEL_SITE,
+        kind=site_kind,
     )
     tariff, tariff_provenance = _tariff(dc, preferential_tariff)
     pue, pue_provenance = _pue(dc)

@@ -18,7 +18,7 @@ from advisor.domain.compliance.base import Area, Finding, Rule, Severity, Status
 from advisor.domain.compliance.facts import ComplianceInput
 from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS, Parameters
 from advisor.domain.compliance.rules import cloud, hardware, site, vendor
-from advisor.domain.i18n import N_
+from advisor.domain.i18n import N_, Message
 
 # Bump when a rule, its logic or a default threshold changes; briefs record it.
 RULESET_VERSION = "2026.12-1"
@@ -34,6 +34,22 @@ CLOUD_RULES: tuple[Rule, ...] = (
     RULES_BY_ID["HW-SOFTWARE-STACK"],
     RULES_BY_ID["HW-AVAILABILITY"],
 )
+
+
+# Every rule the engine knows (site, vendor, hardware and cloud), by id.
+ALL_RULES_BY_ID = {rule.id: rule for rule in (*RULES, *cloud.RULES)}
+# The words a reader reads for each rule id: its title (an N_ marker). Rule ids appear only in
+# the brief's technical annex and the CLI's JSON; pages and the brief's text name a finding, a
+# failed check or a required qualification by these words.
+RULE_NAMES: dict[str, str] = {rule_id: rule.title for rule_id, rule in ALL_RULES_BY_ID.items()}
+
+
+def rule_name(rule_id: str) -> Message:
+    """``rule_id`` in words, as a message to nest in another (``{"rule": rule_name(id)}``):
+    "VENDOR-TELECOM-LICENCE" reads "含 IDC 业务（B11）的增值电信业务经营许可证" on a Chinese page.
+    An id no rule has is shown as it is."""
+    title = RULE_NAMES.get(rule_id)
+    return Message(title) if title else Message("{rule}", {"rule": rule_id})
 
 
 class Verdict(StrEnum):

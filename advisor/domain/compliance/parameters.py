@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
+from advisor.domain.compliance import citations as cite
 from advisor.domain.i18n import N_
 
 NUMBER = "number"
@@ -33,38 +34,43 @@ def _p(key, default, unit, title, citation, kind=NUMBER):
     return ParameterDefinition(key, default, unit, title, citation, kind)
 
 
-GB50174_A = N_("GB 50174-2017 Appendix A (cold aisle / cabinet inlet); ASHRAE TC 9.9 recommended")
-
 DEFINITIONS: tuple[ParameterDefinition, ...] = (
     # Site: inlet air (S1, S5).
-    _p("site.inlet_temp_min_c", 18, "°C", N_("Inlet temperature, lowest allowed"), GB50174_A),
-    _p("site.inlet_temp_max_c", 27, "°C", N_("Inlet temperature, highest allowed"), GB50174_A),
+    _p("site.inlet_temp_min_c", 18, "°C", N_("Inlet temperature, lowest allowed"), cite.P_INLET),
+    _p("site.inlet_temp_max_c", 27, "°C", N_("Inlet temperature, highest allowed"), cite.P_INLET),
     _p(
         "site.target_temp_max_c",
         25,
         "°C",
         N_("Room temperature target, highest"),
-        N_("Source article S5: room held at 18-25 °C"),
+        cite.P_TARGET_TEMP,
     ),
-    _p("site.inlet_rh_max_pct", 60, "%", N_("Inlet relative humidity, highest allowed"), GB50174_A),
-    _p("site.inlet_dew_point_min_c", 5.5, "°C", N_("Inlet dew point, lowest allowed"), GB50174_A),
-    _p("site.inlet_dew_point_max_c", 15, "°C", N_("Inlet dew point, highest allowed"), GB50174_A),
+    _p(
+        "site.inlet_rh_max_pct",
+        60,
+        "%",
+        N_("Inlet relative humidity, highest allowed"),
+        cite.P_INLET,
+    ),
+    _p(
+        "site.inlet_dew_point_min_c", 5.5, "°C", N_("Inlet dew point, lowest allowed"), cite.P_INLET
+    ),
+    _p(
+        "site.inlet_dew_point_max_c", 15, "°C", N_("Inlet dew point, highest allowed"), cite.P_INLET
+    ),
     _p(
         "site.target_rh_min_pct",
         40,
         "%",
         N_("Room humidity target, lowest"),
-        N_("Source article S1/S5: servers run stably at 40-60% RH"),
+        cite.P_TARGET_RH,
     ),
     _p(
         "site.humid_climate_rh_pct",
         60,
         "%",
         N_("Outdoor mean RH above which humidity control is required"),
-        N_(
-            "GB 50174-2017 Appendix A inlet RH ≤ 60%: outdoor air more humid than the inlet "
-            "limit must be dehumidified (source article S1; Guiyang mean RH ≈ 80%)"
-        ),
+        cite.P_HUMID_CLIMATE,
     ),
     # Site: cooling density (S2).
     _p(
@@ -72,52 +78,50 @@ DEFINITIONS: tuple[ParameterDefinition, ...] = (
         30,
         "kW",
         N_("Rack power that room air cooling handles without special measures"),
-        N_("Rack-density bands: air with containment up to 30 kW per rack (research §3.7, G1)"),
+        cite.P_AIR_PRACTICAL,
     ),
     _p(
         "site.air_cooling_limit_kw_per_rack",
         40,
         "kW",
         N_("Rack power above which air cooling is not practical"),
-        N_("Above about 40 kW per rack air is not practical; liquid needed (research §3.7, G1)"),
+        cite.P_AIR_LIMIT,
     ),
     _p(
         "site.rear_door_limit_kw_per_rack",
         60,
         "kW",
         N_("Rack power up to which rear-door or in-row heat exchangers suffice"),
-        N_(
-            "Rack-density bands: 30-60 kW with rear-door or in-row units; above, direct liquid (research §3.7, G1)"
-        ),
+        cite.P_REAR_DOOR,
     ),
     # Site: power (S3).
     _p(
         "site.ups_backup_target_min",
         30,
         N_("min"),
-        N_("UPS backup time, source article target"),
-        N_("Source article S3: UPS backup at least 30 minutes"),
+        N_("UPS backup time, buyer's target"),
+        cite.P_UPS_TARGET,
     ),
     _p(
         "site.ups_backup_floor_min",
         15,
         N_("min"),
         N_("UPS backup time, standard floor"),
-        N_("GB 50174-2017 §8.1 and Appendix A, Class A: UPS battery backup ≥ 15 min"),
+        cite.P_UPS_FLOOR,
     ),
     _p(
         "site.generator_start_max_s",
         15,
         N_("s"),
         N_("Diesel generator automatic start, longest"),
-        N_("Source article S3: diesel generators start automatically within 15 s"),
+        cite.P_GENERATOR,
     ),
     _p(
         "site.hvdc_efficiency_min_pct",
         94,
         "%",
         N_("HVDC conversion efficiency, lowest"),
-        N_("Source article S3: HVDC conversion efficiency not below 94%"),
+        cite.P_HVDC,
     ),
     # Site: room (S5).
     _p(
@@ -125,7 +129,7 @@ DEFINITIONS: tuple[ParameterDefinition, ...] = (
         0.72,
         "m²",
         N_("Floor area one rack's weight rests on"),
-        N_("A 600 mm × 1200 mm server rack; set it to the site's rack size (source article S5)"),
+        cite.P_RACK_FOOTPRINT,
     ),
     # Site: network (S4).
     _p(
@@ -133,14 +137,14 @@ DEFINITIONS: tuple[ParameterDefinition, ...] = (
         30,
         "ms",
         N_("Latency to East and South China, highest"),
-        N_("Source article S4: latency to East and South China within 30 ms"),
+        cite.P_LATENCY,
     ),
     _p(
         "site.packet_loss_max_pct",
         0.1,
         "%",
         N_("Packet loss, must stay below"),
-        N_("Source article S4: packet loss below 0.1%"),
+        cite.P_PACKET_LOSS,
     ),
     # Site: operations (S6).
     _p(
@@ -148,14 +152,14 @@ DEFINITIONS: tuple[ParameterDefinition, ...] = (
         2,
         N_("h"),
         N_("Spare-part replacement time, longest"),
-        N_("Source article S6: spare parts replaced within 2 hours"),
+        cite.P_SPARE_PARTS,
     ),
     _p(
         "site.fault_response_max_h",
         24,
         N_("h"),
         N_("Fault response time, longest"),
-        N_("Source article S6: a 24-hour fault response mechanism"),
+        cite.P_FAULT_RESPONSE,
     ),
     # Vendor (V1-V2).
     _p(
@@ -163,35 +167,35 @@ DEFINITIONS: tuple[ParameterDefinition, ...] = (
         90,
         N_("days"),
         N_("Warn when a licence, certificate or assessment ends within"),
-        N_("Issue 4: anything expiring within 90 days is a warning"),
+        cite.P_EXPIRY,
     ),
     _p(
         "vendor.iso_audit_max_months",
         12,
         N_("months"),
         N_("Longest gap since the last ISO surveillance or recertification audit"),
-        N_("ISO/IEC 17021-1: surveillance audits at least once a calendar year (research §4.3)"),
+        cite.P_ISO_AUDIT,
     ),
     _p(
         "vendor.mlps_assessment_max_months",
         12,
         N_("months"),
         N_("Longest gap since the last MLPS level 3 assessment"),
-        N_("MLPS 2.0 (GB/T 22239-2019): level 3 assessed at least once a year (research §4.2)"),
+        cite.P_MLPS_INTERVAL,
     ),
     _p(
         "vendor.mlps_min_level",
         3,
         "",
         N_("Lowest MLPS level accepted"),
-        N_("Source article V2: MLPS 2.0 level 3 (等保三级) assessment"),
+        cite.P_MLPS_LEVEL,
     ),
     _p(
         "vendor.iso27001_2013_withdrawn_on",
         date(2025, 10, 31),
         "",
         N_("Date ISO/IEC 27001:2013 certificates ceased to be valid"),
-        N_("IAF MD 26: transition to ISO/IEC 27001:2022 ended on 2025-10-31 (research §4.3)"),
+        cite.P_ISO27001_2013,
         kind=DATE,
     ),
     # Hardware (H2-H4, A3).
@@ -200,44 +204,42 @@ DEFINITIONS: tuple[ParameterDefinition, ...] = (
         4,
         N_("GPUs"),
         N_("GPUs per server from which an all-to-all link is required"),
-        N_("Source article H2: inside a 4- or 8-GPU server NVLink all-to-all is the floor"),
+        cite.P_SHARDED,
     ),
     _p(
         "hw.nvme_min_usable_tb",
         8,
         "TB",
         N_("Local NVMe usable capacity, lowest"),
-        N_("Source article H4: at least 8 TB of usable local NVMe"),
+        cite.P_NVME_CAPACITY,
     ),
     _p(
         "hw.nvme_min_read_gbs",
         6,
         "GB/s",
         N_("Local NVMe sequential read, lowest"),
-        N_("Source article H4: data loading at least 6 GB/s sequential read"),
+        cite.P_NVME_READ,
     ),
     _p(
         "hw.cuda_min_major",
         12,
         "",
         N_("CUDA major version, lowest"),
-        N_("Source article A3: PyTorch 2.x with CUDA 12.x (NVIDIA compatibility matrix)"),
+        cite.P_CUDA,
     ),
     _p(
         "hw.pytorch_min_major",
         2,
         "",
         N_("PyTorch major version, lowest"),
-        N_("Source article A3: PyTorch 2.x with CUDA 12.x"),
+        cite.P_PYTORCH,
     ),
     _p(
         "hw.availability_max_age_days",
         90,
         N_("days"),
         N_("Availability / export-control record older than this is stale"),
-        N_(
-            "Research china-costs-policy §6.2: server prices and availability go stale after 90 days"
-        ),
+        cite.P_AVAILABILITY_AGE,
     ),
 )
 

@@ -82,6 +82,8 @@ class Provenance:
     # PRESS, MKT, VEND, DER, LOW) and the fallback level it was found at; "" when not applicable.
     flag: str = ""
     level: str = ""
+    # Kind of the strongest source stating the figure (advisor/domain/sources.py); "" if none.
+    kind: str = ""
 
     def __post_init__(self):
         if self.basis not in BASIS_LABELS:
@@ -398,6 +400,7 @@ class Assumption:
     as_of: date | None
     flag: str = ""  # the published figure's confidence flag (Provenance.flag)
     level: str = ""  # where it was found: site, zone, national, assumed (Provenance.level)
+    kind: str = ""  # the kind of its strongest source (Provenance.kind)
 
 
 def _value_of(inputs: EconomicsInputs, key: str):
@@ -432,6 +435,7 @@ def assumption_records(inputs: EconomicsInputs) -> list[Assumption]:
                 as_of=provenance.as_of,
                 flag=provenance.flag,
                 level=provenance.level,
+                kind=provenance.kind,
             )
         )
     return records

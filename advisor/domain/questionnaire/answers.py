@@ -19,6 +19,7 @@ from advisor.domain.questionnaire.specs import (
     YES_NO,
     Fact,
 )
+from advisor.domain.text import clean_text
 
 YES = ("yes", "y", "true", "1", "是", "有")
 NO = ("no", "n", "false", "0", "否", "无", "没有")
@@ -38,7 +39,9 @@ def _refuse(template: str, **params) -> AnswerError:
 
 
 def _clean_text(raw: str) -> str:
-    text = raw.strip()
+    """The answer without its bidi controls and surrounding space (stripped, as from all
+    stored text); any other control or invisible formatting character is refused."""
+    text = clean_text(raw).strip()
     if any(unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\t\n" for ch in text):
         raise _refuse(N_("contains control or invisible formatting characters"))
     return text

@@ -24,6 +24,7 @@ from advisor.domain.questionnaire.specs import (
     Fact,
 )
 from advisor.domain.scenario import ScenarioError
+from advisor.domain.text import clean_text
 
 SECTION = "declared"
 FACTS_BY_NAME = {fact.name: fact for fact in FACTS}
@@ -124,7 +125,7 @@ def _declared_fact(subject: str, fact: Fact, raw, path: str) -> DeclaredFact:
         value = parse_answer(fact, raw)
     except AnswerError as error:
         raise DeclaredError(path, error.message) from None
-    return DeclaredFact(subject, fact, value, evidence.strip(), received)
+    return DeclaredFact(subject, fact, value, clean_text(evidence).strip(), received)
 
 
 def as_section(facts) -> dict:

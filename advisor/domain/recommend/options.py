@@ -18,7 +18,13 @@ from datetime import date
 from decimal import Decimal
 
 from advisor.domain.compliance.base import Severity
-from advisor.domain.compliance.engine import CLOUD_RULES, ComplianceReport, evaluate, verdict_of
+from advisor.domain.compliance.engine import (
+    CLOUD_RULES,
+    ComplianceReport,
+    evaluate,
+    rule_name,
+    verdict_of,
+)
 from advisor.domain.compliance.facts import (
     AvailabilityFacts,
     BuyerRequirement,
@@ -476,7 +482,10 @@ def with_required(report: ComplianceReport, procurement: Procurement) -> Complia
 def _compliance_reasons(report: ComplianceReport, procurement: Procurement) -> list:
     blocked = [f for f in report.findings if f.is_failed_blocker]
     reasons = [
-        (f"veto:{f.rule_id}", Message(N_("fails a veto check: {rule}"), {"rule": Message(f.title)}))
+        (
+            f"veto:{f.rule_id}",
+            Message(N_("fails a veto check: {rule}"), {"rule": rule_name(f.rule_id)}),
+        )
         for f in blocked
     ]
     failed = {f.rule_id for f in blocked}

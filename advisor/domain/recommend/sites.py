@@ -66,11 +66,7 @@ def _used(key: str, value: Decimal, provenance: Provenance | None) -> FigureUsed
 
 def _buyable(option) -> bool:
     """A bought option (buy and host) with a purchase price: the rows compare buying."""
-    return (
-        option.mode == BUY
-        and option.economics is not None
-        and BUY in option.economics.costs
-    )
+    return option.mode == BUY and option.economics is not None and BUY in option.economics.costs
 
 
 def same_server_by_site(options, base) -> list[SiteRow]:

@@ -80,12 +80,12 @@ class Calibration:
 
 # --- Stored calibration (written by bench/throughput_calibration.py) -----------------------------
 STORED = Calibration(
-    utilisation=0.645,
+    utilisation=0.63,
     cases_by_family={"ada": 7, "ampere": 20, "davinci": 6, "hopper": 7},
-    moe_factor=0.848,
+    moe_factor=0.868,
     layer_pass_overhead_s=0.0012000000000000001,
-    error_ratio_low=0.557,
-    error_ratio_high=1.42,
+    error_ratio_low=0.555,
+    error_ratio_high=1.434,
     error_cases=40,
 )
 # --- end of stored calibration -------------------------------------------------------------------

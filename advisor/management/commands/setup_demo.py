@@ -8,7 +8,9 @@ DEMO_USERS = (
     # username, role, is_staff, is_superuser
     ("buyer", PROCUREMENT_STAFF, False, False),
     ("approver", APPROVER, False, False),
-    ("admin", CATALOG_ADMIN, True, True),
+    # Staff in the catalog admin group (the catalog, rule parameters, answer sheets), as the
+    # README says: not a superuser (users, groups, sign-in attempts and briefs are not theirs).
+    ("admin", CATALOG_ADMIN, True, False),
 )
 
 

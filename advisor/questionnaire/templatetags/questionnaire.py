@@ -2,6 +2,7 @@ from django import template
 from django.utils.translation import gettext as _
 
 from advisor.domain.compliance.base import figure
+from advisor.domain.questionnaire.declared import FACTS_BY_NAME
 from advisor.questionnaire.forms import UploadForm
 
 register = template.Library()
@@ -20,6 +21,14 @@ def declared_value(declared) -> str:
         return ", ".join(value)
     text = str(figure(value)) if isinstance(value, int | float) else str(value)
     return f"{text} {_(unit)}" if unit else text
+
+
+@register.filter
+def fact_question(name) -> str:
+    """A declared fact named by its question in the reader's language (a brief snapshot keeps
+    the catalog's field name, e.g. "ups_minutes"); an unknown name is shown as it is."""
+    fact = FACTS_BY_NAME.get(name)
+    return _(fact.question) if fact is not None else str(name)
 
 
 @register.inclusion_tag("questionnaire/upload_form.html", takes_context=True)

@@ -8,6 +8,7 @@ this module adds data residency.
 
 from __future__ import annotations
 
+from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, outcome
 from advisor.domain.compliance.facts import ComplianceInput
 from advisor.domain.compliance.parameters import Parameters
@@ -19,7 +20,7 @@ def data_residency(facts: ComplianceInput, params: Parameters):
     where = cloud.mainland_china if cloud else None
     region = (cloud.region if cloud else None) or ""
     provider = (cloud.provider if cloud else None) or ""
-    evidence = (Evidence(N_("Region in mainland China"), where, True, "", "=="),)
+    evidence = (Evidence(N_("The cloud region is in mainland China"), where, True, "", "=="),)
     if where is None:
         return outcome(
             Status.UNKNOWN,
@@ -42,8 +43,9 @@ def data_residency(facts: ComplianceInput, params: Parameters):
         Status.FAIL,
         N_(
             "{provider}'s region {region} is outside mainland China: training data sent "
-            "there is a cross-border transfer (security assessment, certification or "
-            "standard contract under PIPL art. 38) and the data may fall under foreign law."
+            "there is a cross-border transfer (a security assessment, a certification or a "
+            "standard contract under Article 38 of 《中华人民共和国个人信息保护法》, the Personal "
+            "Information Protection Law) and the data may fall under foreign law."
         ),
         evidence,
         provider=provider,
@@ -61,10 +63,7 @@ RULES = (
             "country: personal information needs a cross-border transfer basis and important "
             "data a security assessment."
         ),
-        N_(
-            "Personal Information Protection Law art. 38-40; Data Security Law art. 31; "
-            "Measures for Security Assessment of Outbound Data Transfers (2022)"
-        ),
+        cite.DATA_RESIDENCY,
         Severity.BLOCKER,
         data_residency,
     ),

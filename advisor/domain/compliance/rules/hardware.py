@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from advisor.domain.compliance import citations as cite
 from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, figure, outcome
 from advisor.domain.compliance.facts import (
-    AVAILABILITY_AVAILABLE,
     AVAILABILITY_DOMESTIC,
     AVAILABILITY_LICENCE_REQUIRED,
     AVAILABILITY_NOT_AVAILABLE,
@@ -14,20 +14,27 @@ from advisor.domain.compliance.facts import (
     ComplianceInput,
 )
 from advisor.domain.compliance.parameters import Parameters
-from advisor.domain.i18n import N_
+from advisor.domain.i18n import N_, Message
 
 # Topologies in which every accelerator reaches every other one over the scale-up fabric.
 ALL_TO_ALL_TOPOLOGIES = ("nvswitch", "hccs-mesh", "xgmi-mesh")
 MULTI_NODE_NICS = ("roce", "infiniband")
 # Technical names, the same in both languages (they fill message placeholders untranslated).
 STACK_NAMES = {"cuda": "CUDA", "rocm": "ROCm", "cann": "CANN"}
-TOPOLOGY_NAMES = {
-    "nvswitch": "NVSwitch",
-    "nvlink-pairs": "NVLink bridge (pairs)",
-    "pcie-switch": "PCIe switch",
-    "hccs-mesh": "HCCS full mesh",
-    "xgmi-mesh": "xGMI full mesh",
+FRAMEWORK_NAMES = {"pytorch": "PyTorch"}
+# How the GPUs of a server are linked, in words (filled into messages as nested messages, so
+# they read in the reader's language).
+TOPOLOGY_WORDS = {
+    "nvswitch": N_("NVSwitch"),
+    "nvlink-pairs": N_("NVLink bridges between pairs"),
+    "pcie-switch": N_("a PCIe switch"),
+    "hccs-mesh": N_("an HCCS full mesh"),
+    "xgmi-mesh": N_("an xGMI full mesh"),
 }
+
+
+def _topology(code: str):
+    return Message(TOPOLOGY_WORDS[code]) if code in TOPOLOGY_WORDS else code
 
 
 def _gpus_per_server(facts: ComplianceInput):
@@ -47,9 +54,16 @@ def intranode_link(facts: ComplianceInput, params: Parameters):
     bandwidth = None if server is None else figure(server.intra_node_bandwidth_gbs)
     penalty = figure(option.pcie_communication_penalty_pct)
     evidence = (
-        Evidence(N_("Topology inside the server"), topology, "all-to-all", "", "=="),
-        Evidence(N_("GPU-to-GPU bandwidth per GPU"), bandwidth, None, "GB/s", ""),
-        Evidence(N_("Expected communication penalty"), penalty, None, "%", ""),
+        Evidence(
+            N_("The link between the GPUs inside the server"),
+            topology,
+            "all-to-all",
+            "",
+            "==",
+            "topology",
+        ),
+        Evidence(N_("The GPU-to-GPU bandwidth per GPU"), bandwidth, None, "GB/s", ""),
+        Evidence(N_("The expected communication penalty"), penalty, None, "%", ""),
     )
     if option.sharded_across_gpus is False:
         return outcome(
@@ -73,7 +87,15 @@ def intranode_link(facts: ComplianceInput, params: Parameters):
             N_("Whether the job is sharded, or the server's GPU topology, is not known."),
             evidence,
         )
-    name = TOPOLOGY_NAMES.get(topology, topology)
+    name = _topology(topology)
+    if topology in ALL_TO_ALL_TOPOLOGIES and bandwidth is None:
+        return outcome(
+            Status.PASS,
+            N_("{gpus} GPUs joined by {topology} suit a sharded job."),
+            evidence,
+            gpus=gpus,
+            topology=name,
+        )
     if topology in ALL_TO_ALL_TOPOLOGIES:
         return outcome(
             Status.PASS,
@@ -81,7 +103,7 @@ def intranode_link(facts: ComplianceInput, params: Parameters):
             evidence,
             gpus=gpus,
             topology=name,
-            bandwidth=bandwidth if bandwidth is not None else "—",
+            bandwidth=bandwidth,
         )
     if penalty is None:
         return outcome(
@@ -112,9 +134,15 @@ def internode_nic(facts: ComplianceInput, params: Parameters):
     option, server = facts.option, facts.server
     nic = None if server is None else server.nic_kind
     evidence = (
-        Evidence(N_("Server NIC kind"), nic, "roce / infiniband", "", "in"),
         Evidence(
-            N_("NIC speed"), None if server is None else figure(server.nic_gbps), None, "Gb/s", ""
+            N_("The kind of network card between servers"), nic, MULTI_NODE_NICS, "", "in", "nic"
+        ),
+        Evidence(
+            N_("The network card speed"),
+            None if server is None else figure(server.nic_gbps),
+            None,
+            "Gb/s",
+            "",
         ),
     )
     if option.multi_node is False:
@@ -146,10 +174,19 @@ def internode_nic(facts: ComplianceInput, params: Parameters):
 # --- H4: local NVMe ------------------------------------------------------------------------
 
 
-def _against_need(have, need, floor, unit, labels, templates):
+def _against_need(have, need, floor, unit, label, templates):
     evidence = (
-        Evidence(labels[0], have, need, unit, ">="),
-        Evidence(labels[1], have, floor, unit, ">="),
+        Evidence(
+            label, have, need, unit, ">=", requirement=N_("the job needs at least {threshold}")
+        ),
+        Evidence(
+            label,
+            have,
+            floor,
+            unit,
+            ">=",
+            requirement=N_("the buyer asks for at least {threshold}"),
+        ),
     )
     if have is None or need is None:
         return outcome(Status.UNKNOWN, templates["unknown"], evidence)
@@ -169,12 +206,12 @@ def nvme_capacity(facts: ComplianceInput, params: Parameters):
         figure(facts.option.nvme_needed_tb),
         params["hw.nvme_min_usable_tb"],
         "TB",
-        (N_("Usable NVMe against the job's need"), N_("Usable NVMe against the source's floor")),
+        N_("The usable local NVMe per server"),
         {
             "unknown": N_("The server's usable NVMe or the job's need is not known."),
             "fail": N_("{have} TB of usable NVMe is less than the {need} TB the job needs."),
             "warn": N_(
-                "{have} TB of usable NVMe covers the job but is below the source article's {floor} TB."
+                "{have} TB of usable NVMe covers the job but is below the buyer's {floor} TB."
             ),
             "pass": N_(
                 "{have} TB of usable NVMe covers the job's {need} TB and the {floor} TB floor."
@@ -190,17 +227,14 @@ def nvme_read(facts: ComplianceInput, params: Parameters):
         figure(facts.option.nvme_read_needed_gbs),
         params["hw.nvme_min_read_gbs"],
         "GB/s",
-        (
-            N_("NVMe sequential read against the job's need"),
-            N_("NVMe sequential read against the source's floor"),
-        ),
+        N_("The local NVMe sequential read per server"),
         {
             "unknown": N_("The server's NVMe read speed or the job's need is not known."),
             "fail": N_(
                 "NVMe reads at {have} GB/s, less than the {need} GB/s the data loader needs."
             ),
             "warn": N_(
-                "NVMe reads at {have} GB/s: enough for the job but below the source article's {floor} GB/s."
+                "NVMe reads at {have} GB/s: enough for the job but below the buyer's {floor} GB/s."
             ),
             "pass": N_(
                 "NVMe reads at {have} GB/s, covering the job's {need} GB/s and the {floor} GB/s floor."
@@ -222,20 +256,30 @@ def software_stack(facts: ComplianceInput, params: Parameters):
     stack = None if accelerator is None else accelerator.software_stack
     cuda_min, torch_min = params["hw.cuda_min_major"], params["hw.pytorch_min_major"]
     evidence = (
-        Evidence(N_("Accelerator software stack"), stack, buyer.stack, "", "=="),
         Evidence(
-            N_("Stack version"),
+            N_("The accelerator's software stack"),
+            stack,
+            buyer.stack,
+            "",
+            "==",
+            "stack",
+            requirement=N_("the buyer's code targets {threshold}"),
+        ),
+        Evidence(
+            N_("The software stack version the buyer uses"),
             buyer.stack_version,
             f"{cuda_min}.x" if stack == "cuda" else None,
             "",
-            ">=",
+            ">=" if stack == "cuda" else "",
+            requirement=N_("the buyer asks for at least {threshold}"),
         ),
         Evidence(
-            N_("Framework version"),
+            N_("The framework version the buyer uses"),
             buyer.framework_version,
             f"{torch_min}.x" if _is_pytorch(buyer) else None,
             "",
-            ">=",
+            ">=" if _is_pytorch(buyer) else "",
+            requirement=N_("the buyer asks for at least {threshold}"),
         ),
     )
     if stack is None or buyer.stack is None:
@@ -271,9 +315,7 @@ def software_stack(facts: ComplianceInput, params: Parameters):
     if needs_stack_version and stack_major < cuda_min:
         return outcome(
             Status.WARN,
-            N_(
-                "CUDA {version} is older than the {minimum}.x the source article validates with PyTorch 2.x."
-            ),
+            N_("CUDA {version} is older than the {minimum}.x the buyer asks for with PyTorch 2.x."),
             evidence,
             version=buyer.stack_version,
             minimum=cuda_min,
@@ -281,7 +323,7 @@ def software_stack(facts: ComplianceInput, params: Parameters):
     if torch_major is not None and torch_major < torch_min:
         return outcome(
             Status.WARN,
-            N_("PyTorch {version} is older than the {minimum}.x the source article recommends."),
+            N_("PyTorch {version} is older than the {minimum}.x the buyer asks for."),
             evidence,
             version=buyer.framework_version,
             minimum=torch_min,
@@ -290,7 +332,9 @@ def software_stack(facts: ComplianceInput, params: Parameters):
         Status.PASS,
         N_("{framework} {framework_version} on {stack} {stack_version} matches the accelerator."),
         evidence,
-        framework=buyer.framework or "—",
+        framework=FRAMEWORK_NAMES.get(
+            (buyer.framework or "").strip().lower(), buyer.framework or "—"
+        ),
         framework_version=buyer.framework_version or "",
         stack=STACK_NAMES.get(stack, stack),
         stack_version=buyer.stack_version or "",
@@ -311,10 +355,23 @@ def availability(facts: ComplianceInput, params: Parameters):
     as_of = None if record is None else record.as_of
     age = None if as_of is None else (today - as_of).days
     evidence = (
-        Evidence(N_("Recorded status"), status, AVAILABILITY_AVAILABLE, "", "=="),
-        Evidence(N_("Age of the record"), age, max_age, N_("days"), "<="),
+        Evidence(
+            N_("The supply status the catalog records"),
+            status if status in AVAILABILITY_STATUSES else None,
+            None,
+            "",
+            "",
+            "availability",
+        ),
+        Evidence(
+            N_("The age of that record"),
+            age,
+            max_age,
+            N_("days"),
+            "<=",
+            requirement=N_("it is checked again after {threshold}"),
+        ),
     )
-    note = (record.note if record else None) or ""
     if status not in AVAILABILITY_STATUSES or as_of is None:
         return outcome(
             Status.UNKNOWN,
@@ -327,21 +384,24 @@ def availability(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.WARN,
             N_(
-                "As of {date} the catalog records that exports of this accelerator need a licence. {note} Confirm supply with the seller; this tool does not judge the law."
+                "As of {date} the catalog records that exporting this accelerator to China needs a "
+                "US export licence (BIS rules on advanced computing items); the accelerator's "
+                "catalog entry gives the details and their sources. Confirm supply with the "
+                "seller in writing; this tool does not judge the law."
             ),
             evidence,
             date=as_of.isoformat(),
-            note=note,
         )
     if status == AVAILABILITY_NOT_AVAILABLE:
         return outcome(
             Status.WARN,
             N_(
-                "As of {date} the catalog records this accelerator as not available in China. {note} Confirm supply with the seller."
+                "As of {date} the catalog records this accelerator as not available in China; the "
+                "accelerator's catalog entry gives the details and their sources. Confirm supply "
+                "with the seller in writing."
             ),
             evidence,
             date=as_of.isoformat(),
-            note=note,
         )
     if age > max_age:
         return outcome(
@@ -378,7 +438,7 @@ RULES = (
         N_(
             "A job sharded across a 4- or 8-GPU server needs NVLink/NVSwitch-class all-to-all links; over PCIe the GPUs wait on communication (NVSwitch 600 GB/s vs about 50 GB/s through a PCIe switch)."
         ),
-        N_("Source article H2"),
+        cite.INTRANODE_LINK,
         Severity.WARNING,
         intranode_link,
         ("hw.sharded_min_gpus_per_server",),
@@ -390,7 +450,7 @@ RULES = (
         N_(
             "A job spread over several servers needs RoCE or InfiniBand NICs so parameter synchronisation does not become the bottleneck."
         ),
-        N_("Source article H4"),
+        cite.INTERNODE_NIC,
         Severity.BLOCKER,
         internode_nic,
     ),
@@ -399,9 +459,9 @@ RULES = (
         Area.HARDWARE,
         N_("Local NVMe capacity"),
         N_(
-            "Each server needs enough usable local NVMe for checkpoints and logs; the source article asks for at least 8 TB."
+            "Each server needs enough usable local NVMe for checkpoints and logs; the buyer asks for at least 8 TB."
         ),
-        N_("Source article H4 and A4"),
+        cite.NVME,
         Severity.WARNING,
         nvme_capacity,
         ("hw.nvme_min_usable_tb",),
@@ -411,9 +471,9 @@ RULES = (
         Area.HARDWARE,
         N_("Local NVMe read speed"),
         N_(
-            "Data loading must keep up with the GPUs; the source article asks for at least 6 GB/s sequential read."
+            "Data loading must keep up with the GPUs; the buyer asks for at least 6 GB/s sequential read."
         ),
-        N_("Source article H4 and A4"),
+        cite.NVME,
         Severity.WARNING,
         nvme_read,
         ("hw.nvme_min_read_gbs",),
@@ -425,7 +485,7 @@ RULES = (
         N_(
             "The accelerator's stack must match the buyer's code: CUDA 12.x with PyTorch 2.x on NVIDIA, CANN on Ascend, ROCm on AMD."
         ),
-        N_("Source article A3; NVIDIA compatibility matrix"),
+        cite.SOFTWARE_STACK,
         Severity.BLOCKER,
         software_stack,
         ("hw.cuda_min_major", "hw.pytorch_min_major"),
@@ -437,7 +497,7 @@ RULES = (
         N_(
             "Reports the availability / export-control status the catalog records, with its date; it does not decide legal questions."
         ),
-        N_("Catalog record; research hardware-site-facts §4.5"),
+        cite.AVAILABILITY,
         Severity.WARNING,
         availability,
         ("hw.availability_max_age_days",),

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import math
 
-from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, figure, outcome
+from advisor.domain.compliance import citations as cite
+from advisor.domain.compliance.base import (
+    NOT_RECORDED,
+    Area,
+    Evidence,
+    Rule,
+    Severity,
+    Status,
+    figure,
+    outcome,
+    shown,
+)
 from advisor.domain.compliance.facts import (
     COOLING_REAR_DOOR,
     LIQUID_COOLING,
@@ -12,7 +23,12 @@ from advisor.domain.compliance.facts import (
     ComplianceInput,
 )
 from advisor.domain.compliance.parameters import Parameters
-from advisor.domain.i18n import N_
+from advisor.domain.i18n import N_, Message
+
+# Who requires a figure, when it is not the rule's own standard (Evidence.requirement).
+BUYER_AT_MOST = N_("the buyer asks for at most {threshold}")
+BUYER_AT_LEAST = N_("the buyer asks for at least {threshold}")
+DC_ALLOWS = N_("the data center allows at most {threshold}")
 
 # --- S1/S5: inlet temperature -------------------------------------------------------------
 
@@ -23,9 +39,16 @@ def inlet_temperature(facts: ComplianceInput, params: Parameters):
     target_high = params["site.target_temp_max_c"]
     held_low, held_high = figure(dc.inlet_temp_min_c), figure(dc.inlet_temp_max_c)
     evidence = (
-        Evidence(N_("Lowest inlet temperature held"), held_low, low, "°C", ">="),
-        Evidence(N_("Highest inlet temperature held"), held_high, high, "°C", "<="),
-        Evidence(N_("Highest temperature, source target"), held_high, target_high, "°C", "<="),
+        Evidence(N_("The lowest inlet temperature the room holds"), held_low, low, "°C", ">="),
+        Evidence(N_("The highest inlet temperature the room holds"), held_high, high, "°C", "<="),
+        Evidence(
+            N_("The highest inlet temperature the room holds"),
+            held_high,
+            target_high,
+            "°C",
+            "<=",
+            requirement=BUYER_AT_MOST,
+        ),
     )
     if held_low is not None and held_low < low:
         return outcome(
@@ -58,7 +81,7 @@ def inlet_temperature(facts: ComplianceInput, params: Parameters):
             Status.WARN,
             N_(
                 "The room holds {low}-{high} °C: inside the {env_low}-{env_high} °C envelope but "
-                "warmer than the source article's {target} °C target."
+                "warmer than the buyer's {target} °C target."
             ),
             evidence,
             low=held_low,
@@ -113,11 +136,31 @@ def inlet_humidity(facts: ComplianceInput, params: Parameters):
         figure(None if dp_max is None else round(dp_max, 1)),
     )
     rh_min, rh_max = figure(dc.inlet_rh_min_pct), figure(dc.inlet_rh_max_pct)
+    lowest_dp, highest_dp = (
+        (
+            N_("The lowest inlet dew point, derived from the held ranges"),
+            N_("The highest inlet dew point, derived from the held ranges"),
+        )
+        if derived
+        else (
+            N_("The lowest inlet dew point the room holds"),
+            N_("The highest inlet dew point the room holds"),
+        )
+    )
     evidence = (
-        Evidence(N_("Highest inlet RH held"), rh_max, rh_limit, "%", "<="),
-        Evidence(N_("Lowest inlet RH, source target"), rh_min, target_low, "%", ">="),
-        Evidence(N_("Lowest inlet dew point"), dp_min, dp_low, "°C", ">="),
-        Evidence(N_("Highest inlet dew point"), dp_max, dp_high, "°C", "<="),
+        Evidence(
+            N_("The highest inlet relative humidity the room holds"), rh_max, rh_limit, "%", "<="
+        ),
+        Evidence(
+            N_("The lowest inlet relative humidity the room holds"),
+            rh_min,
+            target_low,
+            "%",
+            ">=",
+            requirement=BUYER_AT_LEAST,
+        ),
+        Evidence(lowest_dp, dp_min, dp_low, "°C", ">="),
+        Evidence(highest_dp, dp_max, dp_high, "°C", "<="),
     )
     if rh_max is not None and rh_max > rh_limit:
         return outcome(
@@ -165,8 +208,8 @@ def inlet_humidity(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.WARN,
             N_(
-                "Humidity may fall to {held}% RH: allowed by the standard but below the source "
-                "article's {target}% target for stable running."
+                "Humidity may fall to {held}% RH: allowed by the standard but below the buyer's "
+                "{target}% target for stable running."
             ),
             evidence,
             held=rh_min,
@@ -191,8 +234,21 @@ def humidity_control(facts: ComplianceInput, params: Parameters):
     limit = params["site.humid_climate_rh_pct"]
     climate = figure(dc.climate_mean_rh_pct)
     evidence = (
-        Evidence(N_("Outdoor mean relative humidity"), climate, limit, "%", "<="),
-        Evidence(N_("Precision humidity control"), dc.precision_humidity_control, True, "", "=="),
+        Evidence(
+            N_("The outdoor mean relative humidity"),
+            climate,
+            limit,
+            "%",
+            "<=",
+            requirement=N_("above {threshold}, precision humidity control is needed"),
+        ),
+        Evidence(
+            N_("Precision humidity control in the room"),
+            dc.precision_humidity_control,
+            True,
+            "",
+            "==",
+        ),
     )
     if dc.precision_humidity_control:
         return outcome(Status.PASS, N_("The room has precision humidity control."), evidence)
@@ -233,8 +289,27 @@ def humidity_control(facts: ComplianceInput, params: Parameters):
 def pue(facts: ComplianceInput, params: Parameters):
     dc, zone = facts.data_center, facts.zone
     value, limit = figure(dc.pue), figure(zone.pue_limit)
-    evidence = (Evidence(N_("PUE"), value, limit, "", "<="),)
-    source = zone.pue_limit_source or ""
+    evidence = (
+        Evidence(
+            N_("The data center's PUE"),
+            value,
+            limit,
+            "",
+            "<=",
+            requirement=N_("its policy zone allows at most {threshold}"),
+        ),
+        Evidence(
+            N_("The kind of PUE figure"),
+            dc.pue_basis if value is not None else None,
+            PUE_MEASURED,
+            "",
+            "==",
+            "pue-basis",
+        ),
+    )
+    # The zone's name in the reader's language; its policy document is the rule's citation and
+    # the zone's own source (the catalog's text is not repeated inside the sentence).
+    zone_names = {"zone": zone.name or zone.key or "—", "zone_zh": zone.name_zh or ""}
     if value is None or limit is None:
         return outcome(
             Status.UNKNOWN,
@@ -245,31 +320,31 @@ def pue(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.FAIL,
             N_(
-                "PUE {pue} is above the zone's limit of {limit} ({source}); capacity expansion approval is at risk."
+                "PUE {pue} is above the limit of {limit} in the {zone} policy zone; capacity expansion approval is at risk."
             ),
             evidence,
             pue=value,
             limit=limit,
-            source=source,
+            **zone_names,
         )
     if dc.pue_basis != PUE_MEASURED:
         return outcome(
             Status.WARN,
             N_(
-                "PUE {pue} meets the limit of {limit} ({source}) but is not a measured annual figure; ask for the measured PUE."
+                "PUE {pue} meets the limit of {limit} in the {zone} policy zone but is not a measured annual figure; ask for the measured PUE."
             ),
             evidence,
             pue=value,
             limit=limit,
-            source=source,
+            **zone_names,
         )
     return outcome(
         Status.PASS,
-        N_("Measured PUE {pue} is within the zone's limit of {limit} ({source})."),
+        N_("Measured PUE {pue} is within the limit of {limit} in the {zone} policy zone."),
         evidence,
         pue=value,
         limit=limit,
-        source=source,
+        **zone_names,
     )
 
 
@@ -281,8 +356,22 @@ def rack_power(facts: ComplianceInput, params: Parameters):
     full, typical = figure(option.rack_power_max_kw), figure(option.rack_power_typical_kw)
     limit = figure(dc.max_rack_kw)
     evidence = (
-        Evidence(N_("Rack power at full load"), full, limit, "kW", "<="),
-        Evidence(N_("Rack power, typical"), typical, limit, "kW", "<="),
+        Evidence(
+            N_("The power per rack at full load"),
+            full,
+            limit,
+            "kW",
+            "<=",
+            requirement=DC_ALLOWS,
+        ),
+        Evidence(
+            N_("The typical power per rack"),
+            typical,
+            limit,
+            "kW",
+            "<=",
+            requirement=DC_ALLOWS,
+        ),
     )
     if limit is None:
         return outcome(
@@ -330,16 +419,70 @@ def rack_cooling(facts: ComplianceInput, params: Parameters):
     option, dc, server = facts.option, facts.data_center, facts.server
     practical = params["site.air_cooling_practical_kw_per_rack"]
     air_limit = params["site.air_cooling_limit_kw_per_rack"]
-    rear_door_limit = params["site.rear_door_limit_kw_per_rack"]
     full = figure(option.rack_power_max_kw)
     kinds = None if dc.cooling_kinds is None else set(dc.cooling_kinds)
-    offered = ", ".join(sorted(kinds)) if kinds else None
     evidence = (
-        Evidence(N_("Rack power at full load"), full, practical, "kW", "<="),
-        Evidence(N_("Air cooling limit"), full, air_limit, "kW", "<="),
-        Evidence(N_("Cooling offered"), offered, None, "", ""),
+        Evidence(
+            N_("The power per rack at full load"),
+            full,
+            practical,
+            "kW",
+            "<=",
+            requirement=N_("plain air cooling handles up to {threshold}"),
+        ),
+        Evidence(
+            N_("The power per rack at full load"),
+            full,
+            air_limit,
+            "kW",
+            "<=",
+            requirement=N_("air cooling is practical up to about {threshold}"),
+        ),
+        Evidence(
+            N_("The cooling the data center offers"),
+            None if kinds is None else tuple(sorted(kinds)),
+            None,
+            "",
+            "",
+            "cooling",
+        ),
     )
     liquid = None if kinds is None else bool(kinds & set(LIQUID_COOLING))
+    result = _rack_density(option, server, kinds, liquid, evidence, params)
+    # A server whose cooling no source states may need liquid cooling: where the site offers
+    # none (or does not say), that is an open question, never a pass and never a fail.
+    if (
+        server is not None
+        and not server.cooling
+        and not liquid
+        and result.status in (Status.PASS, Status.WARN)
+    ):
+        if liquid is None:
+            return outcome(
+                Status.UNKNOWN,
+                N_(
+                    "Neither the server's cooling (air or liquid) nor the data center's "
+                    "cooling is recorded: ask both."
+                ),
+                evidence,
+            )
+        return outcome(
+            Status.UNKNOWN,
+            N_(
+                "The server's cooling (air or liquid) is not recorded and the data center "
+                "offers no liquid cooling: ask the vendor whether this model is air-cooled."
+            ),
+            evidence,
+        )
+    return result
+
+
+def _rack_density(option, server, kinds, liquid, evidence, params):
+    practical = params["site.air_cooling_practical_kw_per_rack"]
+    air_limit = params["site.air_cooling_limit_kw_per_rack"]
+    rear_door_limit = params["site.rear_door_limit_kw_per_rack"]
+    full = figure(option.rack_power_max_kw)
+    offered = shown(tuple(sorted(kinds)), words="cooling") if kinds else None
     if server is not None and server.cooling == "liquid" and not liquid:
         if liquid is None:
             return outcome(
@@ -393,7 +536,7 @@ def rack_cooling(facts: ComplianceInput, params: Parameters):
     return outcome(
         Status.FAIL,
         N_(
-            "{full} kW per rack is beyond what the data center's {cooling} cooling can remove; liquid cooling is needed."
+            "{full} kW per rack is beyond what the data center's cooling ({cooling}) can remove; liquid cooling is needed."
         ),
         evidence,
         full=full,
@@ -406,7 +549,7 @@ def rack_cooling(facts: ComplianceInput, params: Parameters):
 
 def dual_feeds(facts: ComplianceInput, params: Parameters):
     value = facts.data_center.dual_utility_feeds
-    evidence = (Evidence(N_("Dual utility feeds"), value, True, "", "=="),)
+    evidence = (Evidence(N_("Two independent utility feeds"), value, True, "", "=="),)
     if value is None:
         return outcome(
             Status.UNKNOWN, N_("Whether the site has dual utility feeds is not recorded."), evidence
@@ -422,8 +565,17 @@ def ups_backup(facts: ComplianceInput, params: Parameters):
     minutes = figure(facts.data_center.ups_backup_min)
     target, floor = params["site.ups_backup_target_min"], params["site.ups_backup_floor_min"]
     evidence = (
-        Evidence(N_("UPS backup time"), minutes, target, N_("min"), ">="),
-        Evidence(N_("UPS backup time, GB 50174 Class A"), minutes, floor, N_("min"), ">="),
+        Evidence(
+            N_("The UPS backup time"), minutes, target, N_("min"), ">=", requirement=BUYER_AT_LEAST
+        ),
+        Evidence(
+            N_("The UPS backup time"),
+            minutes,
+            floor,
+            N_("min"),
+            ">=",
+            requirement=N_("GB 50174 Class A requires at least {threshold}"),
+        ),
     )
     if minutes is None:
         return outcome(Status.UNKNOWN, N_("The UPS backup time is not recorded."), evidence)
@@ -439,7 +591,7 @@ def ups_backup(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.WARN,
             N_(
-                "UPS backup of {minutes} min meets GB 50174 Class A ({floor} min) but not the source article's {target} min."
+                "UPS backup of {minutes} min meets GB 50174 Class A ({floor} min) but not the buyer's {target} min."
             ),
             evidence,
             minutes=minutes,
@@ -458,7 +610,16 @@ def ups_backup(facts: ComplianceInput, params: Parameters):
 def generator_start(facts: ComplianceInput, params: Parameters):
     seconds = figure(facts.data_center.generator_start_s)
     limit = params["site.generator_start_max_s"]
-    evidence = (Evidence(N_("Generator automatic start time"), seconds, limit, N_("s"), "<="),)
+    evidence = (
+        Evidence(
+            N_("The diesel generators' automatic start time"),
+            seconds,
+            limit,
+            N_("s"),
+            "<=",
+            requirement=BUYER_AT_MOST,
+        ),
+    )
     if seconds is None:
         return outcome(
             Status.UNKNOWN, N_("The diesel generator start time is not recorded."), evidence
@@ -484,12 +645,21 @@ def hvdc(facts: ComplianceInput, params: Parameters):
     dc = facts.data_center
     efficiency = figure(dc.hvdc_efficiency_pct)
     limit = params["site.hvdc_efficiency_min_pct"]
-    evidence = (Evidence(N_("HVDC conversion efficiency"), efficiency, limit, "%", ">="),)
+    evidence = (
+        Evidence(
+            N_("The HVDC conversion efficiency"),
+            efficiency,
+            limit,
+            "%",
+            ">=",
+            requirement=BUYER_AT_LEAST,
+        ),
+    )
     if dc.hvdc is False:
         return outcome(
             Status.WARN,
             N_(
-                "The site supplies AC only, without HVDC; the {limit}% HVDC efficiency the source recommends is not available."
+                "The site supplies AC only, without HVDC; the {limit}% HVDC efficiency the buyer asks for is not available."
             ),
             evidence,
             limit=limit,
@@ -530,18 +700,20 @@ def floor_load(facts: ComplianceInput, params: Parameters):
     position_allows = figure(dc.rack_max_load_kg)
     evidence = (
         Evidence(
-            N_("Server weight per rack, against the rack position's rating"),
+            N_("The weight of the servers in one rack"),
             load,
             position_allows,
             "kg",
             "<=",
+            requirement=N_("the rack position is rated for {threshold}"),
         ),
         Evidence(
-            N_("Server weight per rack, against the floor rating over one rack's footprint"),
+            N_("The weight of the servers in one rack"),
             load,
             floor_allows,
             "kg",
             "<=",
+            requirement=N_("the floor under one rack is rated for {threshold}"),
         ),
     )
     limits = [limit for limit in (position_allows, floor_allows) if limit is not None]
@@ -576,7 +748,7 @@ def floor_load(facts: ComplianceInput, params: Parameters):
 
 def bgp(facts: ComplianceInput, params: Parameters):
     value = facts.data_center.multi_carrier_bgp
-    evidence = (Evidence(N_("Multi-carrier BGP"), value, True, "", "=="),)
+    evidence = (Evidence(N_("Multi-carrier BGP bandwidth"), value, True, "", "=="),)
     if value is None:
         return outcome(
             Status.UNKNOWN, N_("Whether the site has multi-carrier BGP is not recorded."), evidence
@@ -591,21 +763,25 @@ def latency(facts: ComplianceInput, params: Parameters):
     limit = params["site.latency_max_ms"]
     east, south = figure(dc.latency_east_china_ms), figure(dc.latency_south_china_ms)
     evidence = (
-        Evidence(N_("Latency to East China"), east, limit, "ms", "<="),
-        Evidence(N_("Latency to South China"), south, limit, "ms", "<="),
+        Evidence(
+            N_("The latency to East China"), east, limit, "ms", "<=", requirement=BUYER_AT_MOST
+        ),
+        Evidence(
+            N_("The latency to South China"), south, limit, "ms", "<=", requirement=BUYER_AT_MOST
+        ),
     )
     worst = max((v for v in (east, south) if v is not None), default=None)
     if worst is not None and worst > limit:
         return outcome(
             Status.FAIL,
             N_(
-                "Latency reaches {latency} ms, above {limit} ms (East China {east} ms, South China {south} ms)."
+                "Latency reaches {latency} ms, above {limit} ms (East China: {east}; South China: {south})."
             ),
             evidence,
             latency=worst,
             limit=limit,
-            east=_dash(east),
-            south=_dash(south),
+            east=_or_not_recorded(east, "ms"),
+            south=_or_not_recorded(south, "ms"),
         )
     if east is None or south is None:
         return outcome(
@@ -621,14 +797,24 @@ def latency(facts: ComplianceInput, params: Parameters):
     )
 
 
-def _dash(value):
-    return "—" if value is None else value
+def _or_not_recorded(value, unit: str = ""):
+    """A figure with its unit, or "not recorded" in the reader's language."""
+    return Message(NOT_RECORDED) if value is None else shown(value, unit)
 
 
 def packet_loss(facts: ComplianceInput, params: Parameters):
     loss = figure(facts.data_center.packet_loss_pct)
     limit = params["site.packet_loss_max_pct"]
-    evidence = (Evidence(N_("Packet loss"), loss, limit, "%", "<"),)
+    evidence = (
+        Evidence(
+            N_("The packet loss"),
+            loss,
+            limit,
+            "%",
+            "<",
+            requirement=N_("the buyer asks for less than {threshold}"),
+        ),
+    )
     if loss is None:
         return outcome(Status.UNKNOWN, N_("Packet loss is not recorded."), evidence)
     if loss < limit:
@@ -653,7 +839,7 @@ def packet_loss(facts: ComplianceInput, params: Parameters):
 
 def staff_on_site(facts: ComplianceInput, params: Parameters):
     value = facts.data_center.staff_24x7_on_site
-    evidence = (Evidence(N_("7×24 on-site staff"), value, True, "", "=="),)
+    evidence = (Evidence(N_("Engineers on site 7×24"), value, True, "", "=="),)
     if value is None:
         return outcome(
             Status.UNKNOWN, N_("Whether staff are on site 7×24 is not recorded."), evidence
@@ -666,7 +852,16 @@ def staff_on_site(facts: ComplianceInput, params: Parameters):
 def spare_parts(facts: ComplianceInput, params: Parameters):
     hours = figure(facts.data_center.spare_parts_replacement_h)
     limit = params["site.spare_parts_max_h"]
-    evidence = (Evidence(N_("Spare-part replacement time"), hours, limit, N_("h"), "<="),)
+    evidence = (
+        Evidence(
+            N_("The spare-part replacement time"),
+            hours,
+            limit,
+            N_("h"),
+            "<=",
+            requirement=BUYER_AT_MOST,
+        ),
+    )
     if hours is None:
         return outcome(
             Status.UNKNOWN, N_("The spare-part replacement time is not recorded."), evidence
@@ -691,7 +886,16 @@ def spare_parts(facts: ComplianceInput, params: Parameters):
 def fault_response(facts: ComplianceInput, params: Parameters):
     hours = figure(facts.data_center.fault_response_h)
     limit = params["site.fault_response_max_h"]
-    evidence = (Evidence(N_("Fault response time"), hours, limit, N_("h"), "<="),)
+    evidence = (
+        Evidence(
+            N_("The fault response time"),
+            hours,
+            limit,
+            N_("h"),
+            "<=",
+            requirement=BUYER_AT_MOST,
+        ),
+    )
     if hours is None:
         return outcome(Status.UNKNOWN, N_("The fault response time is not recorded."), evidence)
     if hours <= limit:
@@ -716,50 +920,44 @@ def contract_terms(facts: ComplianceInput, params: Parameters):
     mttr = figure(dc.contract_mttr_h)
     evidence = (
         Evidence(
-            N_("MTTR stated in the contract"),
+            N_("The MTTR stated in the contract"),
             mttr if dc.contract_mttr_stated else dc.contract_mttr_stated,
             None,
             N_("h"),
             "",
         ),
-        Evidence(N_("Compensation clause"), dc.contract_compensation, True, "", "=="),
+        Evidence(
+            N_("Compensation when the MTTR is missed"), dc.contract_compensation, True, "", "=="
+        ),
     )
     if dc.contract_mttr_stated is False:
         return outcome(Status.FAIL, N_("The contract states no MTTR."), evidence)
     if dc.contract_mttr_stated and dc.contract_compensation is False:
         return outcome(
             Status.WARN,
-            N_("The contract states an MTTR of {mttr} h but no compensation when it is missed."),
+            N_("The contract states an MTTR ({mttr}) but no compensation when it is missed."),
             evidence,
-            mttr=_dash(mttr),
+            mttr=_or_not_recorded(mttr, N_("h")),
         )
     if dc.contract_mttr_stated and dc.contract_compensation:
         return outcome(
             Status.PASS,
-            N_("The contract states an MTTR of {mttr} h with compensation."),
+            N_("The contract states an MTTR ({mttr}) with compensation."),
             evidence,
-            mttr=_dash(mttr),
+            mttr=_or_not_recorded(mttr, N_("h")),
         )
     return outcome(
         Status.UNKNOWN, N_("The contract's MTTR and compensation terms are not recorded."), evidence
     )
 
 
-S1 = N_("Source article S1")
-CITE_ENVELOPE = N_(
-    "GB 50174-2017 Appendix A (cold aisle 18-27 °C; dew point 5.5-15 °C, RH ≤ 60%); "
-    "ASHRAE TC 9.9 recommended envelope; source article S5 (18-25 °C, 40-60% RH)"
-)
-
 RULES = (
     Rule(
         "SITE-INLET-TEMP",
         Area.SITE,
         N_("Inlet temperature"),
-        N_(
-            "The cold aisle must stay within the inlet envelope; the source article aims for 18-25 °C."
-        ),
-        CITE_ENVELOPE,
+        N_("The cold aisle must stay within the inlet envelope; the buyer aims for 18-25 °C."),
+        cite.INLET_ENVELOPE,
         Severity.BLOCKER,
         inlet_temperature,
         ("site.inlet_temp_min_c", "site.inlet_temp_max_c", "site.target_temp_max_c"),
@@ -769,9 +967,9 @@ RULES = (
         Area.SITE,
         N_("Inlet humidity"),
         N_(
-            "Inlet air must stay within the dew-point and RH envelope; the source article aims for 40-60% RH."
+            "Inlet air must stay within the dew-point and RH envelope; the buyer aims for 40-60% RH."
         ),
-        CITE_ENVELOPE,
+        cite.INLET_ENVELOPE,
         Severity.BLOCKER,
         inlet_humidity,
         (
@@ -788,7 +986,7 @@ RULES = (
         N_(
             "Where the outdoor air is humid (Guiyang ≈ 80% RH), the room needs precision humidity control against condensation."
         ),
-        N_("Source article S1; GB 50174-2017 Appendix A (RH ≤ 60%)"),
+        cite.HUMIDITY_CONTROL,
         Severity.WARNING,
         humidity_control,
         ("site.humid_climate_rh_pct",),
@@ -798,9 +996,7 @@ RULES = (
         Area.SITE,
         N_("PUE against the policy zone"),
         N_("The data center's PUE must not exceed the limit of its policy zone."),
-        N_(
-            "Policy zone limit (Guizhou 1.2, source article S2; national hub nodes, 2024 NDRC/MIIT/NEA/NDA action plan)"
-        ),
+        cite.PUE,
         Severity.BLOCKER,
         pue,
     ),
@@ -809,7 +1005,7 @@ RULES = (
         Area.SITE,
         N_("Power per rack"),
         N_("The option's power per rack must fit the data center's maximum per rack."),
-        N_("Source article H3 (8× H100 ≈ 10 kW per server) and S2"),
+        cite.RACK_POWER,
         Severity.BLOCKER,
         rack_power,
     ),
@@ -820,7 +1016,7 @@ RULES = (
         N_(
             "Air cooling is practical only up to roughly 30-40 kW per rack; rear-door units reach about 60 kW; above that liquid cooling is needed."
         ),
-        N_("Source article S2; rack-density bands (research §3.7, G1)"),
+        cite.RACK_COOLING,
         Severity.BLOCKER,
         rack_cooling,
         (
@@ -834,7 +1030,7 @@ RULES = (
         Area.SITE,
         N_("Dual utility feeds"),
         N_("The site needs two independent utility supplies."),
-        N_("Source article S3; GB 50174-2017 §8.1 (Class A dual supply)"),
+        cite.DUAL_FEED,
         Severity.BLOCKER,
         dual_feeds,
     ),
@@ -843,9 +1039,9 @@ RULES = (
         Area.SITE,
         N_("UPS backup time"),
         N_(
-            "UPS batteries must bridge a utility loss; the source article asks for 30 min, GB 50174 Class A for 15 min."
+            "UPS batteries must bridge a utility loss; the buyer asks for 30 min, GB 50174 Class A for 15 min."
         ),
-        N_("Source article S3; GB 50174-2017 §8.1 and Appendix A (Class A ≥ 15 min)"),
+        cite.UPS,
         Severity.BLOCKER,
         ups_backup,
         ("site.ups_backup_target_min", "site.ups_backup_floor_min"),
@@ -855,7 +1051,7 @@ RULES = (
         Area.SITE,
         N_("Generator start time"),
         N_("Diesel generators must start automatically within 15 s."),
-        N_("Source article S3"),
+        cite.GENERATOR,
         Severity.BLOCKER,
         generator_start,
         ("site.generator_start_max_s",),
@@ -865,7 +1061,7 @@ RULES = (
         Area.SITE,
         N_("HVDC supply efficiency"),
         N_("Servers should run on high-voltage DC with a conversion efficiency of at least 94%."),
-        N_("Source article S3"),
+        cite.HVDC,
         Severity.WARNING,
         hvdc,
         ("site.hvdc_efficiency_min_pct",),
@@ -877,7 +1073,7 @@ RULES = (
         N_(
             "The servers in one rack must not exceed the rated load of the rack position or of the floor under it; 8-GPU servers weigh over 130 kg."
         ),
-        N_("Source article S5 and H3"),
+        cite.FLOOR_LOAD,
         Severity.BLOCKER,
         floor_load,
         ("site.rack_footprint_m2",),
@@ -887,7 +1083,7 @@ RULES = (
         Area.SITE,
         N_("Multi-carrier BGP"),
         N_("The site should have multi-carrier BGP bandwidth."),
-        N_("Source article S4"),
+        cite.BGP,
         Severity.WARNING,
         bgp,
     ),
@@ -898,7 +1094,7 @@ RULES = (
         N_(
             "For co-scheduling with eastern nodes, latency to East and South China must be within 30 ms."
         ),
-        N_("Source article S4"),
+        cite.LATENCY,
         Severity.WARNING,
         latency,
         ("site.latency_max_ms",),
@@ -908,7 +1104,7 @@ RULES = (
         Area.SITE,
         N_("Packet loss"),
         N_("Cross-region co-scheduling needs packet loss below 0.1%."),
-        N_("Source article S4"),
+        cite.PACKET_LOSS,
         Severity.WARNING,
         packet_loss,
         ("site.packet_loss_max_pct",),
@@ -918,7 +1114,7 @@ RULES = (
         Area.SITE,
         N_("7×24 on-site staff"),
         N_("Engineers must be on site around the clock."),
-        N_("Source article S6"),
+        cite.STAFF_24X7,
         Severity.WARNING,
         staff_on_site,
     ),
@@ -927,7 +1123,7 @@ RULES = (
         Area.SITE,
         N_("Spare-part replacement time"),
         N_("Failed hardware parts must be replaced within 2 hours from on-site stock."),
-        N_("Source article S6"),
+        cite.SPARE_PARTS,
         Severity.WARNING,
         spare_parts,
         ("site.spare_parts_max_h",),
@@ -937,7 +1133,7 @@ RULES = (
         Area.SITE,
         N_("Fault response time"),
         N_("The vendor must respond to hardware faults around the clock, within 24 hours."),
-        N_("Source article S6"),
+        cite.FAULT_RESPONSE,
         Severity.WARNING,
         fault_response,
         ("site.fault_response_max_h",),
@@ -949,7 +1145,7 @@ RULES = (
         N_(
             "The contract must state the mean time to repair and the compensation when it is missed."
         ),
-        N_("Source article S6"),
+        cite.CONTRACT_MTTR,
         Severity.WARNING,
         contract_terms,
     ),

@@ -5,7 +5,18 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from advisor.domain.compliance.base import Area, Evidence, Rule, Severity, Status, outcome
+from advisor.domain.compliance import citations as cite
+from advisor.domain.compliance.base import (
+    NUMBER_NOT_RECORDED,
+    PROVINCE_WORDS,
+    Area,
+    Evidence,
+    Rule,
+    Severity,
+    Status,
+    listing,
+    outcome,
+)
 from advisor.domain.compliance.dates import add_months
 from advisor.domain.compliance.facts import (
     CERT_ISO9001,
@@ -16,7 +27,8 @@ from advisor.domain.compliance.facts import (
     LicenceFacts,
 )
 from advisor.domain.compliance.parameters import Parameters
-from advisor.domain.i18n import N_
+from advisor.domain.compliance.provinces import PROVINCES, province_names, same_province
+from advisor.domain.i18n import N_, Message
 
 IDC_CATEGORY = "B11"
 
@@ -26,50 +38,6 @@ LICENCE_NUMBER = re.compile(
     r"^(?P<province>[\u4e00-\u9fff])?(?P<classes>B[12](?:[.．、·]B[12])*)-(?P<serial>\d+)$"
 )
 ICP_FILING_NUMBER = re.compile(r"^[\u4e00-\u9fff]ICP备\d+号(-\d+)?$")
-
-# One-character province abbreviations used in licence and filing numbers.
-PROVINCES = {
-    "京": ("北京", "beijing"),
-    "津": ("天津", "tianjin"),
-    "冀": ("河北", "hebei"),
-    "晋": ("山西", "shanxi"),
-    "蒙": ("内蒙古", "inner mongolia"),
-    "辽": ("辽宁", "liaoning"),
-    "吉": ("吉林", "jilin"),
-    "黑": ("黑龙江", "heilongjiang"),
-    "沪": ("上海", "shanghai"),
-    "苏": ("江苏", "jiangsu"),
-    "浙": ("浙江", "zhejiang"),
-    "皖": ("安徽", "anhui"),
-    "闽": ("福建", "fujian"),
-    "赣": ("江西", "jiangxi"),
-    "鲁": ("山东", "shandong"),
-    "豫": ("河南", "henan"),
-    "鄂": ("湖北", "hubei"),
-    "湘": ("湖南", "hunan"),
-    "粤": ("广东", "guangdong"),
-    "桂": ("广西", "guangxi"),
-    "琼": ("海南", "hainan"),
-    "渝": ("重庆", "chongqing"),
-    "川": ("四川", "sichuan"),
-    "黔": ("贵州", "guizhou"),
-    "滇": ("云南", "yunnan"),
-    "藏": ("西藏", "tibet"),
-    "陕": ("陕西", "shaanxi"),
-    "甘": ("甘肃", "gansu"),
-    "青": ("青海", "qinghai"),
-    "宁": ("宁夏", "ningxia"),
-    "新": ("新疆", "xinjiang"),
-}
-
-
-def same_province(abbreviation: str, province: str) -> bool:
-    """Whether ``province`` (abbreviation, Chinese or English name) is ``abbreviation``'s."""
-    text = province.strip().lower()
-    if abbreviation not in PROVINCES:
-        return False
-    chinese, english = PROVINCES[abbreviation]
-    return text in (abbreviation, english) or text.startswith(chinese)
 
 
 def licence_classes(number: str | None) -> tuple[str | None, tuple[str, ...]] | None:
@@ -83,6 +51,20 @@ def licence_classes(number: str | None) -> tuple[str | None, tuple[str, ...]] | 
 
 def _categories(licence: LicenceFacts) -> set[str]:
     return {category.strip().upper() for category in licence.categories or ()}
+
+
+STILL_VALID = N_("it must still be valid on {threshold}")
+
+
+def _categories_evidence(held) -> Evidence:
+    return Evidence(
+        N_("The licence's list of business categories"),
+        held,
+        IDC_CATEGORY,
+        "",
+        "in",
+        requirement=N_("it must include {threshold}"),
+    )
 
 
 def _iso(day: date | None):
@@ -99,18 +81,18 @@ def telecom_licence(facts: ComplianceInput, params: Parameters):
         return outcome(
             Status.UNKNOWN,
             N_("The vendor's value-added telecom licence is not recorded."),
-            (Evidence(N_("IDC category (B11)"), None, IDC_CATEGORY, "", "in"),),
+            (_categories_evidence(None),),
         )
     if not licences:
         return outcome(
             Status.FAIL,
             N_("The vendor holds no value-added telecom business licence."),
-            (Evidence(N_("IDC category (B11)"), None, IDC_CATEGORY, "", "in"),),
+            (_categories_evidence(None),),
         )
     idc = [licence for licence in licences if IDC_CATEGORY in _categories(licence)]
     if not idc:
-        held = ", ".join(sorted(set().union(*(_categories(item) for item in licences)))) or "—"
-        evidence = (Evidence(N_("IDC category (B11)"), held, IDC_CATEGORY, "", "in"),)
+        held = tuple(sorted(set().union(*(_categories(item) for item in licences))))
+        evidence = (_categories_evidence(held),)
         if any(licence.categories is None for licence in licences):
             return outcome(
                 Status.UNKNOWN,
@@ -125,25 +107,33 @@ def telecom_licence(facts: ComplianceInput, params: Parameters):
                 "The vendor's licence covers {categories} but not Internet data center business (B11)."
             ),
             evidence,
-            categories=held,
+            categories=listing(held) or "—",
         )
     licence = max(idc, key=lambda item: item.valid_until or date.min)
     return _check_idc_licence(licence, today, window)
 
 
 def _check_idc_licence(licence: LicenceFacts, today: date, window: int):
-    number = licence.number or "—"
+    number = licence.number or Message(NUMBER_NOT_RECORDED)
     days_left = None if licence.valid_until is None else (licence.valid_until - today).days
     evidence = (
+        _categories_evidence(tuple(sorted(_categories(licence)))),
         Evidence(
-            N_("IDC category (B11)"),
-            ", ".join(sorted(_categories(licence))),
-            IDC_CATEGORY,
+            N_("The licence's expiry date"),
+            _iso(licence.valid_until),
+            today.isoformat(),
             "",
-            "in",
+            ">=",
+            requirement=STILL_VALID,
         ),
-        Evidence(N_("Licence valid until"), _iso(licence.valid_until), today.isoformat(), "", ">="),
-        Evidence(N_("Days until the licence expires"), days_left, window, N_("days"), ">"),
+        Evidence(
+            N_("The time left until the licence expires"),
+            days_left,
+            window,
+            N_("days"),
+            ">",
+            requirement=N_("a warning is given within {threshold}"),
+        ),
     )
     if days_left is not None and days_left < 0:
         return outcome(
@@ -197,8 +187,8 @@ def licence_region(facts: ComplianceInput, params: Parameters):
     candidates = candidates or list(licences or ())
     numbers = ", ".join(item.number for item in candidates if item.number) or None
     evidence = (
-        Evidence(N_("Licence number"), numbers, None, "", ""),
-        Evidence(N_("Data center province"), province, None, "", ""),
+        Evidence(N_("The licence number"), numbers, None, "", ""),
+        Evidence(N_("The data center's province"), province, None, "", "", PROVINCE_WORDS),
     )
     if not candidates or not province:
         return outcome(
@@ -207,12 +197,14 @@ def licence_region(facts: ComplianceInput, params: Parameters):
             evidence,
         )
     verdicts = [_covers(licence, province) for licence in candidates]
+    names = province_names(province)
+    where = {"province": names[0] if names else province, "province_zh": names[1] if names else ""}
     if True in verdicts:
         return outcome(
             Status.PASS,
             N_("The licence's coverage includes {province}, where the data center is."),
             evidence,
-            province=province,
+            **where,
         )
     if all(verdict is False for verdict in verdicts):
         return outcome(
@@ -223,13 +215,13 @@ def licence_region(facts: ComplianceInput, params: Parameters):
             ),
             evidence,
             numbers=numbers or "—",
-            province=province,
+            **where,
         )
     return outcome(
         Status.UNKNOWN,
         N_("The licence's coverage list is not recorded; confirm that it includes {province}."),
         evidence,
-        province=province,
+        **where,
     )
 
 
@@ -256,7 +248,7 @@ def _province_matches(item: str, province: str) -> bool:
 
 def icp_filing(facts: ComplianceInput, params: Parameters):
     number = facts.vendor.icp_filing_number
-    evidence = (Evidence(N_("ICP filing number"), number, None, "", ""),)
+    evidence = (Evidence(N_("The vendor's ICP filing number"), number, None, "", ""),)
     if number is None:
         return outcome(
             Status.UNKNOWN, N_("The vendor's ICP filing number is not recorded."), evidence
@@ -323,10 +315,15 @@ def _iso_certificate(facts, params, kind, standard, check_edition):
     audit_due = None if cert.last_audit_on is None else add_months(cert.last_audit_on, audit_months)
     evidence = [
         Evidence(
-            N_("Certificate valid until"), _iso(cert.valid_until), today.isoformat(), "", ">="
+            N_("The certificate's expiry date"),
+            _iso(cert.valid_until),
+            today.isoformat(),
+            "",
+            ">=",
+            requirement=STILL_VALID,
         ),
         Evidence(
-            N_("Last surveillance or recertification audit"),
+            N_("The date of the last surveillance or recertification audit"),
             _iso(cert.last_audit_on),
             _iso(add_months(today, -audit_months)),
             "",
@@ -334,8 +331,12 @@ def _iso_certificate(facts, params, kind, standard, check_edition):
         ),
     ]
     if check_edition:
-        evidence.append(Evidence(N_("Standard edition"), cert.edition, "2022", "", "=="))
-    common = {"standard": standard, "number": cert.number or "—"}
+        evidence.append(
+            Evidence(
+                N_("The edition of the standard on the certificate"), cert.edition, "2022", "", "=="
+            )
+        )
+    common = {"standard": standard, "number": cert.number or Message(NUMBER_NOT_RECORDED)}
     if cert.valid_until is not None and cert.valid_until < today:
         return outcome(
             Status.FAIL,
@@ -416,7 +417,7 @@ def mlps(facts: ComplianceInput, params: Parameters):
     known_levels = [cert.level for cert in held if cert.level is not None]
     if not at_level:
         level = max(known_levels, default=None)
-        evidence = (Evidence(N_("MLPS level"), level, min_level, "", ">="),)
+        evidence = (Evidence(N_("The MLPS level"), level, min_level, "", ">="),)
         if len(known_levels) < len(held):
             return outcome(
                 Status.UNKNOWN,
@@ -433,9 +434,9 @@ def mlps(facts: ComplianceInput, params: Parameters):
     cert = max(at_level, key=lambda item: item.last_audit_on or date.min)
     due = None if cert.last_audit_on is None else add_months(cert.last_audit_on, months)
     evidence = (
-        Evidence(N_("MLPS level"), cert.level, min_level, "", ">="),
+        Evidence(N_("The MLPS level"), cert.level, min_level, "", ">="),
         Evidence(
-            N_("Last MLPS assessment"),
+            N_("The date of the last MLPS assessment"),
             _iso(cert.last_audit_on),
             _iso(add_months(today, -months)),
             "",
@@ -493,7 +494,7 @@ def self_operated(facts: ComplianceInput, params: Parameters):
         value = dc.operator_key == vendor.key
     else:
         value = dc.self_operated
-    evidence = (Evidence(N_("Data center run by the vendor itself"), value, True, "", "=="),)
+    evidence = (Evidence(N_("The vendor runs the data center itself"), value, True, "", "=="),)
     if value is None:
         return outcome(
             Status.UNKNOWN, N_("Who operates the data center is not recorded."), evidence
@@ -510,8 +511,8 @@ def self_operated(facts: ComplianceInput, params: Parameters):
 def network(facts: ComplianceInput, params: Parameters):
     vendor = facts.vendor
     evidence = (
-        Evidence(N_("Own BGP network"), vendor.own_bgp, True, "", "=="),
-        Evidence(N_("CNNIC IP alliance member"), vendor.cnnic_ip_alliance, None, "", ""),
+        Evidence(N_("The vendor's own BGP network"), vendor.own_bgp, True, "", "=="),
+        Evidence(N_("CNNIC IP alliance membership"), vendor.cnnic_ip_alliance, None, "", ""),
     )
     if vendor.own_bgp is None:
         return outcome(
@@ -538,7 +539,7 @@ RULES = (
         N_(
             "Hosting servers for customers is Internet data center business: the vendor needs a valid value-added telecom licence listing B11."
         ),
-        N_("Source article V1; Telecom business catalogue (2015) B11; research §4.1"),
+        cite.TELECOM_LICENCE,
         Severity.BLOCKER,
         telecom_licence,
         EXPIRY,
@@ -550,9 +551,7 @@ RULES = (
         N_(
             "A provincially issued licence covers business in that province only; a cross-region licence lists the provinces or cities it covers."
         ),
-        N_(
-            "Source article V1 (regional node coverage); Telecom Business Licensing Measures (MIIT Order No. 42, 2017)"
-        ),
+        cite.LICENCE_REGION,
         Severity.WARNING,
         licence_region,
     ),
@@ -561,7 +560,7 @@ RULES = (
         Area.VENDOR,
         N_("ICP filing"),
         N_("The vendor's websites must carry an ICP filing number."),
-        N_("Source article V2; research §4.1 (ICP filing vs licence)"),
+        cite.ICP_FILING,
         Severity.WARNING,
         icp_filing,
     ),
@@ -572,7 +571,7 @@ RULES = (
         N_(
             "Information security certified to ISO/IEC 27001:2022, valid, with a surveillance audit in the last 12 months; 2013-edition certificates lapsed on 2025-10-31."
         ),
-        N_("Source article V2; ISO/IEC 17021-1; IAF MD 26 (research §4.3)"),
+        cite.ISO27001,
         Severity.BLOCKER,
         iso27001,
         (*EXPIRY, "vendor.iso_audit_max_months", "vendor.iso27001_2013_withdrawn_on"),
@@ -584,7 +583,7 @@ RULES = (
         N_(
             "Quality management certified to ISO 9001, valid, with a surveillance audit in the last 12 months."
         ),
-        N_("Source article V2; ISO/IEC 17021-1 (research §4.3)"),
+        cite.ISO9001,
         Severity.WARNING,
         iso9001,
         (*EXPIRY, "vendor.iso_audit_max_months"),
@@ -596,7 +595,7 @@ RULES = (
         N_(
             "The vendor's systems must be assessed at MLPS 2.0 level 3 (等保三级), re-assessed at least once a year."
         ),
-        N_("Source article V2; GB/T 22239-2019 (research §4.2)"),
+        cite.MLPS,
         Severity.BLOCKER,
         mlps,
         (*EXPIRY, "vendor.mlps_assessment_max_months", "vendor.mlps_min_level"),
@@ -608,7 +607,7 @@ RULES = (
         N_(
             "The vendor should run the data center itself (持牌自营), so spares, staff and repairs are under its control."
         ),
-        N_("Source article V1 and S6"),
+        cite.SELF_OPERATED,
         Severity.WARNING,
         self_operated,
     ),
@@ -619,7 +618,7 @@ RULES = (
         N_(
             "A vendor with its own BGP network and backbone links controls latency and failover better."
         ),
-        N_("Source article V3 and S4"),
+        cite.NETWORK,
         Severity.ADVICE,
         network,
     ),
