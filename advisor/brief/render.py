@@ -98,13 +98,8 @@ def _memory_chart(option: dict) -> str:
 
 
 def _option_label(option: dict) -> str:
-    if option.get("cloud"):
-        place = option.get("place") or ""
-    elif option.get("data_center"):
-        place = local_name(option["data_center"])
-    else:
-        place = option.get("place") or ""
-    return f"{local_name(option['server'])} · {place}"
+    place = option.get("place") or option.get("data_center")
+    return f"{local_name(option['server'])} · {local_name(place)}"
 
 
 def _time_chart(options: list[dict]) -> str | None:

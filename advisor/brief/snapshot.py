@@ -68,7 +68,7 @@ def _economics(option: Option) -> dict | None:
         "monthly": {
             "months": months,
             "cumulative_cny": jsonable(result.monthly.cumulative_cny),
-            "net_cny": jsonable(result.monthly.net_cny),
+            "net_of_resale_cny": jsonable(result.monthly.net_of_resale_cny),
         },
         "assumptions": [
             {
@@ -123,7 +123,7 @@ def option_snapshot(option: Option) -> dict:
         "site_costs": jsonable(option.site.costs),
         "sizing": _sizing(option),
         "capacity": capacity_snapshot(option),
-        "place": option.place_name,
+        "place": jsonable(option.place),
         "cloud": jsonable(option.cloud) if option.cloud is not None else None,
         "compliance": option.compliance.as_dict(),
         "economics": _economics(option),
@@ -180,10 +180,10 @@ def summary(option: Option) -> dict:
         "accelerator": jsonable(option.hardware.accelerator),
         "gpus": option.obtained.gpus,
         "mode": option.mode,
-        "place": option.place_name,
+        "place": jsonable(option.place),
         "data_center": jsonable(option.site.data_center) if not option.is_cloud else None,
         "cash_out_cny": jsonable(cost.cash_out_cny) if cost else None,
-        "net_cny": jsonable(cost.net_cny) if cost else None,
+        "net_of_resale_cny": jsonable(cost.net_of_resale_cny) if cost else None,
         "verdict": str(option.compliance.verdict),
         "reasons": [message(m) for m in option.reasons],
     }

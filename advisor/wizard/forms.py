@@ -779,11 +779,10 @@ class ProcurementStepForm(StepForm):
         _("Shortest rental term (months)"),
         low=1,
         high=120,
-        required=True,
         initial=1,
         help_text=_(
             "Dedicated servers are rented in whole months; enter the shortest term the vendor "
-            "offers (often 1, 3, 6 or 12)."
+            "offers (often 1, 3, 6 or 12). Empty: one month."
         ),
     )
     resale_pct = decimal(

@@ -96,7 +96,7 @@ def test_cloud_bills_the_cards_of_the_option_for_the_hours_it_runs(
     (line,) = cost.lines
     assert (line.item, line.unit, line.unit_price_cny) == ("cloud_compute", "card_hour", D("2.36"))
     assert (line.quantity, line.amount_cny) == (D(quantity), D(amount))
-    assert cost.cash_out_cny == cost.net_cny == D(amount)
+    assert cost.cash_out_cny == cost.net_of_resale_cny == D(amount)
 
 
 def test_the_same_offer_costs_more_with_more_cards_and_more_hours():
@@ -155,8 +155,8 @@ def test_buying_for_one_job_is_the_purchase_what_it_costs_to_run_and_the_resale(
     assert cost.cash_out_cny == D("1214715.40")
     # Resold after a month: 30 % × 0.77 ** (1/12 − 3) = 64.3 % → 64 % (at most 65 %).
     assert cost.resale.amount_cny == D("-768000.00")
-    assert cost.net_cny == D("446715.40")
-    assert cost.per_run_cny == cost.net_cny and cost.per_year_cny is None
+    assert cost.net_of_resale_cny == D("446715.40")
+    assert cost.per_run_cny == cost.net_of_resale_cny and cost.per_year_cny is None
 
 
 def test_buying_for_a_programme_is_hosted_over_the_horizon():
@@ -172,7 +172,7 @@ def test_buying_for_a_programme_is_hosted_over_the_horizon():
     }
     assert cost.cash_out_cny == D("1747590.60")
     assert cost.resale.amount_cny == D("-360000.00")  # 30 % after three years
-    assert cost.net_cny == D("1387590.60")
+    assert cost.net_of_resale_cny == D("1387590.60")
     assert cost.runs == 36 and cost.per_run_cny == D("38544.18")  # 1,387,590.60 ÷ 36
     assert cost.per_year_cny == D("462530.20")
 
@@ -186,7 +186,7 @@ def test_every_line_is_its_unit_price_times_its_quantity_and_the_totals_are_the_
                 assert line.amount_cny == sign * round_cny(line.unit_price_cny * line.quantity)
             assert cost.cash_out_cny == sum(line.amount_cny for line in cost.lines)
             resale = cost.resale.amount_cny if cost.resale else 0
-            assert cost.net_cny == cost.cash_out_cny + resale
+            assert cost.net_of_resale_cny == cost.cash_out_cny + resale
 
 
 def test_own_room_costs_have_no_rack_fee_line():
@@ -287,7 +287,7 @@ def test_the_cumulative_cash_ends_at_the_cash_out():
         assert values[-1] == result.costs[mode].cash_out_cny
         assert values == sorted(values)
     assert result.monthly.cumulative_cny[BUY][0] == D(1_200_000)
-    assert result.monthly.net_cny[BUY] == result.costs[BUY].net_cny
+    assert result.monthly.net_of_resale_cny[BUY] == result.costs[BUY].net_of_resale_cny
 
 
 def test_overrides_replace_figures_and_say_they_are_the_buyer_s():
@@ -329,7 +329,10 @@ def test_sites_differ_by_parts_that_add_up_to_the_difference():
     comparison = compare_sites([programme_inputs(), replace(programme_inputs(), site=shanghai)])
     (difference,) = comparison.differences
     base, other = comparison.results["gy"], comparison.results["sh"]
-    assert difference.total_cny == other.costs[BUY].net_cny - base.costs[BUY].net_cny
+    assert (
+        difference.total_cny
+        == other.costs[BUY].net_of_resale_cny - base.costs[BUY].net_of_resale_cny
+    )
     assert sum(difference.parts_cny.values()) == difference.total_cny
     assert round_cny(difference.parts_cny["rack_fee"], 0) == 36000  # 1,000 more × 36 months
     assert difference.messages[0].params["difference"] == round_cny(difference.total_cny, 0)

@@ -185,7 +185,7 @@ class EconomicsResult:
     def cheapest_mode(self) -> str | None:
         if not self.costs:
             return None
-        return min(self.costs, key=lambda m: (self.costs[m].net_cny, MODES.index(m)))
+        return min(self.costs, key=lambda m: (self.costs[m].net_of_resale_cny, MODES.index(m)))
 
 
 def _price_messages(inputs: EconomicsInputs) -> list[Message]:
@@ -343,7 +343,7 @@ def _site_name(result: EconomicsResult, language_key: str) -> str:
 
 
 def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDifference:
-    total = other.costs[BUY].net_cny - base.costs[BUY].net_cny
+    total = other.costs[BUY].net_of_resale_cny - base.costs[BUY].net_of_resale_cny
     tariff_part, pue_part = _electricity_split(base, other)
     fee_part, count_part = _rack_split(base, other)
     demand = [_line_amount(r.costs[BUY], "demand_charge") for r in (base, other)]

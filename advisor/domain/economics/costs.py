@@ -295,7 +295,7 @@ class ModeCost:
         return sum((item.amount_cny for item in self.lines), Decimal(0))
 
     @property
-    def net_cny(self) -> Decimal:
+    def net_of_resale_cny(self) -> Decimal:
         """Cash out minus the resale of what is owned at the end."""
         return self.cash_out_cny + (self.resale.amount_cny if self.resale else Decimal(0))
 
@@ -310,13 +310,13 @@ class ModeCost:
     @property
     def per_run_cny(self) -> Decimal:
         """Net cost per run (the programme's net ÷ its runs; one job: its net)."""
-        return fen(self.net_cny / self.runs) if self.runs else self.net_cny
+        return fen(self.net_of_resale_cny / self.runs) if self.runs else self.net_of_resale_cny
 
     @property
     def per_year_cny(self) -> Decimal | None:
         if self.usage != "programme":
             return None
-        return fen(self.net_cny / self.horizon_years)
+        return fen(self.net_of_resale_cny / self.horizon_years)
 
 
 def mode_is_priced(inputs: EconomicsInputs, mode: str) -> bool:

@@ -20,7 +20,7 @@ from advisor.domain.economics.inputs import MONTHS_PER_YEAR
 class MonthlySeries:
     months: list[int]
     cumulative_cny: dict[str, list[Decimal]]
-    net_cny: dict[str, Decimal]  # each mode's net of resale, shown beside the last month
+    net_of_resale_cny: dict[str, Decimal]  # each mode's net of resale, shown beside the last month
 
 
 def _months(cost: ModeCost) -> int:
@@ -47,5 +47,5 @@ def monthly_series(costs: dict[str, ModeCost]) -> MonthlySeries:
     return MonthlySeries(
         months=list(range(months + 1)),
         cumulative_cny={mode: cumulative(cost, months) for mode, cost in costs.items()},
-        net_cny={mode: cost.net_cny for mode, cost in costs.items()},
+        net_of_resale_cny={mode: cost.net_of_resale_cny for mode, cost in costs.items()},
     )

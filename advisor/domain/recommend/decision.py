@@ -38,7 +38,7 @@ def _signature(option: Option) -> tuple:
         capacity.gpus_per_instance,
         None if hours is None else round(hours, 1),
         round(option.sizing.memory.total, 1),
-        None if cost is None else round(cost.net_cny),
+        None if cost is None else round(cost.net_of_resale_cny),
         None if cost is None else round(cost.cash_out_cny),
         str(option.compliance.verdict),
     )

@@ -106,8 +106,18 @@ class CloudCandidate:
     provenance: Provenance = Provenance(BASIS_EXAMPLE)
     region: str | None = None
     mainland_china: bool | None = None  # None: the catalog does not say where it runs
+    provider_zh: str | None = None  # the names a Chinese reader reads (None: as above)
+    region_zh: str | None = None
     vendor: VendorFacts = VendorFacts()  # the provider's certificates, when catalogued
     instance_gpus: tuple[int, ...] = ()  # sizes sold (GPUs per instance); empty: whole servers
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place's name and its Chinese name (``local_name`` picks one for the reader)."""
+
+    name: str
+    name_zh: str | None = None
 
 
 @dataclass(frozen=True)
@@ -227,12 +237,25 @@ class Option:
         return self.cloud is not None
 
     @property
-    def place_name(self) -> str:
-        """Where the capacity is: the data center, or the cloud provider and its region."""
+    def place(self) -> Place:
+        """Where the capacity is, named in both languages: the data center, or the cloud
+        provider and its region."""
         if self.cloud is not None:
-            region = self.cloud.region
-            return f"{self.cloud.provider} · {region}" if region else self.cloud.provider
-        return self.site.data_center.name or ""
+            cloud = self.cloud
+            english = " · ".join(p for p in (cloud.provider, cloud.region) if p)
+            chinese = " · ".join(
+                p
+                for p in (cloud.provider_zh or cloud.provider, cloud.region_zh or cloud.region)
+                if p
+            )
+            return Place(english, chinese)
+        center = self.site.data_center
+        return Place(center.name or "", getattr(center, "name_zh", None) or None)
+
+    @property
+    def place_name(self) -> str:
+        """:attr:`place` in English (the CLI's table and JSON)."""
+        return self.place.name
 
     @property
     def time_to_train_hours(self) -> float | None:
@@ -431,7 +454,7 @@ def _net(result: economics.EconomicsResult | None, mode: str | None) -> Decimal 
     if result is None or mode is None:
         return None
     cost = result.costs.get(economics_mode(mode))
-    return None if cost is None else cost.net_cny
+    return None if cost is None else cost.net_of_resale_cny
 
 
 # --- Reasons an option does not qualify ------------------------------------------------------
@@ -816,7 +839,7 @@ def build_cloud_option(
         compliance=report,
         economics=priced,
         mode="cloud",
-        cost_cny=cost.net_cny if cost else None,
+        cost_cny=cost.net_of_resale_cny if cost else None,
         reasons=reasons,
         reason_codes=codes,
         capacity=Capacity(

@@ -41,7 +41,7 @@ def cost_record(option: Option) -> dict | None:
         "lines": [_line(item) for item in cost.lines],
         "resale": _line(cost.resale) if cost.resale else None,
         "cash_out_cny": cost.cash_out_cny,
-        "net_of_resale_cny": cost.net_cny,
+        "net_of_resale_cny": cost.net_of_resale_cny,
         "per_run_cny": cost.per_run_cny,
         "per_year_cny": cost.per_year_cny,
         "payback": None

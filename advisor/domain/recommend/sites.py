@@ -94,7 +94,7 @@ def same_server_by_site(options, base) -> list[SiteRow]:
                 site_name=option.site.data_center.name or option.site.data_center.key,
                 site_name_zh=getattr(option.site.data_center, "name_zh", None),
                 province=option.site.data_center.province,
-                buy_total_cny=result.costs[BUY].net_cny,
+                buy_total_cny=result.costs[BUY].net_of_resale_cny,
                 tariff=_used(
                     "tariff_cny_per_kwh",
                     effective_tariff_cny_per_kwh(inputs),

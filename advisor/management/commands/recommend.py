@@ -135,7 +135,9 @@ def render_table(options: list[Option]) -> str:
                 f"{o.sizing.memory.total:,.1f}/{o.sizing.capacity_gib:,.1f}",
                 "-" if o.time_to_train_hours is None else f"{o.time_to_train_hours:,.2f}",
                 words(MODE, o.mode),
-                "-" if o.cost is None else f"{o.cost.cash_out_cny:,.0f} / {o.cost.net_cny:,.0f}",
+                "-"
+                if o.cost is None
+                else f"{o.cost.cash_out_cny:,.0f} / {o.cost.net_of_resale_cny:,.0f}",
                 str(o.compliance.verdict),
             ]
         )
