@@ -94,8 +94,11 @@ PROCUREMENT = {
     "preferred_families": [],
     "excluded_families": [],
     "domestic_only": False,
+    "usage": "programme",
+    "runs_per_year": 12,
     "years": 3,
-    "hours_per_year": 2000,
+    "rent_min_months": 1,
+    "resale_pct": None,
 }
 SITE = {"mode": "compare", "compare": COMPARED_SITES}
 
@@ -114,7 +117,13 @@ STEP_VALUES = {
         "flash_attention": "yes",
     },
     "site": {"mode": "compare", "compare": list(COMPARED_SITES)},
-    "procurement": {"mode": "any", "years": "3", "hours_per_year": "2000"},
+    "procurement": {
+        "mode": "any",
+        "usage": "programme",
+        "runs_per_year": "12",
+        "years": "3",
+        "rent_min_months": "1",
+    },
 }
 
 

@@ -1,14 +1,18 @@
 from django.contrib.auth.decorators import login_required
 from django.db import connection
 from django.http import JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
 from advisor.assessments.selectors import assessments_for
+from advisor.roles import PREPARE, is_approver
 
 
 @login_required
 def home(request):
-    """The user's assessments, drafts and confirmed ones, most recently changed first."""
+    """The user's assessments, drafts and confirmed ones, most recently changed first; an
+    approver who prepares nothing lands on the approvals queue."""
+    if is_approver(request.user) and not request.user.has_perm(PREPARE):
+        return redirect("brief:approvals")
     return render(request, "advisor/home.html", {"assessments": assessments_for(request.user)})
 
 

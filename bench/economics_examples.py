@@ -5,10 +5,11 @@
     .venv/bin/python bench/economics_examples.py --catalog SERVER_KEY DC_KEY [DC_KEY ...] \
         [--fill rack_fee_cny_per_month=5000] [--set pue=1.3] [--preferential]   # figures from the loaded catalog
 
-Prints, for each site: cost per mode over three years, per year and per run; the
-break-even training hours per year of buying against renting and against cloud; the
-payback period; the Guiyang–Shanghai difference split into tariff, PUE and fees; and how
-the answer moves with the hours per year. The source article's claim (M3: owning in
+Prints, for each site: each mode's cost lines (unit price × quantity = amount) over three
+years at the article's 2,000 training hours a year, cash out, resale and net, per run; the
+break-even training hours per year and the payback month of buying against renting; the
+Guiyang–Shanghai difference split into tariff, PUE and fees; and how the answer moves with
+the hours per year. The source article's claim (M3: owning in
 Guiyang pays back in 2.5–3 years above ~2000 h/year) is checked, not assumed.
 
 Every figure below is an example with its source; none is a quote.
@@ -47,6 +48,7 @@ from advisor.domain.economics.inputs import (  # noqa: E402
     BASIS_EXAMPLE,
     BASIS_MARKET,
     BASIS_OFFICIAL,
+    USAGE_PROGRAMME,
 )
 
 # One DGX H100-class server: 10.2 kW maximum, 8 U (NVIDIA DGX H100 User Guide); idle 30 %
@@ -132,6 +134,10 @@ SITE_PROVENANCE = {
 }
 
 
+# The source article's usage (M3): about 2,000 training hours a year, over three years.
+ARTICLE_HOURS = D(2000)
+
+
 def example_inputs(site: Site) -> EconomicsInputs:
     return EconomicsInputs(
         load=LOAD,
@@ -189,15 +195,35 @@ def parse_pairs(pairs: list[str] | None) -> dict:
 
 
 def hours_text(value) -> str:
-    return "never" if value is None else f"{value:,.0f} h/year"
+    return "never, up to 8,760 h/year" if value is None else f"from {value:,.0f} h/year"
 
 
-def from_hours_text(value) -> str:
-    return "at no hours" if value is None else f"from {value:,.0f} h/year"
+def month_text(value) -> str:
+    return "not within the horizon" if value is None else f"month {value} ({value / 12:.1f} years)"
 
 
-def months_text(value) -> str:
-    return "never" if value is None else f"{value:,.1f} months ({value / 12:.1f} years)"
+def programme(inputs: EconomicsInputs, hours: D) -> EconomicsInputs:
+    """The same servers trained ``hours`` a year over the horizon (the article's framing)."""
+    assumptions = replace(
+        inputs.assumptions, usage=USAGE_PROGRAMME, training_hours_per_year=hours, runs_per_year=None
+    )
+    return replace(inputs, assumptions=assumptions)
+
+
+def print_lines(cost) -> None:
+    for line in cost.lines:
+        print(
+            f"     {line.item:<16} {format_cny(line.unit_price_cny, 2):>16} × "
+            f"{line.quantity:>10} {line.unit:<12} = {format_cny(line.amount_cny, 2):>16}"
+        )
+    print(f"     {'cash out':<16} {'':>45} = {format_cny(cost.cash_out_cny, 2):>16}")
+    if cost.resale:
+        r = cost.resale
+        print(
+            f"     {'resale':<16} {format_cny(r.unit_price_cny, 2):>16} × "
+            f"{r.quantity:>10} {r.unit:<12} = {format_cny(r.amount_cny, 2):>16}"
+        )
+        print(f"     {'net of resale':<16} {'':>45} = {format_cny(cost.net_of_resale_cny, 2):>16}")
 
 
 def print_result(inputs: EconomicsInputs) -> None:
@@ -207,46 +233,33 @@ def print_result(inputs: EconomicsInputs) -> None:
         f"\n== {inputs.site.name}: {a.training_hours_per_year} training h/year, "
         f"{a.horizon_years} years, {result.racks} rack(s)"
     )
-    print(f"   {'mode':<6} {'upfront':>14} {'per year':>14} {'per run':>12} {'horizon net':>14}")
     for mode in MODES:
-        if mode not in result.costs:
+        cost = result.costs.get(mode)
+        if cost is None:
             continue
-        s = result.summary_cny(mode)
-        per_run = "-" if s["per_run"] is None else format_cny(s["per_run"])
+        print(f"   {mode}: {cost.runs:.0f} runs, {format_cny(cost.per_run_cny)} a run")
+        print_lines(cost)
+    print(f"   cheapest (net of resale): {result.cheapest_mode}")
+    if result.payback is not None:
         print(
-            f"   {mode:<6} {format_cny(s['upfront']):>14} {format_cny(s['per_year']):>14} "
-            f"{per_run:>12} {format_cny(s['horizon_total']):>14}"
+            f"   buy vs rent (cash out): break-even "
+            f"{hours_text(result.payback.break_even_hours_per_year)}, "
+            f"payback {month_text(result.payback.month)}"
         )
-    buy = result.costs.get(BUY)
-    if buy:
-        parts = ", ".join(f"{k} {format_cny(v)}" for k, v in buy.running_cny_per_year.items())
-        print(f"   buy running per year: {parts}; residual {format_cny(buy.residual_value_cny)}")
-    print(f"   cheapest: {result.cheapest_mode}")
-    for other in (RENT, CLOUD):
-        if other in result.break_even:
-            print(
-                f"   buy vs {other:<5}: break-even {hours_text(result.break_even[other].hours_per_year)}, "
-                f"payback {months_text(result.payback[other].months)}; "
-                f"{a.horizon_years}-year payback {from_hours_text(result.payback_in_horizon_from_hours[other])}"
-            )
 
 
 def print_hours_table(options: list[EconomicsInputs], hours: list[D]) -> None:
-    print("\n== How the answer moves with training hours per year (3-year net cost)")
-    header = f"   {'h/year':>7} " + " ".join(
-        f"{o.site.name[:14] + ' ' + m:>24}" for o in options for m in (BUY,)
-    )
+    print("\n== How the answer moves with training hours per year (net of resale, horizon)")
+    header = f"   {'h/year':>7} " + " ".join(f"{o.site.name[:14] + ' buy':>24}" for o in options)
     print(header + f" {'rent':>14} {'cloud':>14}")
     for h in hours:
-        row = [
-            evaluate(replace(o, assumptions=replace(o.assumptions, training_hours_per_year=h)))
-            for o in options
-        ]
+        row = [evaluate(programme(o, h)) for o in options]
         cells = " ".join(
-            f"{format_cny(r.costs[BUY].horizon_total_cny):>24}" for r in row if BUY in r.costs
+            f"{format_cny(r.costs[BUY].net_of_resale_cny):>24}" for r in row if BUY in r.costs
         )
-        rent = format_cny(row[0].costs[RENT].horizon_total_cny) if RENT in row[0].costs else "-"
-        cloud = format_cny(row[0].costs[CLOUD].horizon_total_cny) if CLOUD in row[0].costs else "-"
+        first = row[0].costs
+        rent = format_cny(first[RENT].net_of_resale_cny) if RENT in first else "-"
+        cloud = format_cny(first[CLOUD].net_of_resale_cny) if CLOUD in first else "-"
         print(f"   {h:>7,.0f} {cells} {rent:>14} {cloud:>14}")
 
 
@@ -288,6 +301,7 @@ def main() -> int:
         )
     else:
         options = [example_inputs(GUIYANG), example_inputs(SHANGHAI)]
+    options = [programme(o, ARTICLE_HOURS) for o in options]
     print("Figures: examples and market reports, not quotes (see the assumptions below).")
     for inputs in options:
         print_result(inputs)

@@ -197,10 +197,30 @@ def procurement_section(procurement: dict | None, training: dict | None = None) 
         "preferred_accelerators": _accelerators(procurement.get("preferred_families")),
         "excluded_accelerators": _accelerators(procurement.get("excluded_families")),
         "domestic_only": bool(procurement.get("domestic_only")),
-        "years": procurement.get("years"),
-        "hours_per_year": procurement.get("hours_per_year"),
+        **usage_answers(procurement),
+        "rent_min_months": procurement.get("rent_min_months"),
+        "resale_pct": procurement.get("resale_pct"),
         "deadline": (training or {}).get("deadline"),
     }
+
+
+def usage_answers(procurement: dict) -> dict:
+    """One job, or a programme of runs a year over years. Answers saved before the question
+    (hours a year and years, always) read as the programme they described."""
+    usage = procurement.get("usage")
+    if usage is None and procurement.get("hours_per_year"):
+        return {
+            "usage": "programme",
+            "years": procurement.get("years"),
+            "hours_per_year": procurement.get("hours_per_year"),
+        }
+    if usage == "programme":
+        return {
+            "usage": "programme",
+            "years": procurement.get("years"),
+            "runs_per_year": procurement.get("runs_per_year"),
+        }
+    return {"usage": "once"}
 
 
 def scenario_problem(answers: dict) -> ScenarioError | None:
@@ -215,13 +235,32 @@ def scenario_problem(answers: dict) -> ScenarioError | None:
     return None
 
 
+# Own figures saved before the cost lines (decision 0007): the salvage share is the resale
+# share; straight-line depreciation no longer enters a cost (the resale line replaces it).
+RENAMED_FIGURES = {"salvage_pct": "resale_pct"}
+RETIRED_FIGURES = ("depreciation_years",)
+
+
+def current_figures(figures: dict) -> dict:
+    """The buyer's own figures with keys saved by earlier versions renamed or dropped."""
+    overrides = figures.get("overrides")
+    if not isinstance(overrides, dict):
+        return figures
+    current = {}
+    for key, value in overrides.items():
+        if key in RETIRED_FIGURES:
+            continue
+        current.setdefault(RENAMED_FIGURES.get(key, key), value)
+    return {**figures, "overrides": current}
+
+
 def assessment_document(assessment) -> dict:
     """The wizard's document plus the buyer's own figures (in ``procurement``) and the vendor's
     applied answers (``declared``); raises :class:`Incomplete` while the steps are unanswered."""
     document = scenario_document(assessment.answers)
     if document is None:
         raise Incomplete(assessment.pk)
-    figures = assessment.answers.get(FIGURES_KEY) or {}
+    figures = current_figures(assessment.answers.get(FIGURES_KEY) or {})
     if figures:
         document["procurement"] = {**(document.get("procurement") or {}), **figures}
     declared = assessment.answers.get(DECLARED_KEY)

@@ -68,11 +68,33 @@ class ReviewForm(forms.Form):
         required=False,
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=_("Required when sending back: say what needs to change."),
+        help_text=_(
+            "Required when sending back: say what needs to change. When approving, it is "
+            "printed in the approved PDF's sign-off table."
+        ),
     )
+    acknowledge_vetoes = forms.BooleanField(
+        label=_(
+            "I have read the veto checks that await the vendor and approve knowing they are "
+            "not settled"
+        ),
+        required=False,
+    )
+
+    def __init__(self, *args, open_vetoes: int = 0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.open_vetoes = open_vetoes
+        if not open_vetoes:
+            del self.fields["acknowledge_vetoes"]
 
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("decision") == self.SEND_BACK and not cleaned.get("comment", "").strip():
             self.add_error("comment", _("Say what needs to change before sending the brief back."))
+        approving = cleaned.get("decision") == self.APPROVE
+        if approving and self.open_vetoes and not cleaned.get("acknowledge_vetoes"):
+            self.add_error(
+                "acknowledge_vetoes",
+                _("Acknowledge the open veto checks to approve, or send the brief back."),
+            )
         return cleaned

@@ -62,6 +62,8 @@ def meta(brief: Brief, *, approved: bool) -> BriefMeta:
         approved_at=timezone.localtime(brief.approved_at) if brief.approved_at else None,
         verify_url=verify_url(),
         organisation=settings.BRIEF_SIGNING["ORGANISATION"],
+        approval_comment=brief.review_comment if approved else "",
+        vetoes_acknowledged=brief.vetoes_acknowledged and approved,
     )
 
 

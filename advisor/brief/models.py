@@ -92,6 +92,11 @@ class Brief(models.Model):
     )
     approved_at = models.DateTimeField(verbose_name=_("approved at"), null=True, blank=True)
     review_comment = models.TextField(verbose_name=_("review comment"), blank=True)
+    # The approver's confirmation that they read the open veto checks listed in the brief
+    # (approving with any open needs it; it is printed in the approved PDF).
+    vetoes_acknowledged = models.BooleanField(
+        verbose_name=_("open veto checks acknowledged"), default=False
+    )
     # The frozen content: everything the PDF shows, so it reads the same after catalog edits.
     snapshot = models.JSONField(verbose_name=_("snapshot"), default=dict)
     ruleset_version = models.CharField(verbose_name=_("compliance rule-set version"), max_length=40)
@@ -224,3 +229,8 @@ class AuditEvent(models.Model):
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.actor_username or '-'} {self.action}"
+
+
+def open_vetoes(snapshot: dict) -> list[dict]:
+    """The chosen option's veto checks that await the vendor, as frozen in the brief."""
+    return list(((snapshot or {}).get("memo") or {}).get("unknown_vetoes") or [])

@@ -12,9 +12,11 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from datetime import datetime
+from decimal import Decimal
 
 import qrcode
 import qrcode.image.svg
+from django.core.exceptions import FieldDoesNotExist
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
@@ -34,11 +36,24 @@ from advisor.presentation.labels import (
     MEMORY_COMPONENT_LABELS,
     MODE_LABELS,
     PACKING_LABELS,
+    USAGE_LABELS,
     label,
 )
+from advisor.presentation.labels import requirement as rule_words
 from advisor.presentation.pdf import no_fetching, write_pdf_checked
 from advisor.presentation.text import local_name
 from advisor.text import isolate
+from vendors import models as catalog_models
+
+# The catalog models behind Appendix B's records, by the kind their frozen record names.
+CATALOG_MODELS = {
+    "accelerator": catalog_models.Accelerator,
+    "server": catalog_models.ServerModel,
+    "data-center": catalog_models.DataCenter,
+    "hosting-vendor": catalog_models.HostingVendor,
+    "policy-zone": catalog_models.PolicyZone,
+    "offer": catalog_models.Offer,
+}
 
 
 @dataclass(frozen=True)
@@ -54,6 +69,8 @@ class BriefMeta:
     approved_at: datetime | None
     verify_url: str
     organisation: str
+    approval_comment: str = ""
+    vetoes_acknowledged: bool = False
 
 
 def snapshot_fingerprint(snapshot: dict) -> str:
@@ -81,13 +98,8 @@ def _memory_chart(option: dict) -> str:
 
 
 def _option_label(option: dict) -> str:
-    if option.get("cloud"):
-        place = option.get("place") or ""
-    elif option.get("data_center"):
-        place = local_name(option["data_center"])
-    else:
-        place = option.get("place") or ""
-    return f"{local_name(option['server'])} · {place}"
+    place = option.get("place") or option.get("data_center")
+    return f"{local_name(option['server'])} · {local_name(place)}"
 
 
 def _time_chart(options: list[dict]) -> str | None:
@@ -113,18 +125,19 @@ def _power_chart(options: list[dict]) -> str | None:
 
 
 def _cost_chart(option: dict) -> str | None:
+    """Cash paid by month in the option's mode (and renting the same servers, for a purchase)."""
     economics = option.get("economics")
-    if not economics:
+    if not economics or not economics.get("cost"):
         return None
-    series = [
-        Series(label(MODE_LABELS, mode), tuple(float(v) for v in values))
-        for mode, values in economics["monthly"]["cumulative_cny"].items()
-    ]
+    cumulative = economics["monthly"]["cumulative_cny"]
+    mode = "buy" if option.get("mode") == "own" else option.get("mode")
+    shown = [m for m in (mode, "rent" if mode == "buy" else None) if m in cumulative]
+    series = [Series(label(MODE_LABELS, m), tuple(float(v) for v in cumulative[m])) for m in shown]
     return line_chart(
         series,
-        title=gettext("Cumulative cost by month"),
+        title=gettext("Cash paid by month"),
         x_label=gettext("month"),
-        y_label="CNY",
+        y_label=gettext("CNY"),
     )
 
 
@@ -185,6 +198,98 @@ def decision(snapshot: dict) -> dict:
         "years": years,
         "blocking": blocking_findings(chosen),
     }
+
+
+def budget_check(snapshot: dict) -> dict | None:
+    """The chosen option's cash out against the buyer's budget: within it (and what is left)
+    or over it (and by how much); None without a budget or a price."""
+    memo = snapshot.get("memo") or {}
+    cost, budget = memo.get("cost"), memo.get("budget_cny")
+    if not cost or budget in (None, ""):
+        return None
+    cash, limit = Decimal(str(cost["cash_out_cny"])), Decimal(str(budget))
+    return {"within": cash <= limit, "margin": abs(limit - cash)}
+
+
+def procurement_rows(snapshot: dict) -> list[tuple[str, str]]:
+    """What the buyer asked of the procurement, as labelled rows (Appendix A)."""
+    section = snapshot.get("procurement") or {}
+    assumptions = section.get("assumptions") or {}
+    modes = ", ".join(label(MODE_LABELS, m) for m in section.get("modes") or ())
+    rows = [
+        (gettext("Procurement modes considered"), modes),
+        (gettext("Use"), label(USAGE_LABELS, assumptions.get("usage"))),
+    ]
+    if assumptions.get("runs_per_year"):
+        rows.append((gettext("Training runs a year"), str(assumptions["runs_per_year"])))
+    if assumptions.get("training_hours_per_year"):
+        rows.append((gettext("Training hours a year"), str(assumptions["training_hours_per_year"])))
+    if assumptions.get("usage") == "programme":
+        rows.append((gettext("Horizon (years)"), str(assumptions.get("horizon_years"))))
+    rows.append((gettext("Shortest rental term (months)"), str(assumptions.get("rent_min_months"))))
+    budget = section.get("budget_cny")
+    rows.append((gettext("Budget (CNY)"), str(budget) if budget else gettext("none stated")))
+    deadline = section.get("deadline_hours")
+    rows.append(
+        (
+            gettext("Deadline (hours from the assessment date)"),
+            str(round(float(deadline))) if deadline else gettext("none stated"),
+        )
+    )
+    rows.append(
+        (
+            gettext("Domestic accelerators only"),
+            gettext("yes") if section.get("domestic_only") else gettext("no"),
+        )
+    )
+    required = section.get("required_rules") or []
+    rows.append(
+        (
+            gettext("Qualifications required"),
+            ", ".join(rule_words(f"required:{r}") for r in required) or gettext("none"),
+        )
+    )
+    return rows
+
+
+def catalog_rows(snapshot: dict) -> list[dict]:
+    """The catalog records behind the options (Appendix B): figures under their field names in
+    the reader's language, one source per line."""
+    rows = []
+    for record in snapshot.get("catalog") or []:
+        model = CATALOG_MODELS.get(record.get("kind"))
+        figures = []
+        for name, value in (record.get("fields") or {}).items():
+            figures.append((field_name(model, name), plain_value(value)))
+        sources = [line for line in (record.get("source") or "").splitlines() if line.strip()]
+        rows.append(
+            {
+                "label": record.get("label") or record.get("key"),
+                "figures": figures,
+                "sources": sources,
+                "as_of": record.get("as_of"),
+            }
+        )
+    return rows
+
+
+def field_name(model, name: str) -> str:
+    if model is None:
+        return name
+    try:
+        return str(model._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:
+        return name
+
+
+def plain_value(value) -> str:
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    if isinstance(value, list):
+        return ", ".join(plain_value(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {plain_value(v)}" for k, v in value.items())
+    return "" if value is None else str(value)
 
 
 def page_label_css(label: str) -> str:
@@ -269,9 +374,9 @@ def render_html(snapshot: dict, meta: BriefMeta) -> str:
             "charts": charts(snapshot),
             "qr": mark_safe(qr_svg(meta.verify_url)),  # noqa: S308 - generated by qrcode
             "fingerprint": fingerprint,
-            "inputs": [
-                (key, input_json(value)) for key, value in snapshot.get("inputs", {}).items()
-            ],
+            "procurement_rows": procurement_rows(snapshot),
+            "catalog_rows": catalog_rows(snapshot),
+            "budget": budget_check(snapshot),
             "memory_rows": [
                 (key, label(MEMORY_COMPONENT_LABELS, key))
                 for key in snapshot["options"][0]["sizing"]["memory_per_gpu_gib"]

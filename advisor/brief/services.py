@@ -22,6 +22,7 @@ from advisor.brief.models import (
     BriefStatus,
     new_failure_reference,
     next_brief_number,
+    open_vetoes,
 )
 from advisor.brief.snapshot import brief_snapshot, choose
 from advisor.brief.tasks import generate_brief
@@ -155,7 +156,7 @@ def _claim(brief: Brief, **fields) -> None:
         raise _already_decided(brief)
 
 
-def approve(brief: Brief, approver) -> Brief:
+def approve(brief: Brief, approver, *, comment: str = "", acknowledged: bool = False) -> Brief:
     """Approve and re-sign; exactly one decision per brief, even when two approvers race.
 
     The row is locked (``select_for_update``: a second decision waits, then finds the brief
@@ -166,12 +167,21 @@ def approve(brief: Brief, approver) -> Brief:
     _check_decidable(brief, approving=True)
     if brief.prepared_by_id == approver.pk:
         raise BriefError(gettext("You cannot approve a brief you prepared yourself."))
+    if open_vetoes(brief.snapshot) and not acknowledged:
+        raise BriefError(
+            gettext(
+                "This brief has veto checks that await the vendor: acknowledge them to approve, "
+                "or send the brief back."
+            )
+        )
     with transaction.atomic():
         current = Brief.objects.select_for_update().select_related("prepared_by").get(pk=brief.pk)
         _check_decidable(current, approving=True)
         current.approved_by = approver
         current.approved_at = timezone.now()
         current.status = BriefStatus.APPROVED
+        current.review_comment = comment.strip()
+        current.vetoes_acknowledged = bool(acknowledged and open_vetoes(current.snapshot))
         try:
             unsigned, signed = generation.signed_pdf(current, approved=True)
         except Exception:
@@ -192,6 +202,8 @@ def approve(brief: Brief, approver) -> Brief:
             status=BriefStatus.APPROVED,
             approved_by=approver,
             approved_at=current.approved_at,
+            review_comment=current.review_comment,
+            vetoes_acknowledged=current.vetoes_acknowledged,
         )
         generation.store(current, unsigned, signed)
         current.save(update_fields=["pdf", "sha256", "unsigned_sha256", "updated_at"])

@@ -22,6 +22,7 @@ from advisor.domain.delivery.checklist import (
 from advisor.domain.plain import jsonable, message
 from advisor.domain.recommend import Option, Procurement, Recommendation
 from advisor.domain.recommend.options import cost_figures
+from advisor.domain.recommend.records import capacity_record, plain_cost
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.domain.scenario import Scenario, dump_scenario
 
@@ -38,6 +39,7 @@ def _items(items: list[ChecklistItem]) -> list[dict]:
 def delivery_snapshot(option: Option) -> dict:
     sizing = option.sizing
     inputs = DeliveryInputs(
+        mode=option.mode or "buy",
         accelerator=sizing.accelerator,
         server=sizing.server,
         gpus_per_server=min(sizing.layout.gpus, sizing.gpus_per_server),
@@ -51,28 +53,22 @@ def delivery_snapshot(option: Option) -> dict:
         "expected_bus_bandwidth_gbs": expected_bus_bandwidth_gbs(inputs),
         "acceptance": _items(acceptance_checklist(inputs)),
         "risks": _items(operating_risks(inputs)),
-        "contract_terms": _items(contract_terms()),
+        "contract_terms": _items(contract_terms(option.mode or "buy")),
     }
 
 
 def _economics(option: Option) -> dict | None:
     result = option.economics
-    if result is None:
+    if result is None or option.cost is None:
         return None
+    months = list(result.monthly.months)
     return {
-        "cheapest_mode": result.cheapest_mode,
+        "cost": plain_cost(option),
         "racks": result.racks,
-        "summary_cny": {mode: jsonable(result.summary_cny(mode)) for mode in result.costs},
-        "running_cny_per_year": {
-            mode: jsonable(cost.running_cny_per_year) for mode, cost in result.costs.items()
-        },
-        "break_even_hours_per_year": {
-            mode: jsonable(b.hours_per_year) for mode, b in result.break_even.items()
-        },
-        "payback_months": {mode: jsonable(p.months) for mode, p in result.payback.items()},
         "monthly": {
-            "months": list(result.monthly.months),
+            "months": months,
             "cumulative_cny": jsonable(result.monthly.cumulative_cny),
+            "net_of_resale_cny": jsonable(result.monthly.net_of_resale_cny),
         },
         "assumptions": [
             {
@@ -102,18 +98,8 @@ def _sizing(option: Option) -> dict:
 
 
 def capacity_snapshot(option: Option) -> dict:
-    """How the option obtains its GPUs: buy / rent whole servers, or cloud instances."""
-    capacity = option.obtained
-    return {
-        "how": "cloud" if option.is_cloud else (option.mode or ""),
-        "instances": capacity.instances,
-        "gpus_per_instance": capacity.gpus_per_instance,
-        "gpus": capacity.gpus,
-        "gpus_used": capacity.gpus_used,
-        "idle_gpus": capacity.idle_gpus,
-        "provider": capacity.provider,
-        "region": capacity.region,
-    }
+    """How the option obtains its GPUs: buy / rent whole servers, or one cloud instance."""
+    return jsonable(capacity_record(option))
 
 
 def option_snapshot(option: Option) -> dict:
@@ -123,6 +109,7 @@ def option_snapshot(option: Option) -> dict:
         "reasons": [message(m) for m in option.reasons],
         "mode": option.mode,
         "cost_cny": jsonable(option.cost_cny),
+        "cash_out_cny": jsonable(option.cash_out_cny),
         "accelerator": jsonable(option.hardware.accelerator),
         "server": jsonable(option.hardware.server),
         "family": option.hardware.family,
@@ -136,7 +123,7 @@ def option_snapshot(option: Option) -> dict:
         "site_costs": jsonable(option.site.costs),
         "sizing": _sizing(option),
         "capacity": capacity_snapshot(option),
-        "place": option.place_name,
+        "place": jsonable(option.place),
         "cloud": jsonable(option.cloud) if option.cloud is not None else None,
         "compliance": option.compliance.as_dict(),
         "economics": _economics(option),
@@ -184,6 +171,55 @@ def vendor_comparison_snapshot(options: list[Option], today: date) -> dict:
     }
 
 
+def summary(option: Option) -> dict:
+    """An option in one line: what, where, how, what it costs, and why it does not qualify."""
+    cost = option.cost
+    return {
+        "key": option.key,
+        "server": jsonable(option.hardware.server),
+        "accelerator": jsonable(option.hardware.accelerator),
+        "gpus": option.obtained.gpus,
+        "mode": option.mode,
+        "place": jsonable(option.place),
+        "data_center": jsonable(option.site.data_center) if not option.is_cloud else None,
+        "cash_out_cny": jsonable(cost.cash_out_cny) if cost else None,
+        "net_of_resale_cny": jsonable(cost.net_of_resale_cny) if cost else None,
+        "verdict": str(option.compliance.verdict),
+        "reasons": [message(m) for m in option.reasons],
+    }
+
+
+def memo(recommendation: Recommendation, procurement: Procurement, chosen: Option) -> dict:
+    """What pages 1-2 of the brief need beyond the chosen option: its rank, rank 1 when it is
+    not, the cheaper options and why they were not chosen, the open veto checks, the budget."""
+    qualifying = list(recommendation.rankings["recommended"])
+    rank = next((i for i, o in enumerate(qualifying, start=1) if o.key == chosen.key), None)
+    cheaper = []
+    if chosen.cost_cny is not None:
+        cheaper = [
+            summary(o)
+            for o in recommendation.options
+            if o.cost_cny is not None and o.cost_cny < chosen.cost_cny and o.key != chosen.key
+        ][:3]
+    report = chosen.compliance
+    return {
+        "rank": rank,
+        "rank_one": summary(qualifying[0]) if qualifying and rank != 1 else None,
+        "cheaper": cheaper,
+        "unknown_vetoes": [
+            {"rule_id": f.rule_id, "title": f.title, "message": message(f.message)}
+            for f in report.unknown_blockers
+        ],
+        "warnings": [
+            {"rule_id": f.rule_id, "title": f.title, "message": message(f.message)}
+            for f in report.findings
+            if str(f.status) in ("warn", "fail") and str(f.severity) != "advice"
+        ][:3],
+        "budget_cny": jsonable(procurement.budget_cny),
+        "cost": plain_cost(chosen),
+    }
+
+
 def choose(recommendation: Recommendation, chosen_key: str | None = None) -> list[Option]:
     """The chosen option (default: the top recommendation) and up to two alternatives."""
     pool = list(recommendation.rankings["recommended"]) or list(recommendation.options)
@@ -226,4 +262,5 @@ def brief_snapshot(
         "catalog": jsonable(catalog or []),
         "considered": len(recommendation.options),
         "qualifying": len(recommendation.rankings["recommended"]),
+        "memo": memo(recommendation, procurement, chosen[0]),
     }

@@ -16,7 +16,8 @@ from advisor.assessments.selectors import assessment_for
 from advisor.brief import services
 from advisor.brief.audit import record
 from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUploadForm
-from advisor.brief.models import AuditAction, Brief, BriefStatus
+from advisor.brief.lifecycle import glance
+from advisor.brief.models import AuditAction, Brief, BriefStatus, open_vetoes
 from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
 from advisor.recommendation.services import shown_results, stored_records
@@ -89,15 +90,17 @@ def issue(request):
 def detail(request, pk):
     brief = brief_for(request.user, pk)
     template = "brief/detail.html#status" if request.htmx else "brief/detail.html"
+    vetoes = open_vetoes(brief.snapshot)
     return render(
         request,
         template,
         {
             "brief": brief,
+            "glance": glance(brief),
             "can_review": is_approver(request.user)
             and brief.status == BriefStatus.AWAITING_APPROVAL
             and brief.prepared_by_id != request.user.pk,
-            "review_form": ReviewForm(),
+            "review_form": ReviewForm(open_vetoes=len(vetoes)),
         },
     )
 
@@ -135,24 +138,29 @@ def approvals(request):
         .exclude(prepared_by=request.user)
         .select_related("prepared_by")
     )
-    return render(request, "brief/approvals.html", {"briefs": waiting})
+    return render(request, "brief/approvals.html", {"glances": [glance(b) for b in waiting]})
 
 
 @approver_required
 @require_POST
 def review(request, pk):
     brief = brief_for(request.user, pk)
-    form = ReviewForm(request.POST)
+    form = ReviewForm(request.POST, open_vetoes=len(open_vetoes(brief.snapshot)))
     if not form.is_valid():
         return render(
             request,
             "brief/detail.html",
-            {"brief": brief, "can_review": True, "review_form": form},
+            {"brief": brief, "glance": glance(brief), "can_review": True, "review_form": form},
             status=400,
         )
     try:
         if form.cleaned_data["decision"] == ReviewForm.APPROVE:
-            services.approve(brief, request.user)
+            services.approve(
+                brief,
+                request.user,
+                comment=form.cleaned_data["comment"],
+                acknowledged=form.cleaned_data.get("acknowledge_vetoes", False),
+            )
             messages.success(request, _("Brief %(number)s approved.") % {"number": brief.number})
         else:
             services.send_back(brief, request.user, form.cleaned_data["comment"])

@@ -113,6 +113,8 @@ def cloud_candidates(model: ServerModel, overrides: dict | None = None) -> tuple
                 else economics_selectors.offer_provenance(offer),
                 region=offer.region or None,
                 mainland_china=offer.region_in_mainland_china,
+                provider_zh=offer.provider_zh or None,
+                region_zh=offer.region_zh or None,
                 vendor=compliance_selectors.vendor_facts(vendor) if vendor else VendorFacts(),
                 instance_gpus=_instance_sizes(offer),
             )

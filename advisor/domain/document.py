@@ -58,7 +58,11 @@ LIMITS: dict[str, tuple[float, float]] = {
     "procurement.budget_cny": (0, 10**11),
     "procurement.years": (1, 15),
     "procurement.hours_per_year": (1, 8760),
+    "procurement.runs_per_year": (1, 8760),
+    "procurement.rent_min_months": (1, 120),
+    "procurement.resale_pct": (0, 100),
 }
+USAGES = ("once", "programme")
 # The buyer's own figures (results page "Your own figures"): per data center, per server model,
 # and general assumptions. Keys are the economics ``Overrides`` field names.
 SITE_FIGURE_LIMITS = {
@@ -74,14 +78,14 @@ PRICE_FIGURE_LIMITS = {
 }
 GENERAL_FIGURE_LIMITS = {
     "maintenance_pct_per_year": (0, 100),
-    "depreciation_years": (1, 15),
-    "salvage_pct": (0, 100),
+    "resale_pct": (0, 100),
     "training_power_pct": (0, 100),
     "transfer_gb_per_run": (0, 1_000_000_000),
     "transfer_cny_per_gb": (0, 100),
+    "runs_per_year": (1, 8760),
     "training_hours_per_year": (1, 8760),
     "horizon_years": (1, 15),
-    "rent_min_months": (0, 120),
+    "rent_min_months": (1, 120),
     "rack_units_per_rack": (1, 100),
     "demand_charge_cny_per_kw_month": (0, 10_000),
     "power_full_kw": (0, 1000),
@@ -89,7 +93,7 @@ GENERAL_FIGURE_LIMITS = {
     **SITE_FIGURE_LIMITS,
     **PRICE_FIGURE_LIMITS,
 }
-WHOLE_FIGURES = frozenset({"depreciation_years", "horizon_years", "rack_units_per_rack"})
+WHOLE_FIGURES = frozenset({"horizon_years", "rack_units_per_rack", "rent_min_months"})
 
 DEADLINE_MAX_YEARS = 10
 # The validator's words for numbers; the wizard's number fields say the same after their label.
@@ -380,8 +384,12 @@ PROCUREMENT_KEYS = (
     "preferred_accelerators",
     "excluded_accelerators",
     "domestic_only",
+    "usage",
     "years",
+    "runs_per_year",
     "hours_per_year",
+    "rent_min_months",
+    "resale_pct",
     "site_overrides",
     "price_overrides",
     "overrides",
@@ -411,13 +419,33 @@ def validate_procurement(value, path: str = "procurement") -> None:
     _flag(section, "domestic_only", f"{path}.domestic_only")
     _flag(section, "preferential_tariff", f"{path}.preferential_tariff")
     _optional_number(section, "years", f"{path}.years", whole=True)
-    _optional_number(section, "hours_per_year", f"{path}.hours_per_year")
+    _validate_usage(section, path)
+    _optional_number(section, "rent_min_months", f"{path}.rent_min_months", whole=True)
+    _optional_number(section, "resale_pct", f"{path}.resale_pct")
     if section.get("site_overrides") is not None:
         _figure_map(section["site_overrides"], f"{path}.site_overrides", SITE_FIGURE_LIMITS)
     if section.get("price_overrides") is not None:
         _figure_map(section["price_overrides"], f"{path}.price_overrides", PRICE_FIGURE_LIMITS)
     if section.get("overrides") is not None:
         _figures(section["overrides"], f"{path}.overrides", GENERAL_FIGURE_LIMITS)
+
+
+def _validate_usage(section: dict, path: str) -> None:
+    """One job, or a programme stated in runs a year (or, as older documents do, hours a year
+    on each option's capacity): never both, and never for one job."""
+    usage = section.get("usage")
+    if usage is not None and usage not in USAGES:
+        raise _error(f"{path}.usage", N_("must be one of: {allowed}"), allowed=", ".join(USAGES))
+    runs = _optional_number(section, "runs_per_year", f"{path}.runs_per_year")
+    hours = _optional_number(section, "hours_per_year", f"{path}.hours_per_year")
+    if runs is not None and hours is not None:
+        raise _error(f"{path}.hours_per_year", N_("give runs_per_year or hours_per_year, not both"))
+    if usage == "once":
+        for key, value in (("runs_per_year", runs), ("hours_per_year", hours)):
+            if value is not None:
+                raise _error(f"{path}.{key}", N_("is for a programme; one job runs once"))
+    if usage == "programme" and runs is None and hours is None:
+        raise _error(f"{path}.runs_per_year", N_("is required for a programme"))
 
 
 def check_procurement_entry(section: dict, path: str, context: EntryContext) -> None:

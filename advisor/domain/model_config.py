@@ -156,10 +156,16 @@ def _whole(key: str, value, limits: tuple[float, float]) -> int:
         raise ConfigProblem(
             Message(
                 N_("“{key}” is {value}; it must be between {low} and {high}."),
-                {"key": key, "value": value, "low": int(low), "high": int(high)},
+                {"key": key, "value": _as_typed(value), "low": int(low), "high": int(high)},
             )
         )
     return value
+
+
+def _as_typed(value: int) -> str:
+    """The number as the file gives it (no grouping); a very long one cut, never mid-sentence."""
+    text = str(value)
+    return text if len(text) <= 24 else text[:20] + "…"
 
 
 def _limits(name: str) -> tuple[float, float]:

@@ -7,6 +7,7 @@ is escaped. Colours come from a fixed palette that stays distinguishable in grey
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from html import escape
 
@@ -110,6 +111,25 @@ def _legend(segments: list[Segment], unit: str, left: float, top: float, width: 
     return items
 
 
+def nice_step(span: float, ticks: int = 4) -> float:
+    """A round tick step (1, 2, 2.5 or 5 × a power of ten) that covers ``span`` in about
+    ``ticks`` steps: 1,329,397 → 500,000, so the axis reads 0 / 500,000 / 1,000,000 …"""
+    if span <= 0:
+        return 1.0
+    raw = span / ticks
+    power = 10 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 2.5, 5, 10):
+        if raw <= factor * power:
+            return factor * power
+    return 10 * power
+
+
+def nice_max(value: float, ticks: int = 4) -> tuple[float, float]:
+    """The axis maximum (a multiple of the round step at or above ``value``) and the step."""
+    step = nice_step(value, ticks)
+    return max(step, math.ceil(value / step) * step), step
+
+
 def line_chart(
     series: list[Series],
     *,
@@ -121,11 +141,11 @@ def line_chart(
 ) -> str:
     """Lines over a shared x axis 0..n-1 (e.g. cumulative cost by month per mode)."""
     points = max((len(s.values) for s in series), default=0)
-    y_max = max((max(s.values) for s in series if s.values), default=0.0) or 1.0
+    y_max, y_step = nice_max(max((max(s.values) for s in series if s.values), default=0.0) or 1.0)
     left, right, top, bottom = 70, 20, 46, 60
     plot_w, plot_h = width - left - right, height - top - bottom
     parts = [_text(left, 18, title, size=13, font_weight="bold")]
-    parts.extend(_axes(left, top, plot_w, plot_h, y_max, points, x_label, y_label))
+    parts.extend(_axes(left, top, plot_w, plot_h, y_max, y_step, points, x_label, y_label))
     for index, line in enumerate(series):
         colour = PALETTE[index % len(PALETTE)]
         coords = " ".join(
@@ -144,20 +164,22 @@ def line_chart(
     return _svg(width, height, title, parts)
 
 
-def _axes(left, top, plot_w, plot_h, y_max, points, x_label, y_label) -> list[str]:
+def _axes(left, top, plot_w, plot_h, y_max, y_step, points, x_label, y_label) -> list[str]:
     parts = [
         f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" y2="{top + plot_h}" stroke="#0b0c0c"/>',
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + plot_h}" stroke="#0b0c0c"/>',
     ]
-    for step in range(5):
-        value = y_max * step / 4
-        y = top + plot_h * (1 - step / 4)
+    steps = round(y_max / y_step)
+    for step in range(steps + 1):
+        value = y_step * step
+        y = top + plot_h * (1 - value / y_max)
         parts.append(
             f'<line x1="{left - 4}" y1="{y:.1f}" x2="{left}" y2="{y:.1f}" stroke="#0b0c0c"/>'
         )
         parts.append(_text(left - 6, y + 4, _fmt(value), size=9, anchor="end"))
     last = max(points - 1, 1)
-    for tick in sorted({0, last // 4, last // 2, 3 * last // 4, last}):
+    x_step = max(1, int(nice_step(last, 6)))
+    for tick in range(0, last + 1, x_step):
         x = left + plot_w * tick / last
         parts.append(_text(x, top + plot_h + 14, str(tick), size=9, anchor="middle"))
     parts.append(_text(left + plot_w / 2, top + plot_h + 30, x_label, size=10, anchor="middle"))
@@ -173,23 +195,31 @@ def _svg(width: int, height: float, title: str, parts: list[str]) -> str:
     )
 
 
+MAX_LABEL = 90  # characters of a bar's label (its full text stays in the bar's tooltip)
+
+
+def _short(label: str) -> str:
+    return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…"
+
+
 def bar_chart(bars: list[Segment], *, title: str, unit: str, width: int = 640) -> str:
-    """Horizontal bars, one per option (e.g. time to train, power per rack)."""
-    label_w, right, row_h, top = 220, 80, 24, 28
+    """Horizontal bars, one per option (e.g. time to train, power per rack). Each label sits
+    above its bar, from the left edge, so no label runs off the page."""
+    left, right, row_h, top = 10, 90, 38, 28
     scale_max = max((b.value for b in bars), default=0.0) or 1.0
-    plot_w = width - label_w - right
+    plot_w = width - left - right
     parts = [_text(10, 16, title, size=13, font_weight="bold")]
     for index, bar in enumerate(bars):
         y = top + index * row_h
         w = plot_w * max(bar.value, 0.0) / scale_max
         colour = PALETTE[index % len(PALETTE)]
-        parts.append(_text(label_w - 8, y + 14, bar.label, size=10, anchor="end"))
+        parts.append(_text(left, y + 11, _short(bar.label), size=10))
         parts.append(
-            f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{row_h - 8}" '
+            f'<rect x="{left}" y="{y + 16}" width="{w:.1f}" height="{row_h - 22}" '
             f'fill="{colour}"><title>{escape(bar.label)}</title></rect>'
         )
-        parts.append(_text(label_w + w + 6, y + 14, f"{_fmt(bar.value)} {unit}", size=10))
-    return _svg(width, top + len(bars) * row_h + 8, title, parts)
+        parts.append(_text(left + w + 6, y + 27, f"{_fmt(bar.value)} {unit}", size=10))
+    return _svg(width, top + len(bars) * row_h + 4, title, parts)
 
 
 def memory_segments(components: dict[str, float]) -> list[Segment]:

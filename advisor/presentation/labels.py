@@ -12,7 +12,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
-from advisor.domain.compliance.engine import VERDICT_LABELS
+from advisor.domain.compliance.engine import CLOUD_RULES, RULES, VERDICT_LABELS
 from advisor.domain.economics.confidence import FLAG_LABELS, LEVEL_LABELS
 from advisor.domain.economics.tariff import BAND_LABELS
 from advisor.domain.recommend import RANKING_LABELS
@@ -80,19 +80,53 @@ OFFLOAD_LABELS = {
 # How the capacity is obtained (an option's cheapest mode, and the groups of options).
 MODE_LABELS = {
     "buy": _("Buy and host"),
+    "own": _("Buy for your own room"),
     "rent": _("Rent dedicated servers"),
     "cloud": _("Cloud GPU-hours"),
 }
 
+# How the buyer uses the capacity (procurement ``usage``).
+USAGE_LABELS = {
+    "once": _("One job"),
+    "programme": _("A programme of runs"),
+}
+
 # The parts of an option's cost (economics), as finance reads them.
 COST_COMPONENT_LABELS = {
+    "purchase": _("Purchase"),
     "electricity": _("Electricity"),
     "demand_charge": _("Demand (basic) charge"),
     "colocation": _("Rack fees"),
-    "maintenance": _("Maintenance"),
+    "maintenance": _("Maintenance and support"),
     "data_transfer": _("Data transfer to and from the public cloud"),
     "rent": _("Rent"),
-    "cloud_compute": _("Cloud GPU-hours"),
+    "cloud_compute": _("Cloud card-hours"),
+    "resale": _("Resale at the end"),
+}
+
+# The units of cost lines: what one unit price buys.
+UNIT_LABELS = {
+    "server": _("server"),
+    "kwh": _("kWh"),
+    "kw_month": _("kW·month"),
+    "rack_month": _("rack-month"),
+    "month": _("month"),
+    "server_month": _("server-month"),
+    "card_hour": _("card-hour"),
+    "gb": _("GB"),
+}
+
+# The figures an option's cost rests on, named for a sentence ("… priced from province or
+# national figures: electricity price, PUE").
+FIGURE_NAMES = {
+    "tariff_cny_per_kwh": _("electricity price"),
+    "pue": _("PUE"),
+    "rack_fee_cny_per_month": _("rack fee"),
+    "rack_power_limit_kw": _("power per rack"),
+    "demand_charge_cny_per_kw_month": _("demand charge"),
+    "purchase_cny_per_server": _("purchase price"),
+    "rent_cny_per_server_month": _("monthly rent"),
+    "cloud_cny_per_gpu_hour": _("price per card-hour"),
 }
 
 # The per-GPU memory components of the sizing result (pages, brief, ``size`` command).
@@ -127,6 +161,7 @@ LABELS = {
     "area": AREA_LABELS,
     "band": BAND_LABELS,
     "cost": COST_COMPONENT_LABELS,
+    "figure": FIGURE_NAMES,
     "flag": FLAG_LABELS,
     "framework": FRAMEWORK_LABELS,
     "level": LEVEL_LABELS,
@@ -142,6 +177,8 @@ LABELS = {
     "source_kind": SOURCE_KIND_LABELS,
     "status": STATUS_LABELS,
     "strategy": STRATEGY_LABELS,
+    "unit": UNIT_LABELS,
+    "usage": USAGE_LABELS,
     "verdict": VERDICT_LABELS,
 }
 
@@ -152,6 +189,34 @@ def label(labels: dict, code) -> str:
         return ""
     words = labels.get(code)
     return gettext(str(words)) if words is not None else str(code)
+
+
+ALL_RULES = {rule.id: rule for rule in (*RULES, *CLOUD_RULES)}
+
+# What disqualifies options: the buyer's requirement behind each reason code (decision page).
+REQUIREMENT_LABELS = {
+    "fit": _("The job does not fit in the GPUs' memory"),
+    "instance": _("The instance sizes sold"),
+    "domestic": _("Domestic accelerators only"),
+    "preferred": _("Your preferred accelerators"),
+    "excluded": _("The accelerators you excluded"),
+    "deadline": _("The deadline"),
+    "time": _("A peak figure the catalog lacks"),
+    "usage": _("The runs a year of your programme"),
+    "budget": _("The budget"),
+}
+
+
+def requirement(code: str) -> str:
+    """The words for a reason code: ``required:VENDOR-MLPS3`` → "Required: MLPS level 3 …"."""
+    kind, _sep, rule_id = code.partition(":")
+    rule = ALL_RULES.get(rule_id)
+    if kind in ("required", "veto") and rule is not None:
+        template = (
+            _("Required by you: %(rule)s") if kind == "required" else _("Veto check: %(rule)s")
+        )
+        return str(template) % {"rule": gettext(rule.title)}
+    return label(REQUIREMENT_LABELS, code)
 
 
 def word(kind: str, code, *, missing: str | None = None) -> str:

@@ -149,3 +149,13 @@ def percent(value, places=0):
 
 def round_half_up(number: Decimal, places: int) -> Decimal:
     return number.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def plain_number(value) -> str:
+    """A quantity as it was counted: ``2,859``, ``7.5``, ``21.6`` (grouped, no trailing zeros)."""
+    number = _finite(value)
+    if number is None:
+        return ""
+    number = number.normalize()
+    places = max(0, -number.as_tuple().exponent)
+    return f"{number:,.{places}f}"

@@ -8,6 +8,9 @@ the figures after; :func:`local_name` picks a catalog record's name for the read
 
 from __future__ import annotations
 
+from decimal import Decimal
+from string import Formatter
+
 from django.utils.translation import get_language, gettext
 
 from advisor.domain.compliance.base import evidence_sentence
@@ -27,6 +30,7 @@ def render_text(value) -> str:
     else:
         return gettext(str(value)) if value != "" else ""
     params = {key: _nested(value) for key, value in localised(params, get_language()).items()}
+    params = _numbers_worded(gettext(template_text), params)
     try:
         return gettext(template_text).format(**params)
     except (KeyError, IndexError, ValueError):
@@ -40,6 +44,35 @@ def _nested(value):
     if isinstance(value, Message) or (isinstance(value, dict) and "template" in value):
         return render_text(value)
     return value
+
+
+def _numbers_worded(template_text: str, params: dict) -> dict:
+    """Numbers a template places without a format spec, grouped for the reader: ``12,888``,
+    ``0.6099``, ``1.25`` (Decimals keep their places, floats up to two). A placeholder with a
+    spec (``{hours:,.0f}``) formats its number itself."""
+    bare = set()
+    try:
+        for _, name, spec, _ in Formatter().parse(template_text):
+            if name and not spec:
+                bare.add(name)
+    except ValueError:
+        return params
+    return {k: worded_number(v) if k in bare else v for k, v in params.items()}
+
+
+def worded_number(value):
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return value
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return str(value)
+        value = value.normalize()
+        places = max(0, -value.as_tuple().exponent)
+        return f"{value:,.{places}f}"
+    text = f"{value:,.2f}".rstrip("0").rstrip(".")
+    return text if text not in ("-0", "") else "0"
 
 
 def local_name(record, field: str = "name") -> str:

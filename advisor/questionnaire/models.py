@@ -36,3 +36,34 @@ class AnswerSheet(models.Model):
 
     def __str__(self):
         return f"{self.original_name} ({self.uploaded_at:%Y-%m-%d})"
+
+
+class QuestionnaireRequest(models.Model):
+    """A questionnaire sent to one vendor for one assessment: when it went out (downloaded to
+    send), and when the vendor's answers came back (an answer sheet applied)."""
+
+    assessment = models.ForeignKey(
+        "assessments.Assessment",
+        verbose_name=_("assessment"),
+        on_delete=models.CASCADE,
+        related_name="questionnaire_requests",
+    )
+    vendor_key = models.CharField(verbose_name=_("vendor"), max_length=100)
+    vendor_name = models.CharField(verbose_name=_("vendor name"), max_length=200)
+    option_key = models.CharField(verbose_name=_("option"), max_length=300)
+    questions = models.PositiveIntegerField(verbose_name=_("questions"), default=0)
+    sent_at = models.DateTimeField(verbose_name=_("sent at"))
+    answered_at = models.DateTimeField(verbose_name=_("answered at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("questionnaire sent")
+        verbose_name_plural = _("questionnaires sent")
+        ordering = ["vendor_name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assessment", "vendor_key"], name="questionnaire_request_once_per_vendor"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.vendor_name} ({self.sent_at:%Y-%m-%d})"

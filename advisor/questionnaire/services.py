@@ -7,6 +7,8 @@ Views validate, call one of these, render. The assessment itself is written thro
 from __future__ import annotations
 
 import hashlib
+import io
+import zipfile
 from dataclasses import dataclass
 
 from django.core.files.base import ContentFile
@@ -17,10 +19,11 @@ from advisor.assessments import services as assessment_services
 from advisor.assessments.answers import DECLARED_KEY, assessment_document
 from advisor.domain.questionnaire.declared import merge, validate_declared
 from advisor.domain.recommend import Option, RecommendRun
-from advisor.questionnaire.export import find_option
-from advisor.questionnaire.models import AnswerSheet
+from advisor.questionnaire import xlsx
+from advisor.questionnaire.export import find_option, title
+from advisor.questionnaire.models import AnswerSheet, QuestionnaireRequest
 from advisor.questionnaire.xlsx import read_workbook
-from advisor.recommendation.questions import Change, changes
+from advisor.recommendation.questions import Change, changes, questions
 from advisor.recommendation.run import run_recommendation
 
 
@@ -46,7 +49,7 @@ def answer_sheet_read(sheet: AnswerSheet):
         return read_workbook(handle.read(), sheet.received_on)
 
 
-def answer_sheet_apply(*, assessment, sheet: AnswerSheet, result, version: int):
+def answer_sheet_apply(*, assessment, sheet: AnswerSheet, result, version: int, before=None):
     """Add the sheet's answers to the assessment's declared facts (one transaction: the
     assessment, at ``version``, and the sheet, marked applied). Raises ``StaleDraft``."""
     section = merge(assessment.answers.get(DECLARED_KEY), result.declared)
@@ -56,6 +59,8 @@ def answer_sheet_apply(*, assessment, sheet: AnswerSheet, result, version: int):
         sheet.declared = section
         sheet.applied_at = timezone.now()
         sheet.save(update_fields=["declared", "applied_at"])
+        if before is not None and sheet.option_key:
+            _answered(assessment=assessment, option=find_option(before, sheet.option_key))
     return sheet
 
 
@@ -78,3 +83,62 @@ def answer_sheet_effect(*, assessment, sheet: AnswerSheet, result, before: Recom
         return Effect(None, [])
     changed = find_option(after, option.key)
     return Effect(option, changes(option, changed) if changed else [])
+
+
+# --- Questionnaires for the shortlisted vendors, and who has answered --------------------------
+
+MAX_VENDORS = 12
+
+
+def shortlisted(run: RecommendRun) -> list[Option]:
+    """One option per hosting vendor, the best ranked of each (no cloud, no own room): whose
+    questionnaire settles what blocks or qualifies that vendor's options."""
+    chosen: dict[str, Option] = {}
+    for option in run.recommendation.options:
+        vendor = option.site.vendor
+        key = vendor.key or vendor.name
+        if option.is_cloud or option.is_own_room or not key or key in chosen:
+            continue
+        chosen[key] = option
+    return list(chosen.values())[:MAX_VENDORS]
+
+
+def vendor_key(option: Option) -> str:
+    return option.site.vendor.key or option.site.vendor.name
+
+
+def questionnaires_sent(*, assessment, options: list[Option], counts: dict[str, int]) -> None:
+    """Record that the questionnaires of ``options`` went out now (one row per vendor)."""
+    now = timezone.now()
+    for option in options:
+        QuestionnaireRequest.objects.update_or_create(
+            assessment=assessment,
+            vendor_key=vendor_key(option)[:100],
+            defaults={
+                "vendor_name": (option.site.vendor.name or vendor_key(option))[:200],
+                "option_key": option.key[:300],
+                "questions": counts.get(option.key, 0),
+                "sent_at": now,
+            },
+        )
+
+
+def _answered(*, assessment, option: Option | None) -> None:
+    if option is None:
+        return
+    QuestionnaireRequest.objects.filter(
+        assessment=assessment, vendor_key=vendor_key(option)[:100]
+    ).update(answered_at=timezone.now())
+
+
+def bundle(run: RecommendRun, options: list[Option]) -> tuple[bytes, dict[str, int]]:
+    """A ZIP of one questionnaire workbook per vendor, and the questions asked per option."""
+    buffer = io.BytesIO()
+    counts = {}
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for option in options:
+            asked = questions(run, option)
+            counts[option.key] = len(asked)
+            name = f"questionnaire-{vendor_key(option)}.xlsx"
+            archive.writestr(name, xlsx.write_workbook(asked, title(option)))
+    return buffer.getvalue(), counts

@@ -33,9 +33,9 @@ def download(request, pk, key, kind):
     option = export.find_option(run, key) if not key.isdigit() else None
     if option is None:
         raise Http404
-    response = HttpResponse(
-        export.render(run, option, kind), content_type=export.CONTENT_TYPES[kind]
-    )
+    body = export.render(run, option, kind)
+    services.questionnaires_sent(assessment=assessment, options=[option], counts={})
+    response = HttpResponse(body, content_type=export.CONTENT_TYPES[kind])
     response["Content-Disposition"] = f'attachment; filename="{export.filename(option, kind)}"'
     return response
 
@@ -77,7 +77,7 @@ def preview(request, pk, sheet):
         try:
             version = int(request.POST.get("version", ""))
             services.answer_sheet_apply(
-                assessment=assessment, sheet=sheet, result=result, version=version
+                assessment=assessment, sheet=sheet, result=result, version=version, before=before
             )
         except (ValueError, StaleDraft):
             messages.error(
@@ -102,5 +102,35 @@ def preview(request, pk, sheet):
             "result": result,
             "option": effect.option,
             "changes": effect.changes,
+        },
+    )
+
+
+@procurement_required
+def bulk(request, pk):
+    """The questionnaires for the shortlisted vendors: who they are, which went out, which came
+    back; ``?download=1`` gives one workbook per vendor in a ZIP (and records them as sent)."""
+    assessment = assessment_for(request.user, pk)
+    run = _run_or_404(assessment)
+    options = services.shortlisted(run)
+    if request.GET.get("download") == "1" and options:
+        body, counts = services.bundle(run, options)
+        services.questionnaires_sent(assessment=assessment, options=options, counts=counts)
+        response = HttpResponse(body, content_type="application/zip")
+        response["Content-Disposition"] = (
+            f'attachment; filename="questionnaires-assessment-{assessment.pk}.zip"'
+        )
+        return response
+    sent = {r.vendor_key: r for r in assessment.questionnaire_requests.all()}
+    rows = [(option, sent.get(services.vendor_key(option))) for option in options]
+    return render(
+        request,
+        "questionnaire/bulk.html",
+        {
+            "assessment": assessment,
+            "rows": rows,
+            "others": [
+                r for k, r in sent.items() if k not in {services.vendor_key(o) for o in options}
+            ],
         },
     )

@@ -145,3 +145,23 @@ def declared_by_rule(run: RecommendRun, option: Option) -> dict[str, list[Declar
     return {
         f.rule_id: declared_in(option, f.rule_id, run.declared) for f in option.compliance.findings
     }
+
+
+@dataclass(frozen=True)
+class OpenItems:
+    """What is still to ask before ordering ``option``: questions, to how many vendors, how
+    many of them settle a veto check."""
+
+    questions: int
+    subjects: int
+    veto: int
+
+
+def open_items(run: RecommendRun, option: Option) -> OpenItems:
+    asked = questions(run, option)
+    vetoes = {f.rule_id for f in option.compliance.findings if f.severity == "blocker"}
+    return OpenItems(
+        questions=len(asked),
+        subjects=len({q.subject for q in asked}),
+        veto=sum(1 for q in asked if vetoes & set(q.rules)),
+    )

@@ -234,3 +234,20 @@ def assessment_results(assessment: Assessment) -> RecommendRun | None:
     """The ranked options the buyer sees for the assessment (stored); None while incomplete."""
     shown = shown_results(assessment)
     return shown.run if shown is not None else None
+
+
+def latest_option(assessment_id: int | None, key: str):
+    """The option ``key`` as the assessment's latest stored recommendation has it (nothing is
+    computed); None when there is no stored result or the option is no longer among it."""
+    if assessment_id is None:
+        return None
+    stored = (
+        StoredRecommendation.objects.filter(assessment_id=assessment_id)
+        .defer("payload", "records")
+        .order_by("-pk")
+        .first()
+    )
+    run = _decoded(stored) if stored is not None else None
+    if run is None:
+        return None
+    return next((o for o in run.recommendation.options if o.key == key), None)

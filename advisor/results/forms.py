@@ -27,8 +27,7 @@ GENERAL_FIELDS = (
         "0",
         "100",
     ),
-    ("depreciation_years", _("Depreciation period (years)"), "1", "15"),
-    ("salvage_pct", _("Residual value (per cent of the purchase price)"), "0", "100"),
+    ("resale_pct", _("Resale value at the end (per cent of the purchase price)"), "0", "100"),
     ("training_power_pct", _("Power drawn while training (per cent of full load)"), "0", "100"),
     (
         "transfer_gb_per_run",
@@ -38,7 +37,6 @@ GENERAL_FIELDS = (
     ),
     ("transfer_cny_per_gb", _("Data transfer price (CNY/GB)"), "0", "100"),
 )
-INTEGER_FIELDS = {"depreciation_years"}
 
 
 def _number_field(label, low: str, high: str, placeholder: str = "") -> forms.DecimalField:
@@ -116,12 +114,6 @@ class FiguresForm(forms.Form):
     def general_fields(self):
         return [self[name] for name, *_ in GENERAL_FIELDS]
 
-    def clean_depreciation_years(self):
-        value = self.cleaned_data.get("depreciation_years")
-        if value is not None and value != value.to_integral_value():
-            raise forms.ValidationError(_("Enter a whole number of years."))
-        return value
-
     def to_answers(self) -> dict:
         """What the assessment stores under ``figures`` (strings keep decimals exact)."""
         data = self.cleaned_data
@@ -152,8 +144,6 @@ class FiguresForm(forms.Form):
             )
         }
         general = given(name for name, *_ in GENERAL_FIELDS)
-        if "depreciation_years" in general:
-            general["depreciation_years"] = str(int(Decimal(general["depreciation_years"])))
         return {
             "preferential_tariff": bool(data.get("preferential_tariff")),
             "site_overrides": site_overrides,

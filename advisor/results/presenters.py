@@ -8,8 +8,9 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
 from advisor.domain.economics.confidence import FIGURE_LABELS, FLAG_LABELS
-from advisor.domain.economics.inputs import LEVEL_ASSUMED
+from advisor.domain.economics.inputs import LEVEL_ASSUMED, LEVEL_NATIONAL, LEVEL_ZONE
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
+from advisor.domain.recommend.decision import Choice, blocking_requirements, fold, shortlist
 from advisor.domain.recommend.options import price_notes
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.presentation.charts import Series, line_chart, memory_segments, stacked_bar
@@ -26,6 +27,7 @@ MAX_COMPARED = 3
 class Row:
     option: Option
     rank: int | None  # position in the recommended order among qualifying options
+    choice: Choice | None = None  # the options folded into this row (same choice for a buyer)
 
     @property
     def key(self) -> str:
@@ -39,27 +41,6 @@ class Row:
     @property
     def memory_bar_pct(self) -> int:
         return max(1, min(100, round(100 * self.memory_share)))
-
-
-# How capacity is obtained, in the order the groups are shown; options not priced last.
-GROUP_ORDER = ("buy", "rent", "cloud", "")
-
-
-@dataclass(frozen=True)
-class Group:
-    how: str  # "buy", "rent", "cloud" or "" (not priced)
-    rows: list[Row]
-
-
-def grouped(rows: list[Row]) -> list[Group]:
-    """The rows by how capacity is obtained (buy and host / rent servers / cloud), each group
-    in the order given; a whole-server option that could not be priced goes last."""
-    groups: dict[str, list[Row]] = {how: [] for how in GROUP_ORDER}
-    for row in rows:
-        option = row.option
-        how = "cloud" if option.is_cloud else (option.mode or "")
-        groups.setdefault(how, []).append(row)
-    return [Group(how, members) for how, members in groups.items() if members]
 
 
 def rows_for(recommendation: Recommendation, ranking: str) -> list[Row]:
@@ -95,6 +76,64 @@ def sorted_rows(rows: list[Row], sort: str) -> list[Row]:
     return sorted(rows, key=_sort_key(sort))
 
 
+def folded(rows: list[Row], show_all: bool) -> tuple[list[Row], int]:
+    """One row per distinct choice (in the order given); unless ``show_all``, at most one per
+    accelerator × procurement mode. Returns the rows and how many choices are hidden."""
+    ranks = {row.key: row.rank for row in rows if row.rank}
+    choices = fold([row.option for row in rows], ranks)
+    shown, hidden = (choices, 0) if show_all else shortlist(choices)
+    return [Row(c.option, c.rank, c) for c in shown], hidden
+
+
+# Site figures whose national or province stand-ins make a comparison of sites not yet
+# meaningful (decision 0029): the buyer's own figures settle them.
+SITE_FIGURES = ("tariff_cny_per_kwh", "pue", "rack_fee_cny_per_month")
+PLACEHOLDER_LEVELS = (LEVEL_ZONE, LEVEL_NATIONAL, LEVEL_ASSUMED)
+
+
+@dataclass(frozen=True)
+class Placeholders:
+    sites: int  # sites compared
+    figures: tuple[str, ...]  # figure keys resting on a province or national stand-in somewhere
+
+
+def placeholders(options) -> Placeholders | None:
+    """When several sites are compared and any of them is priced from a province or national
+    stand-in, which figures those are (the difference between sites is not yet meaningful)."""
+    sites = {}
+    for option in options:
+        if not option.is_cloud and not option.is_own_room and option.site.data_center.key:
+            sites.setdefault(option.site.data_center.key, option.site)
+    if len(sites) < 2:
+        return None
+    figures = []
+    for name in SITE_FIGURES:
+        for site in sites.values():
+            provenance = site.cost_provenance.get(name)
+            if provenance is None or provenance.level in PLACEHOLDER_LEVELS:
+                figures.append(name)
+                break
+    return Placeholders(len(sites), tuple(figures)) if figures else None
+
+
+def blockers(recommendation: Recommendation, limit: int = 3) -> list:
+    """When nothing qualifies: the requirements that remove the most options."""
+    if recommendation.rankings["recommended"]:
+        return []
+    return blocking_requirements(recommendation.options)[:limit]
+
+
+def vendors_to_ask(options, limit: int = 12) -> list:
+    """The hosting vendors and cloud providers of ``options`` (a shortlist), each once."""
+    seen = {}
+    for option in options:
+        vendor = option.site.vendor
+        key = vendor.key or vendor.name
+        if key and key not in seen and not option.is_own_room:
+            seen[key] = option
+    return list(seen.values())[:limit]
+
+
 def memory_chart(option: Option) -> str:
     segments = memory_segments(option.sizing.memory.components())
     return mark_safe(  # noqa: S308 - our own escaped SVG
@@ -110,19 +149,23 @@ def memory_chart(option: Option) -> str:
 
 
 def cost_chart(option: Option) -> str:
+    """Cash paid by month for the option's mode (and renting the same servers, for a purchase):
+    the line ends at the cash out the page states beside it."""
     economics = option.economics
-    if economics is None:
+    if economics is None or option.cost is None:
         return ""
+    mode = "buy" if option.mode == "own" else option.mode
+    shown = [mode] + (["rent"] if mode == "buy" and "rent" in economics.costs else [])
     series = [
-        Series(label(MODE_LABELS, mode), tuple(float(v) for v in values))
-        for mode, values in economics.monthly.cumulative_cny.items()
+        Series(label(MODE_LABELS, m), tuple(float(v) for v in economics.monthly.cumulative_cny[m]))
+        for m in shown
     ]
     return mark_safe(  # noqa: S308 - our own escaped SVG
         line_chart(
             series,
-            title=gettext("Cumulative cost by month"),
+            title=gettext("Cash paid by month"),
             x_label=gettext("month"),
-            y_label="CNY",
+            y_label=gettext("CNY"),
         )
     )
 

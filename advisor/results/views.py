@@ -11,11 +11,12 @@ from advisor.assessments.answers import FIGURES_KEY
 from advisor.assessments.selectors import assessment_for
 from advisor.assessments.services import save_figures
 from advisor.domain.recommend import RANKING_LABELS
+from advisor.domain.recommend.decision import decide
 from advisor.domain.recommend.options import cost_figures
 from advisor.domain.scenario import ScenarioError
 from advisor.presentation.text import local_name, render_text
 from advisor.recommendation import services
-from advisor.recommendation.questions import declared_by_rule, questions
+from advisor.recommendation.questions import declared_by_rule, open_items, questions
 from advisor.results import presenters
 from advisor.results.forms import SITE_FIELDS, FiguresForm
 from advisor.roles import procurement_required
@@ -64,9 +65,13 @@ def results(request, pk):
     sort = request.GET.get("sort", "rank")
     if sort not in presenters.SORTS:
         sort = "rank"
+    show_all = request.GET.get("all") == "1"
     rows = presenters.sorted_rows(presenters.rows_for(run.recommendation, ranking), sort)
+    rows, hidden = presenters.folded(rows, show_all or ranking == presenters.ALL_OPTIONS)
     rankings = [(key, label) for key, label in RANKING_LABELS.items()]
     rankings.append((presenters.ALL_OPTIONS, _("All options, including those that do not qualify")))
+    decision = decide(run.recommendation)
+    recommended = decision.recommended
     return render(
         request,
         "results/results.html",
@@ -75,13 +80,21 @@ def results(request, pk):
             "run": run,
             "shown": shown,
             "rows": rows,
-            "groups": presenters.grouped(rows),
+            "hidden": hidden,
+            "show_all": show_all,
             "ranking": ranking,
             "rankings": rankings,
             "sort": sort,
             "sorts": presenters.SORTS,
             "max_compared": presenters.MAX_COMPARED,
-            "qualifying": len(run.recommendation.rankings["recommended"]),
+            "qualifying": decision.qualifying,
+            "decision": decision,
+            "open_items": open_items(run, recommended) if recommended else None,
+            "blockers": presenters.blockers(run.recommendation),
+            "placeholders": presenters.placeholders(run.recommendation.options),
+            "vendors_to_ask": presenters.vendors_to_ask(
+                [r.option for r in rows if not r.option.is_cloud]
+            ),
         },
     )
 

@@ -40,3 +40,28 @@ def memory_label(code):
 @register.filter
 def parallelism(strategy, tensor_parallel=1):
     return labels.parallelism_label(strategy, tensor_parallel)
+
+
+@register.filter
+def requirement(code):
+    return labels.requirement(code)
+
+
+@register.filter
+def unit_label(code):
+    return labels.word("unit", code)
+
+
+@register.filter
+def cost_label(code):
+    return labels.word("cost", code)
+
+
+@register.filter
+def usage_label(code):
+    return labels.word("usage", code)
+
+
+@register.filter
+def figure_label(code):
+    return labels.word("figure", code)

@@ -702,6 +702,10 @@ MODE_CHOICES = [
     ("rent", _("Rent servers by the month")),
     ("cloud", _("Rent cloud GPUs by the hour")),
 ]
+USAGE_CHOICES = [
+    ("once", _("One job: price this run")),
+    ("programme", _("A programme: runs a year over several years")),
+]
 QUALIFICATION_CHOICES = [
     ("idc-licence", _("Value-added telecom licence for IDC services (增值电信业务经营许可证)")),
     ("icp-filing", _("ICP filing number")),
@@ -748,26 +752,55 @@ class ProcurementStepForm(StepForm):
         required=False,
         help_text=_("Only accelerators made in China (for example Huawei Ascend)."),
     )
-    years = whole(
-        _("Years of use"),
-        low=1,
-        high=YEARS_MAX,
-        required=True,
-        initial=3,
-        help_text=_("Costs are compared over this period."),
+    usage = radios(
+        _("Is this one job, or a programme of runs?"),
+        USAGE_CHOICES,
+        initial="once",
+        help_text=_(
+            "One job is priced for this run. A programme is priced for its runs over the years, "
+            "so that every option does the same work."
+        ),
     )
-    hours_per_year = whole(
-        _("Training hours per year"),
+    runs_per_year = whole(
+        _("Runs a year (programme)"),
         low=1,
         high=HOURS_PER_YEAR_MAX,
-        required=True,
-        initial=2000,
-        help_text=_("Above about 2,000 hours a year owning servers tends to pay off."),
+        initial=12,
+        help_text=_("How many times a year you fine-tune a job like this one."),
+    )
+    years = whole(
+        _("Years (programme)"),
+        low=1,
+        high=YEARS_MAX,
+        initial=3,
+        help_text=_("The programme's costs are compared over this period."),
+    )
+    rent_min_months = whole(
+        _("Shortest rental term (months)"),
+        low=1,
+        high=120,
+        initial=1,
+        help_text=_(
+            "Dedicated servers are rented in whole months; enter the shortest term the vendor "
+            "offers (often 1, 3, 6 or 12). Empty: one month."
+        ),
+    )
+    resale_pct = decimal(
+        _("Resale value at the end (per cent of the purchase price)"),
+        low=0,
+        high=100,
+        help_text=_(
+            "Leave empty for the rule of thumb: 30 % after three years, less the longer they "
+            "are used, at most 65 %."
+        ),
     )
 
     @classmethod
     def shown_fields(cls, stored: dict) -> list[str]:
-        return list(cls.base_fields)
+        names = list(cls.base_fields)
+        if stored.get("usage") != "programme":
+            names = [n for n in names if n not in ("runs_per_year", "years")]
+        return names
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -777,6 +810,10 @@ class ProcurementStepForm(StepForm):
 
     def clean(self):
         data = super().clean()
+        if data.get("usage") == "programme":
+            self.require("runs_per_year", "years")
+        else:  # one job: its runs and years are not asked for
+            data["runs_per_year"] = data["years"] = None
         chosen = data.get("preferred_families") or []
         excluded = data.get("excluded_families") or []
         both = sorted(set(chosen) & set(excluded))

@@ -132,6 +132,10 @@ EXPECTED: dict[str, list[Case]] = {
         Case(to("questionnaire:download", "assessment_id", "option_key", kind), OWN_ASSESSMENT)
         for kind in ("xlsx", "pdf")
     ],
+    "questionnaire:bulk": [
+        Case(to("questionnaire:bulk", "assessment_id"), OWN_ASSESSMENT),
+        Case(to("questionnaire:bulk", "assessment_id", query="?download=1"), OWN_ASSESSMENT),
+    ],
     "questionnaire:upload": [Case(to("questionnaire:upload", "assessment_id"), OWN_ASSESSMENT)],
     "questionnaire:preview": [
         Case(to("questionnaire:preview", "assessment_id", "sheet_id"), OWN_ASSESSMENT)

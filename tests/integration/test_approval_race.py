@@ -55,7 +55,7 @@ def stored_files(settings) -> list[Path]:
 
 def decide(kind, brief, user):
     if kind == "approve":
-        return services.approve(brief, user)
+        return services.approve(brief, user, acknowledged=True)
     return services.send_back(brief, user, f"Comment from {user.username}")
 
 
@@ -115,7 +115,7 @@ def test_a_decision_made_while_the_approval_renders_wins_over_it(
 
     monkeypatch.setattr(generation, "signed_pdf", other_decides_meanwhile)
     with pytest.raises(services.AlreadyDecided):
-        services.approve(Brief.objects.get(pk=awaiting.pk), a)
+        services.approve(Brief.objects.get(pk=awaiting.pk), a, acknowledged=True)
     assert stored_files(settings) == files
     assert not AuditEvent.objects.filter(action=AuditAction.BRIEF_APPROVED).exists()
 
@@ -127,7 +127,7 @@ def test_the_losing_approver_is_told_on_the_page(client, awaiting, approvers, se
     client.force_login(a)
     response = client.post(
         reverse("brief:review", args=(awaiting.pk,)),
-        {"decision": "approve"},
+        {"decision": "approve", "acknowledge_vetoes": "on"},
         HTTP_ACCEPT_LANGUAGE="en",
         follow=True,
     )

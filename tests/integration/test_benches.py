@@ -46,7 +46,7 @@ def test_bench_answers_help(name):
 @pytest.mark.parametrize(
     ("name", "args", "expected"),
     [
-        ("economics_examples.py", (), "break-even"),
+        ("economics_examples.py", (), "net of resale"),
         ("results_speed.py", ("--runs", "1"), "results page, cached"),
     ],
 )

@@ -73,7 +73,7 @@ def test_issue_freezes_a_numbered_snapshot_and_signs_a_draft(
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
-        ("en", ["Executive summary", "Draft — not approved", "Acceptance checklist"]),
+        ("en", ["Procurement request attachment", "Draft — not approved", "Acceptance checklist"]),
         ("zh-hans", ["采购简报", "草稿", "验收"]),
     ],
 )
@@ -119,7 +119,7 @@ def test_cover_status_is_what_the_pdf_is_never_the_render_moment(
     draft = pdf_text(brief, tmp_path)
     cover = draft.split("\f")[0]
     assert label in cover and awaiting in cover and generating not in draft
-    services.approve(brief, approver)
+    services.approve(brief, approver, acknowledged=True)
     brief.refresh_from_db()
     final = pdf_text(brief, tmp_path).split("\f")[0]
     # "Approved" as the status, not the "Approved by" label beside it.
@@ -135,7 +135,7 @@ def test_approval_removes_the_draft_mark_and_resigns(
         brief = issue(buyer)
     brief.refresh_from_db()
     draft_hash = brief.sha256
-    services.approve(brief, approver)
+    services.approve(brief, approver, acknowledged=True)
     brief.refresh_from_db()
     assert brief.status == BriefStatus.APPROVED and brief.approved_by == approver
     assert brief.sha256 != draft_hash and brief.draft_sha256 == draft_hash
@@ -151,7 +151,7 @@ def test_preparer_cannot_approve_own_brief(buyer, django_capture_on_commit_callb
         brief = issue(buyer)
     brief.refresh_from_db()
     with pytest.raises(services.BriefError):
-        services.approve(brief, buyer)
+        services.approve(brief, buyer, acknowledged=True)
 
 
 @one_page
@@ -234,7 +234,7 @@ def test_the_draft_of_an_approved_brief_is_recognised_as_superseded(
         brief = issue(buyer)
     brief.refresh_from_db()
     draft = pdf_bytes(brief)
-    services.approve(brief, approver)
+    services.approve(brief, approver, acknowledged=True)
     result = verify_upload(draft)
     assert result.report.intact_and_trusted
     assert result.brief is None and result.superseded_draft_of == brief

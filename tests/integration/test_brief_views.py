@@ -74,7 +74,10 @@ def test_approver_queue_and_approval(client, issued, approver):
     client.force_login(approver)
     queue = client.get(reverse("brief:approvals"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert issued.number in queue
-    response = client.post(reverse("brief:review", args=(issued.pk,)), {"decision": "approve"})
+    response = client.post(
+        reverse("brief:review", args=(issued.pk,)),
+        {"decision": "approve", "acknowledge_vetoes": "on"},
+    )
     assert response.status_code == 302
     issued.refresh_from_db()
     assert issued.status == BriefStatus.APPROVED and issued.approved_by == approver
@@ -94,7 +97,10 @@ def test_send_back_requires_a_comment(client, issued, approver):
 def test_buyer_cannot_open_the_approval_queue_or_review(client, buyer, issued):
     client.force_login(buyer)
     assert client.get(reverse("brief:approvals")).status_code == 403
-    response = client.post(reverse("brief:review", args=(issued.pk,)), {"decision": "approve"})
+    response = client.post(
+        reverse("brief:review", args=(issued.pk,)),
+        {"decision": "approve", "acknowledge_vetoes": "on"},
+    )
     assert response.status_code == 403
 
 

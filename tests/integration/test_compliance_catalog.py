@@ -140,8 +140,8 @@ def test_guiyang_site_with_article_vendor(catalog, site, vendor):
         "SITE-BGP": "pass" if vendor == "jianmi" else "unknown",
     }
     assert statuses == expected
-    # No blocker is known to fail; the missing evidence keeps every pairing from "eligible".
-    assert report.verdict is Verdict.ELIGIBLE_WITH_WARNINGS
+    # No blocker is known to fail; unknown veto checks keep every pairing "incomplete".
+    assert report.verdict is Verdict.INCOMPLETE
     assert not report.failed_blockers
 
 

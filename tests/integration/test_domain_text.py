@@ -1,8 +1,11 @@
 import pytest
 from django.utils import translation
 
+from advisor.domain.compliance.engine import RULE_NAMES, rule_name
 from advisor.domain.i18n import Message
 from advisor.presentation.text import render_text
+
+ZH_PUE = "PUE 与政策区域限值"
 
 
 @pytest.mark.parametrize(
@@ -15,9 +18,9 @@ from advisor.presentation.text import render_text
             "不是国产加速卡",
         ),
         (
-            Message("fails a blocking check: {rule}", {"rule": "SITE-PUE"}),
-            "fails a blocking check: SITE-PUE",
-            "未通过否决项检查：SITE-PUE",
+            Message("fails a veto check: {rule}", {"rule": rule_name("SITE-PUE")}),
+            "fails a veto check: " + RULE_NAMES["SITE-PUE"],
+            "未通过否决项检查：" + ZH_PUE,
         ),
         ("Thermal throttling", "Thermal throttling", "过热降频"),
         (None, "", ""),

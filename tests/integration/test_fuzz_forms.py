@@ -397,7 +397,7 @@ def test_a_huge_head_dim_is_explained(buyer, checked):
     )
     assert response.status_code == 200
     assert "“head_dim” is 1000" in response.content.decode()
-    assert "it must be between 1 and 131072" in response.content.decode()
+    assert "it must be between 1 and 131,072" in response.content.decode()
 
 
 @FUZZ

@@ -7,6 +7,7 @@ from django.template import Context, Template
 from django.utils import translation
 
 from advisor.domain.i18n import Message
+from advisor.presentation.text import render_text
 
 
 def render(text: str, language: str, **context) -> str:
@@ -46,10 +47,9 @@ def test_default_is_whole_yuan():
 def test_economics_messages_render_in_chinese():
     """The economics catalogue is found by Django and fills amounts after translating."""
     message = Message(
-        "Buying and hosting at {other} costs ¥{difference} more over a {years}-year horizon "
-        "than at {base}.",
-        {"other": "上海", "base": "贵阳", "difference": "531,554", "years": 3},
+        "Buying and hosting at {other} costs {difference} CNY more than at {base}.",
+        {"other": "上海", "base": "贵阳", "difference": Decimal("531554")},
     )
     with translation.override("zh-hans"):
-        text = message.render(translation.gettext)
-    assert text == "在 3 年评估期内，在上海采购并托管比在贵阳多花 531,554 元。"
+        text = render_text(message)
+    assert text == "在上海采购并托管比在贵阳多花 531,554 元。"

@@ -1,4 +1,5 @@
 import json
+from decimal import Decimal
 from io import StringIO
 
 import pytest
@@ -51,12 +52,25 @@ def test_recommend_json_has_the_documented_keys(scenario_file):
         "fits",
         "memory_per_gpu_gib",
         "time_to_train_hours",
-        "cost_3y_cny",
+        "capacity",
+        "mode",
+        "cost",
         "verdict",
         "findings",
     ):
         assert key in first, key
     assert {"rule", "status", "citation"} <= set(first["findings"][0])
+    # Every priced option's cash out is its lines: unit price × quantity, summed (docs/economics.md).
+    priced = [o["cost"] for o in payload["options"] if o["cost"]]
+    assert priced
+    for cost in priced:
+        for line in cost["lines"]:
+            amount = Decimal(line["unit_price_cny"]) * Decimal(line["quantity"])
+            assert abs(amount - Decimal(line["amount_cny"])) <= Decimal("0.01"), line
+        total = sum(Decimal(line["amount_cny"]) for line in cost["lines"])
+        assert total == Decimal(cost["cash_out_cny"])
+        resale = Decimal(cost["resale"]["amount_cny"]) if cost["resale"] else 0
+        assert total + resale == Decimal(cost["net_of_resale_cny"])
     assert [o["rank"] for o in payload["options"]] == list(range(1, len(payload["options"]) + 1))
     assert {o["data_center"] for o in payload["options"] if o["capacity"]["how"] != "cloud"} == {
         "example-guian",

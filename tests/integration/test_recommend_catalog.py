@@ -25,10 +25,16 @@ def catalog():
 
 def test_plain_scenario_considers_every_server_at_every_data_center(catalog):
     run = run_recommendation(SCENARIO, today=TODAY)
-    # Every server model at every data center, plus one option per CNY cloud offer.
+    # Every server model at every data center (one option per priced way to obtain it, buy or
+    # rent, or one unpriced), plus one option per CNY cloud offer.
+    options = run.recommendation.options
     clouds = Offer.objects.filter(kind="cloud", currency="CNY").count()
-    expected = ServerModel.objects.count() * DataCenter.objects.count() + clouds
-    assert len(run.recommendation.options) == expected
+    assert len([o for o in options if o.is_cloud]) == clouds
+    hosted = [o for o in options if not o.is_cloud]
+    pairs = {(o.hardware.server.key, o.site.data_center.key) for o in hosted}
+    assert len(pairs) == ServerModel.objects.count() * DataCenter.objects.count()
+    assert {o.mode for o in hosted} <= {"buy", "rent", None}
+    assert len({o.key for o in options}) == len(options)
     assert run.recommendation.rankings["recommended"], "some option must qualify"
     best = run.recommendation.rankings["recommended"][0]
     assert best.sizing.fits and best.cost_cny is not None
@@ -86,10 +92,11 @@ def test_procurement_section_is_read(catalog):
             "modes": ["cloud"],
             "budget_cny": "50",
             "qualifications": ["mlps-3"],  # an unknown one is refused (test_cli_validation)
-            "excluded_accelerators": ["h100-sxm-80gb"],
+            "excluded_accelerators": ["h800-sxm-80gb"],
             "domestic_only": False,
             "years": 2,
-            "hours_per_year": 1500,
+            "usage": "programme",
+            "runs_per_year": 12,
             "deadline": "2026-12-01",
         },
     }
@@ -97,9 +104,9 @@ def test_procurement_section_is_read(catalog):
     assert run.procurement.required_rules == ("VENDOR-MLPS3",)
     assert run.procurement.deadline_hours == 72
     assert run.procurement.assumptions.horizon_years == 2
-    h100 = [o for o in run.recommendation.options if o.hardware.accelerator.key == "h100-sxm-80gb"]
-    assert h100 and all(not o.qualifies for o in h100)
-    assert all(o.mode in (None, "cloud") for o in run.recommendation.options)
+    h800 = [o for o in run.recommendation.options if o.hardware.accelerator.key == "h800-sxm-80gb"]
+    assert h800 and all(not o.qualifies for o in h800)  # excluded: shown, never recommended
+    assert all(o.is_cloud for o in run.recommendation.options)  # only the mode asked for
     assert not run.recommendation.rankings["recommended"]  # ¥50 buys nothing
 
 

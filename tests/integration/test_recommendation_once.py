@@ -5,10 +5,13 @@ The finding: the recommendation was recomputed (or unpickled) per view, and the 
 in its key cost one query per catalog table.
 """
 
+from decimal import Decimal
+
 import pytest
 from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from advisor.recommendation import services
 from advisor.recommendation.models import StoredRecommendation
@@ -62,7 +65,7 @@ def test_a_page_view_reads_the_stored_result_in_a_new_process(client, world, com
 
 def test_new_answers_or_own_figures_are_new_inputs_computed_once(client, world, computed):
     services.assessment_results(world)
-    world.answers = {**world.answers, "figures": {"overrides": {"salvage_pct": "7"}}}
+    world.answers = {**world.answers, "figures": {"overrides": {"resale_pct": "7"}}}
     services.assessment_results(world)
     services.assessment_results(world)
     assert len(computed) == 2
@@ -108,3 +111,19 @@ def test_confirming_computes_the_options_and_the_results_page_reads_them(client,
     assert StoredRecommendation.objects.filter(assessment=world).count() == 1
     assert client.get(confirmed["Location"]).status_code == 200
     assert len(computed) == 1
+
+
+def test_own_figures_saved_by_an_earlier_version_still_read(client, world):
+    """Before the cost lines the own figures held a salvage share and straight-line
+    depreciation years: the first reads as the resale share, the second is retired."""
+    legacy = {"overrides": {"salvage_pct": "7", "depreciation_years": "4"}}
+    world.answers = {**world.answers, "figures": legacy}
+    world.save()
+    run = services.assessment_results(world)
+    assert run.procurement.overrides.resale_pct == Decimal("7")
+    bought = [o for o in run.recommendation.options if o.mode == "buy"]
+    assert bought and all(o.cost.resale.amount_cny < 0 for o in bought)
+    for option in bought:
+        purchase = option.economics.inputs.prices.purchase_cny_per_server
+        assert option.cost.resale.unit_price_cny == (purchase * 7 / 100).quantize(Decimal("0.01"))
+    assert client.get(reverse("results:list", args=[world.pk])).status_code == 200

@@ -42,8 +42,10 @@ def test_results_list_ranked_options_with_memory_time_cost_and_verdict(client, a
     assert response.status_code == 200
     html = response.content.decode()
     run = assessment_results(assessment)
-    assert len(response.context["rows"]) == len(run.recommendation.options)
-    for needle in ("Memory per GPU", "Time to train", "Cost over the horizon", "GiB"):
+    # One row per distinct choice: the options folded into the rows are every option.
+    rows = response.context["rows"]
+    assert sum(len(r.choice.options) for r in rows) == len(run.recommendation.options)
+    for needle in ("Memory per GPU", "Time to train", "Cash out", "net of resale", "GiB"):
         assert needle in html
     first = response.context["rows"][0].option
     assert reverse("results:option", args=(assessment.pk, first.key)) in html
@@ -96,11 +98,16 @@ def test_cloud_option_page_names_the_provider_and_shows_cloud_checks_only(client
     assert "SITE-" not in html and "Inlet temperature" not in html
 
 
-def test_results_group_options_by_how_capacity_is_obtained(client, assessment):
-    html = get(client, "results:list", assessment.pk, ranking="all").content.decode()
-    groups = [g for g in ("group-buy", "group-rent", "group-cloud") if g in html]
-    assert "group-cloud" in groups and len(groups) >= 2
-    assert html.index(groups[0]) < html.index(groups[-1])
+def test_each_row_says_how_the_capacity_is_obtained(client, assessment):
+    response = get(client, "results:list", assessment.pk, ranking="all")
+    html = response.content.decode()
+    modes = {r.option.mode for r in response.context["rows"] if r.option.mode}
+    assert {"buy", "cloud"} <= modes
+    for label in ("Buy and host", "Cloud GPU-hours"):
+        assert label in html
+    # Rank 1 is the first row (never under rows of other groups).
+    ranked = get(client, "results:list", assessment.pk).context["rows"]
+    assert ranked[0].rank == 1
 
 
 def test_unknown_option_is_404(client, assessment):
@@ -184,7 +191,7 @@ def test_own_figures_replace_the_fallback_figures_and_are_marked_as_theirs(clien
     [
         ("site__example-guian__pue", "0.5", "greater than or equal to 1"),
         ("site__example-guian__tariff_cny_per_kwh", "abc", "Enter a number"),
-        ("depreciation_years", "2.5", "whole number"),
+        ("resale_pct", "150", "less than or equal to 100"),
     ],
 )
 def test_bad_figures_are_explained_and_kept(client, assessment, field, value, message):

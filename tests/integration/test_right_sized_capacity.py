@@ -5,7 +5,7 @@ the job, priced per GPU-hour on equal work, and is checked as a cloud (data resi
 provider's certificates, the accelerator's export-control status), never as a data center.
 """
 
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -41,21 +41,18 @@ def test_a_7b_lora_job_gets_one_or_two_gpu_cloud_options_priced_as_such(catalog)
     for option in small:
         capacity = option.obtained
         assert capacity.how == "cloud" and capacity.gpus == option.sizing.layout.gpus
-        # Priced as such: the GPU-hours of that many GPUs, for as many runs as a whole server.
-        economics = option.economics
-        runs = economics.costs["cloud"]
-        gpu_hours = Decimal(str(round(option.sizing.time.gpu_hours, 3)))
-        price = option.cloud.price_cny_per_gpu_hour
-        per_year = runs.running_cny_per_year["cloud_compute"]
-        whole = next(
-            o
-            for o in recommendation.options
-            if not o.is_cloud and o.hardware.server.key == option.hardware.server.key
-        )
-        runs_per_year = Decimal(2000) / Decimal(
-            str(round(whole.sizing.time.time_to_train_hours, 3))
-        )
-        assert per_year == pytest.approx(runs_per_year * gpu_hours * price, rel=Decimal("1e-6"))
+        # Priced as such: one line, the card-hours of that many GPUs for the job's hours.
+        cost = option.cost
+        assert cost.mode == "cloud" and len(cost.lines) == 1
+        (line,) = cost.lines
+        hours = option.economics.inputs.load.hours_per_run
+        assert hours == pytest.approx(Decimal(str(option.time_to_train_hours)), abs=Decimal("0.01"))
+        card_hours = (capacity.gpus * hours * cost.runs).quantize(Decimal("0.01"), ROUND_CEILING)
+        assert line.quantity == card_hours and line.unit == "card_hour"
+        assert line.unit_price_cny == option.cloud.price_cny_per_gpu_hour
+        fen = (line.unit_price_cny * card_hours).quantize(Decimal("0.01"), ROUND_HALF_UP)
+        assert line.amount_cny == fen  # half up, to the fen (docs/economics.md)
+        assert cost.cash_out_cny == line.amount_cny
     # Ranked against whole servers in the same list.
     ranked = recommendation.rankings["recommended"]
     assert any(o.is_cloud for o in ranked) and any(not o.is_cloud for o in ranked)

@@ -217,7 +217,7 @@ def test_an_approval_whose_signature_fails_is_not_recorded_and_says_so_plainly(
     client.force_login(approver)
     response = client.post(
         reverse("brief:review", args=[brief.pk]),
-        {"decision": "approve"},
+        {"decision": "approve", "acknowledge_vetoes": "on"},
         HTTP_ACCEPT_LANGUAGE="en",
         follow=True,
     )

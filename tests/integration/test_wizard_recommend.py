@@ -28,8 +28,10 @@ PROCUREMENT = {
     "preferred_families": [],
     "excluded_families": [],
     "domestic_only": False,
+    "usage": "programme",
+    "runs_per_year": 12,
     "years": 3,
-    "hours_per_year": 2000,
+    "rent_min_months": 1,
 }
 
 

@@ -77,5 +77,11 @@ TRAINING = {
     "flash_attention": "yes",
 }
 SITE = {"mode": "catalog", "data_center": "gy-a"}
-PROCUREMENT = {"mode": "any", "years": "3", "hours_per_year": "2000"}
+PROCUREMENT = {
+    "mode": "any",
+    "usage": "programme",
+    "runs_per_year": "12",
+    "years": "3",
+    "rent_min_months": "1",
+}
 VALID = {"model": MODEL, "training": TRAINING, "site": SITE, "procurement": PROCUREMENT}

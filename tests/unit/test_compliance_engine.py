@@ -105,9 +105,17 @@ def test_failed_warning_rule_gives_eligible_with_warnings():
     assert report.verdict is Verdict.ELIGIBLE_WITH_WARNINGS
 
 
-def test_unknown_blocker_never_passes_silently():
+def test_unknown_blocker_makes_the_verdict_incomplete_never_eligible():
     report = evaluate(facts(data_center={"generator_start_s": None}))
     assert report.finding("SITE-GENERATOR").status is Status.UNKNOWN
+    assert report.verdict is Verdict.INCOMPLETE
+    assert [f.rule_id for f in report.unknown_blockers] == ["SITE-GENERATOR"]
+    assert report.as_dict()["unknown_blockers"] == ["SITE-GENERATOR"]
+
+
+def test_an_unknown_warning_rule_is_eligible_with_warnings_not_incomplete():
+    report = evaluate(facts(data_center={"packet_loss_pct": None}))
+    assert report.finding("SITE-PACKET-LOSS").status is Status.UNKNOWN
     assert report.verdict is Verdict.ELIGIBLE_WITH_WARNINGS
 
 
@@ -120,7 +128,7 @@ def test_advice_rule_does_not_change_the_verdict():
 def test_empty_input_is_all_unknown():
     report = evaluate(type(GOOD_INPUT)(today=TODAY))
     assert report.counts["unknown"] == len(RULES)
-    assert report.verdict is Verdict.ELIGIBLE_WITH_WARNINGS
+    assert report.verdict is Verdict.INCOMPLETE
 
 
 def test_verdict_of_no_findings_is_eligible():

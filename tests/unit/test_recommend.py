@@ -143,13 +143,18 @@ def test_every_hardware_site_pair_is_an_option():
         [site("guiyang"), site("shanghai", tariff="0.75", pue=1.3)],
         today=TODAY,
     )
-    assert len(result.options) == 4
+    # Buying and renting are options of their own: a buyer compares them row by row.
     assert {o.key for o in result.options} == {
         "dgx-h100@guiyang",
         "dgx-h100@shanghai",
         "hgx-a100-80gb-8gpu@guiyang",
         "hgx-a100-80gb-8gpu@shanghai",
+        "dgx-h100@guiyang:rent",
+        "dgx-h100@shanghai:rent",
+        "hgx-a100-80gb-8gpu@guiyang:rent",
+        "hgx-a100-80gb-8gpu@shanghai:rent",
     }
+    assert {o.mode for o in result.options} == {"buy", "rent"}
 
 
 def test_lora_8b_needs_one_server_and_is_sized_on_whole_servers():
@@ -180,7 +185,7 @@ def test_option_that_does_not_fit_stays_with_the_reason():
         full_70b,
         [hardware("supermicro-sys-521ge-tnrt-l40s", "nvidia-ada")],
         [site()],
-        Procurement(max_servers=1),
+        Procurement(modes=("buy",), max_servers=1),
         today=TODAY,
     )
     (option,) = result.options
@@ -193,11 +198,14 @@ def test_option_that_does_not_fit_stays_with_the_reason():
 @pytest.mark.parametrize(
     ("procurement", "expected_reason"),
     [
-        (Procurement(domestic_only=True), "not a domestic accelerator"),
-        (Procurement(exclude_accelerators=("h100-sxm-80gb",)), "excluded by you"),
-        (Procurement(include_accelerators=("ascend-910b-64gb",)), "not among your preferred"),
-        (Procurement(budget_cny=Decimal(1000)), "over budget"),
-        (Procurement(modes=("cloud",), deadline_hours=0.01), "misses the deadline"),
+        (Procurement(modes=("buy",), domestic_only=True), "not a domestic accelerator"),
+        (Procurement(modes=("buy",), exclude_accelerators=("h100-sxm-80gb",)), "excluded by you"),
+        (
+            Procurement(modes=("buy",), include_accelerators=("ascend-910b-64gb",)),
+            "not among your preferred",
+        ),
+        (Procurement(modes=("buy",), budget_cny=Decimal(1000)), "over budget"),
+        (Procurement(modes=("buy",), deadline_hours=0.01), "misses the deadline"),
     ],
 )
 def test_buyer_constraints_are_explained(procurement, expected_reason):
@@ -214,11 +222,13 @@ def test_failed_blocker_disqualifies_and_is_named():
         scenario(),
         [hardware("dgx-h100", "nvidia-hopper")],
         [site(vendor=unlicensed)],
+        Procurement(modes=("buy",)),
         today=TODAY,
     )
     (option,) = result.options
     assert option.compliance.verdict == "not-eligible"
-    assert any("fails a blocking check" in r.render() for r in option.reasons)
+    assert any("fails a veto check" in r.render() for r in option.reasons)
+    assert "veto:VENDOR-TELECOM-LICENCE" in option.reason_codes
 
 
 def test_cheaper_site_ranks_first_and_costs_follow_the_tariff():
@@ -255,7 +265,94 @@ def test_unknown_peak_is_named_instead_of_a_missing_price():
         candidate,
         accelerator=replace(candidate.accelerator, bf16_dense_tflops=None, fp16_dense_tflops=None),
     )
-    (option,) = recommend(scenario(), [candidate], [site()], today=TODAY).options
+    (option,) = recommend(
+        scenario(), [candidate], [site()], Procurement(modes=("buy",)), today=TODAY
+    ).options
     texts = [r.render() for r in option.reasons]
     assert any("cannot be estimated" in t for t in texts)
     assert not any("no price" in t for t in texts)
+
+
+# --- Capacity that can run the job; filters honoured ----------------------------------------
+
+from advisor.domain.recommend import CloudCandidate  # noqa: E402
+
+
+def clouded(server_key, family, sizes, price="2.36"):
+    candidate = hardware(server_key, family)
+    offer = CloudCandidate(
+        key=f"{server_key}-cloud",
+        provider="A cloud",
+        price_cny_per_gpu_hour=Decimal(price),
+        instance_gpus=sizes,
+    )
+    return replace(candidate, clouds=(offer,))
+
+
+def full_14b():
+    job = scenario(method="full", params_b=14.77, dataset_tokens=100_000_000, epochs=2)
+    return replace(
+        job,
+        model=replace(job.model, layers=48, hidden=5120, heads=40, intermediate=13824),
+    )
+
+
+def cloud_option(job, sizes, **procurement):
+    result = recommend(
+        job,
+        [clouded("dgx-h100", "nvidia-hopper", sizes)],
+        [site()],
+        Procurement(modes=("cloud",), **procurement),
+        today=TODAY,
+    )
+    (option,) = result.options
+    return option
+
+
+def test_a_sharded_job_is_never_placed_on_separate_single_gpu_instances():
+    option = cloud_option(full_14b(), (1,))
+    assert option.sizing.layout.gpus > 1 or not option.sizing.fits
+    assert option.obtained.instances == 1
+    assert not option.qualifies and option.cost_cny is None
+    assert any("instance sizes sold" in r.render() for r in option.reasons)
+
+
+def test_a_sharded_job_takes_one_instance_whose_gpus_share_the_interconnect():
+    option = cloud_option(full_14b(), (1, 8))
+    assert option.qualifies
+    assert (option.obtained.instances, option.obtained.gpus_per_instance) == (1, 8)
+    assert option.sizing.network is None or not option.sizing.network.multi_node
+
+
+def test_a_7b_lora_job_still_gets_a_one_gpu_instance():
+    option = cloud_option(scenario(), (1, 2, 4, 8))
+    assert (option.obtained.instances, option.obtained.gpus_per_instance) == (1, 1)
+    (line,) = option.cost.lines
+    hours = option.economics.inputs.load.hours_per_run
+    assert line.quantity == hours and line.amount_cny == round(hours * Decimal("2.36"), 2)
+
+
+def test_cloud_cost_is_the_card_hours_of_the_instance_actually_used():
+    one = cloud_option(scenario(), (1, 2, 4, 8))
+    eight = cloud_option(scenario(), (8,))
+    load = eight.economics.inputs.load
+    assert eight.cost.lines[0].quantity == 8 * load.hours_per_run
+    assert eight.cost.lines[0].quantity != one.cost.lines[0].quantity
+
+
+def test_only_the_modes_asked_for_become_options():
+    candidates = [clouded("dgx-h100", "nvidia-hopper", (8,))]
+    for modes, expected in [
+        (("cloud",), {"cloud"}),
+        (("buy",), {"buy"}),
+        (("rent",), {"rent"}),
+        (("buy", "cloud"), {"buy", "cloud"}),
+    ]:
+        result = recommend(scenario(), candidates, [site()], Procurement(modes=modes), today=TODAY)
+        assert {o.mode for o in result.options} == expected, modes
+
+
+def test_an_unpriced_server_keeps_one_option_that_says_what_is_missing():
+    unpriced = replace(hardware("dgx-h100", "nvidia-hopper"), prices=Prices())
+    (option,) = recommend(scenario(), [unpriced], [site()], today=TODAY).options
+    assert option.cost_cny is None and option.mode is None

@@ -36,7 +36,8 @@ class OfferAdmin(CatalogAdmin):
                     "vendor",
                     "data_center",
                     "seller_name",
-                    ("provider", "region", "region_in_mainland_china"),
+                    ("provider", "provider_zh"),
+                    ("region", "region_zh", "region_in_mainland_china"),
                     "instance_gpus",
                 )
             },

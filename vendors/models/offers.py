@@ -137,7 +137,19 @@ class Offer(CatalogEntry):
     provider = models.CharField(
         verbose_name=_("cloud provider"), max_length=constants.NAME_MAX_LENGTH, blank=True
     )
+    provider_zh = models.CharField(
+        verbose_name=_("cloud provider (Chinese)"),
+        max_length=constants.NAME_MAX_LENGTH,
+        blank=True,
+        help_text=_("Shown on Chinese pages and briefs; empty: the provider as written above."),
+    )
     region = models.CharField(verbose_name=_("cloud region"), max_length=100, blank=True)
+    region_zh = models.CharField(
+        verbose_name=_("cloud region (Chinese)"),
+        max_length=100,
+        blank=True,
+        help_text=_("Shown on Chinese pages and briefs; empty: the region as written above."),
+    )
     region_in_mainland_china = models.BooleanField(
         verbose_name=_("region in mainland China"), null=True, blank=True
     )

@@ -1,8 +1,10 @@
 """Evaluate every rule for one option and aggregate the verdict.
 
-Verdict: *not eligible* when any blocker fails; *eligible with warnings* when any
-blocker or warning rule does not pass (warn, fail or unknown: missing data never passes
-silently); otherwise *eligible*. Advice rules are reported but never change the verdict.
+Verdict: *not eligible* when any blocker (veto) fails; *incomplete* when no blocker fails but
+any blocker is unknown (the facts that would settle it await the vendor: an option resting on
+an unanswered veto check is never called eligible); *eligible with warnings* when any warning
+rule does not pass (warn, fail or unknown: missing data never passes silently), or a blocker
+only warns; otherwise *eligible*. Advice rules are reported but never change the verdict.
 """
 
 from __future__ import annotations
@@ -53,12 +55,14 @@ def rule_name(rule_id: str) -> Message:
 class Verdict(StrEnum):
     ELIGIBLE = "eligible"
     ELIGIBLE_WITH_WARNINGS = "eligible-with-warnings"
+    INCOMPLETE = "incomplete"
     NOT_ELIGIBLE = "not-eligible"
 
 
 VERDICT_LABELS = {
     Verdict.ELIGIBLE: N_("eligible"),
     Verdict.ELIGIBLE_WITH_WARNINGS: N_("eligible with warnings"),
+    Verdict.INCOMPLETE: N_("incomplete: veto checks await the vendor"),
     Verdict.NOT_ELIGIBLE: N_("not eligible"),
 }
 
@@ -81,6 +85,15 @@ class ComplianceReport:
     def failed_blockers(self) -> tuple[Finding, ...]:
         return tuple(finding for finding in self.findings if finding.is_failed_blocker)
 
+    @property
+    def unknown_blockers(self) -> tuple[Finding, ...]:
+        """Veto checks whose facts are not known yet (the vendor has not said)."""
+        return tuple(
+            f
+            for f in self.findings
+            if f.severity is Severity.BLOCKER and f.status is Status.UNKNOWN
+        )
+
     def by_area(self) -> dict[Area, tuple[Finding, ...]]:
         return {
             area: tuple(finding for finding in self.findings if finding.area is area)
@@ -96,6 +109,7 @@ class ComplianceReport:
             "ruleset_version": self.ruleset_version,
             "verdict": str(self.verdict),
             "counts": self.counts,
+            "unknown_blockers": [f.rule_id for f in self.unknown_blockers],
             "findings": [finding.as_dict() for finding in self.findings],
             "parameters": self.parameters.as_rows(),
         }
@@ -120,6 +134,8 @@ def verdict_of(findings) -> Verdict:
     findings = tuple(findings)
     if any(finding.is_failed_blocker for finding in findings):
         return Verdict.NOT_ELIGIBLE
+    if any(f.severity is Severity.BLOCKER and f.status is Status.UNKNOWN for f in findings):
+        return Verdict.INCOMPLETE
     if any(
         finding.status is not Status.PASS and finding.severity is not Severity.ADVICE
         for finding in findings

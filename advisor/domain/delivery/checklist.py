@@ -148,10 +148,27 @@ CITE_THROTTLING = N_(
 CITE_VERSIONS = N_(
     "Buyer's requirement (source article): the same firmware, drivers and software on every node."
 )
+CITE_CLOUD_INSTANCE = N_(
+    "Buyer's requirement: the instance type, count and region as ordered; checked on delivery."
+)
+CITE_CLOUD_RESIDENCY = N_(
+    "《中华人民共和国个人信息保护法》第三十八条至第四十条; 《中华人民共和国数据安全法》第三十一条 "
+    "(data processed in China, and what may leave it)."
+)
+# The monitor that lists a stack's accelerators.
+SMI = {"cuda": "nvidia-smi", "rocm": "amd-smi", "cann": "npu-smi info"}
 CITE_CONTRACT = N_(
     "Buyer's requirement (source article): a service-level term to agree in the contract; no "
     "public standard sets it."
 )
+
+
+# How the capacity is obtained decides what there is to accept and to agree: a cloud instance
+# has no server room of yours, a rented server no purchase, the buyer's own room no colocation.
+MODE_BUY = "buy"
+MODE_OWN = "own"
+MODE_RENT = "rent"
+MODE_CLOUD = "cloud"
 
 
 @dataclass(frozen=True)
@@ -164,6 +181,7 @@ class DeliveryInputs:
     checkpoints_kept: int | None = None
     read_needed_gbs: float | None = None
     nvme_needed_tb: float | None = None
+    mode: str = MODE_BUY
 
 
 @dataclass(frozen=True)
@@ -265,8 +283,38 @@ def _data_cache(inputs: DeliveryInputs) -> ChecklistItem:
     )
 
 
+def _instance(inputs: DeliveryInputs) -> ChecklistItem:
+    monitor = SMI.get(inputs.accelerator.software_stack, "nvidia-smi")
+    return ChecklistItem(
+        item="A1",
+        title=N_("The instance delivered is the one ordered"),
+        check=Message(
+            N_(
+                "On the running instance, list the accelerators with {monitor}: {gpus} × "
+                "{accelerator}, each with its full memory, in the region the contract names; "
+                "then run one training step of your own job."
+            ),
+            {
+                "monitor": monitor,
+                "gpus": inputs.gpus_per_server,
+                "accelerator": inputs.accelerator.name,
+                "accelerator_zh": inputs.accelerator.name_zh or inputs.accelerator.name,
+            },
+        ),
+        citation=CITE_CLOUD_INSTANCE,
+    )
+
+
 def acceptance_checklist(inputs: DeliveryInputs) -> list[ChecklistItem]:
-    return [_burn_in(inputs), _collectives(inputs), _software(inputs), _data_cache(inputs)]
+    """What to check before signing the delivery note, for how the capacity is obtained."""
+    several = inputs.gpus_per_server > 1
+    if inputs.mode == MODE_CLOUD:
+        items = [_instance(inputs), _software(inputs)]
+        return [*items, _collectives(inputs)] if several else items
+    items = [_burn_in(inputs)]
+    if several:
+        items.append(_collectives(inputs))
+    return [*items, _software(inputs), _data_cache(inputs)]
 
 
 def operating_risks(inputs: DeliveryInputs) -> list[ChecklistItem]:
@@ -303,14 +351,80 @@ def operating_risks(inputs: DeliveryInputs) -> list[ChecklistItem]:
         ),
         {"servers": inputs.servers},
     )
+    risks = [ChecklistItem("O1", N_("Checkpoint backup"), backup, CITE_BACKUP)]
+    if inputs.mode != MODE_CLOUD:  # a cloud's cooling is the provider's
+        risks.append(ChecklistItem("O2", N_("Thermal throttling"), throttling, CITE_THROTTLING))
+    if inputs.servers > 1:
+        risks.append(
+            ChecklistItem("O3", N_("Version consistency across nodes"), consistency, CITE_VERSIONS)
+        )
+    return risks
+
+
+def contract_terms(mode: str = MODE_BUY) -> list[ChecklistItem]:
+    """The service terms to agree, for how the capacity is obtained."""
+    if mode == MODE_CLOUD:
+        return _cloud_terms()
+    terms = _site_terms()
+    if mode == MODE_OWN:  # no colocation: the server vendor's warranty, not a data center's
+        return [_warranty()]
+    return terms
+
+
+def _warranty() -> ChecklistItem:
+    return ChecklistItem(
+        "S6",
+        N_("Warranty and replacement parts"),
+        Message(
+            N_(
+                "The server vendor's on-site warranty for the whole horizon: replacement parts "
+                "within {hours} hours, fault response within {response} hours."
+            ),
+            {"hours": SPARE_PARTS_H, "response": FAULT_RESPONSE_H},
+        ),
+        CITE_CONTRACT,
+    )
+
+
+def _cloud_terms() -> list[ChecklistItem]:
     return [
-        ChecklistItem("O1", N_("Checkpoint backup"), backup, CITE_BACKUP),
-        ChecklistItem("O2", N_("Thermal throttling"), throttling, CITE_THROTTLING),
-        ChecklistItem("O3", N_("Version consistency across nodes"), consistency, CITE_VERSIONS),
+        ChecklistItem(
+            "S6",
+            N_("Region and data residency"),
+            Message(
+                N_(
+                    "The region the instances run in, named in the contract; training data and "
+                    "checkpoints stay in mainland China unless you agree otherwise."
+                )
+            ),
+            CITE_CLOUD_RESIDENCY,
+        ),
+        ChecklistItem(
+            "S6",
+            N_("Billing as quoted"),
+            Message(
+                N_(
+                    "The price per card-hour as quoted, billed for the cards of the instance "
+                    "only while it runs; no minimum term unless agreed."
+                )
+            ),
+            CITE_CONTRACT,
+        ),
+        ChecklistItem(
+            "S6",
+            N_("Data deleted when the instance is released"),
+            Message(
+                N_(
+                    "Disks and snapshots of a released instance are erased, with a written "
+                    "confirmation on request."
+                )
+            ),
+            CITE_CLOUD_RESIDENCY,
+        ),
     ]
 
 
-def contract_terms() -> list[ChecklistItem]:
+def _site_terms() -> list[ChecklistItem]:
     return [
         ChecklistItem(
             "S6",

@@ -1,4 +1,4 @@
-"""Economics: buy and host, rent, or cloud; electricity by site; horizon cost and payback.
+"""Economics: buy and host, rent, or cloud, as cost lines; electricity by site; payback.
 
 Entry points: :func:`evaluate` (one option at one site) and :func:`compare_sites` (the
 same option at several sites). Inputs are plain dataclasses (:mod:`.inputs`); see
@@ -6,7 +6,6 @@ docs/economics.md and docs/decisions/0007-economics-model.md.
 """
 
 from advisor.domain.economics.compare import (
-    BreakEven,
     EconomicsResult,
     Payback,
     SiteComparison,
@@ -14,7 +13,7 @@ from advisor.domain.economics.compare import (
     compare_sites,
     evaluate,
 )
-from advisor.domain.economics.costs import BUY, CLOUD, MODES, RENT, ModeCost
+from advisor.domain.economics.costs import BUY, CLOUD, MODES, RENT, CostLine, ModeCost
 from advisor.domain.economics.inputs import (
     Assumption,
     Assumptions,
@@ -35,7 +34,7 @@ __all__ = [
     "RENT",
     "Assumption",
     "Assumptions",
-    "BreakEven",
+    "CostLine",
     "EconomicsInputError",
     "EconomicsInputs",
     "EconomicsResult",

@@ -1,20 +1,24 @@
-"""Buy, rent or cloud for one option; break-even hours, payback; the same option at several sites.
+"""One option in each priced mode (cost lines, cash out and net of resale), payback of buying
+against renting, and the same option at several sites.
 
-``evaluate`` prices every offered mode at the buyer's hours per year and returns
-:class:`EconomicsResult`: costs per mode, per year and per run, the cheapest mode, the
-break-even training hours per year of buying against renting and against cloud, the
-payback period of buying, chart series, every assumption with its provenance, and
-messages. ``compare_sites`` explains the difference between sites by tariff, PUE and fees.
+``evaluate`` prices every offered mode over the buyer's period (one job, or a programme of runs
+over a horizon) and returns :class:`EconomicsResult`: each mode's :class:`ModeCost` (its lines
+and totals), one payback statement for buying against renting the same servers (a programme
+only), the cumulative cash by month per mode, every figure the costs rest on with its
+provenance, and messages. ``compare_sites`` explains the difference between sites by tariff,
+PUE, demand charge and rack fees (docs/economics.md).
 
-Break-even (yearly basis, horizon average net of residual value): each mode's yearly cost
-is piecewise linear in the hours per year (rent has kinks at the shortest term and at 12
-months), so the crossing is found exactly, segment by segment.
-Payback (cash basis): buying's extra upfront cash ÷ the monthly running cost it saves.
+Payback (cash basis, a programme): buying's purchase ÷ the money it saves each month against
+renting the same servers (rent minus owning's running costs). Break-even: the training hours a
+year from which buying's cash out over the horizon is no more than renting's; rent is paid in
+whole months, so renting's cost is a step function of the hours and the crossing is solved step
+by step.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from advisor.domain.economics.costs import (
@@ -23,19 +27,21 @@ from advisor.domain.economics.costs import (
     MODES,
     RENT,
     ModeCost,
-    annual_cost_cny,
     effective_pue,
     effective_tariff_cny_per_kwh,
-    it_energy_kwh_per_year,
+    fits_in_a_year,
+    hosted_months,
+    hours_needed_per_year,
+    it_energy_kwh,
     mode_cost,
+    months_per_run,
     racks_needed,
+    resale_pct,
     server_exceeds_rack,
-    transfer_cny_per_year,
 )
 from advisor.domain.economics.inputs import (
     BASIS_EXAMPLE,
     BASIS_MARKET,
-    HOURS_PER_MONTH,
     HOURS_PER_YEAR,
     MONTHS_PER_YEAR,
     Assumption,
@@ -44,66 +50,22 @@ from advisor.domain.economics.inputs import (
     apply_overrides,
     assumption_records,
 )
-from advisor.domain.economics.money import group_thousands, round_cny
-from advisor.domain.economics.series import HoursSeries, MonthlySeries, hours_series, monthly_series
+from advisor.domain.economics.money import round_cny
+from advisor.domain.economics.series import MonthlySeries, monthly_series
 from advisor.domain.i18n import N_, Message
 
-_CHEAPEST = {
-    BUY: N_(
-        "At {hours} training hours a year, buying and hosting costs least: ¥{total} over a {years}-year horizon."
-    ),
-    RENT: N_(
-        "At {hours} training hours a year, renting costs least: ¥{total} over a {years}-year horizon."
-    ),
-    CLOUD: N_(
-        "At {hours} training hours a year, cloud GPU-hours cost least: ¥{total} over a {years}-year horizon."
-    ),
-}
 _NOT_PRICED = {
     BUY: N_("No purchase price for this server: buying is not priced."),
     RENT: N_("No monthly rent for this server: renting is not priced."),
-    CLOUD: N_("No cloud price per GPU-hour for this accelerator: cloud is not priced."),
+    CLOUD: N_("No cloud price per GPU-hour for this offer: cloud is not priced."),
 }
-_BREAK_EVEN = {
-    (RENT, "at"): N_("Buying costs less than renting from {hours} training hours a year."),
-    (RENT, "always"): N_("Buying costs less than renting at any number of training hours."),
-    (RENT, "never"): N_("Buying never costs less than renting, even training all year round."),
-    (CLOUD, "at"): N_("Buying costs less than cloud GPU-hours from {hours} training hours a year."),
-    (CLOUD, "always"): N_(
-        "Buying costs less than cloud GPU-hours at any number of training hours."
-    ),
-    (CLOUD, "never"): N_(
-        "Buying never costs less than cloud GPU-hours, even training all year round."
-    ),
-}
-_PAYBACK = {
-    (RENT, "within"): N_("Against renting, buying pays back in {months} months ({years} years)."),
-    (RENT, "after"): N_(
-        "Against renting, buying pays back in {months} months ({years} years), after the {horizon}-year horizon."
-    ),
-    (RENT, "never"): N_(
-        "Against renting, buying never pays back: it saves nothing month by month."
-    ),
-    (CLOUD, "within"): N_("Against cloud, buying pays back in {months} months ({years} years)."),
-    (CLOUD, "after"): N_(
-        "Against cloud, buying pays back in {months} months ({years} years), after the {horizon}-year horizon."
-    ),
-    (CLOUD, "never"): N_("Against cloud, buying never pays back: it saves nothing month by month."),
-}
-_PAYBACK_HOURS = {
-    (RENT, "from"): N_(
-        "Against renting, buying pays back within the {horizon}-year horizon from {hours} training hours a year."
-    ),
-    (RENT, "never"): N_(
-        "Against renting, buying does not pay back within the {horizon}-year horizon at any number of training hours."
-    ),
-    (CLOUD, "from"): N_(
-        "Against cloud, buying pays back within the {horizon}-year horizon from {hours} training hours a year."
-    ),
-    (CLOUD, "never"): N_(
-        "Against cloud, buying does not pay back within the {horizon}-year horizon at any number of training hours."
-    ),
-}
+PAYBACK_WITHIN = N_(
+    "Against renting the same servers, buying pays back in month {month} of {horizon_months}; "
+    "over {years} years it costs less than renting from {hours} training hours a year."
+)
+PAYBACK_NOT = N_(
+    "Against renting the same servers, buying does not pay back within {years} years at this usage."
+)
 EXAMPLE_PRICES = N_(
     "Some prices are examples or market reports, not quotes: ask the vendors for quotes before deciding."
 )
@@ -118,139 +80,91 @@ POWER_IN_FEE = N_(
     "At {site} power is included in the rack fee, up to the rack's power limit: no separate "
     "electricity cost is counted."
 )
-TRANSFER_COST = N_(
-    "Moving data to and from the public cloud adds ¥{cny_per_year} a year when buying or renting."
+TOO_MANY_RUNS = N_(
+    "{runs} runs a year need {hours} hours of training a year on this capacity, more than a "
+    "year has."
 )
 
 
-def _hours_text(hours: Decimal) -> str:
-    return group_thousands(hours, 0)
-
-
-def _years_text(value: Decimal) -> str:
-    return format(round_cny(value, 1), "f")
-
-
-# --- Break-even and payback --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BreakEven:
-    """Training hours per year from which buying costs less than ``against``.
-
-    ``hours_per_year`` is 0 when buying is cheaper at any hours and ``None`` when it never
-    is up to 8760 h.
-    """
-
-    against: str
-    hours_per_year: Decimal | None
-    message: Message
-
-
-def _breakpoints(inputs: EconomicsInputs) -> list[Decimal]:
-    points = {Decimal(0), HOURS_PER_YEAR}
-    shortest = inputs.assumptions.rent_min_months * HOURS_PER_MONTH
-    if 0 < shortest < HOURS_PER_YEAR:
-        points.add(shortest)
-    return sorted(points)
-
-
-def _buy_minus(inputs: EconomicsInputs, against: str, hours: Decimal) -> Decimal:
-    return annual_cost_cny(inputs, BUY, hours) - annual_cost_cny(inputs, against, hours)
-
-
-def _last_crossing(points: list[Decimal], values: list[Decimal]) -> Decimal | None:
-    """Where a piecewise-linear function (``values`` at ``points``) falls to 0 for the last time.
-
-    0 when it is never above 0; ``None`` when it is still above 0 at the last point. Linear
-    between the points, so the crossing is interpolated exactly.
-    """
-    if values[-1] > 0:
-        return None
-    above = [i for i, value in enumerate(values) if value > 0]
-    if not above:
-        return Decimal(0)
-    i = above[-1]
-    start, end, high, low = points[i], points[i + 1], values[i], values[i + 1]
-    return start + high * (end - start) / (high - low)
-
-
-def break_even_hours(inputs: EconomicsInputs, against: str) -> Decimal | None:
-    """The training hours per year from which buying costs no more than ``against``, up to 8760.
-
-    0 when buying costs no more at any hours; ``None`` when it costs more even at 8760 h.
-    The last crossing is reported: above it buying stays the cheaper of the two.
-    """
-    points = _breakpoints(inputs)
-    return _last_crossing(points, [_buy_minus(inputs, against, h) for h in points])
-
-
-def break_even(inputs: EconomicsInputs, against: str) -> BreakEven:
-    hours = break_even_hours(inputs, against)
-    if hours is None:
-        message = Message(_BREAK_EVEN[(against, "never")])
-    elif hours == 0:
-        message = Message(_BREAK_EVEN[(against, "always")])
-    else:
-        message = Message(_BREAK_EVEN[(against, "at")], {"hours": _hours_text(hours)})
-    return BreakEven(against=against, hours_per_year=hours, message=message)
+# --- Payback against renting ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Payback:
-    """Months until buying's cumulative cash falls to ``against``'s; ``None``: never."""
+    """Buying against renting the same servers (a programme): the month buying's cumulative
+    cash falls to renting's (``None``: not within the horizon) and the training hours a year
+    from which buying costs no more over the horizon (``None``: at no hours)."""
 
-    against: str
-    months: Decimal | None
-    within_horizon: bool
+    month: int | None
+    break_even_hours_per_year: Decimal | None
     message: Message
 
 
-def payback_months(buy: ModeCost, other: ModeCost) -> Decimal | None:
-    extra_upfront = buy.upfront_cny - other.upfront_cny
-    if extra_upfront <= 0:
-        return Decimal(0)
-    saving_per_month = other.running_cny_per_month - buy.running_cny_per_month
-    if saving_per_month <= 0:
+def _monthly_saving(buy: ModeCost, rent: ModeCost) -> Decimal:
+    """What owning saves each month against renting, before the purchase."""
+    return rent.cash_out_cny / rent_months_in_horizon(rent) - buy.recurring_cny / buy.months
+
+
+def rent_months_in_horizon(rent: ModeCost) -> int:
+    return rent.horizon_years * MONTHS_PER_YEAR
+
+
+def payback_month(buy: ModeCost, rent: ModeCost) -> int | None:
+    """The month buying's cumulative cash is no more than renting's; None: not in the horizon."""
+    saving = _monthly_saving(buy, rent)
+    if saving <= 0:
         return None
-    return extra_upfront / saving_per_month
+    month = max(1, math.ceil(buy.one_off_cny / saving))
+    return month if month <= rent_months_in_horizon(rent) else None
 
 
-def payback(buy: ModeCost, other: ModeCost) -> Payback:
-    months = payback_months(buy, other)
-    horizon_months = buy.horizon_years * MONTHS_PER_YEAR
-    if months is None:
-        return Payback(other.mode, None, False, Message(_PAYBACK[(other.mode, "never")]))
-    within = months <= horizon_months
-    params = {
-        "months": format(round_cny(months, 1), "f"),
-        "years": _years_text(months / MONTHS_PER_YEAR),
-        "horizon": buy.horizon_years,
-    }
-    key = (other.mode, "within" if within else "after")
-    return Payback(other.mode, months, within, Message(_PAYBACK[key], params))
+def _at_hours(inputs: EconomicsInputs, hours: Decimal) -> EconomicsInputs:
+    usage = replace(inputs.assumptions, runs_per_year=None, training_hours_per_year=hours)
+    return replace(inputs, assumptions=usage)
 
 
-def _running_saving(inputs: EconomicsInputs, against: str, hours: Decimal) -> Decimal:
-    """Running cost per year of ``against`` minus buying's (what owning saves, before capital)."""
-    other = mode_cost(inputs, against, hours).running_total_cny_per_year
-    return other - mode_cost(inputs, BUY, hours).running_total_cny_per_year
+def break_even_hours(inputs: EconomicsInputs) -> Decimal | None:
+    """The fewest training hours a year from which buying's cash out over the horizon is no
+    more than renting's; None when it is more at every number of hours up to 8,760.
 
-
-def hours_for_payback(inputs: EconomicsInputs, against: str, months: Decimal) -> Decimal | None:
-    """The training hours per year from which buying pays back against ``against`` in ``months``.
-
-    Payback = extra upfront ÷ monthly saving, so it is reached where the yearly saving is
-    12 × extra upfront ÷ months; the saving is piecewise linear in the hours (last crossing,
-    as for the break-even). ``None`` when even 8760 h do not pay back in time.
+    Renting holds whole months: between two month steps its cost is fixed while buying's grows
+    with the electricity, so each step is solved on its own, first step first.
     """
-    extra = (
-        mode_cost(inputs, BUY, Decimal(0)).upfront_cny
-        - mode_cost(inputs, against, Decimal(0)).upfront_cny
-    )
-    target = extra * MONTHS_PER_YEAR / Decimal(months)
-    points = _breakpoints(inputs)
-    return _last_crossing(points, [target - _running_saving(inputs, against, h) for h in points])
+    run_hours = inputs.load.hours_per_run
+    per_run = Decimal(months_per_run(inputs))
+    for months in range(1, MONTHS_PER_YEAR + 1):
+        # Renting holds ``months`` a year for hours just above ``low`` up to ``high``.
+        low = (months - 1) * run_hours / per_run + Decimal("0.01")
+        high = HOURS_PER_YEAR if months == MONTHS_PER_YEAR else months * run_hours / per_run
+        high = min(high, HOURS_PER_YEAR)
+        if low > high:
+            continue
+        start, end = _buy_minus_rent(inputs, low), _buy_minus_rent(inputs, high)
+        if start <= 0:
+            return round_cny(low, 0)
+        if end <= 0:  # linear in between: interpolate the crossing
+            return round_cny(low + start * (high - low) / (start - end), 0)
+    return None
+
+
+def _buy_minus_rent(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
+    at = _at_hours(inputs, hours)
+    return mode_cost(at, BUY).cash_out_cny - mode_cost(at, RENT).cash_out_cny
+
+
+def payback(inputs: EconomicsInputs, buy: ModeCost, rent: ModeCost) -> Payback:
+    years = inputs.assumptions.horizon_years
+    month = payback_month(buy, rent)
+    if month is None:
+        return Payback(None, None, Message(PAYBACK_NOT, {"years": years}))
+    hours = break_even_hours(inputs)
+    params = {
+        "month": month,
+        "horizon_months": years * MONTHS_PER_YEAR,
+        "years": years,
+        "hours": int(hours) if hours is not None else 0,
+    }
+    return Payback(month, hours, Message(PAYBACK_WITHIN, params))
 
 
 # --- The result --------------------------------------------------------------------------
@@ -261,44 +175,21 @@ class EconomicsResult:
     inputs: EconomicsInputs
     racks: int
     costs: dict[str, ModeCost]
-    cheapest_mode: str | None
-    break_even: dict[str, BreakEven]
-    payback: dict[str, Payback]
-    payback_in_horizon_from_hours: dict[str, Decimal | None]
+    payback: Payback | None  # buying against renting the same servers (a programme)
     monthly: MonthlySeries
-    by_hours: HoursSeries
     assumptions: list[Assumption]
     messages: list[Message] = field(default_factory=list)
+    fits_in_a_year: bool = True  # a programme's runs fit in a year's hours on this capacity
 
-    def summary_cny(self, mode: str) -> dict[str, Decimal | None]:
-        """The figures a page or brief shows for ``mode``, rounded half up to the fen."""
-        cost = self.costs[mode]
-        per_run = cost.cny_per_run
-        return {
-            "upfront": round_cny(cost.upfront_cny),
-            "per_year": round_cny(cost.cny_per_year),
-            "per_run": None if per_run is None else round_cny(per_run),
-            "horizon_total": round_cny(cost.horizon_total_cny),
-            "cash_total": round_cny(cost.cash_total_cny),
-            "residual_value": round_cny(cost.residual_value_cny),
-        }
-
-
-def _payback_hours_message(against: str, hours: Decimal | None, years: int) -> Message:
-    if hours is None:
-        return Message(_PAYBACK_HOURS[(against, "never")], {"horizon": years})
-    params = {"hours": _hours_text(hours), "horizon": years}
-    return Message(_PAYBACK_HOURS[(against, "from")], params)
-
-
-def _cheapest(costs: dict[str, ModeCost]) -> str | None:
-    if not costs:
-        return None
-    return min(costs, key=lambda mode: (costs[mode].horizon_total_cny, MODES.index(mode)))
+    @property
+    def cheapest_mode(self) -> str | None:
+        if not self.costs:
+            return None
+        return min(self.costs, key=lambda m: (self.costs[m].net_of_resale_cny, MODES.index(m)))
 
 
 def _price_messages(inputs: EconomicsInputs) -> list[Message]:
-    messages = [Message(_NOT_PRICED[m]) for m in MODES if mode_cost(inputs, m) is None]
+    messages = []
     price_keys = ("purchase_cny_per_server", "rent_cny_per_server_month", "cloud_cny_per_gpu_hour")
     if any(inputs.provenance_of(k).basis in (BASIS_EXAMPLE, BASIS_MARKET) for k in price_keys):
         messages.append(Message(EXAMPLE_PRICES))
@@ -309,80 +200,88 @@ def _site_messages(inputs: EconomicsInputs) -> list[Message]:
     messages = []
     if server_exceeds_rack(inputs):
         params = {
-            "server_kw": format(inputs.load.power_full_kw.normalize(), "f"),
+            "server_kw": inputs.load.power_full_kw,
             "server_u": inputs.load.rack_units,
             "site": inputs.site.name,
-            "rack_kw": format(inputs.site.rack_power_limit_kw.normalize(), "f"),
+            "site_zh": inputs.site.name_zh or inputs.site.name,
+            "rack_kw": inputs.site.rack_power_limit_kw,
             "rack_u": inputs.site.rack_units_per_rack,
         }
         messages.append(Message(RACK_TOO_SMALL, params))
     if inputs.site.power_in_rack_fee:
-        messages.append(Message(POWER_IN_FEE, {"site": inputs.site.name}))
+        messages.append(
+            Message(
+                POWER_IN_FEE,
+                {"site": inputs.site.name, "site_zh": inputs.site.name_zh or inputs.site.name},
+            )
+        )
     elif inputs.site.price_includes_pue:
         messages.append(Message(PUE_IN_PRICE))
-    transfer = transfer_cny_per_year(inputs, inputs.assumptions.training_hours_per_year)
-    if transfer > 0:
-        messages.append(Message(TRANSFER_COST, {"cny_per_year": group_thousands(transfer)}))
     return messages
 
 
+def _capacity_messages(inputs: EconomicsInputs) -> list[Message]:
+    if fits_in_a_year(inputs):
+        return []
+    a = inputs.assumptions
+    runs = a.runs_per_year if a.runs_per_year is not None else None
+    params = {
+        "runs": runs if runs is not None else "",
+        "hours": round_cny(hours_needed_per_year(inputs), 0),
+    }
+    return [Message(TOO_MANY_RUNS, params)]
+
+
+def _records(inputs: EconomicsInputs) -> list[Assumption]:
+    """The figures behind the result; the resale value as applied (the rule of thumb when the
+    buyer gave none)."""
+    records = assumption_records(inputs)
+    if inputs.prices.purchase_cny_per_server is None or inputs.assumptions.resale_pct is not None:
+        return records
+    applied = assumption_records(
+        replace(inputs, assumptions=replace(inputs.assumptions, resale_pct=resale_pct(inputs)))
+    )
+    return [*records, *[r for r in applied if r.key == "resale_pct"]]
+
+
 def evaluate(inputs: EconomicsInputs, overrides: Overrides | None = None) -> EconomicsResult:
-    """Price the option in every offered mode at the buyer's hours per year."""
+    """Price the option in every offered mode over the buyer's period."""
     if overrides is not None:
         inputs = apply_overrides(inputs, overrides)
-    a = inputs.assumptions
     costs = {m: c for m in MODES if (c := mode_cost(inputs, m)) is not None}
-    cheapest = _cheapest(costs)
-    messages = _price_messages(inputs) + _site_messages(inputs)
-    if cheapest is not None:
-        params = {
-            "hours": _hours_text(a.training_hours_per_year),
-            "total": group_thousands(costs[cheapest].horizon_total_cny),
-            "years": a.horizon_years,
-        }
-        messages.insert(0, Message(_CHEAPEST[cheapest], params))
-    breaks, paybacks, payback_hours = {}, {}, {}
-    if BUY in costs:
-        for other in (RENT, CLOUD):
-            if other in costs:
-                breaks[other] = break_even(inputs, other)
-                paybacks[other] = payback(costs[BUY], costs[other])
-                horizon_months = Decimal(a.horizon_years * MONTHS_PER_YEAR)
-                payback_hours[other] = hours_for_payback(inputs, other, horizon_months)
-                messages.extend([breaks[other].message, paybacks[other].message])
-                messages.append(
-                    _payback_hours_message(other, payback_hours[other], a.horizon_years)
-                )
+    owned = None
+    if inputs.assumptions.is_programme and BUY in costs and RENT in costs:
+        owned = payback(inputs, costs[BUY], costs[RENT])
+    messages = _capacity_messages(inputs) + _price_messages(inputs) + _site_messages(inputs)
+    if owned is not None:
+        messages.append(owned.message)
     return EconomicsResult(
         inputs=inputs,
         racks=racks_needed(inputs),
         costs=costs,
-        cheapest_mode=cheapest,
-        break_even=breaks,
-        payback=paybacks,
-        payback_in_horizon_from_hours=payback_hours,
-        monthly=monthly_series(costs, a.horizon_years),
-        by_hours=hours_series(inputs),
-        assumptions=assumption_records(inputs),
+        payback=owned,
+        monthly=monthly_series(costs),
+        assumptions=_records(inputs),
         messages=messages,
+        fits_in_a_year=fits_in_a_year(inputs),
     )
+
+
+def not_priced_message(mode: str) -> Message:
+    return Message(_NOT_PRICED[mode])
 
 
 # --- Sites -------------------------------------------------------------------------------
 
-SITE_MORE = N_(
-    "Buying and hosting at {other} costs ¥{difference} more over a {years}-year horizon than at {base}."
-)
-SITE_LESS = N_(
-    "Buying and hosting at {other} costs ¥{difference} less over a {years}-year horizon than at {base}."
-)
+SITE_MORE = N_("Buying and hosting at {other} costs {difference} CNY more than at {base}.")
+SITE_LESS = N_("Buying and hosting at {other} costs {difference} CNY less than at {base}.")
 SITE_PART = {
     "tariff": N_("Electricity price: {amount} CNY"),
     "pue": N_("PUE: {amount} CNY"),
     "rack_fee": N_("Rack fee: {amount} CNY"),
     "rack_count": N_("Number of racks: {amount} CNY"),
     "demand_charge": N_("Demand (basic) charge: {amount} CNY"),
-    "other": N_("Purchase, maintenance, residual value and data transfer: {amount} CNY"),
+    "other": N_("Purchase, maintenance, resale and data transfer: {amount} CNY"),
 }
 
 
@@ -416,36 +315,42 @@ def _midpoint_split(x_a, x_b, y_a, y_b) -> tuple[Decimal, Decimal]:
 def _electricity_split(base: EconomicsResult, other: EconomicsResult) -> tuple[Decimal, Decimal]:
     def energy_price(result: EconomicsResult) -> tuple[Decimal, Decimal, Decimal]:
         inputs = result.inputs
-        hours = inputs.assumptions.training_hours_per_year
-        kwh = it_energy_kwh_per_year(inputs, hours) * inputs.assumptions.horizon_years
-        return kwh, effective_pue(inputs), effective_tariff_cny_per_kwh(inputs)
+        return it_energy_kwh(inputs), effective_pue(inputs), effective_tariff_cny_per_kwh(inputs)
 
     kwh_a, pue_a, tariff_a = energy_price(base)
     kwh_b, pue_b, tariff_b = energy_price(other)
-    # Same servers and hours at both sites, so the IT energy is the same; the factors differ.
+    # Same servers and usage at both sites, so the IT energy is the same; the factors differ.
     if kwh_a != kwh_b:
-        raise ValueError("site comparison needs the same servers and hours at every site")
+        raise ValueError("site comparison needs the same servers and usage at every site")
     tariff_part, pue_part = _midpoint_split(tariff_a, tariff_b, pue_a, pue_b)
     return kwh_a * tariff_part, kwh_a * pue_part
 
 
 def _rack_split(base: EconomicsResult, other: EconomicsResult) -> tuple[Decimal, Decimal]:
-    months = base.inputs.assumptions.horizon_years * MONTHS_PER_YEAR
+    months = hosted_months(base.inputs)
     fee_a, fee_b = base.inputs.site.rack_fee_cny_per_month, other.inputs.site.rack_fee_cny_per_month
     fee_part, count_part = _midpoint_split(fee_a, fee_b, Decimal(base.racks), Decimal(other.racks))
     return fee_part * months, count_part * months
 
 
+def _line_amount(cost: ModeCost, item: str) -> Decimal:
+    return sum((i.amount_cny for i in cost.lines if i.item == item), Decimal(0))
+
+
+def _site_name(result: EconomicsResult, language_key: str) -> str:
+    site = result.inputs.site
+    return (site.name_zh or site.name) if language_key == "zh" else site.name
+
+
 def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDifference:
-    years = base.inputs.assumptions.horizon_years
-    total = other.costs[BUY].horizon_total_cny - base.costs[BUY].horizon_total_cny
+    total = other.costs[BUY].net_of_resale_cny - base.costs[BUY].net_of_resale_cny
     tariff_part, pue_part = _electricity_split(base, other)
     fee_part, count_part = _rack_split(base, other)
-    demand = [r.costs[BUY].running_cny_per_year["demand_charge"] for r in (base, other)]
+    demand = [_line_amount(r.costs[BUY], "demand_charge") for r in (base, other)]
     parts = {
         "tariff": tariff_part,
         "pue": pue_part,
-        "demand_charge": (demand[1] - demand[0]) * years,
+        "demand_charge": demand[1] - demand[0],
         "rack_fee": fee_part,
         "rack_count": count_part,
     }
@@ -454,17 +359,16 @@ def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDiffer
     headline = Message(
         template,
         {
-            "other": other.inputs.site.name,
-            "base": base.inputs.site.name,
+            "other": _site_name(other, "en"),
+            "base": _site_name(base, "en"),
             # Chinese readers read the sites' Chinese names (see advisor.domain.i18n.localised).
-            "other_zh": other.inputs.site.name_zh or other.inputs.site.name,
-            "base_zh": base.inputs.site.name_zh or base.inputs.site.name,
-            "difference": group_thousands(abs(total)),
-            "years": years,
+            "other_zh": _site_name(other, "zh"),
+            "base_zh": _site_name(base, "zh"),
+            "difference": round_cny(abs(total), 0),
         },
     )
     lines = [
-        Message(SITE_PART[name], {"amount": f"{round_cny(amount, 0):+,.0f}"})
+        Message(SITE_PART[name], {"amount": round_cny(amount, 0)})
         for name, amount in parts.items()
         if round_cny(amount, 0) != 0
     ]

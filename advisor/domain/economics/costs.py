@@ -1,29 +1,32 @@
-"""Cost of one option in each mode: buy and host, rent dedicated servers, or cloud GPU-hours.
+"""What one option costs in one mode, as lines a finance director can recompute.
 
-Every function is a small formula on :class:`EconomicsInputs`; amounts are exact ``Decimal``
-CNY (no rounding here: :mod:`advisor.domain.economics.money` rounds for display, the
-result rounds its summary figures). ``hours`` is training hours per year.
+Every cost is a list of :class:`CostLine`: a unit price × a quantity = an amount. Quantities
+are rounded to what the line shows (whole servers, racks, months and kWh; card-hours to the
+hundredth) and every amount is rounded half up to the fen, so each line multiplies out exactly
+and the totals are the sums of the lines (docs/economics.md).
 
-Buy and host, per year:
-  electricity = servers × (full kW × training % × hours + idle kW × (8760 − hours))
-                × PUE × price per kWh        (PUE left out when the price already includes it)
-  demand      = servers × full kW × training % × PUE × basic charge per kW-month × 12
-                (two-part tariffs passed through; 0 when none is given)
-  colocation  = racks × rack fee × 12; racks from the rack's power limit and rack units
-  maintenance = purchase × maintenance % (per year)
-  capital     = purchase up front, minus the book value left at the end of the horizon
-                (straight line over the depreciation years down to the salvage %)
-Rent: rent per server-month × servers × months rented (hours ÷ 730, at least the shortest
-      term, at most 12): the rent is taken to include hosting and power.
-Cloud: GPU-hours per run × runs (hours ÷ hours per run) × price per GPU-hour.
-Buy and rent move data to and from the public cloud when the buyer keeps part of the work
-there (M2): GB per run × runs × price per GB. Pure cloud does not.
+Two figures, never one ambiguous one: **cash out** (everything paid over the period) and
+**net of resale** (cash out minus what the servers fetch at its end, an explicit assumption).
+
+The period is one job (``usage = "once"``) or a programme of runs over ``horizon_years``:
+
+- cloud: card-hours = cards billed × hours per run × runs, at the price per card-hour;
+- rent: whole servers × whole contract months. One job rents for its run, at least the
+  shortest term; a programme rents each run's months (at least the shortest term each), at
+  most twelve a year. Rent includes hosting and power;
+- buy and host: the purchase, electricity for the training hours and the idle rest of the
+  months hosted (× PUE), the demand charge and the rack fees for those months, maintenance,
+  and the resale at the end. Hosting is at least one month, a programme the whole horizon;
+- data transfer to and from a public cloud when buying or renting (GB per run × runs).
+
+Pure Python, exact ``Decimal`` CNY.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from decimal import ROUND_FLOOR, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
 from advisor.domain.economics.inputs import (
     HOURS_PER_MONTH,
@@ -38,6 +41,47 @@ CLOUD = "cloud"
 MODES = (BUY, RENT, CLOUD)
 
 HUNDRED = Decimal(100)
+FEN = Decimal("0.01")
+
+# Line items (words in advisor/presentation/labels.py, "cost") and their units ("unit").
+PURCHASE = "purchase"
+ELECTRICITY = "electricity"
+DEMAND_CHARGE = "demand_charge"
+COLOCATION = "colocation"
+MAINTENANCE = "maintenance"
+RENT_LINE = "rent"
+CLOUD_COMPUTE = "cloud_compute"
+DATA_TRANSFER = "data_transfer"
+RESALE = "resale"
+ONE_OFF = frozenset({PURCHASE})  # paid at the start; every other line is spread over the months
+
+
+def fen(amount: Decimal) -> Decimal:
+    return amount.quantize(FEN, rounding=ROUND_HALF_UP)
+
+
+def _whole(value: Decimal) -> Decimal:
+    return value.quantize(Decimal(1), rounding=ROUND_HALF_UP)
+
+
+def _up(value: Decimal, places: int = 0) -> Decimal:
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_CEILING)
+
+
+@dataclass(frozen=True)
+class CostLine:
+    """``unit_price_cny`` × ``quantity`` = ``amount_cny`` (to the fen); resale is negative."""
+
+    item: str
+    unit_price_cny: Decimal
+    quantity: Decimal
+    unit: str
+    amount_cny: Decimal
+
+
+def line(item: str, unit_price, quantity, unit: str, sign: int = 1) -> CostLine:
+    unit_price, quantity = Decimal(unit_price), Decimal(quantity)
+    return CostLine(item, unit_price, quantity, unit, sign * fen(unit_price * quantity))
 
 
 # --- Racks -------------------------------------------------------------------------------
@@ -62,24 +106,118 @@ def server_exceeds_rack(inputs: EconomicsInputs) -> bool:
 
 
 def racks_needed(inputs: EconomicsInputs) -> int:
-    per_rack = servers_per_rack(inputs)
-    return -(-inputs.load.server_count // per_rack)  # ceiling division
+    return -(-inputs.load.server_count // servers_per_rack(inputs))
 
 
-# --- Energy ------------------------------------------------------------------------------
+# --- The period --------------------------------------------------------------------------
+
+
+def runs_per_year(inputs: EconomicsInputs) -> Decimal:
+    """A programme's runs a year; a programme stated in hours: hours ÷ hours per run."""
+    a = inputs.assumptions
+    if a.runs_per_year is not None:
+        return a.runs_per_year
+    return a.training_hours_per_year / inputs.load.hours_per_run
+
+
+def total_runs(inputs: EconomicsInputs) -> Decimal:
+    a = inputs.assumptions
+    return runs_per_year(inputs) * a.horizon_years if a.is_programme else Decimal(1)
+
+
+def training_hours(inputs: EconomicsInputs) -> Decimal:
+    """Wall-clock training hours over the period (one run, or every run of the programme)."""
+    a = inputs.assumptions
+    if a.is_programme and a.training_hours_per_year is not None and a.runs_per_year is None:
+        return a.training_hours_per_year * a.horizon_years
+    return inputs.load.hours_per_run * total_runs(inputs)
+
+
+def hours_needed_per_year(inputs: EconomicsInputs) -> Decimal:
+    """Training hours a programme needs each year on this capacity (0 for one job)."""
+    a = inputs.assumptions
+    return training_hours(inputs) / a.horizon_years if a.is_programme else Decimal(0)
+
+
+def fits_in_a_year(inputs: EconomicsInputs) -> bool:
+    """Whether the programme's runs fit in the hours of a year on this capacity."""
+    return hours_needed_per_year(inputs) <= HOURS_PER_YEAR
+
+
+def months_per_run(inputs: EconomicsInputs) -> int:
+    """Whole months one run holds the servers: its hours, at least the shortest rental term."""
+    run_months = math.ceil(inputs.load.hours_per_run / HOURS_PER_MONTH)
+    return max(int(inputs.assumptions.rent_min_months), run_months, 1)
+
+
+def rent_months(inputs: EconomicsInputs) -> int:
+    """Server-months rented per server over the period."""
+    a = inputs.assumptions
+    if not a.is_programme:
+        return months_per_run(inputs)
+    per_year = math.ceil(runs_per_year(inputs) * months_per_run(inputs))
+    return min(MONTHS_PER_YEAR, per_year) * a.horizon_years
+
+
+def hosted_months(inputs: EconomicsInputs) -> int:
+    """Months owned servers are hosted (rack fees, idle power): the horizon, or the one job."""
+    a = inputs.assumptions
+    if a.is_programme:
+        return a.horizon_years * MONTHS_PER_YEAR
+    return max(1, math.ceil(inputs.load.hours_per_run / HOURS_PER_MONTH))
+
+
+def resale_pct(inputs: EconomicsInputs) -> Decimal:
+    a = inputs.assumptions
+    if a.resale_pct is not None:
+        return a.resale_pct
+    return default_resale_pct(Decimal(hosted_months(inputs)) / MONTHS_PER_YEAR)
+
+
+# Rule of thumb for the resale value (its sources: inputs.DEFAULT_PROVENANCE["resale_pct"]).
+RESALE_AT_THREE_YEARS = Decimal("0.30")
+RESALE_KEPT_PER_YEAR = Decimal("0.77")
+RESALE_MAX = Decimal("0.65")
+
+
+def default_resale_pct(years: Decimal) -> Decimal:
+    """Per cent of the purchase price a used server fetches after ``years``: 30 % at three
+    years, 23 % less for each further year (and more for each year less), at most 65 %."""
+    fraction = float(RESALE_AT_THREE_YEARS) * float(RESALE_KEPT_PER_YEAR) ** float(years - 3)
+    return _whole(Decimal(str(min(float(RESALE_MAX), fraction))) * HUNDRED)
+
+
+# --- Lines -------------------------------------------------------------------------------
+
+
+def _transfer(inputs: EconomicsInputs) -> list[CostLine]:
+    a = inputs.assumptions
+    gigabytes = _whole(a.transfer_gb_per_run * total_runs(inputs))
+    if gigabytes <= 0:
+        return []
+    return [line(DATA_TRANSFER, a.transfer_cny_per_gb, gigabytes, "gb")]
+
+
+def card_hours(inputs: EconomicsInputs) -> Decimal:
+    """Card-hours billed: every card of the instances, for every training hour."""
+    load = inputs.load
+    return _up(load.server_count * load.gpus_per_server * training_hours(inputs), 2)
+
+
+def cloud_lines(inputs: EconomicsInputs) -> list[CostLine]:
+    return [
+        line(CLOUD_COMPUTE, inputs.prices.cloud_cny_per_gpu_hour, card_hours(inputs), "card_hour")
+    ]
+
+
+def rent_lines(inputs: EconomicsInputs) -> list[CostLine]:
+    quantity = inputs.load.server_count * rent_months(inputs)
+    rent = line(RENT_LINE, inputs.prices.rent_cny_per_server_month, quantity, "server_month")
+    return [rent, *_transfer(inputs)]
 
 
 def training_kw_per_server(inputs: EconomicsInputs) -> Decimal:
     return inputs.load.power_full_kw * inputs.assumptions.training_power_pct / HUNDRED
-
-
-def it_energy_kwh_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
-    """IT energy of all servers: training draw for ``hours``, idle draw for the rest of the year."""
-    load = inputs.load
-    per_server = training_kw_per_server(inputs) * hours + load.power_idle_kw * (
-        HOURS_PER_YEAR - hours
-    )
-    return load.server_count * per_server
 
 
 def effective_pue(inputs: EconomicsInputs) -> Decimal:
@@ -93,77 +231,47 @@ def effective_tariff_cny_per_kwh(inputs: EconomicsInputs) -> Decimal:
     return Decimal(0) if inputs.site.power_in_rack_fee else inputs.site.tariff_cny_per_kwh
 
 
-def electricity_cny_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
-    kwh = it_energy_kwh_per_year(inputs, hours)
-    return kwh * effective_pue(inputs) * effective_tariff_cny_per_kwh(inputs)
+def it_energy_kwh(inputs: EconomicsInputs) -> Decimal:
+    """IT energy of all servers over the hosted months: training draw, then idle."""
+    load = inputs.load
+    hours = training_hours(inputs)
+    idle = max(Decimal(0), hosted_months(inputs) * HOURS_PER_MONTH - hours)
+    return load.server_count * (training_kw_per_server(inputs) * hours + load.power_idle_kw * idle)
 
 
-def demand_charge_cny_per_year(inputs: EconomicsInputs) -> Decimal:
-    """Basic charge on the peak facility kW (training draw × PUE), passed-through power only."""
-    site = inputs.site
-    if site.price_includes_pue or site.power_in_rack_fee:
-        return Decimal(0)
-    peak_kw = inputs.load.server_count * training_kw_per_server(inputs) * site.pue
-    return peak_kw * site.demand_charge_cny_per_kw_month * MONTHS_PER_YEAR
+def facility_kwh(inputs: EconomicsInputs) -> Decimal:
+    return _whole(it_energy_kwh(inputs) * effective_pue(inputs))
 
 
-# --- Buy and host ------------------------------------------------------------------------
+def peak_facility_kw(inputs: EconomicsInputs) -> Decimal:
+    return inputs.load.server_count * training_kw_per_server(inputs) * effective_pue(inputs)
 
 
-def purchase_cny(inputs: EconomicsInputs) -> Decimal:
-    return inputs.prices.purchase_cny_per_server * inputs.load.server_count
+def buy_lines(inputs: EconomicsInputs) -> list[CostLine]:
+    """Purchase and what owning costs over the hosted months (without the resale)."""
+    site, load, a = inputs.site, inputs.load, inputs.assumptions
+    months = hosted_months(inputs)
+    price = inputs.prices.purchase_cny_per_server
+    lines = [line(PURCHASE, price, load.server_count, "server")]
+    tariff = effective_tariff_cny_per_kwh(inputs)
+    if tariff > 0:
+        lines.append(line(ELECTRICITY, tariff, facility_kwh(inputs), "kwh"))
+    demand = site.demand_charge_cny_per_kw_month
+    if demand > 0 and not (site.price_includes_pue or site.power_in_rack_fee):
+        kw_months = fen(peak_facility_kw(inputs)) * months
+        lines.append(line(DEMAND_CHARGE, demand, kw_months, "kw_month"))
+    if site.rack_fee_cny_per_month > 0:
+        rack_months = racks_needed(inputs) * months
+        lines.append(line(COLOCATION, site.rack_fee_cny_per_month, rack_months, "rack_month"))
+    if a.maintenance_pct_per_year > 0:
+        per_month = fen(price * load.server_count * a.maintenance_pct_per_year / HUNDRED / 12)
+        lines.append(line(MAINTENANCE, per_month, months, "month"))
+    return [*lines, *_transfer(inputs)]
 
 
-def colocation_cny_per_year(inputs: EconomicsInputs) -> Decimal:
-    return racks_needed(inputs) * inputs.site.rack_fee_cny_per_month * MONTHS_PER_YEAR
-
-
-def maintenance_cny_per_year(inputs: EconomicsInputs) -> Decimal:
-    return purchase_cny(inputs) * inputs.assumptions.maintenance_pct_per_year / HUNDRED
-
-
-def book_value_cny(inputs: EconomicsInputs, years: Decimal) -> Decimal:
-    """Straight-line book value after ``years``: down to the salvage % at the end of depreciation."""
-    a = inputs.assumptions
-    cost = purchase_cny(inputs)
-    salvage = cost * a.salvage_pct / HUNDRED
-    used = min(Decimal(years), Decimal(a.depreciation_years))
-    return cost - (cost - salvage) * used / a.depreciation_years
-
-
-def residual_value_cny(inputs: EconomicsInputs) -> Decimal:
-    """What the servers are still worth at the end of the horizon (credited to buying)."""
-    return book_value_cny(inputs, Decimal(inputs.assumptions.horizon_years))
-
-
-# --- Usage -------------------------------------------------------------------------------
-
-
-def runs_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
-    return hours / inputs.load.hours_per_run
-
-
-def transfer_cny_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
-    a = inputs.assumptions
-    return runs_per_year(inputs, hours) * a.transfer_gb_per_run * a.transfer_cny_per_gb
-
-
-def rented_months_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
-    months = hours / HOURS_PER_MONTH
-    return min(Decimal(MONTHS_PER_YEAR), max(inputs.assumptions.rent_min_months, months))
-
-
-def rent_cny_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
-    per_month = inputs.prices.rent_cny_per_server_month * inputs.load.server_count
-    return per_month * rented_months_per_year(inputs, hours)
-
-
-def cloud_gpu_hours_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
-    return runs_per_year(inputs, hours) * inputs.load.gpu_hours_per_run
-
-
-def cloud_cny_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
-    return cloud_gpu_hours_per_year(inputs, hours) * inputs.prices.cloud_cny_per_gpu_hour
+def resale_line(inputs: EconomicsInputs) -> CostLine:
+    per_server = fen(inputs.prices.purchase_cny_per_server * resale_pct(inputs) / HUNDRED)
+    return line(RESALE, per_server, inputs.load.server_count, "server", sign=-1)
 
 
 # --- One mode, priced --------------------------------------------------------------------
@@ -171,47 +279,44 @@ def cloud_cny_per_year(inputs: EconomicsInputs, hours: Decimal) -> Decimal:
 
 @dataclass(frozen=True)
 class ModeCost:
-    """A mode priced for given hours per year over the horizon (exact Decimal CNY).
-
-    ``running_cny_per_year`` holds the yearly components by name (electricity,
-    colocation, maintenance, rent, cloud_compute, data_transfer).
-    """
+    """One mode priced over the period: its cash lines and, for owned servers, the resale."""
 
     mode: str
-    hours_per_year: Decimal
+    usage: str
     horizon_years: int
-    upfront_cny: Decimal
-    running_cny_per_year: dict[str, Decimal]
-    residual_value_cny: Decimal
-    runs_per_year: Decimal
+    runs: Decimal  # runs in the period (1 for one job)
+    months: int  # months the servers are held (hosted or rented); 0 for cloud
+    lines: tuple[CostLine, ...]
+    resale: CostLine | None = None
 
     @property
-    def running_total_cny_per_year(self) -> Decimal:
-        return sum(self.running_cny_per_year.values(), Decimal(0))
+    def cash_out_cny(self) -> Decimal:
+        """Everything paid over the period: the sum of the lines."""
+        return sum((item.amount_cny for item in self.lines), Decimal(0))
 
     @property
-    def running_cny_per_month(self) -> Decimal:
-        return self.running_total_cny_per_year / MONTHS_PER_YEAR
+    def net_of_resale_cny(self) -> Decimal:
+        """Cash out minus the resale of what is owned at the end."""
+        return self.cash_out_cny + (self.resale.amount_cny if self.resale else Decimal(0))
 
     @property
-    def cash_total_cny(self) -> Decimal:
-        """Everything paid over the horizon, without the residual value."""
-        return self.upfront_cny + self.running_total_cny_per_year * self.horizon_years
+    def one_off_cny(self) -> Decimal:
+        return sum((i.amount_cny for i in self.lines if i.item in ONE_OFF), Decimal(0))
 
     @property
-    def horizon_total_cny(self) -> Decimal:
-        """Cost of the horizon net of the residual value of what is owned at its end."""
-        return self.cash_total_cny - self.residual_value_cny
+    def recurring_cny(self) -> Decimal:
+        return self.cash_out_cny - self.one_off_cny
 
     @property
-    def cny_per_year(self) -> Decimal:
-        return self.horizon_total_cny / self.horizon_years
+    def per_run_cny(self) -> Decimal:
+        """Net cost per run (the programme's net ÷ its runs; one job: its net)."""
+        return fen(self.net_of_resale_cny / self.runs) if self.runs else self.net_of_resale_cny
 
     @property
-    def cny_per_run(self) -> Decimal | None:
-        if self.runs_per_year == 0:
+    def per_year_cny(self) -> Decimal | None:
+        if self.usage != "programme":
             return None
-        return self.cny_per_year / self.runs_per_year
+        return fen(self.net_of_resale_cny / self.horizon_years)
 
 
 def mode_is_priced(inputs: EconomicsInputs, mode: str) -> bool:
@@ -223,63 +328,19 @@ def mode_is_priced(inputs: EconomicsInputs, mode: str) -> bool:
     return price is not None
 
 
-def buy_cost(inputs: EconomicsInputs, hours: Decimal) -> ModeCost:
-    return ModeCost(
-        mode=BUY,
-        hours_per_year=hours,
-        horizon_years=inputs.assumptions.horizon_years,
-        upfront_cny=purchase_cny(inputs),
-        running_cny_per_year={
-            "electricity": electricity_cny_per_year(inputs, hours),
-            "demand_charge": demand_charge_cny_per_year(inputs),
-            "colocation": colocation_cny_per_year(inputs),
-            "maintenance": maintenance_cny_per_year(inputs),
-            "data_transfer": transfer_cny_per_year(inputs, hours),
-        },
-        residual_value_cny=residual_value_cny(inputs),
-        runs_per_year=runs_per_year(inputs, hours),
-    )
-
-
-def rent_cost(inputs: EconomicsInputs, hours: Decimal) -> ModeCost:
-    return ModeCost(
-        mode=RENT,
-        hours_per_year=hours,
-        horizon_years=inputs.assumptions.horizon_years,
-        upfront_cny=Decimal(0),
-        running_cny_per_year={
-            "rent": rent_cny_per_year(inputs, hours),
-            "data_transfer": transfer_cny_per_year(inputs, hours),
-        },
-        residual_value_cny=Decimal(0),
-        runs_per_year=runs_per_year(inputs, hours),
-    )
-
-
-def cloud_cost(inputs: EconomicsInputs, hours: Decimal) -> ModeCost:
-    return ModeCost(
-        mode=CLOUD,
-        hours_per_year=hours,
-        horizon_years=inputs.assumptions.horizon_years,
-        upfront_cny=Decimal(0),
-        running_cny_per_year={"cloud_compute": cloud_cny_per_year(inputs, hours)},
-        residual_value_cny=Decimal(0),
-        runs_per_year=runs_per_year(inputs, hours),
-    )
-
-
-_COSTERS = {BUY: buy_cost, RENT: rent_cost, CLOUD: cloud_cost}
-
-
-def mode_cost(inputs: EconomicsInputs, mode: str, hours: Decimal | None = None) -> ModeCost | None:
-    """``mode`` priced at ``hours`` per year (default: the buyer's); ``None`` when not offered."""
+def mode_cost(inputs: EconomicsInputs, mode: str) -> ModeCost | None:
+    """``mode`` priced over the buyer's period; ``None`` when the mode has no price."""
     if not mode_is_priced(inputs, mode):
         return None
-    if hours is None:
-        hours = inputs.assumptions.training_hours_per_year
-    return _COSTERS[mode](inputs, Decimal(hours))
-
-
-def annual_cost_cny(inputs: EconomicsInputs, mode: str, hours: Decimal) -> Decimal:
-    """Average cost per year over the horizon (net of residual value) at ``hours`` per year."""
-    return mode_cost(inputs, mode, hours).cny_per_year
+    a = inputs.assumptions
+    lines = {BUY: buy_lines, RENT: rent_lines, CLOUD: cloud_lines}[mode](inputs)
+    months = {BUY: hosted_months, RENT: rent_months, CLOUD: lambda _: 0}[mode](inputs)
+    return ModeCost(
+        mode=mode,
+        usage=a.usage,
+        horizon_years=a.horizon_years,
+        runs=total_runs(inputs),
+        months=months,
+        lines=tuple(lines),
+        resale=resale_line(inputs) if mode == BUY else None,
+    )

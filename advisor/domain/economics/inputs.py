@@ -138,53 +138,78 @@ class Prices:
     cloud_cny_per_gpu_hour: Decimal | None = None
 
 
+# How the buyer uses the capacity (docs/economics.md): one job, or a programme of runs a year.
+USAGE_ONCE = "once"
+USAGE_PROGRAMME = "programme"
+USAGES = (USAGE_ONCE, USAGE_PROGRAMME)
+
+
 @dataclass(frozen=True)
 class Assumptions:
-    """The buyer's usage and the figures no catalog row holds. Defaults: see DEFAULT_PROVENANCE."""
+    """The buyer's usage and the figures no catalog row holds. Defaults: see DEFAULT_PROVENANCE.
 
-    training_hours_per_year: Decimal = Decimal(2000)
+    ``usage`` is one job (``once``: priced per run) or a ``programme`` over ``horizon_years``,
+    stated as ``runs_per_year`` (equal work for every option) or, in documents written before
+    runs were asked, as ``training_hours_per_year`` (hours each option's capacity trains).
+    ``resale_pct`` is what the servers fetch at the end, in per cent of the purchase price;
+    ``None``: the rule of thumb of :func:`advisor.domain.economics.costs.default_resale_pct`.
+    """
+
+    usage: str = USAGE_ONCE
+    runs_per_year: Decimal | None = None
+    training_hours_per_year: Decimal | None = None
     horizon_years: int = 3
     training_power_pct: Decimal = Decimal(100)
     maintenance_pct_per_year: Decimal = Decimal(5)
-    depreciation_years: int = 5
-    salvage_pct: Decimal = Decimal(5)
+    resale_pct: Decimal | None = None
     rent_min_months: Decimal = Decimal(1)
     transfer_gb_per_run: Decimal = Decimal(0)
     transfer_cny_per_gb: Decimal = Decimal("0.26")
 
+    @property
+    def is_programme(self) -> bool:
+        return self.usage == USAGE_PROGRAMME
+
 
 # Why each default in Assumptions is what it is (shown with every result).
 DEFAULT_PROVENANCE: dict[str, Provenance] = {
+    "usage": Provenance(BASIS_ASSUMPTION, "One job unless you say it is a programme of runs."),
+    "runs_per_year": Provenance(BASIS_ASSUMPTION, "Your programme: runs a year."),
     "training_hours_per_year": Provenance(
-        BASIS_ASSUMPTION,
-        "The source article's threshold (~2000 h/year, M3); enter your team's own hours.",
+        BASIS_ASSUMPTION, "Your programme: training hours a year on each option's capacity."
     ),
     "horizon_years": Provenance(
-        BASIS_ASSUMPTION, "Three years: the payback window the source article discusses."
+        BASIS_ASSUMPTION, "Three years, the payback window buyers usually ask about."
     ),
     "training_power_pct": Provenance(
         BASIS_ASSUMPTION,
-        "Fine-tuning runs long and continuous at full load (source article, W3); "
-        "measured draw is usually below the rated maximum, so this leans against buying.",
+        "Fine-tuning runs long and continuous at full load; measured draw is usually below "
+        "the rated maximum, so this leans against buying.",
     ),
     "maintenance_pct_per_year": Provenance(
         BASIS_ASSUMPTION,
-        "No public source; covers a support contract, spares and remote hands. "
+        "Rule of thumb, no public price list: a support contract, spares and remote hands. "
         "Enter the vendor's service quote.",
     ),
-    "depreciation_years": Provenance(
+    "resale_pct": Provenance(
         BASIS_ASSUMPTION,
-        "Useful life of a GPU server; the tax minimum for electronic equipment is 3 years "
-        "(企业所得税法实施条例 第六十条).",
-    ),
-    "salvage_pct": Provenance(
-        BASIS_ASSUMPTION, "The customary 5 % residual rate of Chinese fixed-asset accounting."
+        "Rule of thumb from used-market figures: an H100 system in its third year resold at "
+        "about 45 % of a new one (Silicon Data, as reported in the press, 2025); SpotWire's "
+        "eBay-based index gives 0.46 at three years, falling about 23 % a year "
+        "(https://www.spotwire.ai/data/valuator_data.json, 2026-06-04). Taken at the "
+        "conservative end for China and domestic accelerators, where no figure is published: "
+        "30 % at three years, 23 % less for each further year, at most 65 % within the first "
+        "year. Enter a dealer's buy-back offer.",
+        date(2026, 6, 4),
+        flag="LOW",
     ),
     "rent_min_months": Provenance(
-        BASIS_ASSUMPTION, "Shortest monthly rental term; ask the vendor."
+        BASIS_ASSUMPTION,
+        "Rent is paid in whole months; the shortest term of cloud subscriptions and GPU "
+        "rental platforms is one month (e.g. Inspur Cloud, Huawei Cloud); ask the vendor.",
     ),
     "transfer_gb_per_run": Provenance(
-        BASIS_ASSUMPTION, "No hybrid cloud traffic unless you enter it (M2)."
+        BASIS_ASSUMPTION, "No data moved to or from a public cloud unless you enter it."
     ),
     "transfer_cny_per_gb": Provenance(
         BASIS_MARKET,
@@ -220,12 +245,12 @@ class EconomicsInputs:
 class Overrides:
     """The buyer's own figures; ``None`` keeps the default."""
 
+    runs_per_year: Decimal | None = None
     training_hours_per_year: Decimal | None = None
     horizon_years: int | None = None
     training_power_pct: Decimal | None = None
     maintenance_pct_per_year: Decimal | None = None
-    depreciation_years: int | None = None
-    salvage_pct: Decimal | None = None
+    resale_pct: Decimal | None = None
     rent_min_months: Decimal | None = None
     transfer_gb_per_run: Decimal | None = None
     transfer_cny_per_gb: Decimal | None = None
@@ -255,11 +280,12 @@ _GROUP_OF = {
     "server_count": "load",
     "hours_per_run": "load",
     "gpu_hours_per_run": "load",
+    "gpus_per_server": "load",
     "purchase_cny_per_server": "prices",
     "rent_cny_per_server_month": "prices",
     "cloud_cny_per_gpu_hour": "prices",
 }
-_INTEGER_FIELDS = {"horizon_years", "depreciation_years", "rack_units_per_rack"}
+_INTEGER_FIELDS = {"horizon_years", "rack_units_per_rack"}
 
 
 def apply_overrides(inputs: EconomicsInputs, overrides: Overrides) -> EconomicsInputs:
@@ -310,13 +336,23 @@ def validate(inputs: EconomicsInputs) -> None:
     for name in ("purchase_cny_per_server", "rent_cny_per_server_month", "cloud_cny_per_gpu_hour"):
         value = getattr(prices, name)
         _require(value is None or value >= 0, f"{name} must not be negative")
-    _require(0 <= a.training_hours_per_year <= HOURS_PER_YEAR, "training_hours_per_year 0..8760")
+    _require(a.usage in USAGES, f"usage must be one of {USAGES}")
+    if a.is_programme:
+        _require(
+            (a.runs_per_year is None) != (a.training_hours_per_year is None),
+            "a programme needs runs_per_year or training_hours_per_year (one of them)",
+        )
+    _require(a.runs_per_year is None or a.runs_per_year > 0, "runs_per_year must be positive")
+    hours = a.training_hours_per_year
+    _require(hours is None or 0 < hours <= HOURS_PER_YEAR, "training_hours_per_year 1..8760")
     _require(1 <= a.horizon_years <= 15, "horizon_years must be 1..15")
     _require(0 <= a.training_power_pct <= 100, "training_power_pct must be 0..100")
     _require(0 <= a.maintenance_pct_per_year <= 100, "maintenance_pct_per_year must be 0..100")
-    _require(1 <= a.depreciation_years <= 15, "depreciation_years must be 1..15")
-    _require(0 <= a.salvage_pct <= 100, "salvage_pct must be 0..100")
-    _require(0 <= a.rent_min_months <= MONTHS_PER_YEAR, "rent_min_months must be 0..12")
+    _require(a.resale_pct is None or 0 <= a.resale_pct <= 100, "resale_pct must be 0..100")
+    _require(
+        1 <= a.rent_min_months <= 120 and a.rent_min_months == int(a.rent_min_months),
+        "rent_min_months must be a whole number of months, 1..120",
+    )
     _require(a.transfer_gb_per_run >= 0, "transfer_gb_per_run must not be negative")
     _require(a.transfer_cny_per_gb >= 0, "transfer_cny_per_gb must not be negative")
 
@@ -324,10 +360,10 @@ def validate(inputs: EconomicsInputs) -> None:
 # --- The assumptions listed with every result ------------------------------------------
 
 _TEMPLATES = {
-    "server_count": N_("Servers: {value}"),
+    "server_count": N_("Servers or instances: {value}"),
     "hours_per_run": N_("Hours per training run: {value} h"),
-    "gpu_hours_per_run": N_("GPU-hours per training run: {value}"),
-    "training_hours_per_year": N_("Training hours per year: {value} h"),
+    "runs_per_year": N_("Training runs a year: {value}"),
+    "training_hours_per_year": N_("Training hours a year on this capacity: {value} h"),
     "horizon_years": N_("Horizon (years): {value}"),
     "training_power_pct": N_("Power drawn while training: {value} per cent of full load"),
     "power_full_kw": N_("Full-load power per server: {value} kW"),
@@ -339,8 +375,7 @@ _TEMPLATES = {
     "rack_units_per_rack": N_("Usable space per rack: {value} U"),
     "demand_charge_cny_per_kw_month": N_("Demand (basic) charge: {value} CNY per kW per month"),
     "maintenance_pct_per_year": N_("Maintenance: {value} per cent of the purchase price per year"),
-    "depreciation_years": N_("Depreciation period (years, straight line): {value}"),
-    "salvage_pct": N_("Residual value after depreciation: {value} per cent of the purchase price"),
+    "resale_pct": N_("Resale value at the end: {value} per cent of the purchase price"),
     "purchase_cny_per_server": N_("Purchase price: {value} CNY per server"),
     "rent_cny_per_server_month": N_("Rent: {value} CNY per server per month"),
     "cloud_cny_per_gpu_hour": N_("Cloud price: {value} CNY per GPU-hour"),

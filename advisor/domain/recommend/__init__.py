@@ -11,10 +11,10 @@ from advisor.domain.recommend.options import (
     Recommendation,
     RecommendRun,
     SiteCandidate,
-    build_option,
     option_facts,
     recommend,
     server_load,
+    site_options,
     size_hardware,
 )
 
@@ -29,7 +29,7 @@ __all__ = [
     "Recommendation",
     "RecommendRun",
     "SiteCandidate",
-    "build_option",
+    "site_options",
     "option_facts",
     "recommend",
     "server_load",

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 
-from advisor.domain.compliance.engine import CLOUD_RULES, ComplianceReport, evaluate
+from advisor.domain.compliance.base import Severity
+from advisor.domain.compliance.engine import (
+    CLOUD_RULES,
+    ComplianceReport,
+    evaluate,
+    rule_name,
+    verdict_of,
+)
 from advisor.domain.compliance.facts import (
     AvailabilityFacts,
     BuyerRequirement,
@@ -53,6 +60,17 @@ from advisor.domain.sizing.parallelism import PlacementSearch
 # W1: fine-tuning runs on one multi-GPU server or a small cluster, not a pre-training fleet.
 DEFAULT_MAX_SERVERS = 8
 MODES = ("buy", "rent", "cloud")
+RENT_MODE = "rent"
+# An option's mode: how the capacity is obtained. "own" is buying for the buyer's own room
+# (priced as buying, without a colocation fee); the economics knows buy, rent and cloud.
+OWN_MODE = "own"
+OPTION_MODES = ("buy", "own", "rent", "cloud")
+
+
+def economics_mode(mode: str) -> str:
+    return "buy" if mode == OWN_MODE else mode
+
+
 # The key of the buyer's own room, which stands in for a data center (``site.room``).
 OWN_ROOM_KEY = "own-room"
 DOMESTIC_STACKS = ("cann",)  # Huawei Ascend; extend when other domestic stacks are catalogued
@@ -88,8 +106,18 @@ class CloudCandidate:
     provenance: Provenance = Provenance(BASIS_EXAMPLE)
     region: str | None = None
     mainland_china: bool | None = None  # None: the catalog does not say where it runs
+    provider_zh: str | None = None  # the names a Chinese reader reads (None: as above)
+    region_zh: str | None = None
     vendor: VendorFacts = VendorFacts()  # the provider's certificates, when catalogued
     instance_gpus: tuple[int, ...] = ()  # sizes sold (GPUs per instance); empty: whole servers
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place's name and its Chinese name (``local_name`` picks one for the reader)."""
+
+    name: str
+    name_zh: str | None = None
 
 
 @dataclass(frozen=True)
@@ -166,10 +194,31 @@ class Option:
     reasons: tuple[Message, ...]  # why the option does not qualify (empty: it does)
     capacity: Capacity | None = None  # None: whole servers at the site (see ``obtained``)
     cloud: CloudCandidate | None = None  # set for a cloud option (no data center)
+    # What each reason is about, in the order of ``reasons`` (``fit``, ``instance``,
+    # ``domestic``, ``preferred``, ``excluded``, ``deadline``, ``veto:<rule>``,
+    # ``required:<rule>``, ``time``, ``usage``, ``budget``): the results page counts options
+    # by them ("which requirement removes how many").
+    reason_codes: tuple[str, ...] = ()
 
     @property
     def qualifies(self) -> bool:
         return not self.reasons
+
+    @property
+    def cost(self):
+        """The :class:`ModeCost` of the option's mode (its lines and totals); None: unpriced."""
+        if self.economics is None or self.mode is None:
+            return None
+        return self.economics.costs.get(economics_mode(self.mode))
+
+    @property
+    def cash_out_cny(self) -> Decimal | None:
+        cost = self.cost
+        return None if cost is None else cost.cash_out_cny
+
+    @property
+    def is_own_room(self) -> bool:
+        return self.site.data_center.key == OWN_ROOM_KEY and self.cloud is None
 
     @property
     def obtained(self) -> Capacity:
@@ -188,12 +237,25 @@ class Option:
         return self.cloud is not None
 
     @property
-    def place_name(self) -> str:
-        """Where the capacity is: the data center, or the cloud provider and its region."""
+    def place(self) -> Place:
+        """Where the capacity is, named in both languages: the data center, or the cloud
+        provider and its region."""
         if self.cloud is not None:
-            region = self.cloud.region
-            return f"{self.cloud.provider} · {region}" if region else self.cloud.provider
-        return self.site.data_center.name or ""
+            cloud = self.cloud
+            english = " · ".join(p for p in (cloud.provider, cloud.region) if p)
+            chinese = " · ".join(
+                p
+                for p in (cloud.provider_zh or cloud.provider, cloud.region_zh or cloud.region)
+                if p
+            )
+            return Place(english, chinese)
+        center = self.site.data_center
+        return Place(center.name or "", getattr(center, "name_zh", None) or None)
+
+    @property
+    def place_name(self) -> str:
+        """:attr:`place` in English (the CLI's table and JSON)."""
+        return self.place.name
 
     @property
     def time_to_train_hours(self) -> float | None:
@@ -203,14 +265,15 @@ class Option:
     def key(self) -> str:
         if self.cloud is not None:
             return f"{self.hardware.server.key}@cloud:{self.cloud.key}"
-        return f"{self.hardware.server.key}@{self.site.data_center.key}"
+        base = f"{self.hardware.server.key}@{self.site.data_center.key}"
+        return f"{base}:{RENT_MODE}" if self.mode == RENT_MODE else base
 
     @property
     def confidence(self) -> Confidence | None:
         """The weakest figure the cost rests on ("indicative: province tariff, press report")."""
         if self.economics is None or self.mode is None:
             return None
-        return weakest(self.economics.inputs.provenance, self.mode)
+        return weakest(self.economics.inputs.provenance, economics_mode(self.mode))
 
 
 @dataclass(frozen=True)
@@ -333,8 +396,13 @@ def server_load(result: SizingResult) -> ServerLoad | None:
         power_idle_kw=Decimal(str(round(_idle_kw(result), 3))),
         rack_units=server.rack_units or UNKNOWN_SERVER_RACK_UNITS,
         gpu_hours_per_run=Decimal(str(round(time.gpu_hours, 3))),
-        hours_per_run=Decimal(str(round(max(time.time_to_train_hours, 0.001), 3))),
+        hours_per_run=run_hours(time.time_to_train_hours),
     )
+
+
+def run_hours(hours: float) -> Decimal:
+    """A run's wall-clock hours as every page, cost line and brief states them (0.01 h)."""
+    return max(Decimal("0.01"), Decimal(str(round(hours, 2))))
 
 
 # Height assumed for a server whose rack units the catalog lacks: the 8U of an NVIDIA DGX
@@ -350,6 +418,7 @@ def _idle_kw(result: SizingResult) -> float:
 def price(
     result: SizingResult, hardware: HardwareCandidate, site: SiteCandidate, procurement
 ) -> economics.EconomicsResult | None:
+    """Buying and renting ``hardware`` at ``site`` (the modes asked for that have a price)."""
     load = server_load(result)
     if load is None:
         return None
@@ -366,10 +435,7 @@ def price(
         if "buy" in procurement.modes
         else None,
         rent_cny_per_server_month=prices.rent_cny_per_server_month
-        if "rent" in procurement.modes
-        else None,
-        cloud_cny_per_gpu_hour=prices.cloud_cny_per_gpu_hour
-        if "cloud" in procurement.modes
+        if "rent" in procurement.modes and site.data_center.key != OWN_ROOM_KEY
         else None,
     )
     if offered == Prices():
@@ -384,37 +450,34 @@ def price(
     return economics.evaluate(inputs, procurement.overrides)
 
 
-def _cost(result: economics.EconomicsResult | None) -> tuple[str | None, Decimal | None]:
-    if result is None or result.cheapest_mode is None:
-        return None, None
-    return result.cheapest_mode, result.costs[result.cheapest_mode].horizon_total_cny
+def _net(result: economics.EconomicsResult | None, mode: str | None) -> Decimal | None:
+    if result is None or mode is None:
+        return None
+    cost = result.costs.get(economics_mode(mode))
+    return None if cost is None else cost.net_of_resale_cny
 
 
 # --- Reasons an option does not qualify ------------------------------------------------------
-
-
-def _gib(value: float) -> str:
-    return f"{value:,.1f}"
 
 
 def _fit_reason(result: SizingResult) -> Message | None:
     if result.fits:
         return None
     return Message(
-        N_("does not fit: {need} GiB needed per GPU, {have} GiB available"),
-        {"need": _gib(result.memory.total), "have": _gib(result.capacity_gib)},
+        N_("does not fit: {need:,.1f} GiB needed per GPU, {have:,.1f} GiB available"),
+        {"need": result.memory.total, "have": result.capacity_gib},
     )
 
 
-def _filter_reasons(hardware: HardwareCandidate, procurement: Procurement) -> list[Message]:
+def _filter_reasons(hardware: HardwareCandidate, procurement: Procurement) -> list:
     reasons = []
     if procurement.domestic_only and not hardware.domestic:
-        reasons.append(Message(N_("not a domestic accelerator")))
+        reasons.append(("domestic", Message(N_("not a domestic accelerator"))))
     key = hardware.accelerator.key
     if procurement.include_accelerators and key not in procurement.include_accelerators:
-        reasons.append(Message(N_("accelerator family not among your preferred ones")))
+        reasons.append(("preferred", Message(N_("accelerator not among your preferred ones"))))
     if key in procurement.exclude_accelerators:
-        reasons.append(Message(N_("accelerator family excluded by you")))
+        reasons.append(("excluded", Message(N_("accelerator excluded by you"))))
     return reasons
 
 
@@ -422,33 +485,61 @@ def _deadline_reason(result: SizingResult, procurement: Procurement) -> Message 
     if not _misses_deadline(result, procurement):
         return None
     return Message(
-        N_("misses the deadline: {hours} h to train, {deadline} h allowed"),
-        {
-            "hours": f"{result.time.time_to_train_hours:,.0f}",
-            "deadline": f"{procurement.deadline_hours:,.0f}",
-        },
+        N_("misses the deadline: {hours:,.0f} h to train, {deadline:,.0f} h allowed"),
+        {"hours": result.time.time_to_train_hours, "deadline": procurement.deadline_hours},
     )
 
 
-def _compliance_reasons(report: ComplianceReport, procurement: Procurement) -> list[Message]:
-    blocked = {finding.rule_id for finding in report.failed_blockers}
-    reasons = [Message(N_("fails a blocking check: {rule}"), {"rule": rule}) for rule in blocked]
+def with_required(report: ComplianceReport, procurement: Procurement) -> ComplianceReport:
+    """The buyer's required qualifications are veto checks for this assessment."""
+    required = set(procurement.required_rules)
+    if not required:
+        return report
+    findings = tuple(
+        replace(f, severity=Severity.BLOCKER) if f.rule_id in required else f
+        for f in report.findings
+    )
+    return replace(report, findings=findings, verdict=verdict_of(findings))
+
+
+def _compliance_reasons(report: ComplianceReport, procurement: Procurement) -> list:
+    blocked = [f for f in report.findings if f.is_failed_blocker]
+    reasons = [
+        (
+            f"veto:{f.rule_id}",
+            Message(N_("fails a veto check: {rule}"), {"rule": rule_name(f.rule_id)}),
+        )
+        for f in blocked
+    ]
+    failed = {f.rule_id for f in blocked}
     for finding in report.findings:
         required = finding.rule_id in procurement.required_rules
-        if required and finding.rule_id not in blocked and str(finding.status) != "pass":
+        if required and finding.rule_id not in failed and str(finding.status) != "pass":
             reasons.append(
-                Message(N_("required qualification not shown: {rule}"), {"rule": finding.rule_id})
+                (
+                    f"required:{finding.rule_id}",
+                    Message(
+                        N_("required qualification not shown: {rule}"), {"rule": finding.title}
+                    ),
+                )
             )
     return reasons
 
 
-def _budget_reason(cost: Decimal | None, procurement: Procurement) -> Message | None:
-    if procurement.budget_cny is None or cost is None or cost <= procurement.budget_cny:
+def _budget_reason(cash_out: Decimal | None, procurement: Procurement) -> Message | None:
+    """The budget is money to spend: it is held against the cash out, not the net."""
+    if procurement.budget_cny is None or cash_out is None or cash_out <= procurement.budget_cny:
         return None
     return Message(
-        N_("over budget: ¥{cost} against ¥{budget}"),
-        {"cost": f"{cost:,.0f}", "budget": f"{procurement.budget_cny:,.0f}"},
+        N_("over budget: {cost:,.0f} CNY to pay against a budget of {budget:,.0f} CNY"),
+        {"cost": cash_out, "budget": procurement.budget_cny},
     )
+
+
+def _usage_reason(result: economics.EconomicsResult | None) -> Message | None:
+    if result is None or result.fits_in_a_year:
+        return None
+    return Message(N_("cannot run the programme: its runs need more hours than a year has"))
 
 
 def _time_reason(result: SizingResult) -> Message | None:
@@ -477,13 +568,6 @@ MISSING_COST_REASONS = {
 }
 
 
-def _price_reasons(result: SizingResult, site: SiteCandidate, procurement, cost) -> list:
-    """A missing figure never disqualifies an option (docs/decisions/0029): a site figure the
-    catalog lacks falls back to the province's and then a national one; an option that still
-    cannot be priced keeps its place, unpriced, with a note (:func:`price_notes`)."""
-    return []
-
-
 def price_notes(option: Option, procurement: Procurement) -> tuple[Message, ...]:
     """Why an option has no cost (not a reason to disqualify it)."""
     if option.cost_cny is not None or _time_reason(option.sizing) is not None:
@@ -491,20 +575,34 @@ def price_notes(option: Option, procurement: Procurement) -> tuple[Message, ...]
     uncovered = [n for n in procurement.uncovered(option.site) if n != "rack_power_limit_kw"]
     if uncovered:
         return tuple(Message(MISSING_COST_REASONS[name]) for name in uncovered)
-    return (Message(N_("no price for the procurement modes you chose")),)
+    if option.is_cloud:
+        return (Message(N_("no price per card-hour for this cloud offer")),)
+    notes = []
+    if "buy" in procurement.modes:
+        notes.append(
+            Message(N_("no purchase price for this server: enter a quote as your own figure"))
+        )
+    if "rent" in procurement.modes and not option.is_own_room:
+        notes.append(
+            Message(N_("no monthly rent for this server here: enter a quote as your own figure"))
+        )
+    return tuple(notes) or (Message(N_("no price for the procurement modes you chose")),)
 
 
 # --- Putting it together ---------------------------------------------------------------------
 
 
-def build_option(
+def site_options(
     result: SizingResult,
     hardware: HardwareCandidate,
     site: SiteCandidate,
     procurement: Procurement,
     today: date,
     params: Parameters,
-) -> Option:
+) -> list[Option]:
+    """``hardware`` at ``site``: one option per asked mode (buy, rent) that has a price there,
+    or one unpriced option when none has (a missing price never removes the option). In the
+    buyer's own room only buying applies ("buy for your own room")."""
     facts = ComplianceInput(
         today=today,
         option=option_facts(result),
@@ -516,36 +614,55 @@ def build_option(
         zone=site.zone,
         buyer=hardware.buyer or procurement.buyer,
     )
-    report = evaluate(facts, params)
+    report = with_required(evaluate(facts, params), procurement)
     priced = price(result, hardware, site, procurement)
-    mode, cost = _cost(priced)
-    reasons = _reasons(
-        result, hardware, report, procurement, cost, _price_reasons(result, site, procurement, cost)
-    )
-    return Option(
-        hardware=hardware,
-        site=site,
-        sizing=result,
-        compliance=report,
-        economics=priced,
-        mode=mode,
-        cost_cny=cost,
-        reasons=reasons,
-    )
+    own = site.data_center.key == OWN_ROOM_KEY
+    asked = [m for m in ("buy", "rent") if m in procurement.modes and not (own and m == "rent")]
+    modes = [m for m in asked if priced is not None and m in priced.costs]
+    if not modes:
+        modes = [None]
+    options = []
+    for mode in modes:
+        shown = OWN_MODE if own and mode in ("buy", None) else mode
+        cost = priced.costs.get(mode) if priced is not None and mode else None
+        reasons, codes = _reasons(
+            result,
+            hardware,
+            report,
+            procurement,
+            cost.cash_out_cny if cost else None,
+            [("usage", _usage_reason(priced))],
+        )
+        options.append(
+            Option(
+                hardware=hardware,
+                site=site,
+                sizing=result,
+                compliance=report,
+                economics=priced,
+                mode=shown if cost is not None else (OWN_MODE if own else None),
+                cost_cny=_net(priced, mode),
+                reasons=reasons,
+                reason_codes=codes,
+            )
+        )
+    return options
 
 
-def _reasons(result, hardware, report, procurement, cost, price_reasons) -> tuple:
-    """Why an option does not qualify, in the order the pages list them (hosted or cloud)."""
-    reasons = [
-        _fit_reason(result),
+def _reasons(result, hardware, report, procurement, cash_out, extra) -> tuple[tuple, tuple]:
+    """Why an option does not qualify, in the order the pages list them (hosted or cloud), and
+    what each reason is about: ``(reasons, codes)``."""
+    coded = [
+        *extra,
+        ("fit", _fit_reason(result)),
         *_filter_reasons(hardware, procurement),
-        _deadline_reason(result, procurement),
+        ("deadline", _deadline_reason(result, procurement)),
         *_compliance_reasons(report, procurement),
-        _time_reason(result),
-        *price_reasons,
-        _budget_reason(cost, procurement),
+        ("time", _time_reason(result)),
+        ("budget", _budget_reason(cash_out, procurement)),
     ]
-    return tuple(r for r in reasons if r is not None)
+    coded = [(code, message) for code, message in coded if message is not None]
+    return tuple(m for _, m in coded), tuple(c for c, _ in coded)
 
 
 def _recommended_key(option: Option):
@@ -592,60 +709,54 @@ def recommend(
 ) -> Recommendation:
     """Every hardware × site option for ``scenario``, ranked; non-qualifying ones kept."""
     options = []
+    hosted = "buy" in procurement.modes or "rent" in procurement.modes
     for candidate in hardware:
-        result = size_hardware(scenario, candidate, procurement)
-        for site in sites:
-            options.append(build_option(result, candidate, site, procurement, today, params))
-        options += cloud_options(scenario, candidate, result, procurement, today, params)
+        if hosted and sites:
+            result = size_hardware(scenario, candidate, procurement)
+            for site in sites:
+                options += site_options(result, candidate, site, procurement, today, params)
+        options += cloud_options(scenario, candidate, procurement, today, params)
     return rank(options, procurement)
 
 
-# --- Cloud options: right-sized instances, cloud checks instead of site rules -----------------
-
-
-def _gpu_counts(sizes: tuple[int, ...], need: int, limit: int) -> list[int]:
-    """GPU counts to try, fewest first: one instance of each size that holds ``need``, then
-    more instances of the largest size (up to ``limit`` GPUs)."""
-    largest = max(sizes)
-    counts = {k for k in sizes if k >= need}
-    counts |= {largest * n for n in range(max(1, math.ceil(need / largest)), limit // largest + 1)}
-    return sorted(c for c in counts if c <= max(limit, largest))
+# --- Cloud options: one instance of a size sold, cloud checks instead of site rules ---------
 
 
 def size_instances(
     scenario: Scenario, hardware: HardwareCandidate, sizes: tuple[int, ...], procurement
-) -> tuple[SizingResult, int, int]:
-    """The fewest instances that hold the job and meet the deadline.
+) -> tuple[SizingResult, int, bool]:
+    """The smallest instance sold that holds the job (the next sizes up when the deadline needs
+    them): ``(sizing, GPUs per instance, fits an instance)``.
 
-    Returns the sizing, the GPUs per instance and the number of instances. Without sizes
-    (the offer does not say), whole servers.
+    The job runs on one instance: the GPUs of an instance share the server's interconnect
+    (NVLink, HCCS), separate instances share none and the catalog states no network between
+    them, so a job that needs more GPUs than the largest instance is sold with does not fit
+    (its sizing on the largest instance is returned to say why). Without sizes (the offer does
+    not say), whole servers.
     """
     per_server = hardware.server.gpu_count
     sizes = tuple(sorted(set(sizes))) or (per_server,)
-    limit = procurement.max_servers * per_server
     fewest = PlacementSearch(scenario).fewest_gpus(
-        hardware.accelerator, server=hardware.server, max_gpus=limit
+        hardware.accelerator, server=hardware.server, max_gpus=max(sizes)
     )
-    if fewest is None:  # does not fit at all: show why on one instance of the largest size
-        largest = max(sizes)
-        return size(scenario, hardware.accelerator, largest, hardware.server), largest, 1
     best = None
-    for gpus in _gpu_counts(sizes, fewest.layout.gpus, limit):
-        result = size(scenario, hardware.accelerator, gpus, hardware.server)
-        if not result.fits:
-            continue
-        per_instance = gpus if gpus in sizes else max(sizes)
-        best = (result, per_instance, gpus // per_instance)
-        if not _misses_deadline(result, procurement):
-            break
+    if fewest is not None:
+        for gpus in (k for k in sizes if k >= fewest.layout.gpus):
+            result = size(scenario, hardware.accelerator, gpus, hardware.server)
+            if not result.fits:
+                continue
+            best = best or (result, gpus)
+            if not _misses_deadline(result, procurement):
+                best = (result, gpus)
+                break
     if best is None:
         largest = max(sizes)
-        return size(scenario, hardware.accelerator, largest, hardware.server), largest, 1
-    return best
+        return size(scenario, hardware.accelerator, largest, hardware.server), largest, False
+    return best[0], best[1], True
 
 
 def _cloud_site(cloud: CloudCandidate) -> SiteCandidate:
-    """No data center: a cloud bills GPU-hours, so no site figure enters its price."""
+    """No data center: a cloud bills card-hours, so no site figure enters its price."""
     return SiteCandidate(
         data_center=DataCenterFacts(),
         vendor=cloud.vendor if cloud.vendor.name else VendorFacts(name=cloud.provider),
@@ -661,28 +772,14 @@ def _cloud_site(cloud: CloudCandidate) -> SiteCandidate:
     )
 
 
-def _equal_work_load(result: SizingResult, reference: SizingResult) -> ServerLoad | None:
-    """The cloud option's load for as many runs a year as the whole-server sizing does.
-
-    Runs per year are the training hours per year over the hours per run; pay-per-use is
-    billed on the option's own GPU-hours per run. Taking the runs from the whole-server
-    sizing of the same hardware compares a small instance and a whole server on equal work.
-    """
-    load = server_load(result)
-    if load is None:
-        return None
-    basis = reference.time.time_to_train_hours if reference.time else None
-    if basis is None or not reference.fits:
-        return load
-    return replace(load, hours_per_run=Decimal(str(round(max(basis, 0.001), 3))))
-
-
 def price_cloud(
-    result: SizingResult, reference: SizingResult, cloud: CloudCandidate, procurement
+    result: SizingResult, per_instance: int, cloud: CloudCandidate, procurement
 ) -> economics.EconomicsResult | None:
-    load = _equal_work_load(result, reference)
+    """Card-hours of this option's own instance: every card billed, for every training hour."""
+    load = server_load(result)
     if load is None or "cloud" not in procurement.modes:
         return None
+    load = replace(load, server_count=1, gpus_per_server=per_instance)
     site = _cloud_site(cloud)
     inputs = EconomicsInputs(
         load=load,
@@ -694,16 +791,25 @@ def price_cloud(
     return economics.evaluate(inputs, procurement.overrides)
 
 
+def _instance_reason(result: SizingResult, per_instance: int) -> Message:
+    return Message(
+        N_(
+            "does not fit the instance sizes sold: the job needs more than {gpus} GPU(s) sharing "
+            "one server's interconnect, and separate instances share none"
+        ),
+        {"gpus": per_instance},
+    )
+
+
 def build_cloud_option(
     scenario: Scenario,
     hardware: HardwareCandidate,
     cloud: CloudCandidate,
-    reference: SizingResult,
     procurement: Procurement,
     today: date,
     params: Parameters,
 ) -> Option:
-    result, per_instance, instances = size_instances(
+    result, per_instance, fits = size_instances(
         scenario, hardware, cloud.instance_gpus, procurement
     )
     site = _cloud_site(cloud)
@@ -717,12 +823,14 @@ def build_cloud_option(
         buyer=procurement.buyer,
         cloud=CloudFacts(cloud.provider, cloud.region, cloud.mainland_china),
     )
-    report = evaluate(facts, params, rules=CLOUD_RULES)
-    priced = price_cloud(result, reference, cloud, procurement)
-    mode, cost = _cost(priced)
-    no_price = cost is None and _time_reason(result) is None
-    reasons = _reasons(
-        result, hardware, report, procurement, cost, [_no_cloud_price()] if no_price else []
+    report = with_required(evaluate(facts, params, rules=CLOUD_RULES), procurement)
+    priced = price_cloud(result, per_instance, cloud, procurement) if fits else None
+    cost = priced.costs.get("cloud") if priced is not None else None
+    extra = [("usage", _usage_reason(priced))]
+    if not fits:
+        extra.insert(0, ("instance", _instance_reason(result, per_instance)))
+    reasons, codes = _reasons(
+        result, hardware, report, procurement, cost.cash_out_cny if cost else None, extra
     )
     return Option(
         hardware=hardware,
@@ -730,12 +838,13 @@ def build_cloud_option(
         sizing=result,
         compliance=report,
         economics=priced,
-        mode=mode,
-        cost_cny=cost,
+        mode="cloud",
+        cost_cny=cost.net_of_resale_cny if cost else None,
         reasons=reasons,
+        reason_codes=codes,
         capacity=Capacity(
             how="cloud",
-            instances=instances,
+            instances=1,
             gpus_per_instance=per_instance,
             gpus_used=result.layout.gpus,
             provider=cloud.provider,
@@ -747,11 +856,10 @@ def build_cloud_option(
 
 # The figures a cloud option's cost rests on; the stand-in site figures (no data center) are
 # not among them and are never shown.
-# (Not "hours_per_run": for a cloud option it is the whole-server run that sets the number of
-# runs, equal work, and would read as this option's own time to train.)
 CLOUD_FIGURES = (
     "cloud_cny_per_gpu_hour",
-    "gpu_hours_per_run",
+    "hours_per_run",
+    "runs_per_year",
     "training_hours_per_year",
     "horizon_years",
 )
@@ -764,17 +872,15 @@ def cost_figures(option: Option) -> tuple:
     figures = option.economics.assumptions
     if option.is_cloud:
         figures = tuple(a for a in figures if a.key in CLOUD_FIGURES)
+    elif option.mode == RENT_MODE:
+        skipped = {"purchase_cny_per_server", "maintenance_pct_per_year", "resale_pct"}
+        figures = tuple(a for a in figures if a.key not in skipped)
     return tuple(figures)
-
-
-def _no_cloud_price() -> Message:
-    return Message(N_("no price for the procurement modes you chose"))
 
 
 def cloud_options(
     scenario: Scenario,
     hardware: HardwareCandidate,
-    reference: SizingResult,
     procurement: Procurement,
     today: date,
     params: Parameters,
@@ -783,6 +889,6 @@ def cloud_options(
     if "cloud" not in procurement.modes:
         return []
     return [
-        build_cloud_option(scenario, hardware, cloud, reference, procurement, today, params)
+        build_cloud_option(scenario, hardware, cloud, procurement, today, params)
         for cloud in hardware.clouds
     ]

@@ -12,7 +12,7 @@ from dataclasses import fields
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
-from advisor.domain.economics.inputs import Assumptions, Overrides
+from advisor.domain.economics.inputs import USAGE_ONCE, USAGE_PROGRAMME, Assumptions, Overrides
 from advisor.domain.questionnaire import specs
 from advisor.domain.recommend.options import Procurement
 
@@ -37,15 +37,36 @@ def deadline_hours(deadline, today: date) -> float | None:
     return float((deadline - today).days + 1) * HOURS_PER_DAY
 
 
+def usage_of(section: dict) -> str:
+    """One job unless the section says it is a programme (or, as documents written before runs
+    were asked did, gives hours a year or runs a year)."""
+    usage = section.get("usage")
+    if usage:
+        return usage
+    given = section.get("runs_per_year") or section.get("hours_per_year")
+    return USAGE_PROGRAMME if given else USAGE_ONCE
+
+
+def assumptions_from(section: dict) -> Assumptions:
+    defaults = Assumptions()
+    usage = usage_of(section)
+    runs = _decimal(section.get("runs_per_year")) if usage == USAGE_PROGRAMME else None
+    hours = _decimal(section.get("hours_per_year")) if usage == USAGE_PROGRAMME else None
+    years = section.get("years")
+    minimum = _decimal(section.get("rent_min_months"))
+    return Assumptions(
+        usage=usage,
+        runs_per_year=runs,
+        training_hours_per_year=hours if runs is None else None,
+        horizon_years=int(years) if years else defaults.horizon_years,
+        rent_min_months=minimum if minimum is not None else defaults.rent_min_months,
+        resale_pct=_decimal(section.get("resale_pct")),
+    )
+
+
 def procurement_from(section: dict | None, today: date) -> Procurement:
     section = section or {}
-    defaults = Assumptions()
-    hours = _decimal(section.get("hours_per_year"))
-    years = section.get("years")
-    assumptions = Assumptions(
-        training_hours_per_year=hours if hours is not None else defaults.training_hours_per_year,
-        horizon_years=int(years) if years else defaults.horizon_years,
-    )
+    assumptions = assumptions_from(section)
     return Procurement(
         modes=tuple(section.get("modes") or ("buy", "rent", "cloud")),
         budget_cny=_decimal(section.get("budget_cny")),

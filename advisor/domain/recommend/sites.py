@@ -65,7 +65,8 @@ def _used(key: str, value: Decimal, provenance: Provenance | None) -> FigureUsed
 
 
 def _buyable(option) -> bool:
-    return option.economics is not None and BUY in option.economics.costs
+    """A bought option (buy and host) with a purchase price: the rows compare buying."""
+    return option.mode == BUY and option.economics is not None and BUY in option.economics.costs
 
 
 def same_server_by_site(options, base) -> list[SiteRow]:
@@ -93,7 +94,7 @@ def same_server_by_site(options, base) -> list[SiteRow]:
                 site_name=option.site.data_center.name or option.site.data_center.key,
                 site_name_zh=getattr(option.site.data_center, "name_zh", None),
                 province=option.site.data_center.province,
-                buy_total_cny=result.costs[BUY].horizon_total_cny,
+                buy_total_cny=result.costs[BUY].net_of_resale_cny,
                 tariff=_used(
                     "tariff_cny_per_kwh",
                     effective_tariff_cny_per_kwh(inputs),

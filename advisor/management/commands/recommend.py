@@ -8,10 +8,14 @@ from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
+from advisor.domain.plain import jsonable
 from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
 from advisor.domain.recommend.procurement import subject_keys
+from advisor.domain.recommend.records import capacity_record, plain_cost
 from advisor.management.cli import check_scenario_or_fail, read_json_or_fail
+from advisor.presentation.labels import MODE_LABELS as MODE
+from advisor.presentation.labels import label as words
 from advisor.presentation.text import render_text
 from advisor.recommendation.run import run_recommendation
 
@@ -87,20 +91,13 @@ def option_json(option: Option, rank: int, qualifies: bool, declared=()) -> dict
         "data_center": option.site.data_center.key,  # None for a cloud option
         "vendor": option.site.vendor.key,
         "place": option.place_name,
-        "capacity": {
-            "how": "cloud" if option.is_cloud else option.mode,
-            "instances": option.obtained.instances,
-            "gpus_per_instance": option.obtained.gpus_per_instance,
-            "idle_gpus": option.obtained.idle_gpus,
-            "provider": option.obtained.provider,
-            "region": option.obtained.region,
-        },
+        "capacity": jsonable(capacity_record(option)),
         "fits": sizing.fits,
         "memory_per_gpu_gib": round(sizing.memory.total, 2),
         "capacity_gib": round(sizing.capacity_gib, 2),
         "time_to_train_hours": _round(option.time_to_train_hours, 2),
         "mode": option.mode,
-        "cost_3y_cny": _round(option.cost_cny, 2),
+        "cost": plain_cost(option),
         "verdict": str(option.compliance.verdict),
         "counts": option.compliance.counts,
         "findings": [
@@ -124,7 +121,8 @@ def render_table(options: list[Option]) -> str:
         gettext("Data center"),
         gettext("GiB/GPU"),
         gettext("Hours"),
-        gettext("Cost (CNY)"),
+        gettext("Mode"),
+        gettext("Cash out / net of resale (CNY)"),
         gettext("Verdict"),
     ]
     rows = [header]
@@ -135,8 +133,11 @@ def render_table(options: list[Option]) -> str:
                 f"{o.sizing.layout.gpus} x {o.hardware.accelerator.key} ({o.hardware.server.key})",
                 o.site.data_center.key or o.place_name,
                 f"{o.sizing.memory.total:,.1f}/{o.sizing.capacity_gib:,.1f}",
-                "-" if o.time_to_train_hours is None else f"{o.time_to_train_hours:,.1f}",
-                "-" if o.cost_cny is None else f"{o.cost_cny:,.0f}",
+                "-" if o.time_to_train_hours is None else f"{o.time_to_train_hours:,.2f}",
+                words(MODE, o.mode),
+                "-"
+                if o.cost is None
+                else f"{o.cost.cash_out_cny:,.0f} / {o.cost.net_of_resale_cny:,.0f}",
                 str(o.compliance.verdict),
             ]
         )

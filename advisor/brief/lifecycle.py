@@ -1,0 +1,36 @@
+"""What a brief says now: its decision in one glance, and whether it still holds.
+
+A brief is frozen when issued; the vendor's answers or the catalog may change its option's
+verdict afterwards. Its page and the approvals queue then mark it "superseded — re-issue"
+(the stored recommendation is read, never computed again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.brief.models import Brief, open_vetoes
+from advisor.recommendation.services import latest_option
+
+
+@dataclass(frozen=True)
+class Glance:
+    brief: Brief
+    chosen: dict  # the snapshot's chosen option
+    cost: dict | None  # its cost record (cash out, net), when priced
+    open_vetoes: list[dict]
+    superseded: bool  # the option's verdict or cost changed since issue, or it is gone
+    now_verdict: str | None  # the verdict the option has now
+
+
+def glance(brief: Brief) -> Glance:
+    options = (brief.snapshot or {}).get("options") or [{}]
+    chosen = options[0]
+    memo = (brief.snapshot or {}).get("memo") or {}
+    current = latest_option(brief.assessment_id, chosen.get("key", "")) if chosen else None
+    then = (chosen.get("compliance") or {}).get("verdict")
+    now = str(current.compliance.verdict) if current is not None else None
+    superseded = (
+        brief.assessment_id is not None and bool(chosen) and (current is None or now != then)
+    )
+    return Glance(brief, chosen, memo.get("cost"), open_vetoes(brief.snapshot), superseded, now)

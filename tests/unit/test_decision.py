@@ -1,0 +1,87 @@
+"""The decision on top of the options: folded rows, a shortlist, the runner-up, the dead end."""
+
+from dataclasses import replace
+from decimal import Decimal
+
+from advisor.domain.recommend import CloudCandidate, Procurement, recommend
+from advisor.domain.recommend.decision import (
+    blocking_requirements,
+    decide,
+    fold,
+    shortlist,
+)
+from tests.unit.test_recommend import TODAY, hardware, scenario, site
+
+
+def four_makers_at_five_sites():
+    servers = [
+        hardware("dgx-h100", "nvidia-hopper"),
+        hardware("hgx-h100-8gpu", "nvidia-hopper"),
+        hardware("dell-xe9680-h100", "nvidia-hopper"),
+    ]
+    sites = [site(key) for key in ("a", "b", "c", "d", "e")]
+    return recommend(scenario(), servers, sites, Procurement(modes=("rent",)), today=TODAY)
+
+
+def test_identical_rentals_fold_into_one_choice():
+    result = four_makers_at_five_sites()
+    ranks = {o.key: i for i, o in enumerate(result.rankings["recommended"], start=1)}
+    choices = fold(result.options, ranks)
+    assert len(result.options) == 15
+    assert len(choices) == 1
+    (choice,) = choices
+    assert choice.rank == 1 and choice.equivalents == 14
+    assert len(choice.servers) == 3 and len(choice.places) == 5
+
+
+def test_the_shortlist_keeps_one_row_per_accelerator_and_mode():
+    servers = [hardware("dgx-h100", "nvidia-hopper"), hardware("hgx-a100-80gb-8gpu", "ampere")]
+    sites = [site("cheap", tariff="0.30"), site("dear", tariff="0.90")]
+    result = recommend(scenario(), servers, sites, today=TODAY)
+    choices = fold(result.options, {})
+    kept, hidden = shortlist(choices)
+    keys = [(c.option.hardware.accelerator.key, c.option.mode) for c in kept]
+    assert len(keys) == len(set(keys)) == 4  # 2 accelerators × buy, rent
+    assert hidden == len(choices) - 4
+    assert kept[0].option.site.data_center.key == "cheap"
+
+
+def test_the_decision_names_the_runner_up_in_another_mode():
+    candidate = replace(
+        hardware("dgx-h100", "nvidia-hopper", buy=900_000, rent=90_000),
+        clouds=(
+            CloudCandidate(
+                key="c", provider="Cloud", price_cny_per_gpu_hour=Decimal(40), instance_gpus=(8,)
+            ),
+        ),
+    )
+    result = recommend(scenario(), [candidate], [site()], today=TODAY)
+    decision = decide(result)
+    assert decision.recommended is result.rankings["recommended"][0]
+    assert decision.runner_up is not None
+    assert decision.runner_up.mode != decision.recommended.mode
+    assert decision.difference_cny == decision.runner_up.cost_cny - decision.recommended.cost_cny
+    assert decision.difference_cny >= 0
+
+
+def test_a_dead_end_names_the_requirement_and_how_many_it_would_let_through():
+    unlicensed = site("x", vendor=replace(site().vendor, licences=()))
+    servers = [hardware("dgx-h100", "nvidia-hopper"), hardware("hgx-a100-80gb-8gpu", "ampere")]
+    procurement = Procurement(
+        modes=("buy",), required_rules=("VENDOR-TELECOM-LICENCE",), domestic_only=True
+    )
+    result = recommend(scenario(), servers, [unlicensed], procurement, today=TODAY)
+    assert not result.rankings["recommended"]
+    blockers = {b.code: b for b in blocking_requirements(result.options)}
+    assert blockers["domestic"].removes == 2
+    licence = next(c for c in blockers if "VENDOR-TELECOM-LICENCE" in c)
+    assert blockers[licence].removes == 2
+    # Each option fails both: lifting one alone lets none through.
+    assert blockers["domestic"].would_qualify == blockers[licence].would_qualify == 0
+
+
+def test_lifting_the_only_requirement_lets_options_through():
+    procurement = Procurement(modes=("buy",), domestic_only=True)
+    result = recommend(scenario(), [hardware("dgx-h100", "x")], [site()], procurement, today=TODAY)
+    (blocker,) = blocking_requirements(result.options)
+    assert (blocker.code, blocker.removes, blocker.would_qualify) == ("domestic", 1, 1)
