@@ -17,9 +17,9 @@ HEADER = (
     "interconnect_kind,software_stack,china_availability,source,as_of\n"
 )
 ROWS = (
-    "browser-a-24gb,Maker A,Card A,24,GDDR6,100,300,pcie,pcie,cuda,unknown,datasheet A,2026-01-01\n"
-    "browser-b-48gb,Maker B,Card B,48,GDDR6,150,350,pcie,pcie,cuda,unknown,datasheet B,2026-01-01\n"
-    "browser-c-96gb,Maker C,Module C,96,HBM3,148,400,sxm,nvlink,cuda,unknown,datasheet C,2026-01-01\n"
+    "browser-a-24gb,Maker A,Card A,24,GDDR6,100,300,pcie,pcie,cuda,unknown,[vendor] datasheet A,2026-01-01\n"
+    "browser-b-48gb,Maker B,Card B,48,GDDR6,150,350,pcie,pcie,cuda,unknown,[vendor] datasheet B,2026-01-01\n"
+    "browser-c-96gb,Maker C,Module C,96,HBM3,148,400,sxm,nvlink,cuda,unknown,[vendor] datasheet C,2026-01-01\n"
 )
 BAD_ROWS = ROWS.replace("Card B,48,", "Card B,lots,")
 

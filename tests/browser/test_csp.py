@@ -64,7 +64,8 @@ class Watch:
         self.page.fill("#id_username", username)
         self.page.fill("#id_password", password)
         self.page.click("main button[type=submit]")
-        self.page.wait_for_url(self.base_url + "/")
+        # Home, or the approvals queue for an approver (the home page sends them there).
+        self.page.wait_for_url(lambda url: "/accounts/login/" not in url)
         self.check(f"home of {username}")
 
     def sign_out(self):

@@ -37,7 +37,7 @@ def check_results(page, language):
     page.wait_for_selector("table.options-table")
     # A row of a server at a data center (a cloud option names its provider, not a server).
     row = page.locator(
-        "table.options-table tbody:not(.group-cloud) tr", has_text="Atlas 800T A2"
+        "table.options-table tbody tr:not([data-mode=cloud])", has_text="Atlas 800T A2"
     ).first
     row.scroll_into_view_if_needed()
     text = row.inner_text()

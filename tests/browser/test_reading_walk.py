@@ -1,4 +1,4 @@
-"""In Chromium, both languages: home → task list → results (grouped) → a cloud option →
+"""In Chromium, both languages: home → task list → results (the decision first) → a cloud option →
 a whole-server option → comparison, with screenshots; no request answers 404 (the favicon
 included), and the Chinese pages carry no English table words or raw codes."""
 
@@ -43,13 +43,14 @@ def test_reading_walk_in_both_languages(page, live_server, login, screenshot, wo
     base = f"{live_server.url}/assessments/{world.pk}/results/"
     page.goto(f"{base}?ranking=all")
     page.wait_for_selector("table.options-table")
-    groups = page.locator("tbody.group")
-    assert groups.count() >= 2
-    assert page.locator("tbody.group-cloud").count() == 1
+    # The decision comes first; then one row per choice, each saying how it is obtained.
+    assert page.locator("#decision").count() == 1
+    assert page.locator("tr[data-mode=cloud]").count() >= 1
+    assert page.locator("tr[data-mode=buy]").count() >= 1
     screenshot(f"reading-results-{language}")
     texts = [page.locator("main").inner_text()]
 
-    page.locator("tbody.group-cloud a").first.click()
+    page.locator("tr[data-mode=cloud] a").first.click()
     page.wait_for_selector("form.issue-form")
     cloud_text = page.locator("main").inner_text()
     # The site rules do not run on a cloud option; findings are named in words, not rule ids.
@@ -61,7 +62,7 @@ def test_reading_walk_in_both_languages(page, live_server, login, screenshot, wo
     texts.append(cloud_text)
 
     page.goto(f"{base}?ranking=all")
-    page.locator("tbody.group-buy a, tbody.group-rent a").first.click()
+    page.locator("tr[data-mode=buy] a, tr[data-mode=rent] a").first.click()
     page.wait_for_selector("form.issue-form")
     screenshot(f"reading-server-option-{language}")
     texts.append(page.locator("main").inner_text())
