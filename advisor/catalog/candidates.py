@@ -375,7 +375,7 @@ def entry_context(document: dict, today: date | None = None) -> EntryContext:
     site = document.get("site") if isinstance(document.get("site"), dict) else {}
     procurement = document.get("procurement")
     procurement = procurement if isinstance(procurement, dict) else {}
-    zones = centers = keys = None
+    zones = centers = keys = servers = None
     domestic = frozenset()
     if site.get("room"):
         zones = frozenset(
@@ -383,8 +383,10 @@ def entry_context(document: dict, today: date | None = None) -> EntryContext:
                 "key", flat=True
             )
         )
-    if site.get("data_centers"):
+    if site.get("data_centers") or procurement.get("site_overrides"):
         centers = frozenset(DataCenter.objects.values_list("key", flat=True))
+    if procurement.get("price_overrides"):
+        servers = frozenset(ServerModel.objects.values_list("key", flat=True))
     if procurement.get("preferred_accelerators") or procurement.get("excluded_accelerators"):
         rows = list(Accelerator.objects.values_list("key", "china_availability"))
         keys = frozenset(key for key, _availability in rows)
@@ -395,4 +397,5 @@ def entry_context(document: dict, today: date | None = None) -> EntryContext:
         data_centers=centers,
         accelerators=keys,
         domestic_accelerators=domestic,
+        servers=servers,
     )

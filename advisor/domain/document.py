@@ -112,6 +112,7 @@ class EntryContext:
     data_centers: frozenset[str] | None = None
     accelerators: frozenset[str] | None = None
     domestic_accelerators: frozenset[str] = frozenset()
+    servers: frozenset[str] | None = None
 
 
 SectionValidator = Callable[[object, str], None]
@@ -157,6 +158,7 @@ DOMESTIC_ONLY_BUT = N_("You asked for domestic accelerators only, but also for {
 NOT_A_POLICY_ZONE = N_("{value} is not a province in the catalog.")
 NOT_A_DATA_CENTER = N_("{value} is not a data center in the catalog.")
 NOT_AN_ACCELERATOR = N_("{value} is not an accelerator in the catalog.")
+NOT_A_SERVER = N_("{value} is not a server model in the catalog.")
 
 
 def deadline_problem(deadline: date, today: date) -> Message | None:
@@ -458,6 +460,7 @@ def check_procurement_entry(section: dict, path: str, context: EntryContext) -> 
     for key, keys in (("preferred_accelerators", chosen), ("excluded_accelerators", excluded)):
         for index, value in enumerate(keys):
             _known(value, context.accelerators, f"{path}.{key}[{index}]", NOT_AN_ACCELERATOR)
+    _check_figure_keys(section, path, context)
     problem = overlap_problem(chosen, excluded)
     if problem is not None:
         raise ScenarioError(f"{path}.excluded_accelerators", problem)
@@ -465,6 +468,18 @@ def check_procurement_entry(section: dict, path: str, context: EntryContext) -> 
     problem = domestic_problem(bool(section.get("domestic_only")), foreign)
     if problem is not None and context.accelerators is not None:
         raise ScenarioError(f"{path}.preferred_accelerators", problem)
+
+
+def _check_figure_keys(section: dict, path: str, context: EntryContext) -> None:
+    """Own figures name a data center (or the own room) and a server model the catalog holds:
+    a figure for a key nobody reads would be silently ignored."""
+    centers = context.data_centers
+    if centers is not None:
+        centers = centers | {OWN_ROOM_KEY}
+    for key in section.get("site_overrides") or {}:
+        _known(key, centers, f"{path}.site_overrides.{shown(key)}", NOT_A_DATA_CENTER)
+    for key in section.get("price_overrides") or {}:
+        _known(key, context.servers, f"{path}.price_overrides.{shown(key)}", NOT_A_SERVER)
 
 
 def _figure_map(value, path: str, limits: dict) -> None:

@@ -264,3 +264,56 @@ def test_fuzzed_cli_input_exits_0_or_2(tmp_path_factory, command, key, value):
         assert error.returncode == 2
         assert "\n" not in str(error)
         assert str(error).startswith(("procurement", "input", "scenario"))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("procurement", "line"),
+    [
+        (
+            {"site_overrides": {"nowhere": {"pue": 1.3}}},
+            "procurement.site_overrides.nowhere: nowhere is not a data center in the catalog.",
+        ),
+        (
+            {"price_overrides": {"no-such-server": {"purchase_cny_per_server": 1000000}}},
+            "procurement.price_overrides.no-such-server: no-such-server is not a server model "
+            "in the catalog.",
+        ),
+    ],
+    ids=["site", "price"],
+)
+def test_own_figures_for_an_unknown_key_are_refused(tmp_path, procurement, line):
+    """A figure for a data center or server the catalog does not hold would be read by nobody:
+    the command names it instead of ignoring it."""
+    load_catalog()
+    path = write(tmp_path, {**SCENARIO, "procurement": procurement})
+    assert refused("recommend", "--input", str(path)) == line
+
+
+@pytest.mark.django_db
+def test_own_figures_for_known_keys_are_used(tmp_path):
+    load_catalog()
+    document = {
+        **SCENARIO,
+        "site": {"data_centers": ["example-guian"]},
+        "procurement": {
+            "modes": ["buy"],
+            "site_overrides": {"example-guian": {"pue": 1.25}},
+            "price_overrides": {"atlas-800t-a2": {"purchase_cny_per_server": 1500000}},
+        },
+    }
+    out = StringIO()
+    call_command(
+        "recommend",
+        "--input",
+        str(write(tmp_path, document)),
+        "--format",
+        "json",
+        "--all",
+        stdout=out,
+    )
+    options = json.loads(out.getvalue())["options"]
+    atlas = [o for o in options if o["server"] == "atlas-800t-a2" and o["cost"]]
+    assert atlas
+    purchase = next(line for line in atlas[0]["cost"]["lines"] if line["item"] == "purchase")
+    assert Decimal(purchase["unit_price_cny"]) == Decimal(1500000)

@@ -259,7 +259,10 @@ class Option:
 
     @property
     def time_to_train_hours(self) -> float | None:
-        return self.sizing.time.time_to_train_hours if self.sizing.time else None
+        """Hours a run takes, to the 0.01 h every page, cost line and brief states."""
+        if not self.sizing.time or self.sizing.time.time_to_train_hours is None:
+            return None
+        return float(run_hours(self.sizing.time.time_to_train_hours))
 
     @property
     def key(self) -> str:
