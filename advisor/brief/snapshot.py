@@ -77,7 +77,7 @@ def _economics(option: Option) -> dict | None:
                 "message": message(a.message),
                 "basis": a.basis,
                 "basis_label": a.basis_label,
-                "source": a.source,
+                "source": jsonable(a.source),
                 "as_of": jsonable(a.as_of),
                 "flag": a.flag,
                 "level": a.level,
@@ -138,7 +138,7 @@ def _tariff_source(option: Option) -> str:
     if option.economics is None:
         return ""
     provenance = option.economics.inputs.provenance.get("tariff_cny_per_kwh")
-    return provenance.source if provenance else ""
+    return jsonable(provenance.source) if provenance else ""
 
 
 def vendor_comparison_snapshot(options: list[Option], today: date) -> dict:

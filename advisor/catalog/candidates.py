@@ -31,6 +31,7 @@ from advisor.domain.economics.inputs import (
     Provenance,
     Site,
 )
+from advisor.domain.i18n import N_
 from advisor.domain.recommend import (
     OWN_ROOM_KEY,
     CloudCandidate,
@@ -255,7 +256,7 @@ def _own_room_costs(room: dict, zone, name: str, overrides: dict | None):
     provenance = {
         "pue": Provenance(BASIS_OVERRIDE),
         "rack_power_limit_kw": Provenance(BASIS_OVERRIDE),
-        "rack_fee_cny_per_month": Provenance(BASIS_OVERRIDE, "Own room: no colocation fee."),
+        "rack_fee_cny_per_month": Provenance(BASIS_OVERRIDE, N_("Own room: no colocation fee.")),
     }
     if tariff is not None:
         provenance["tariff_cny_per_kwh"] = tariff.provenance

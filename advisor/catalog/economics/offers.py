@@ -17,6 +17,7 @@ from advisor.catalog.economics.sites import (
     MissingFigures,
     _decimal,
     plain_source,
+    said,
     site_figures,
     source_kind,
 )
@@ -38,6 +39,7 @@ from advisor.domain.economics.inputs import (
     apply_overrides,
     to_decimal,
 )
+from advisor.domain.i18n import N_, Message
 from vendors import choices
 from vendors.models import DataCenter, Offer, ServerModel
 from vendors.models.hardware import parse_figure_names
@@ -95,11 +97,18 @@ def offer_provenance(offer: Offer, rate: Decimal | None = None) -> Provenance:
     """Where an offer's price comes from: the kind of its strongest source, and the LOW flag
     when its sources are all aggregators or blogs or the catalog flags the price LOW."""
     seller = offer.data_center or offer.vendor or offer.seller_name
-    source = f"{seller}. {plain_source(offer.source)}".strip()
+    documents = plain_source(offer.source)
     if rate is not None:
-        source = (
-            f"{source} Converted from {offer.price} {offer.currency} at {rate} CNY (your rate)."
+        source = said(
+            N_("{place}. {documents} Converted from {price} {currency} at {rate} CNY (your rate)."),
+            seller,
+            documents=documents,
+            price=f"{offer.price}",
+            currency=str(offer.currency),
+            rate=f"{rate}",
         )
+    else:
+        source = said(N_("{place}. {documents}"), seller, documents=documents)
     kind = source_kind(offer.source)
     low = offer.price_flag == choices.SourceFlag.LOW
     return Provenance(
@@ -128,10 +137,12 @@ def prices_for(
     return Prices(**values), provenance
 
 
-EQUIVALENT_SOURCE = (
+EQUIVALENT_SOURCE = N_(
     "No {kind} price for {server}: the price of {other}, the same accelerator count "
     "({gpus} × {accelerator}); a different chassis may cost more or less. {source}"
 )
+# The offer kinds in the sentence above, as a reader reads them.
+OFFER_KIND_WORDS = {"buy": N_("purchase"), "rent": N_("rent"), "cloud": N_("cloud")}
 
 
 def with_equivalent_prices(
@@ -165,13 +176,19 @@ def with_equivalent_prices(
                 continue
             found = other_provenance[name]
             kind = {v: k for k, v in _OFFER_FIELDS.items()}[name]
-            source = EQUIVALENT_SOURCE.format(
-                kind=kind,
-                server=server_model.name,
-                other=other.name,
-                gpus=other.gpu_count,
-                accelerator=other.accelerator.name,
-                source=found.source,
+            source = Message(
+                EQUIVALENT_SOURCE,
+                {
+                    "kind": Message(OFFER_KIND_WORDS.get(str(kind), str(kind))),
+                    "server": server_model.name,
+                    "server_zh": server_model.name_zh or None,
+                    "other": other.name,
+                    "other_zh": other.name_zh or None,
+                    "gpus": other.gpu_count,
+                    "accelerator": other.accelerator.name,
+                    "accelerator_zh": other.accelerator.name_zh or None,
+                    "source": found.source,
+                },
             )
             values[name] = value
             provenance[name] = replace(found, source=source, level=LEVEL_EQUIVALENT)
@@ -215,7 +232,7 @@ def server_load(
     if power_idle_kw is None:
         power_idle_kw = to_decimal(power_full_kw) * IDLE_SHARE_OF_MAX
         provenance["power_idle_kw"] = Provenance(
-            BASIS_ASSUMPTION, "30 % of the full-load power; no published idle figure."
+            BASIS_ASSUMPTION, N_("30 % of the full-load power; no published idle figure.")
         )
     rack_units = rack_units or server_model.rack_units
     if rack_units is None:

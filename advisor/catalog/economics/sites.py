@@ -35,6 +35,7 @@ from advisor.domain.economics.tariff import (
     effective_price,
     table_bands,
 )
+from advisor.domain.i18n import N_, Message
 from vendors import choices
 from vendors.models import DataCenter, PolicyZone, RackFee, Tariff
 
@@ -42,7 +43,7 @@ from vendors.models import DataCenter, PolicyZone, RackFee, Tariff
 # average target for end-2025 in the 2024 action plan (《数据中心绿色低碳发展专项行动计划》,
 # "national average PUE below 1.5"); a policy cap is never used as the operating PUE.
 FALLBACK_PUE = Decimal("1.5")
-FALLBACK_PUE_SOURCE = (
+FALLBACK_PUE_SOURCE = N_(
     "No PUE stated for this data center: national average target below 1.5 by end-2025, "
     "NDRC/MIIT/NEA/NDA 2024-07 action plan "
     "(https://www.gov.cn/zhengce/zhengceku/202407/P020240724272072479001.pdf)."
@@ -114,7 +115,21 @@ def plain_source(text: str) -> str:
     return domain_sources.plain_text(text)
 
 
-def _row_provenance(basis_flag: str, source: str, as_of, level: str, kind: str) -> Provenance:
+def said(template: str, place=None, **params) -> Message:
+    """A source line in the reader's language: our words (``template``, an ``N_`` string), the
+    place named in both languages (``place``: a record with ``name`` and ``name_zh``, or a
+    message), the documents as written (parameters)."""
+    if place is not None and not isinstance(place, Message):
+        params["place_zh"] = getattr(place, "name_zh", None) or None
+        place = getattr(place, "name", place)
+    if place is not None:
+        params["place"] = place
+    return Message(template, params)
+
+
+def _row_provenance(
+    basis_flag: str, source: str | Message, as_of, level: str, kind: str
+) -> Provenance:
     """A published figure's provenance: its flag is LOW when its sources are all low quality."""
     flag = domain_sources.figure_flag(kind, basis_flag)
     return Provenance(_basis(flag), source, as_of, flag=flag, level=level, kind=kind)
@@ -168,9 +183,13 @@ class SiteFigures:
 def _preferential_tariff(dc: DataCenter) -> tuple[Decimal | None, Provenance | None]:
     for zone in _zone_chain(dc):
         if zone.preferential_tariff_cny_per_kwh is not None:
-            source = f"{zone.name}: negotiated-tariff scenario. {zone.preferential_tariff_note}"
+            source = said(
+                N_("{place}: negotiated-tariff scenario. {documents}"),
+                zone,
+                documents=zone.preferential_tariff_note,
+            )
             return _decimal(zone.preferential_tariff_cny_per_kwh), Provenance(
-                BASIS_CLAIM, source.strip(), flag=choices.SourceFlag.VENDOR, level=LEVEL_ZONE
+                BASIS_CLAIM, source, flag=choices.SourceFlag.VENDOR, level=LEVEL_ZONE
             )
     return None, None
 
@@ -209,18 +228,30 @@ class TariffFigure:
     note: str = ""
 
 
-def _tariff_source(tariff: Tariff) -> str:
-    with translation.override("en"):  # a source line is kept as written, like every other
-        tariff_class = str(tariff.get_tariff_class_display())
-    parts = [
-        f"{tariff.policy_zone.name}: {tariff_class}, {tariff.month:%Y-%m}.",
-        tariff.document_title,
-        tariff.issuer,
-        tariff.url,
-    ]
+def _in_both(label) -> dict:
+    """A choice label as English and Chinese readers read it (a message parameter pair)."""
+    with translation.override("en"):
+        english = str(label)
+    with translation.override("zh-hans"):
+        chinese = str(label)
+    return {"en": english, "zh": chinese}
+
+
+def _tariff_source(tariff: Tariff) -> Message:
+    tariff_class = _in_both(tariff.get_tariff_class_display())
+    documents = " ".join(str(p) for p in (tariff.document_title, tariff.issuer, tariff.url) if p)
+    params = {
+        "tariff_class": tariff_class["en"],
+        "tariff_class_zh": tariff_class["zh"],
+        "month": f"{tariff.month:%Y-%m}",
+        "documents": documents,
+    }
     if tariff.published_on:
-        parts.append(f"published {tariff.published_on}")
-    return " ".join(str(p) for p in parts if p)
+        template = N_("{place}: {tariff_class}, {month}. {documents} Published {published}.")
+        params["published"] = tariff.published_on.isoformat()
+    else:
+        template = N_("{place}: {tariff_class}, {month}. {documents}")
+    return said(template, tariff.policy_zone, **params)
 
 
 def _level(zone: PolicyZone, dc: DataCenter) -> str:
@@ -235,8 +266,10 @@ def _tariff_provenance(tariff: Tariff) -> Provenance:
 
 def _zone_tariff_provenance(zone: PolicyZone, flag: str) -> Provenance:
     """A zone's own single tariff figure (older records) and its demand charge."""
-    source = " ".join(
-        filter(None, [zone.name, zone.tariff_basis, plain_source(zone.tariff_source)])
+    source = said(
+        N_("{place}: {documents}"),
+        zone,
+        documents=" ".join(filter(None, [zone.tariff_basis, plain_source(zone.tariff_source)])),
     )
     kind = source_kind(zone.tariff_source)
     return _row_provenance(flag, source, zone.tariff_as_of, LEVEL_ZONE, kind)
@@ -417,17 +450,18 @@ def _tariff(dc: DataCenter, preferential: bool = False) -> tuple[Decimal | None,
     kind = source_kind(dc.source)
     flag = domain_sources.figure_flag(kind)
     if dc.power_pricing == choices.PowerPricing.FIXED:
-        source = (
-            f"{dc.name}: fixed power price, metered at the rack (cooling included). "
-            f"{plain_source(dc.source)}"
+        source = said(
+            N_("{place}: fixed power price, metered at the rack (cooling included). {documents}"),
+            dc,
+            documents=plain_source(dc.source),
         )
         return _decimal(dc.power_price_cny_per_kwh), Provenance(
-            site_basis, source.strip(), dc.as_of, flag=flag, level=LEVEL_SITE, kind=kind
+            site_basis, source, dc.as_of, flag=flag, level=LEVEL_SITE, kind=kind
         )
     if dc.power_pricing == choices.PowerPricing.INCLUDED:
         return Decimal(0), Provenance(
             site_basis,
-            f"{dc.name}: power included in the rack fee.",
+            said(N_("{place}: power included in the rack fee."), dc),
             flag=flag,
             level=LEVEL_SITE,
             kind=kind,
@@ -449,7 +483,11 @@ def _pue(dc: DataCenter) -> tuple[Decimal, Provenance]:
     if dc.pue_measured is not None:
         return _decimal(dc.pue_measured), Provenance(
             basis,
-            f"{dc.name}: measured annual PUE. {plain_source(dc.source)}".strip(),
+            said(
+                N_("{place}: measured annual PUE. {documents}"),
+                dc,
+                documents=plain_source(dc.source),
+            ),
             dc.as_of,
             flag=flag,
             level=LEVEL_SITE,
@@ -458,7 +496,7 @@ def _pue(dc: DataCenter) -> tuple[Decimal, Provenance]:
     if dc.pue_design is not None:
         return _decimal(dc.pue_design), Provenance(
             basis,
-            f"{dc.name}: design PUE. {plain_source(dc.source)}".strip(),
+            said(N_("{place}: design PUE. {documents}"), dc, documents=plain_source(dc.source)),
             dc.as_of,
             flag=flag,
             level=LEVEL_SITE,
@@ -474,7 +512,7 @@ def _pue(dc: DataCenter) -> tuple[Decimal, Provenance]:
 
 
 # Power per rack when a site states none: one server per rack (the sizing's server decides).
-UNKNOWN_RACK_POWER_SOURCE = (
+UNKNOWN_RACK_POWER_SOURCE = N_(
     "No power per rack stated for this data center: one server per rack assumed "
     "(the most racks any server can need); enter the site's figure."
 )
@@ -488,24 +526,42 @@ def _rack_power_limit_kw(dc: DataCenter) -> Decimal | None:
     return min(known) if known else None
 
 
-def _rack_fee_source(fee: RackFee) -> str:
-    tier = (
-        f"{fee.kw_min or 0:g}-{fee.kw_max:g} kW"
-        if fee.kw_max is not None
-        else (f"over {fee.kw_min:g} kW" if fee.kw_min is not None else "all racks")
-    )
-    power = {True: "power included", False: "power not included", None: "power not stated"}[
-        fee.power_included
-    ]
-    where = fee.policy_zone.name if fee.policy_zone_id else "National"
-    parts = [f"{where}: rack fee, {tier}, {power}.", fee.document_title, fee.issuer, fee.url]
-    return " ".join(p for p in parts if p)
+def _tier(fee: RackFee) -> Message:
+    if fee.kw_max is not None:
+        return Message(
+            N_("{low}–{high} kW"), {"low": f"{fee.kw_min or 0:g}", "high": f"{fee.kw_max:g}"}
+        )
+    if fee.kw_min is not None:
+        return Message(N_("over {low} kW"), {"low": f"{fee.kw_min:g}"})
+    return Message(N_("all racks"))
 
 
-RACK_FEE_POWER_NOTE = (
-    " The model charges the power drawn at the electricity tariff on top of this fee, "
+RACK_FEE_POWER = {
+    True: N_("power included"),
+    False: N_("power not included"),
+    None: N_("power not stated"),
+}
+RACK_FEE_POWER_NOTE = N_(
+    "The model charges the power drawn at the electricity tariff on top of this fee, "
     "so a fee that includes power is counted twice for that power (leans against the site)."
 )
+
+
+def _rack_fee_source(fee: RackFee) -> Message:
+    where = fee.policy_zone if fee.policy_zone_id else Message(N_("National"))
+    documents = " ".join(p for p in (fee.document_title, fee.issuer, fee.url) if p)
+    if fee.power_included:
+        template = N_("{place}: rack fee, {tier}, {power}. {documents} {note}")
+    else:
+        template = N_("{place}: rack fee, {tier}, {power}. {documents}")
+    return said(
+        template,
+        where,
+        tier=_tier(fee),
+        power=Message(RACK_FEE_POWER[fee.power_included]),
+        documents=documents,
+        note=Message(RACK_FEE_POWER_NOTE),
+    )
 
 
 def rack_fee_figure(dc: DataCenter) -> tuple[Decimal, Provenance, RackFee] | None:
@@ -528,7 +584,7 @@ def rack_fee_figure(dc: DataCenter) -> tuple[Decimal, Provenance, RackFee] | Non
 
 
 def _fee_provenance(fee: RackFee, level: str):
-    source = _rack_fee_source(fee) + (RACK_FEE_POWER_NOTE if fee.power_included else "")
+    source = _rack_fee_source(fee)
     provenance = _row_provenance(
         fee.flag, source, fee.published_on or fee.as_of, level, source_kind(fee.source)
     )
@@ -548,7 +604,7 @@ def site_figures(dc: DataCenter, *, preferential_tariff: bool = False) -> SiteFi
     )
     site_provenance = Provenance(
         site_basis,
-        f"{dc.name}. {plain_source(dc.source)}".strip(),
+        said(N_("{place}. {documents}"), dc, documents=plain_source(dc.source)),
         dc.as_of,
         flag=site_flag,
         level=LEVEL_SITE,

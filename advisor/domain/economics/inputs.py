@@ -173,48 +173,58 @@ class Assumptions:
 
 # Why each default in Assumptions is what it is (shown with every result).
 DEFAULT_PROVENANCE: dict[str, Provenance] = {
-    "usage": Provenance(BASIS_ASSUMPTION, "One job unless you say it is a programme of runs."),
-    "runs_per_year": Provenance(BASIS_ASSUMPTION, "Your programme: runs a year."),
+    "usage": Provenance(BASIS_ASSUMPTION, N_("One job unless you say it is a programme of runs.")),
+    "runs_per_year": Provenance(BASIS_ASSUMPTION, N_("Your programme: runs a year.")),
     "training_hours_per_year": Provenance(
-        BASIS_ASSUMPTION, "Your programme: training hours a year on each option's capacity."
+        BASIS_ASSUMPTION, N_("Your programme: training hours a year on each option's capacity.")
     ),
     "horizon_years": Provenance(
-        BASIS_ASSUMPTION, "Three years, the payback window buyers usually ask about."
+        BASIS_ASSUMPTION, N_("Three years, the payback window buyers usually ask about.")
     ),
     "training_power_pct": Provenance(
         BASIS_ASSUMPTION,
-        "Fine-tuning runs long and continuous at full load; measured draw is usually below "
-        "the rated maximum, so this leans against buying.",
+        N_(
+            "Fine-tuning runs long and continuous at full load; measured draw is usually below "
+            "the rated maximum, so this leans against buying."
+        ),
     ),
     "maintenance_pct_per_year": Provenance(
         BASIS_ASSUMPTION,
-        "Rule of thumb, no public price list: a support contract, spares and remote hands. "
-        "Enter the vendor's service quote.",
+        N_(
+            "Rule of thumb, no public price list: a support contract, spares and remote hands. "
+            "Enter the vendor's service quote."
+        ),
     ),
     "resale_pct": Provenance(
         BASIS_ASSUMPTION,
-        "Rule of thumb from used-market figures: an H100 system in its third year resold at "
-        "about 45 % of a new one (Silicon Data, as reported in the press, 2025); SpotWire's "
-        "eBay-based index gives 0.46 at three years, falling about 23 % a year "
-        "(https://www.spotwire.ai/data/valuator_data.json, 2026-06-04). Taken at the "
-        "conservative end for China and domestic accelerators, where no figure is published: "
-        "30 % at three years, 23 % less for each further year, at most 65 % within the first "
-        "year. Enter a dealer's buy-back offer.",
+        N_(
+            "Rule of thumb from used-market figures: an H100 system in its third year resold at "
+            "about 45 % of a new one (Silicon Data, as reported in the press, 2025); SpotWire's "
+            "eBay-based index gives 0.46 at three years, falling about 23 % a year "
+            "(https://www.spotwire.ai/data/valuator_data.json, 2026-06-04). Taken at the "
+            "conservative end for China and domestic accelerators, where no figure is published: "
+            "30 % at three years, 23 % less for each further year, at most 65 % within the first "
+            "year. Enter a dealer's buy-back offer."
+        ),
         date(2026, 6, 4),
         flag="LOW",
     ),
     "rent_min_months": Provenance(
         BASIS_ASSUMPTION,
-        "Rent is paid in whole months; the shortest term of cloud subscriptions and GPU "
-        "rental platforms is one month (e.g. Inspur Cloud, Huawei Cloud); ask the vendor.",
+        N_(
+            "Rent is paid in whole months; the shortest term of cloud subscriptions and GPU "
+            "rental platforms is one month (e.g. Inspur Cloud, Huawei Cloud); ask the vendor."
+        ),
     ),
     "transfer_gb_per_run": Provenance(
-        BASIS_ASSUMPTION, "No data moved to or from a public cloud unless you enter it."
+        BASIS_ASSUMPTION, N_("No data moved to or from a public cloud unless you enter it.")
     ),
     "transfer_cny_per_gb": Provenance(
         BASIS_MARKET,
-        "Qiniu Kodo internet egress list price, 0–100 TB, mainland China "
-        "(https://www.qiniu.com/prices/kodo, transcribed 2026-10-07); check your provider.",
+        N_(
+            "Qiniu Kodo internet egress list price, 0–100 TB, mainland China "
+            "(https://www.qiniu.com/prices/kodo, transcribed 2026-10-07); check your provider."
+        ),
         date(2026, 10, 7),
     ),
 }
