@@ -341,3 +341,100 @@ def test_sites_differ_by_parts_that_add_up_to_the_difference():
 def test_cny_reads_in_both_languages():
     assert format_cny(D("1234567.5")) == "¥1,234,568"
     assert format_cny(D(-5), translate=lambda _: "{amount} 元") == "-5 元"
+
+
+# --- docs/economics.md's worked examples, line by line ----------------------------------------
+
+DOCS_LOAD = ServerLoad(
+    server_count=1,
+    gpus_per_server=8,
+    power_full_kw=D("10.2"),
+    power_idle_kw=D("3.06"),
+    rack_units=8,
+    gpu_hours_per_run=D(800),
+    hours_per_run=D(100),
+)
+DOCS_SITE = Site(
+    key="guiyang",
+    name="Guiyang (Gui'an)",
+    tariff_cny_per_kwh=D("0.35"),
+    pue=D("1.2"),
+    rack_fee_cny_per_month=D(5000),
+    rack_power_limit_kw=D(20),
+)
+DOCS_PRICES = Prices(
+    purchase_cny_per_server=D(2_700_000),
+    rent_cny_per_server_month=D(70_000),
+    cloud_cny_per_gpu_hour=D("48.85"),
+)
+DOCS_PROGRAMME = Assumptions(usage="programme", runs_per_year=D(20))
+DOCS_EXAMPLES = [
+    # usage, mode, {item: (unit price, quantity, amount)}, cash out, resale, net of resale
+    (ONCE, CLOUD, {"cloud_compute": ("48.85", "800.00", "39080.00")}, "39080.00", None, "39080.00"),
+    (ONCE, RENT, {"rent": ("70000", "1", "70000.00")}, "70000.00", None, "70000.00"),
+    (
+        ONCE,
+        BUY,
+        {
+            "purchase": ("2700000", "1", "2700000.00"),
+            "electricity": ("0.35", "3537", "1237.95"),
+            "colocation": ("5000", "1", "5000.00"),
+            "maintenance": ("11250.00", "1", "11250.00"),
+        },
+        "2717487.95",
+        "-1728000.00",
+        "989487.95",
+    ),
+    (
+        DOCS_PROGRAMME,
+        BUY,
+        {
+            "purchase": ("2700000", "1", "2700000.00"),
+            "electricity": ("0.35", "147908", "51767.80"),
+            "colocation": ("5000", "36", "180000.00"),
+            "maintenance": ("11250.00", "36", "405000.00"),
+        },
+        "3336767.80",
+        "-810000.00",
+        "2526767.80",
+    ),
+    (
+        DOCS_PROGRAMME,
+        RENT,
+        {"rent": ("70000", "36", "2520000.00")},
+        "2520000.00",
+        None,
+        "2520000.00",
+    ),
+    (
+        DOCS_PROGRAMME,
+        CLOUD,
+        {"cloud_compute": ("48.85", "48000.00", "2344800.00")},
+        "2344800.00",
+        None,
+        "2344800.00",
+    ),
+]
+
+
+@pytest.mark.parametrize(("usage", "mode", "lines", "cash", "resale", "net"), DOCS_EXAMPLES)
+def test_the_documented_worked_examples(usage, mode, lines, cash, resale, net):
+    cost = mode_cost(
+        EconomicsInputs(load=DOCS_LOAD, site=DOCS_SITE, prices=DOCS_PRICES, assumptions=usage),
+        mode,
+    )
+    got = {line.item: (line.unit_price_cny, line.quantity, line.amount_cny) for line in cost.lines}
+    assert got == {item: tuple(D(v) for v in values) for item, values in lines.items()}
+    assert cost.cash_out_cny == D(cash)
+    assert (cost.resale.amount_cny if cost.resale else None) == (D(resale) if resale else None)
+    assert cost.net_of_resale_cny == D(net)
+
+
+def test_the_documented_programme_does_not_pay_back_against_rent():
+    result = evaluate(
+        EconomicsInputs(
+            load=DOCS_LOAD, site=DOCS_SITE, prices=DOCS_PRICES, assumptions=DOCS_PROGRAMME
+        )
+    )
+    assert result.payback.month is None and result.payback.break_even_hours_per_year is None
+    assert "does not pay back within 3 years" in result.payback.message.render()
