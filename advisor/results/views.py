@@ -92,8 +92,11 @@ def results(request, pk):
             "open_items": open_items(run, recommended) if recommended else None,
             "blockers": presenters.blockers(run.recommendation),
             "placeholders": presenters.placeholders(run.recommendation.options),
+            # The shortlist's vendors; when nothing qualifies, every option's (whose answers
+            # could let them through).
             "vendors_to_ask": presenters.vendors_to_ask(
                 [r.option for r in rows if not r.option.is_cloud]
+                or [o for o in run.recommendation.options if not o.is_cloud]
             ),
         },
     )

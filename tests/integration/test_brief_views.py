@@ -163,3 +163,47 @@ def test_the_queue_position_is_shown_while_a_brief_waits(client, issued):
     assert position_line(client, second) == "It is next in the queue."
     assert position_line(client, third) == "1 brief is ahead of it in the queue."
     assert position_line(client, third, "zh-hans") == "队列中排在它前面的还有 1 份简报。"
+
+
+# --- The approver's view and the brief's lifecycle (issue 26 item 5) ----------------------------
+
+
+def test_an_approver_lands_on_the_queue_which_shows_the_decision(client, issued, approver):
+    client.force_login(approver)
+    home = client.get(reverse("home"))
+    assert home.status_code == 302 and home["Location"] == reverse("brief:approvals")
+    queue = client.get(reverse("brief:approvals"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    chosen = issued.snapshot["options"][0]
+    cost = issued.snapshot["memo"]["cost"]
+    assert issued.snapshot["scenario"]["model"]["name"] in queue
+    assert chosen["accelerator"]["name"] in queue
+    assert f"{round(float(cost['cash_out_cny'])):,}" in queue
+    assert f"verdict-{chosen['compliance']['verdict']}" in queue
+    if issued.snapshot["memo"]["unknown_vetoes"]:
+        assert "veto" in queue
+
+
+def test_the_brief_page_opens_with_its_decision(client, buyer, issued):
+    client.force_login(buyer)
+    html = client.get(reverse("brief:detail", args=(issued.pk,)), HTTP_ACCEPT_LANGUAGE="en")
+    html = html.content.decode()
+    assert 'id="brief-summary"' in html and "Decision in this brief" in html
+    assert 'id="superseded"' not in html
+
+
+def test_a_brief_whose_option_changed_verdict_is_superseded(client, buyer, approver, issued):
+    """The catalog changes after issue (the cloud offer turns out to run outside mainland
+    China); once the buyer recomputes, the brief's page and the queue say to re-issue it."""
+    from vendors.models import Offer
+
+    chosen = issued.snapshot["options"][0]
+    assert chosen["mode"] == "cloud", "the standard job's rank 1 is a cloud instance"
+    offer_key = chosen["key"].split("@cloud:")[1]
+    assert Offer.objects.filter(key=offer_key).update(region_in_mainland_china=False) == 1
+    client.force_login(buyer)
+    client.post(reverse("results:recompute", args=(issued.assessment_id,)))
+    page = client.get(reverse("brief:detail", args=(issued.pk,)), HTTP_ACCEPT_LANGUAGE="en")
+    assert 'id="superseded"' in page.content.decode()
+    client.force_login(approver)
+    queue = client.get(reverse("brief:approvals"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Superseded — re-issue" in queue

@@ -1,0 +1,132 @@
+"""The brief as a 采购申请 attachment (issue 26 item 4): a two-page decision memo with the
+sign-off table, the real rank of the option, checks that fit the mode, the approver's comment
+in the approved PDF, and appendices that read as a document (no JSON in the text)."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+from django.contrib.auth.models import User
+
+from advisor.brief import services
+from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
+from advisor.recommendation.run import run_recommendation
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
+
+MEMO = {
+    "en": ["1. Decision", "Scope", "Budget and cost", "Why this option", "Main risks",
+           "Open veto checks and vendor questions", "Sign-off", "Requester",
+           "Head of department", "Finance", "Approver"],
+    "zh-hans": ["一、决定", "采购范围", "预算与成本", "为何选择此方案", "主要风险", "未确认的否决项与供应商问题",
+                "签批", "申请人", "部门负责人", "财务", "审批人"],
+}  # fmt: skip
+SERVER_ROOM = {
+    "en": ["On-site staff around the clock", "Spare parts", "Full-load burn-in"],
+    "zh-hans": ["7×24 小时驻场", "备品备件", "满载老化测试"],
+}
+
+
+@pytest.fixture
+def buyer():
+    return User.objects.create_user("buyer-m")
+
+
+@pytest.fixture
+def approver():
+    return User.objects.create_user("approver-m")
+
+
+def pages(brief, tmp_path, first=None, last=None) -> str:
+    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
+    path = tmp_path / f"brief-{brief.pk}.pdf"
+    with brief.pdf.open("rb") as handle:
+        path.write_bytes(handle.read())
+    window = [*(["-f", str(first)] if first else []), *(["-l", str(last)] if last else [])]
+    done = subprocess.run(
+        ["pdftotext", *window, str(path), "-"], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def issued(buyer, capture, option_key=None, language="en"):
+    with capture(execute=True):
+        brief = services.issue_brief(
+            user=buyer, document=SCENARIO, option_key=option_key, language=language
+        )
+    brief.refresh_from_db()
+    return brief
+
+
+def options():
+    return run_recommendation(SCENARIO).recommendation
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_pages_one_and_two_hold_the_memo_with_the_sign_off_table(
+    buyer, tmp_path, language, django_capture_on_commit_callbacks
+):
+    brief = issued(buyer, django_capture_on_commit_callbacks, language=language)
+    memo = one_line(pages(brief, tmp_path, 1, 2))
+    for phrase in MEMO[language]:
+        assert phrase in memo, phrase
+    # The figures of the memo are the chosen option's: its cash out is on page 1.
+    assert brief.snapshot["memo"]["rank"] == 1
+
+
+def test_an_option_that_is_not_rank_one_says_so(
+    buyer, tmp_path, django_capture_on_commit_callbacks
+):
+    ranked = options().rankings["recommended"]
+    third = ranked[2]
+    brief = issued(buyer, django_capture_on_commit_callbacks, option_key=third.key)
+    memo = one_line(pages(brief, tmp_path, 1, 2))
+    assert "Chosen by the buyer: rank 3 of" in memo
+    assert "Recommended:" not in memo
+    assert "Rank 1 is" in memo
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_cloud_brief_has_no_server_room_checks(
+    buyer, tmp_path, language, django_capture_on_commit_callbacks
+):
+    cloud = next(o for o in options().rankings["recommended"] if o.is_cloud)
+    brief = issued(buyer, django_capture_on_commit_callbacks, cloud.key, language)
+    text = one_line(pages(brief, tmp_path))
+    for phrase in SERVER_ROOM[language]:
+        assert phrase not in text, phrase
+    hosted = next(o for o in options().rankings["recommended"] if o.mode == "buy")
+    bought = issued(buyer, django_capture_on_commit_callbacks, hosted.key, language)
+    assert any(phrase in one_line(pages(bought, tmp_path)) for phrase in SERVER_ROOM[language])
+
+
+def test_the_approved_pdf_prints_the_comment_and_the_acknowledgement(
+    buyer, approver, tmp_path, django_capture_on_commit_callbacks
+):
+    brief = issued(buyer, django_capture_on_commit_callbacks)
+    open_vetoes = brief.snapshot["memo"]["unknown_vetoes"]
+    assert open_vetoes, "the standard job's rank 1 has veto checks awaiting the vendor"
+    with pytest.raises(services.BriefError):
+        services.approve(brief, approver, comment="Go ahead.")  # not acknowledged
+    services.approve(brief, approver, comment="Go ahead, budget line 2027-04.", acknowledged=True)
+    brief.refresh_from_db()
+    memo = one_line(pages(brief, tmp_path, 1, 2))
+    assert "Approved in the advisor: Go ahead, budget line 2027-04." in memo
+    assert "The approver acknowledged the open veto checks listed above." in memo
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_no_json_or_key_dumps_in_the_text(
+    buyer, tmp_path, language, django_capture_on_commit_callbacks
+):
+    brief = issued(buyer, django_capture_on_commit_callbacks, language=language)
+    text = pages(brief, tmp_path)
+    assert not re.search(r'[{\[]\s*"', text), "JSON in the text"
+    assert not re.search(r'"[a-z_]+":', text), "a JSON key in the text"
+    assert not re.search(r"\b[a-z]+_[a-z_]+: ", text), "a field_name: dump in the text"
+    assert "'value'" not in text and "None" not in text.split()
