@@ -39,18 +39,23 @@ GENERAL_FIELDS = (
 )
 
 
-def _number_field(label, low: str, high: str, placeholder: str = "") -> forms.DecimalField:
-    return forms.DecimalField(
+GENERAL_NAMES = tuple(name for name, *_ in GENERAL_FIELDS)
+
+
+def _number_field(label, low: str, high: str, in_use=None) -> forms.DecimalField:
+    """A figure's box; ``in_use`` (a value and its source, shown beside the box) is what the
+    options use while the box is empty."""
+    field = forms.DecimalField(
         label=label,
         required=False,
         min_value=Decimal(low),
         max_value=Decimal(high),
         max_digits=16,
         decimal_places=4,
-        widget=forms.TextInput(
-            attrs={"inputmode": "decimal", "spellcheck": "false", "placeholder": placeholder}
-        ),
+        widget=forms.TextInput(attrs={"inputmode": "decimal", "spellcheck": "false"}),
     )
+    field.in_use = in_use
+    return field
 
 
 def _labelled(subject: str, label) -> str:
@@ -78,23 +83,29 @@ class FiguresForm(forms.Form):
     )
 
     def __init__(
-        self, *args, sites: list[tuple[str, str, dict]], servers: list[tuple[str, str]], **kw
+        self,
+        *args,
+        sites: list[tuple[str, str, dict]],
+        servers: list[tuple[str, str, dict]],
+        general: dict | None = None,
+        **kw,
     ):
-        """``sites``: (key, name, figures in use by field); ``servers``: (key, name)."""
+        """``sites``: (key, name, figure text in use by field); ``servers``: (key, name,
+        prices in use by field); ``general``: the assumptions in use by field."""
         super().__init__(*args, **kw)
         self.sites, self.servers = sites, servers
         for key, _name, catalog in sites:
             for name, label, low, high in SITE_FIELDS:
-                known = catalog.get(name)
-                hint = (
-                    _("in use: %(value)s") % {"value": known} if known is not None else _("missing")
+                self.fields[site_field(key, name)] = _number_field(
+                    label, low, high, catalog.get(name) or _("missing")
                 )
-                self.fields[site_field(key, name)] = _number_field(label, low, high, str(hint))
-        for key, _name in servers:
+        for key, _name, prices in servers:
             for name, label, low, high in PRICE_FIELDS:
-                self.fields[price_field(key, name)] = _number_field(label, low, high)
+                self.fields[price_field(key, name)] = _number_field(
+                    label, low, high, prices.get(name) or _("none in the catalog")
+                )
         for name, label, low, high in GENERAL_FIELDS:
-            self.fields[name] = _number_field(label, low, high)
+            self.fields[name] = _number_field(label, low, high, (general or {}).get(name))
 
     site_headers = [label for _name, label, *_limits in SITE_FIELDS]
     price_headers = [label for _name, label, *_limits in PRICE_FIELDS]
@@ -108,7 +119,7 @@ class FiguresForm(forms.Form):
     def price_rows(self):
         return [
             (name, [self[price_field(key, f)] for f, *_ in PRICE_FIELDS])
-            for key, name in self.servers
+            for key, name, _prices in self.servers
         ]
 
     def general_fields(self):
@@ -134,7 +145,7 @@ class FiguresForm(forms.Form):
         }
         price_overrides = {
             key: values
-            for key, _name in self.servers
+            for key, _name, _prices in self.servers
             if (
                 values := {
                     f: str(data[price_field(key, f)])

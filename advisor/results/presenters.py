@@ -8,14 +8,21 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 
 from advisor.domain.economics.confidence import FIGURE_LABELS, FLAG_LABELS
-from advisor.domain.economics.inputs import LEVEL_ASSUMED, LEVEL_NATIONAL, LEVEL_ZONE
+from advisor.domain.economics.costs import resale_pct
+from advisor.domain.economics.inputs import (
+    BASIS_LABELS,
+    LEVEL_ASSUMED,
+    LEVEL_NATIONAL,
+    LEVEL_ZONE,
+)
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
 from advisor.domain.recommend.decision import Choice, blocking_requirements, fold, shortlist
 from advisor.domain.recommend.options import price_notes
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.presentation.charts import Series, line_chart, memory_segments, stacked_bar
 from advisor.presentation.labels import MODE_LABELS, label
-from advisor.presentation.text import local_name
+from advisor.presentation.numbers import plain_number
+from advisor.presentation.text import local_name, render_text
 
 RANKINGS = tuple(RANKING_LABELS)
 ALL_OPTIONS = "all"
@@ -212,3 +219,73 @@ def figure_in_use(site, name: str) -> str | None:
     flag = FLAG_LABELS.get(provenance.flag)
     details = ", ".join(gettext(t) for t in (where, flag) if t)
     return f"{text} ({details})" if details else text
+
+
+# --- The figures page: what is in use now, and where it comes from -------------------------------
+
+
+@dataclass(frozen=True)
+class InUse:
+    """A figure as it is used now: its value (a range when options differ), and its source."""
+
+    value: str
+    source: str = ""
+
+
+def _span(values) -> str:
+    distinct = sorted(set(values))
+    if not distinct:
+        return ""
+    if len(distinct) == 1:
+        return plain_number(distinct[0])
+    return f"{plain_number(distinct[0])}–{plain_number(distinct[-1])}"
+
+
+def _basis(provenance) -> str:
+    if provenance is None:
+        return ""
+    words = gettext(BASIS_LABELS.get(provenance.basis, ""))
+    source = render_text(provenance.source) if provenance.source else ""
+    return " · ".join(t for t in (words, source) if t)
+
+
+PRICE_NAMES = ("purchase_cny_per_server", "rent_cny_per_server_month", "cloud_cny_per_gpu_hour")
+
+
+def prices_in_use(options, server_key: str) -> dict[str, InUse]:
+    """The prices of ``server_key`` the options use (buy and rent at the sites, cloud per
+    offer): one value, or the range when sites or offers differ."""
+    values = {name: [] for name in PRICE_NAMES}
+    sources = {}
+    for option in options:
+        if option.hardware.server.key != server_key or option.economics is None:
+            continue
+        inputs = option.economics.inputs
+        for name in PRICE_NAMES:
+            value = getattr(inputs.prices, name)
+            if value is not None:
+                values[name].append(value)
+                sources.setdefault(name, set()).add(_basis(inputs.provenance.get(name)))
+    return {
+        name: InUse(_span(found), next(iter(sources[name])) if len(sources[name]) == 1 else "")
+        for name, found in values.items()
+        if found
+    }
+
+
+def assumptions_in_use(options, names) -> dict[str, InUse]:
+    """The general assumptions in use (the same for every option), with their sources."""
+    priced = next((o for o in options if o.economics is not None), None)
+    if priced is None:
+        return {}
+    inputs = priced.economics.inputs
+    found = {}
+    for name in names:
+        value = getattr(inputs.assumptions, name, None)
+        if name == "resale_pct" and value is None:
+            bought = next((o for o in options if o.mode in ("buy", "own")), None)
+            value = resale_pct(bought.economics.inputs) if bought is not None else None
+        if value is None:
+            continue
+        found[name] = InUse(plain_number(value), _basis(inputs.provenance_of(name)))
+    return found

@@ -3,6 +3,8 @@
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -18,7 +20,7 @@ from advisor.presentation.text import local_name, render_text
 from advisor.recommendation import services
 from advisor.recommendation.questions import declared_by_rule, open_items, questions
 from advisor.results import presenters
-from advisor.results.forms import SITE_FIELDS, FiguresForm
+from advisor.results.forms import GENERAL_NAMES, SITE_FIELDS, FiguresForm
 from advisor.roles import procurement_required
 
 
@@ -169,16 +171,33 @@ def compare(request, pk):
 
 
 def _sites_and_servers(run):
+    """The data centers (and the buyer's room) and server models of the options, each with
+    the figures in use now; cloud options have no site to enter figures for."""
+    options = run.recommendation.options
     sites, servers = {}, {}
-    for option in run.recommendation.options:
+    for option in options:
         site = option.site
         key = site.data_center.key
-        if key not in sites:
+        if not option.is_cloud and key and key not in sites:
             in_use = {name: presenters.figure_in_use(site, name) for name, *_ in SITE_FIELDS}
             in_use = {name: text for name, text in in_use.items() if text is not None}
             sites[key] = (key, local_name(site.data_center) or key, in_use)
         servers.setdefault(option.hardware.server.key, local_name(option.hardware.server))
-    return list(sites.values()), sorted(servers.items(), key=lambda item: item[1])
+    rows = [
+        (key, name, presenters.prices_in_use(options, key))
+        for key, name in sorted(servers.items(), key=lambda item: item[1])
+    ]
+    return list(sites.values()), rows
+
+
+def _back_to(request, assessment) -> str:
+    """Where the buyer came from (``next``, a page of this site), else the options."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("results:list", args=[assessment.pk])
 
 
 @procurement_required
@@ -188,10 +207,13 @@ def figures(request, pk):
         return redirect("wizard:check", assessment.pk)
     run = shown.run
     sites, servers = _sites_and_servers(run)
+    general = presenters.assumptions_in_use(run.recommendation.options, GENERAL_NAMES)
     stored = assessment.answers.get(FIGURES_KEY) or {}
     initial = FiguresForm.initial_from(stored)
+    kwargs = {"sites": sites, "servers": servers, "general": general, "initial": initial}
+    back = _back_to(request, assessment)
     if request.method == "POST":
-        form = FiguresForm(request.POST, sites=sites, servers=servers, initial=initial)
+        form = FiguresForm(request.POST, **kwargs)
         if form.is_valid():
             try:
                 version = int(request.POST.get("version", ""))
@@ -205,12 +227,12 @@ def figures(request, pk):
                     ),
                 )
                 assessment.refresh_from_db()
-                return _figures_page(request, assessment, form, status=409)
+                return _figures_page(request, assessment, form, back, status=409)
             messages.success(request, _("Your figures are saved; the options are priced again."))
-            return redirect("results:list", assessment.pk)
-        return _figures_page(request, assessment, form, status=400)
-    form = FiguresForm(sites=sites, servers=servers, initial=initial)
-    return _figures_page(request, assessment, form)
+            return redirect(back)
+        return _figures_page(request, assessment, form, back, status=400)
+    form = FiguresForm(**kwargs)
+    return _figures_page(request, assessment, form, back)
 
 
 @procurement_required
@@ -230,7 +252,6 @@ def recompute(request, pk):
     return redirect("results:list", assessment.pk)
 
 
-def _figures_page(request, assessment, form, status=200):
-    return render(
-        request, "results/figures.html", {"assessment": assessment, "form": form}, status=status
-    )
+def _figures_page(request, assessment, form, back, status=200):
+    context = {"assessment": assessment, "form": form, "back": back}
+    return render(request, "results/figures.html", context, status=status)

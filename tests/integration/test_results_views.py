@@ -2,6 +2,8 @@
 
 import re
 from decimal import Decimal
+from html import unescape
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.urls import reverse
@@ -162,7 +164,7 @@ def test_own_figures_replace_the_fallback_figures_and_are_marked_as_theirs(clien
     assert provenance["rack_fee_cny_per_month"].level == "national"
     url = reverse("results:figures", args=(assessment.pk,))
     page = client.get(url, HTTP_ACCEPT_LANGUAGE="en")
-    assert page.status_code == 200 and "in use: 0.562" in page.content.decode()
+    assert page.status_code == 200 and "In use: 0.562" in page.content.decode()
     response = client.post(
         url,
         {
@@ -263,3 +265,44 @@ def test_option_page_names_findings_in_words_with_evidence_sentences(
             "《电信业务分类目录（2015年版）》" in findings and "采购方要求（来源文章）" in findings
         )
         assert "Source article" not in findings and "原文 S" not in findings
+
+
+def test_the_figures_page_shows_what_is_in_use_and_returns_where_the_buyer_was(client, assessment):
+    url = reverse("results:figures", args=(assessment.pk,))
+    response = get(client, "results:figures", assessment.pk)
+    html = response.content.decode()
+    form = response.context["form"]
+    # Rows only for real sites: no cloud pseudo-site, no "None".
+    assert all(key for key, _name, _in_use in form.sites)
+    assert ">None<" not in html
+    # Every server price and assumption in use is shown with its source.
+    prices = {key: in_use for key, _name, in_use in form.servers}
+    assert any(in_use for in_use in prices.values())
+    priced = next(in_use for in_use in prices.values() if "purchase_cny_per_server" in in_use)
+    assert priced["purchase_cny_per_server"].value and priced["purchase_cny_per_server"].source
+    general = form.fields["maintenance_pct_per_year"].in_use
+    assert general.value == "5" and "Rule of thumb" in general.source
+    resale = form.fields["resale_pct"].in_use
+    assert resale.value and "used-market" in resale.source
+    assert "placeholder=" not in html  # nothing cut off inside a box
+    # Saving from an option page goes back to that option page.
+    option = assessment_results(assessment).recommendation.options[0]
+    back = reverse("results:option", args=(assessment.pk, option.key))
+    option_html = get(client, "results:option", assessment.pk, option.key).content.decode()
+    link = re.search(r'href="([^"]+)" id="own-figures-link"', option_html).group(1)
+    assert parse_qs(urlsplit(unescape(link)).query)["next"] == [back]
+    saved = client.post(
+        f"{url}?next={back}",
+        {"version": assessment.version, "maintenance_pct_per_year": "4", "next": back},
+    )
+    assert saved.status_code == 302 and saved["Location"] == back
+    # A link elsewhere is not followed.
+    elsewhere = client.post(
+        url,
+        {
+            "version": assessment.version + 1,
+            "maintenance_pct_per_year": "3",
+            "next": "https://evil.example/",
+        },
+    )
+    assert elsewhere["Location"] == reverse("results:list", args=(assessment.pk,))
