@@ -244,6 +244,8 @@ BRIEF_SIGNING = {
         "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""
     ),
     "ORGANISATION": os.environ.get("BRIEF_SIGNING_ORGANISATION", "Procurement Advisor Dev"),
+    # The organisation as a Chinese brief names it (the certificate keeps the name above).
+    "ORGANISATION_ZH": os.environ.get("BRIEF_SIGNING_ORGANISATION_ZH", "采购顾问（开发环境）"),
     "LOCATION": os.environ.get("BRIEF_SIGNING_LOCATION", "Guiyang, Guizhou, CN"),
     "TIMESTAMP_URL": os.environ.get("BRIEF_TIMESTAMP_URL") or None,
 }

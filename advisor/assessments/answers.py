@@ -195,7 +195,14 @@ def procurement_section(procurement: dict | None, training: dict | None = None) 
         "budget_cny": procurement.get("budget_cny"),
         "qualifications": list(procurement.get("qualifications") or []),
         "preferred_accelerators": _accelerators(procurement.get("preferred_families")),
-        "excluded_accelerators": _accelerators(procurement.get("excluded_families")),
+        "excluded_accelerators": list(
+            dict.fromkeys(
+                [
+                    *_accelerators(procurement.get("excluded_families")),
+                    *(procurement.get("excluded_products") or []),
+                ]
+            )
+        ),
         "domestic_only": bool(procurement.get("domestic_only")),
         **usage_answers(procurement),
         "rent_min_months": procurement.get("rent_min_months"),

@@ -61,10 +61,18 @@ def meta(brief: Brief, *, approved: bool) -> BriefMeta:
         else None,
         approved_at=timezone.localtime(brief.approved_at) if brief.approved_at else None,
         verify_url=verify_url(),
-        organisation=settings.BRIEF_SIGNING["ORGANISATION"],
+        organisation=organisation_name(brief.language),
         approval_comment=brief.review_comment if approved else "",
         vetoes_acknowledged=brief.vetoes_acknowledged and approved,
     )
+
+
+def organisation_name(language: str) -> str:
+    """The organisation as a brief in ``language`` names it (both are settings)."""
+    signing = settings.BRIEF_SIGNING
+    if language.lower().startswith("zh") and signing.get("ORGANISATION_ZH"):
+        return signing["ORGANISATION_ZH"]
+    return signing["ORGANISATION"]
 
 
 def signed_pdf(brief: Brief, *, approved: bool) -> tuple[bytes, bytes]:

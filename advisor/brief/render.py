@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
@@ -43,6 +44,7 @@ from advisor.presentation.labels import requirement as rule_words
 from advisor.presentation.pdf import no_fetching, write_pdf_checked
 from advisor.presentation.text import local_name
 from advisor.text import isolate
+from vendors import choices as catalog_choices
 from vendors import models as catalog_models
 
 # The catalog models behind Appendix B's records, by the kind their frozen record names.
@@ -252,19 +254,35 @@ def procurement_rows(snapshot: dict) -> list[tuple[str, str]]:
     return rows
 
 
+# How Appendix B shows a catalog field: a figure as written, a coded value by its label, a key
+# as code, recorded text (notes, claims) quoted as the catalog holds it.
+FIGURE, CODE, QUOTE = "figure", "code", "quote"
+NAME_FIELDS = ("name", "name_zh", "maker", "maker_zh", "city", "city_zh")
+# Lists of coded values stored as JSON (no field choices to read the labels from).
+LIST_CHOICES = {"cooling_available": catalog_choices.SiteCooling}
+
+
 def catalog_rows(snapshot: dict) -> list[dict]:
-    """The catalog records behind the options (Appendix B): figures under their field names in
-    the reader's language, one source per line."""
+    """The catalog records behind the options (Appendix B): each field under its name in the
+    reader's language, coded values by their labels, one source per line."""
     rows = []
     for record in snapshot.get("catalog") or []:
         model = CATALOG_MODELS.get(record.get("kind"))
-        figures = []
-        for name, value in (record.get("fields") or {}).items():
-            figures.append((field_name(model, name), plain_value(value)))
+        fields = record.get("fields") or {}
+        figures = [
+            (field_name(model, name), *field_value(model, name, value))
+            for name, value in fields.items()
+            if name not in NAME_FIELDS and value not in (None, "", [])
+        ]
         sources = [line for line in (record.get("source") or "").splitlines() if line.strip()]
         rows.append(
             {
-                "label": record.get("label") or record.get("key"),
+                "label": local_name(
+                    {
+                        "name": record.get("label") or record.get("key"),
+                        "name_zh": record.get("label_zh"),
+                    }
+                ),
                 "figures": figures,
                 "sources": sources,
                 "as_of": record.get("as_of"),
@@ -280,6 +298,35 @@ def field_name(model, name: str) -> str:
         return str(model._meta.get_field(name).verbose_name)
     except FieldDoesNotExist:
         return name
+
+
+def field_value(model, name: str, value) -> tuple[str, str]:
+    """``(text, kind)``: a coded value by its label, a key or foreign key as code, free text
+    as the catalog records it (quoted), anything else as a figure."""
+    field = _field(model, name)
+    if name in LIST_CHOICES and isinstance(value, list):
+        labels = {c.value: str(c.label) for c in LIST_CHOICES[name]}
+        return ", ".join(labels.get(v, str(v)) for v in value), FIGURE
+    if field is not None and field.choices:
+        labels = {str(k): str(v) for k, v in field.flatchoices}
+        codes = value if isinstance(value, list) else str(value).split(",")
+        return ", ".join(labels.get(str(c).strip(), str(c).strip()) for c in codes), FIGURE
+    if name == "key" or (field is not None and (field.is_relation or name.endswith("_key"))):
+        return plain_value(value), CODE
+    if isinstance(value, str) and name.endswith("_figures"):
+        return value, CODE
+    if isinstance(value, str) and not re.fullmatch(r"[\d.,:+\-\s%]*", value):
+        return value, QUOTE  # recorded text (a note, a region, a province), as the catalog has it
+    return plain_value(value), FIGURE
+
+
+def _field(model, name: str):
+    if model is None:
+        return None
+    try:
+        return model._meta.get_field(name)
+    except FieldDoesNotExist:
+        return None
 
 
 def plain_value(value) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import date
 
 from advisor.catalog import declared as declared_selectors
+from advisor.domain.i18n import N_, Message
 from advisor.domain.questionnaire.declared import DeclaredFact, by_subject
 from advisor.domain.questionnaire.questions import Subjects
 from advisor.domain.questionnaire.specs import (
@@ -53,6 +54,12 @@ def _certificate_values(vendor: HostingVendor) -> dict:
     return values
 
 
+def named(row) -> Message:
+    """A catalog row's name as a message both languages read (its Chinese name on Chinese
+    pages and spreadsheets)."""
+    return Message("{name}", {"name": row.name, "name_zh": getattr(row, "name_zh", "") or None})
+
+
 def subjects_for(option: Option, declared: tuple[DeclaredFact, ...]) -> Subjects:
     """Who the option's facts are about, and what the catalog and declared facts record."""
     grouped = by_subject(declared)
@@ -60,22 +67,33 @@ def subjects_for(option: Option, declared: tuple[DeclaredFact, ...]) -> Subjects
     dc = DataCenter.objects.filter(key=option.site.data_center.key).first()
     server = ServerModel.objects.select_related("accelerator").get(key=option.hardware.server.key)
     if dc is not None:
-        keys[DATA_CENTER] = (dc.key, dc.name)
+        keys[DATA_CENTER] = (dc.key, named(dc))
         values[DATA_CENTER] = _row_values(DATA_CENTER, dc, grouped.get(dc.key, {}))
         if dc.vendor is not None:
             vendor = dc.vendor
-            keys[OPERATOR] = (vendor.key, vendor.name)
+            keys[OPERATOR] = (vendor.key, named(vendor))
             values[OPERATOR] = {
                 **_certificate_values(vendor),
                 **_row_values(OPERATOR, vendor, grouped.get(vendor.key, {})),
             }
         key = offer_key(option)
-        keys[OFFER] = (key, f"{server.name} @ {dc.name}")
+        keys[OFFER] = (
+            key,
+            Message(
+                N_("{server} at {site}"),
+                {
+                    "server": server.name,
+                    "server_zh": server.name_zh or None,
+                    "site": dc.name,
+                    "site_zh": dc.name_zh or None,
+                },
+            ),
+        )
         offer = Offer.objects.filter(server_model=server, data_center=dc).first()
         values[OFFER] = _row_values(OFFER, offer, grouped.get(key, {}))
-    keys[SERVER] = (server.key, server.name)
+    keys[SERVER] = (server.key, named(server))
     values[SERVER] = _row_values(SERVER, server, grouped.get(server.key, {}))
     accelerator: Accelerator = server.accelerator
-    keys[ACCELERATOR] = (accelerator.key, accelerator.name)
+    keys[ACCELERATOR] = (accelerator.key, named(accelerator))
     values[ACCELERATOR] = _row_values(ACCELERATOR, accelerator, grouped.get(accelerator.key, {}))
     return Subjects(keys, values)

@@ -39,6 +39,18 @@ class Message:
         return self.render()
 
 
+@dataclass(frozen=True)
+class Code:
+    """A coded value inside a message (a parallelism strategy, a cooling kind): the
+    presentation words it from its label group (``advisor.presentation.labels.LABELS``)."""
+
+    group: str
+    value: str
+
+    def __str__(self) -> str:
+        return self.value
+
+
 ZH_SUFFIX = "_zh"
 
 

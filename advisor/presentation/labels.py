@@ -17,6 +17,7 @@ from advisor.domain.economics.confidence import FLAG_LABELS, LEVEL_LABELS
 from advisor.domain.economics.tariff import BAND_LABELS
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.scenario import DEFAULT_LORA_RANK
+from vendors.choices import InterconnectKind, ServerTopology, SiteCooling
 
 # The scenario's optional ``framework``: each label names the tools that behave alike.
 FRAMEWORK_LABELS = {
@@ -157,8 +158,18 @@ SOURCE_KIND_LABELS = {
 LOW_QUALITY_SOURCE = _("low-quality source")
 
 # Every kind of code a person reads, by name (``word("verdict", code)``).
+# How GPUs are linked (a server's topology, an accelerator's interconnect), and cooling kinds:
+# the catalog's own choice labels.
+TOPOLOGY_LABELS = {
+    **{c.value: c.label for c in InterconnectKind},
+    **{c.value: c.label for c in ServerTopology},
+}
+COOLING_LABELS = {c.value: c.label for c in SiteCooling}
+
 LABELS = {
     "area": AREA_LABELS,
+    "cooling": COOLING_LABELS,
+    "topology": TOPOLOGY_LABELS,
     "band": BAND_LABELS,
     "cost": COST_COMPONENT_LABELS,
     "figure": FIGURE_NAMES,

@@ -15,8 +15,9 @@ from django.utils.translation import get_language, gettext
 
 from advisor.domain.compliance.base import evidence_sentence
 from advisor.domain.compliance.engine import rule_name
-from advisor.domain.i18n import Message, localised
+from advisor.domain.i18n import Code, Message, localised
 from advisor.domain.i18n import local_name as domain_local_name
+from advisor.presentation.labels import LABELS, label
 
 
 def render_text(value) -> str:
@@ -39,11 +40,19 @@ def render_text(value) -> str:
 
 
 def _nested(value):
-    """A parameter that is itself a message (e.g. the reason inside "In this config, …") is
-    rendered in the reader's language too."""
+    """A parameter that is itself a message (e.g. the reason inside "In this config, …") or a
+    coded value (a strategy) is rendered in the reader's language too."""
     if isinstance(value, Message) or (isinstance(value, dict) and "template" in value):
         return render_text(value)
+    if isinstance(value, Code) or (isinstance(value, dict) and set(value) == {"group", "value"}):
+        group, code = (value.group, value.value) if isinstance(value, Code) else value.values()
+        return _coded(group, code)
     return value
+
+
+def _coded(group: str, code: str) -> str:
+    labels = LABELS.get(group)
+    return label(labels, code) if labels is not None else str(code)
 
 
 def _numbers_worded(template_text: str, params: dict) -> dict:

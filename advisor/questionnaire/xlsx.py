@@ -36,7 +36,7 @@ from advisor.domain.questionnaire.specs import (
     YES_NO,
     Fact,
 )
-from advisor.presentation.text import rule_text
+from advisor.presentation.text import render_text, rule_text
 from advisor.questionnaire import labels
 from advisor.spreadsheets import append_row
 from advisor.text import clean_text
@@ -116,7 +116,7 @@ def _row(question: Question) -> list:
     fact = question.fact
     return [
         question.id,
-        f"{question.subject_name} ({question.subject})",
+        render_text(question.subject_name),
         _(fact.question),
         _(TYPE_LABELS[fact.type]),
         allowed_text(fact),

@@ -13,6 +13,7 @@ from advisor.catalog import compliance as compliance_selectors
 from advisor.catalog.subjects import subjects_for
 from advisor.domain.compliance.base import Status
 from advisor.domain.economics.inputs import BASIS_OFFICIAL, BASIS_OVERRIDE, BASIS_QUOTE
+from advisor.domain.plain import jsonable
 from advisor.domain.questionnaire.declared import DeclaredFact
 from advisor.domain.questionnaire.questions import (
     Question,
@@ -122,7 +123,7 @@ def questionnaire_snapshot(run: RecommendRun, option: Option) -> dict:
     open_questions = [
         {
             "id": q.id,
-            "subject": q.subject_name,
+            "subject": jsonable(q.subject_name),
             "question": q.fact.question,
             "reason": q.reason,
             "rules": list(q.rules),

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from django.forms.models import model_to_dict
+from django.utils import translation
+from django.utils.translation import gettext
 
+from advisor.domain.i18n import local_name
 from advisor.domain.plain import jsonable
 from vendors.models import Accelerator, DataCenter, HostingVendor, Offer, PolicyZone, ServerModel
 
@@ -21,11 +24,31 @@ def _record(row, kind: str) -> dict:
     return {
         "kind": kind,
         "key": getattr(row, "key", str(row.pk)),
-        "label": f"{row._meta.verbose_name}: {row}",
+        "label": _label(row, "en"),
+        "label_zh": _label(row, "zh-hans"),
         "fields": fields,
         "source": getattr(row, "source", "") or "",
         "as_of": jsonable(getattr(row, "as_of", None)),
     }
+
+
+def _label(row, language: str) -> str:
+    """ "Offer: HGX H20 8-GPU server – Buy – China Telecom …" as a reader of ``language`` reads
+    it: the record kind and the names in that language (a market offer's seller, free text in
+    the catalog, is named by its kind; the source says who it is)."""
+    with translation.override(language):
+        if isinstance(row, Offer):
+            seller = row.data_center or row.vendor
+            name = " – ".join(
+                [
+                    local_name(row.server_model, language),
+                    str(row.get_kind_display()),
+                    local_name(seller, language) if seller else gettext("market source"),
+                ]
+            )
+        else:
+            name = local_name(row, language) or str(row)
+        return f"{row._meta.verbose_name}: {name}"
 
 
 def _linked_records(server_keys, accelerator_keys, dc_keys) -> list[tuple[dict, dict]]:

@@ -6,6 +6,7 @@ The rows come from :mod:`advisor.catalog.choices`; this module only puts words o
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from advisor.catalog import choices as catalog
 from advisor.presentation.text import local_name
@@ -67,9 +68,16 @@ def province_choices() -> list:
     return choices
 
 
+# Architectures with a name of their own in Chinese (the others are product names: Hopper, CDNA).
+ARCHITECTURE_NAMES = {"Da Vinci": gettext_lazy("Da Vinci")}
+
+
 def _family_label(entry: dict) -> str:
     row = entry["rows"][0]
-    return catalog.family_name(local_name(row, "maker"), row.architecture)
+    label = catalog.family_name(local_name(row, "maker"), row.architecture)
+    for english, local in ARCHITECTURE_NAMES.items():
+        label = label.replace(english, str(local))
+    return label
 
 
 def family_choices() -> list:
@@ -79,6 +87,16 @@ def family_choices() -> list:
 def family_label(key: str) -> str:
     entry = catalog.accelerator_families().get(key)
     return _family_label(entry) if entry else key
+
+
+def accelerator_choices() -> list:
+    """Every accelerator of the catalog by product (H100, H20, 910B …), named for the reader,
+    its family after it."""
+    rows = []
+    for entry in catalog.accelerator_families().values():
+        family = _family_label(entry)
+        rows += [(row.key, f"{local_name(row)} · {family}") for row in entry["rows"]]
+    return sorted(rows, key=lambda item: item[1].lower())
 
 
 def family_is_domestic(key: str) -> bool:

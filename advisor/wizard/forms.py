@@ -722,6 +722,7 @@ class ProcurementStepForm(StepForm):
         "qualifications": _("No requirement"),
         "preferred_families": _("Every family"),
         "excluded_families": _("None excluded"),
+        "excluded_products": _("None excluded"),
     }
     mode = radios(_("How would you like to pay?"), MODE_CHOICES, initial="any")
     budget_cny = decimal(
@@ -745,6 +746,15 @@ class ProcurementStepForm(StepForm):
     excluded_families = forms.MultipleChoiceField(
         label=_("Excluded accelerator families"),
         required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    excluded_products = forms.MultipleChoiceField(
+        label=_("Excluded accelerators"),
+        required=False,
+        help_text=_(
+            "One product rather than its whole family: for example H100 excluded while H20, "
+            "of the same family, stays."
+        ),
         widget=forms.CheckboxSelectMultiple,
     )
     domestic_only = forms.BooleanField(
@@ -807,6 +817,7 @@ class ProcurementStepForm(StepForm):
         families = catalog.family_choices()
         self.fields["preferred_families"].choices = families
         self.fields["excluded_families"].choices = families
+        self.fields["excluded_products"].choices = catalog.accelerator_choices()
 
     def clean(self):
         data = super().clean()

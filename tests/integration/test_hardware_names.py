@@ -97,7 +97,7 @@ def between(html, start, *ends):
 
 @pytest.mark.parametrize(
     ("language", "family", "other"),
-    [("zh-hans", "华为 Da Vinci", "Huawei Da Vinci"), ("en", "Huawei Da Vinci", "华为")],
+    [("zh-hans", "华为 达芬奇", "Huawei Da Vinci"), ("en", "Huawei Da Vinci", "华为")],
 )
 def test_wizard_accelerator_families_name_the_maker_in_the_page_language(
     client, assessment, language, family, other

@@ -77,3 +77,30 @@ def test_the_wizard_document_runs_through_the_recommendation(seeded, site):
     run = run_recommendation(document)
     assert run.recommendation.options
     assert run.procurement.required_rules == ("VENDOR-ISO27001",)
+
+
+def test_one_product_can_be_excluded_while_its_family_stays(seeded):
+    """H100 excluded, H20 (the same NVIDIA Hopper family) kept (issue 27 item 4)."""
+    user = User.objects.create_user("buyer", password="pw")
+    draft = services.create_assessment(user, "x")
+    values = {
+        "model": {"source": "preset", "preset": "qwen2-5-7b", "method": "lora"},
+        "training": TRAINING,
+        "site": {"mode": "catalog", "data_center": "example-guian"},
+        "procurement": {
+            **PROCUREMENT,
+            "qualifications": [],
+            "excluded_products": ["h100-sxm-80gb"],
+        },
+    }
+    for slug, value in values.items():
+        services.save_step(draft, slug, value, draft.version)
+    assert steps.all_complete(draft.answers)
+    document = answers.scenario_document(draft.answers)
+    assert document["procurement"]["excluded_accelerators"] == ["h100-sxm-80gb"]
+    run = run_recommendation(document)
+    by_accelerator = {}
+    for option in run.recommendation.options:
+        by_accelerator.setdefault(option.hardware.accelerator.key, []).append(option)
+    assert not any(o.qualifies for o in by_accelerator["h100-sxm-80gb"])
+    assert any(o.qualifies for o in by_accelerator["h20-96gb"])

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
-from advisor.domain.i18n import N_, Message
+from advisor.domain.i18n import N_, Code, Message
 from advisor.domain.scenario import (
     STRATEGIES,
     Scenario,
@@ -1121,7 +1121,7 @@ def _hardware_assumptions(
         )
     if comm.data_parallel_s > 0 or comm.tensor_parallel_s > 0:
         params = {
-            "topology": links.topology,
+            "topology": Code("topology", links.topology),
             "link": _fmt(comm.data_parallel_gbs or comm.tensor_parallel_gbs, 0),
             "exposed": _fmt(comm.data_parallel_exposed_s, 2),
             "total": _fmt(comm.data_parallel_s, 2),

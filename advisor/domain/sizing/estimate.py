@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
-from advisor.domain.i18n import N_, Message
+from advisor.domain.i18n import N_, Code, Message
 from advisor.domain.scenario import Hardware, Parallelism, Scenario
 from advisor.domain.sizing.compute import TimeEstimate, estimate_time
 from advisor.domain.sizing.memory import (
@@ -354,7 +354,7 @@ def _peak_message(result: SizingResult) -> Message:
         ),
         {
             "total": _gib(memory.total),
-            "strategy": layout.strategy,
+            "strategy": Code("strategy", layout.strategy),
             "gpus": layout.gpus,
             "tp": layout.tensor_parallel,
             "low": _gib(result.memory_low_gib),
@@ -426,7 +426,7 @@ def _sizing_assumptions(result: SizingResult, original: Scenario) -> list[Messag
                     "card": result.accelerator.name,
                     "gpus": fewest.gpus,
                     "servers": result.fewest.servers,
-                    "strategy": fewest.strategy,
+                    "strategy": Code("strategy", fewest.strategy),
                     "tp": fewest.tensor_parallel,
                 },
             )
