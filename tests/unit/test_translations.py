@@ -1,6 +1,8 @@
 """Simplified Chinese translations are complete and keep every placeholder."""
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import polib
@@ -42,3 +44,16 @@ def test_translations_keep_placeholders(po_path):
         assert sorted(PLACEHOLDER.findall(entry.msgid)) == sorted(
             PLACEHOLDER.findall(entry.msgstr)
         ), f"placeholders differ for {entry.msgid!r}"
+
+
+@pytest.mark.parametrize("po_path", PO_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_catalogue_compiles_cleanly(po_path, tmp_path):
+    """msgfmt's format check is what `compilemessages` runs at setup: one bad entry stops setup."""
+    msgfmt = shutil.which("msgfmt")
+    assert msgfmt, "gettext's msgfmt is a runtime package (scripts/setup installs it)"
+    result = subprocess.run(
+        [msgfmt, "--check-format", "-o", str(tmp_path / "django.mo"), str(po_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr

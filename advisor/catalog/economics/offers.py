@@ -232,7 +232,7 @@ def server_load(
     if power_idle_kw is None:
         power_idle_kw = to_decimal(power_full_kw) * IDLE_SHARE_OF_MAX
         provenance["power_idle_kw"] = Provenance(
-            BASIS_ASSUMPTION, N_("30 % of the full-load power; no published idle figure.")
+            BASIS_ASSUMPTION, N_("30 per cent of the full-load power; no published idle figure.")
         )
     rack_units = rack_units or server_model.rack_units
     if rack_units is None:
