@@ -99,3 +99,22 @@ def rule_text(rule_id) -> str:
     """A compliance rule named in words in the active language (rule ids are for the brief's
     technical annex and the CLI's JSON only)."""
     return render_text(rule_name(str(rule_id)))
+
+
+def _has_han(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" for ch in text)
+
+
+def other_language(text: str) -> str | None:
+    """The ``lang`` of a text written in the language the reader does not read, else None: a
+    Chinese document's title on an English page is "zh-Hans"; an English source line on a Chinese
+    page is "en" (WCAG 3.1.2, language of parts). Text with any Han character counts as Chinese."""
+    if not text or not any(ch.isalpha() for ch in text):
+        return None
+    reader_reads_chinese = (get_language() or "").lower().startswith("zh")
+    chinese = _has_han(text)
+    if chinese and not reader_reads_chinese:
+        return "zh-Hans"
+    if not chinese and reader_reads_chinese:
+        return "en"
+    return None

@@ -162,7 +162,7 @@ def compare(request, pk):
             "run": run,
             "shown": shown,
             "options": options,
-            "charts": [presenters.memory_chart(o) for o in options],
+            "charts": [(o, presenters.memory_chart(o)) for o in options],
             "site_rows": presenters.site_rows(options, options[0] if options else None),
             "error": error,
         },

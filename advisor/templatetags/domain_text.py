@@ -1,10 +1,17 @@
 """``{% load domain_text %}``: thin template wrappers over :mod:`advisor.presentation`."""
 
 from django import template
+from django.utils.html import format_html
 
 from advisor.domain import sources as domain_sources
 from advisor.presentation import labels
-from advisor.presentation.text import evidence_text, local_name, render_text, rule_text
+from advisor.presentation.text import (
+    evidence_text,
+    local_name,
+    other_language,
+    render_text,
+    rule_text,
+)
 
 register = template.Library()
 
@@ -18,6 +25,17 @@ def local_name_filter(record, field="name") -> str:
 @register.filter(name="tr")
 def tr(value) -> str:
     return render_text(value)
+
+
+@register.filter(name="cite")
+def cite(value) -> str:
+    """``{{ source|cite }}``: a citation as ``<cite>``, with ``lang`` where it is written in the
+    other language (a Chinese standard's title on an English page)."""
+    text = render_text(value)
+    lang = other_language(text)
+    if lang:
+        return format_html('<cite lang="{}">{}</cite>', lang, text)
+    return format_html("<cite>{}</cite>", text)
 
 
 @register.filter(name="evidence")

@@ -118,3 +118,24 @@ def test_admin_speaks_chinese(admin_page, live_server, screenshot):
     table = page.inner_text("#result_list")
     assert "简米科技" in table and "豫B2-20261089" in table and "经营年限" in table
     screenshot("catalog-admin-vendors-zh-hans")
+
+
+TARGETS = """() => {
+  const small = [];
+  const selector = 'input[type=checkbox], input[type=radio], select, button, input[type=submit], '
+    + '.button, .related-widget-wrapper-link, .addlink, .changelink, .viewlink, .object-tools a';
+  for (const el of document.querySelectorAll(selector)) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;  // not shown
+    if (box.width < 24 || box.height < 24) small.push(`${el.tagName} ${el.name || el.className}`);
+  }
+  return small;
+}"""
+
+
+@pytest.mark.parametrize("path", ["vendors/accelerator/", "vendors/accelerator/add/"])
+def test_admin_controls_are_at_least_24_px(admin_page, live_server, path):
+    """WCAG 2.2 AA target size (2.5.8) on the list and the form the catalog admin uses most."""
+    admin_page.goto(f"{live_server.url}/admin/{path}")
+    admin_page.wait_for_selector("#content")
+    assert admin_page.evaluate(TARGETS) == []

@@ -158,11 +158,11 @@ def test_live_estimate_updates_while_editing(buyer, screenshot):
     answer_training(page)
     lead = page.locator(".estimate-lead")
     lead.wait_for()
-    expect_text(lead, r"^1 GPU")
+    expect_text(lead, r"^At least 1 GPU:")
     page.click(".back-link")
     page.wait_for_selector("h1:has-text('Model and method')")
     page.check("input[name=method] + label:text-is('Full fine-tuning')")
-    expect_text(page.locator(".estimate-lead"), r"^[2-9] GPUs")
+    expect_text(page.locator(".estimate-lead"), r"^At least [2-9] GPUs")
     focused = page.evaluate("document.activeElement.name")
     assert focused == "method"  # the swap leaves focus where the user is
     screenshot("wizard-estimate-full-en")

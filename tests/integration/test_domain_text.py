@@ -3,7 +3,8 @@ from django.utils import translation
 
 from advisor.domain.compliance.engine import RULE_NAMES, rule_name
 from advisor.domain.i18n import Message
-from advisor.presentation.text import render_text
+from advisor.presentation.text import other_language, render_text
+from advisor.templatetags.domain_text import cite
 
 ZH_PUE = "PUE 与政策区域限值"
 
@@ -68,3 +69,23 @@ def test_figure_basis_without_a_kind_shows_none():
     with translation.override("en"):
         html = render_to_string("includes/figure_basis.html", {"a": {"basis_label": "your figure"}})
     assert html.strip() == "your figure"
+
+
+@pytest.mark.parametrize(
+    ("text", "en", "zh"),
+    [
+        ("GB 40879-2021《数据中心能效限定值及能效等级》", "zh-Hans", None),
+        ("[official] Guizhou DRC tariff notice, 2023-06", None, "en"),
+        ("https://www.gov.cn/zhengce/", None, "en"),
+        ("2024-07", None, None),  # no letters: no language of its own
+        ("", None, None),
+    ],
+)
+def test_a_citation_in_the_other_language_carries_its_lang(text, en, zh):
+    """WCAG 3.1.2: a part in the language the page is not written in says which it is."""
+    with translation.override("en"):
+        assert other_language(text) == en
+        assert (f'lang="{en}"' in cite(text)) is bool(en)
+    with translation.override("zh-hans"):
+        assert other_language(text) == zh
+        assert (f'lang="{zh}"' in cite(text)) is bool(zh)

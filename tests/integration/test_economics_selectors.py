@@ -194,7 +194,7 @@ def test_power_from_the_catalog_when_sizing_gives_none(catalog):
     assert inputs.load.power_full_kw == D("10.2")
     assert inputs.load.power_idle_kw == D("3.06")
     assert inputs.load.rack_units == dgx.rack_units
-    assert str(inputs.provenance_of("power_idle_kw").source).startswith("30 %")
+    assert str(inputs.provenance_of("power_idle_kw").source).startswith("30 per cent")
 
 
 def test_foreign_currency_offers_need_the_buyers_rate(catalog):

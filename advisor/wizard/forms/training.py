@@ -1,0 +1,213 @@
+"""Step 2: the data, the precision and the training set-up."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from advisor.domain import document as rules_of_the_document
+from advisor.domain.scenario import (
+    FRAMEWORKS,
+    LIMITS,
+)
+from advisor.presentation.labels import (
+    FRAMEWORK_LABELS,
+    OPTIMIZER_LABELS,
+    PACKING_LABELS,
+    PRECISION_LABELS,
+    default,
+    recommended,
+)
+from advisor.presentation.text import render_text
+from advisor.wizard import choices as catalog
+from advisor.wizard import rules
+from advisor.wizard.forms.fields import (
+    SAMPLES_MAX,
+    YES_NO,
+    StepForm,
+    decimal,
+    radios,
+    whole,
+)
+
+DATASET_CHOICES = [
+    ("samples", _("Number of samples and their average length")),
+    ("tokens", _("Total tokens")),
+]
+PRECISION_CHOICES = [
+    (code, recommended(words) if code == "amp-bf16" else words)
+    for code, words in PRECISION_LABELS.items()
+]
+PRECISION_HINTS = {
+    "amp-bf16": _(
+        "Computes in bf16 and keeps fp32 master weights: what most trainers do with "
+        "bf16 switched on, on A100, H100, H20, Ascend and newer."
+    ),
+    "bf16": _("Everything in bf16, no fp32 copy: less memory, a little less precise."),
+    "amp-fp16": _("For older GPUs without bf16 (V100, T4): computes in fp16 with loss scaling."),
+    "fp16": _("Everything in fp16: rarely stable for training."),
+    "fp32": _("Everything in fp32: twice the memory and much slower; for debugging."),
+}
+OPTIMIZER_CHOICES = [
+    (code, default(words) if code == "adamw" else words) for code, words in OPTIMIZER_LABELS.items()
+]
+OPTIMIZER_HINTS = {
+    "adamw": _("Two moments per trained weight; the standard choice."),
+    "adamw-8bit": _("Moments stored in 8 bits: about a quarter of AdamW's optimizer memory."),
+    "paged-adamw-8bit": _(
+        "8-bit AdamW that spills to host memory instead of running out; the usual QLoRA choice."
+    ),
+    "paged-adamw": _("32-bit AdamW that spills to host memory when the GPU runs short."),
+    "adafactor": _("Factored moments: much less optimizer memory, tuning is fussier."),
+    "sgd": _("No moments: least memory, rarely used to fine-tune language models."),
+}
+NOT_SURE = ""  # stored for "not sure"; the scenario says null
+FRAMEWORK_CHOICES = [
+    (NOT_SURE, _("Not sure")),
+    *((key, FRAMEWORK_LABELS[key]) for key in FRAMEWORKS),
+]
+
+
+PACKING_CHOICES = [
+    (NOT_SURE, _("Not sure")),
+    ("yes", PACKING_LABELS[True]),
+    ("no", PACKING_LABELS[False]),
+]
+
+
+class TrainingStepForm(StepForm):
+    choice_hints = {"precision": PRECISION_HINTS, "optimizer": OPTIMIZER_HINTS}
+    empty_display = {"deadline": _("No deadline")}
+
+    seq_len = whole(
+        _("Sequence length (tokens)"),
+        "seq_len",
+        required=True,
+        help_text=_("The longest sample after truncation; 2,048 to 8,192 is common."),
+    )
+    micro_batch = whole(
+        _("Sequences per GPU per step"),
+        "micro_batch",
+        required=True,
+        initial=1,
+        help_text=_("The micro-batch; 1 needs the least memory."),
+    )
+    dataset_mode = radios(
+        _("How do you know the dataset's size?"), DATASET_CHOICES, initial="samples"
+    )
+    samples = whole(_("Number of samples"), low=1, high=SAMPLES_MAX)
+    avg_tokens = whole(_("Average tokens per sample"), "seq_len")
+    total_tokens = whole(_("Total tokens in the dataset"), "training.dataset_tokens")
+    epochs = decimal(
+        _("Epochs"),
+        low=LIMITS["training.epochs"][0],
+        high=LIMITS["training.epochs"][1],
+        required=True,
+        initial=3,
+        help_text=_("Passes over the dataset; 1 to 3 is usual for fine-tuning."),
+    )
+    deadline = forms.DateField(
+        label=_("Training must finish by"),
+        required=False,
+        help_text=_("For example 2027-03-31."),
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )
+    precision = radios(_("Precision"), PRECISION_CHOICES, initial="amp-bf16")
+    optimizer = radios(_("Optimizer"), OPTIMIZER_CHOICES, initial="adamw")
+    gradient_checkpointing = radios(
+        _("Gradient checkpointing"),
+        YES_NO,
+        initial="yes",
+        help_text=_(
+            "Recomputes activations instead of storing them: much less memory, about "
+            "a third slower. Recommended."
+        ),
+    )
+    flash_attention = radios(
+        _("FlashAttention"),
+        YES_NO,
+        initial="yes",
+        help_text=_(
+            "A fused attention kernel that never stores the full attention matrix. "
+            "Recommended wherever it is supported."
+        ),
+    )
+    framework = radios(
+        _("Training framework"),
+        FRAMEWORK_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "The software your team will fine-tune with. Frameworks differ in how they compute "
+            "the loss, keep the adapters and load the model, which changes the memory needed. "
+            "“Not sure” assumes the heavier behaviour wherever they differ."
+        ),
+    )
+
+    packed = radios(
+        _("Sample lengths"),
+        PACKING_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "Packing joins samples into full-length sequences. When lengths vary, GPU monitoring "
+            "shows more memory than the job needs (the allocator keeps blocks sized for earlier "
+            "batches); it does not change which servers fit."
+        ),
+    )
+
+    @classmethod
+    def shown_fields(cls, stored: dict) -> list[str]:
+        dataset = (
+            ["samples", "avg_tokens"]
+            if stored.get("dataset_mode") == "samples"
+            else ["total_tokens"]
+        )
+        return [
+            "seq_len",
+            "micro_batch",
+            "dataset_mode",
+            *dataset,
+            "epochs",
+            "deadline",
+            "precision",
+            "optimizer",
+            "gradient_checkpointing",
+            "flash_attention",
+            "framework",
+            "packed",
+        ]
+
+    def clean_deadline(self):
+        deadline = self.cleaned_data.get("deadline")
+        if deadline is None:
+            return None
+        problem = rules_of_the_document.deadline_problem(deadline, timezone.localdate())
+        if problem is not None:
+            raise forms.ValidationError(render_text(problem))
+        return deadline
+
+    def clean(self):
+        data = super().clean()
+        if data.get("dataset_mode") == "samples":
+            self.require("samples", "avg_tokens")
+            samples, avg = data.get("samples"), data.get("avg_tokens")
+            if samples and avg and samples * avg > LIMITS["training.dataset_tokens"][1]:
+                self.add_error(
+                    "samples",
+                    _(
+                        "Samples × tokens exceeds the largest dataset the "
+                        "advisor accepts (10¹⁵ tokens)."
+                    ),
+                )
+        elif data.get("dataset_mode") == "tokens":
+            self.require("total_tokens")
+        model = self.context.get("model", {})
+        problem = rules.seq_len_problem(data.get("seq_len"), catalog.context_length(model))
+        if problem:
+            self.add_error("seq_len", problem)
+        problem = rules.precision_problem(model.get("method"), data.get("precision"))
+        if problem:
+            self.add_error("precision", problem)
+        return data
