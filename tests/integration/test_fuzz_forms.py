@@ -561,7 +561,9 @@ def pdf_uploads(draw, real: bytes):
     return SimpleUploadedFile(name or "upload", content, content_type="application/pdf")
 
 
-@MORE
+# Each upload is checked in a child process (the verify page's sandbox, ~1 s each): 20 examples
+# here; the crafted hostile PDFs have their own tests (test_verify_bounds).
+@settings(FUZZ, max_examples=20)
 @given(data=st.data())
 def test_verify_upload_never_fails(data, seeded, real_pdf, pki_dir, settings, caplog):
     from tests.support.briefs import signing_settings
