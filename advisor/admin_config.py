@@ -3,7 +3,7 @@
 docs/decisions/0038-admin-modules-with-the-urls.md: the catalog admin pulls in
 django-import-export, which loads openpyxl, PyYAML and psycopg when imported (~0.35 s of CPU).
 A command that serves no page (``shell``, ``createcachetable``, ``collectstatic``, the shell
-calls of scripts/backup and scripts/restore) does not need it. ``advisor/urls.py`` imports the
+calls of scripts/backup and scripts/restore) does not need it. ``config/urls.py`` imports the
 admin modules, and so does the admin system check, so ``manage.py check`` still checks every
 registered ModelAdmin.
 

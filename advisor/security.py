@@ -1,6 +1,6 @@
 """Security pieces the settings name: a request-size limit and this project's deploy checks.
 
-See docs/decisions/0011-security.md. The settings (advisor/settings.py, "Security" block) do the
+See docs/decisions/0011-security.md. The settings (config/settings/security.py) do the
 rest: HTTPS only, HSTS, the Content Security Policy, sessions, the sign-in lockout.
 """
 

@@ -22,7 +22,7 @@ def setup(*, signing: bool = False):
     sys.path.insert(0, str(ROOT))
     workdir = Path(tempfile.mkdtemp(prefix="advisor-bench-"))
     os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "advisor.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["ADVISOR_TASKS_BACKEND"] = "immediate"
     # Pages render without collected static files (no manifest to build for a bench).
     os.environ.setdefault("ADVISOR_STATIC_STORAGE", "plain")

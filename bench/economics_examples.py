@@ -154,7 +154,7 @@ def catalog_inputs(
 
     ``overrides`` apply at every site; ``fills`` only where the catalog has no figure.
     """
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "advisor.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
     django.setup()

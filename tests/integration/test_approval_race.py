@@ -18,8 +18,8 @@ from django.utils import translation
 
 from advisor.brief import generation, services
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
-from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from advisor.roles import APPROVER
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.users import make_user
 
 # Both stages (marker `database`): the decision lock is a row lock on PostgreSQL.

@@ -12,7 +12,7 @@ from django.test import override_settings
 from advisor.brief import services
 from advisor.brief.models import AuditAction, AuditEvent, BriefStatus
 from advisor.brief.verification import verify_upload
-from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from vendors.models import Accelerator
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]

@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from advisor.brief import services
-from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from advisor.recommendation.run import run_recommendation
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
 

@@ -21,9 +21,9 @@ from django.utils import timezone
 
 from advisor.brief import generation, recovery, services
 from advisor.brief.models import Brief, BriefStatus
-from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from advisor.roles import PROCUREMENT_STAFF
 from tests.integration.test_backup import environment
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.servers import PYTHON, ROOT, manage
 from tests.support.users import make_user
 
@@ -156,7 +156,7 @@ def test_a_worker_killed_mid_render_is_recovered_by_another(tmp_path, pki_dir):
     database = str(tmp_path / "db.sqlite3")
     env = environment(tmp_path / "var", f"sqlite:///{database}", pki_dir)
     env.update(ADVISOR_TASKS_BACKEND="database", BRIEF_GENERATION_LEASE_S="3")
-    env["DJANGO_SETTINGS_MODULE"] = "advisor.settings"
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     manage(env, "migrate", "--noinput", "-v", "0")
     manage(env, "load_catalog")
     manage(env, "setup_demo", "--roles-only")

@@ -11,12 +11,12 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from advisor.demo_scenarios import QWEN_32B_LORA
 from advisor.recommendation.run import run_recommendation
 from advisor.results import presenters
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_32B_LORA
 from tests.support.users import make_user
 from vendors.models import DataCenter
 

@@ -8,10 +8,10 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from advisor.brief import services as brief_services
-from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db

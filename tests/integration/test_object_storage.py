@@ -28,7 +28,7 @@ from advisor.brief.models import Brief, BriefStatus
 from advisor.brief.verification import verify_upload
 from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.settings import default_file_storage
+from config.settings.serving import default_file_storage
 from tests.support.assessments import finished_assessment
 from tests.support.production_data import (
     SHARED,

@@ -208,7 +208,7 @@ def test_production_logs_a_500_with_its_traceback_on_stderr(tmp_path):
         """
     )
     env = production_env(tmp_path, f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    env["DJANGO_SETTINGS_MODULE"] = "advisor.settings"
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     result = subprocess.run(
         [str(PYTHON), "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )

@@ -10,13 +10,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import translation
 
-from advisor.demo_scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 from advisor.domain.questionnaire.declared import as_section, validate_declared
 from advisor.questionnaire import export
 from advisor.questionnaire.xlsx import HEADERS, read_workbook, write_workbook
 from advisor.recommendation import questions as services
 from advisor.recommendation.run import run_recommendation
 from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 
 pytestmark = pytest.mark.django_db
 TODAY = date(2026, 11, 29)

@@ -7,10 +7,10 @@ from django.core.management import CommandError, call_command
 
 from advisor.brief.models import Brief
 from advisor.brief.verification import verify_upload
-from advisor.demo_scenarios import QWEN_7B_LORA as SCENARIO
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.briefs import make_pki, signing_settings
 from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_7B_LORA as SCENARIO
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db

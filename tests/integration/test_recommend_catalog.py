@@ -5,17 +5,17 @@ from decimal import Decimal
 
 import pytest
 
-from advisor.demo_scenarios import QWEN_7B_LORA
 from advisor.domain.recommend.procurement import deadline_hours, procurement_from
 from advisor.domain.scenario import ScenarioError
 from advisor.recommendation.run import run_recommendation
 from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_7B_LORA
 from vendors.models import DataCenter, Offer, ServerModel
 
 pytestmark = pytest.mark.django_db
 TODAY = date(2026, 11, 29)
 
-SCENARIO = QWEN_7B_LORA  # the standard job (advisor/demo_scenarios.py)
+SCENARIO = QWEN_7B_LORA  # the standard job (tests/support/scenarios.py)
 
 
 @pytest.fixture

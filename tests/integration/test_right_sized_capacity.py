@@ -10,15 +10,15 @@ from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 import pytest
 from django.core.exceptions import ValidationError
 
-from advisor.demo_scenarios import QWEN_32B_LORA
 from advisor.recommendation.run import run_recommendation
 from tests.integration.test_recommend_catalog import SCENARIO, TODAY
 from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_32B_LORA
 from vendors.models import Offer, ServerModel, parse_instance_gpus
 
 pytestmark = pytest.mark.django_db
 
-# The source article's model (advisor/demo_scenarios.py) with this module's job and site.
+# The source article's model (tests/support/scenarios.py) with this module's job and site.
 QWEN_32B = {**SCENARIO, "model": QWEN_32B_LORA["model"]}
 CLOUD_RULES = {"CLOUD-RESIDENCY", "VENDOR-ISO27001", "VENDOR-MLPS3", "HW-AVAILABILITY"}
 

@@ -17,7 +17,7 @@ from django.urls import reverse
 from advisor.assessments import services
 from advisor.presentation.charts import Segment, Series, bar_chart, line_chart, stacked_bar
 from advisor.roles import PROCUREMENT_STAFF
-from advisor.settings import proxy_ssl_header
+from config.settings.security import proxy_ssl_header
 from tests.support.briefs import signer_env
 from tests.support.users import make_user
 

@@ -104,7 +104,7 @@ def test_the_number_of_brief_workers_is_one_setting(tmp_path):
         env.pop("ADVISOR_TASK_WORKERS")
         if value:
             env["ADVISOR_TASK_WORKERS"] = value
-        env["DJANGO_SETTINGS_MODULE"] = "advisor.settings"
+        env["DJANGO_SETTINGS_MODULE"] = "config.settings"
         done = subprocess.run(
             [str(PYTHON), "-c", "import django; django.setup(); " + show],
             cwd=ROOT,

@@ -19,9 +19,9 @@ from django.urls import reverse
 from advisor.brief import services
 from advisor.brief.models import FAILURE_REFERENCE, Brief, BriefStatus
 from advisor.brief.pki import create_dev_pki
-from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.support.briefs import signer_env
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.servers import PYTHON, ROOT, SERVE, production_env
 from tests.support.users import make_user
 

@@ -12,7 +12,7 @@ from tests.support.servers import PYTHON, ROOT, production_env
 PROBE = """
 import json, os, sys
 import django
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "advisor.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 loaded = lambda: sorted(m for m in {WATCHED} if m in sys.modules)
 started = loaded()

@@ -12,7 +12,6 @@ from django.utils import translation
 from advisor.assessments import services
 from advisor.catalog import economics as economics_selectors
 from advisor.catalog.economics import sites as economics_sites
-from advisor.demo_scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 from advisor.domain.economics.costs import BUY
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.recommendation.run import run_recommendation
@@ -20,6 +19,8 @@ from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import PROCUREMENT, TRAINING
 from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_32B_LORA as DEMO_32B_LORA
+from tests.support.scenarios import scenario
 from tests.support.users import make_user
 from tests.unit.test_fixture_sources import OUTSIDE_REFERENCES
 from vendors import choices
@@ -167,7 +168,7 @@ def test_buyers_figure_wins_and_is_marked_as_theirs(catalog):
 def test_a_server_without_offers_takes_an_equivalent_servers_price(catalog):
     assert not Offer.objects.filter(server_model__key="dgx-h100").exists()
     run = run_recommendation(
-        {**QWEN_32B_LORA, "site": {"data_centers": ["example-guian"]}}, today=TODAY
+        scenario(QWEN_32B_LORA, site={"data_centers": ["example-guian"]}), today=TODAY
     )
     dgx = next(o for o in run.recommendation.options if o.hardware.server.key == "dgx-h100")
     hgx = next(o for o in run.recommendation.options if o.hardware.server.key == "hgx-h100-8gpu")
@@ -186,7 +187,7 @@ def test_a_server_without_offers_takes_an_equivalent_servers_price(catalog):
 def test_a_site_without_any_figure_is_priced_from_fallbacks_and_qualifies(catalog):
     site("test-bare", None, province="Atlantis")
     run = run_recommendation(
-        {**QWEN_32B_LORA, "site": {"data_centers": ["test-bare"]}}, today=TODAY
+        scenario(QWEN_32B_LORA, site={"data_centers": ["test-bare"]}), today=TODAY
     )
     options = run.recommendation.options
     assert options
@@ -205,7 +206,7 @@ def test_an_empty_price_catalog_leaves_options_unpriced_but_in_the_ranking(catal
     RackFee.objects.all().delete()
     PolicyZone.objects.update(tariff_cny_per_kwh=None, demand_charge_cny_per_kw_month=None)
     run = run_recommendation(
-        {**QWEN_32B_LORA, "site": {"data_centers": ["example-guian"]}}, today=TODAY
+        scenario(QWEN_32B_LORA, site={"data_centers": ["example-guian"]}), today=TODAY
     )
     options = run.recommendation.options
     fitting = [o for o in options if o.sizing.fits]

@@ -11,7 +11,7 @@ from tests.support.servers import PYTHON, ROOT, production_env
 
 PROBE = """
 import json, sys
-import advisor.wsgi
+import config.wsgi
 lazy = json.loads(sys.argv[1])
 print(json.dumps({"views": "advisor.brief.views" in sys.modules,
                   "not loaded": [m for m in lazy if m not in sys.modules]}))
@@ -62,7 +62,7 @@ def test_loading_the_wsgi_application_imports_the_views_without_a_database(tmp_p
 def test_the_production_web_start_forks_workers_from_a_warmed_master():
     script = (ROOT / "scripts" / "serve-production").read_text()
     web = script.split("web() {", 1)[1].split("\n}", 1)[0]
-    assert "advisor.wsgi:application" in web and "--preload" in web
+    assert "config.wsgi:application" in web and "--preload" in web
     assert '--threads "${GUNICORN_THREADS:-1}"' in web  # sync workers unless an operator asks
 
 

@@ -1,11 +1,11 @@
 """Assessments for tests: the standard job, answered as the wizard stores it, with overrides.
 
-The standard job's answers live in :mod:`advisor.demo_scenarios` (the benches use them too).
+The standard job's answers live in :mod:`tests.support.scenarios` (the benches use them too).
 """
 
 from advisor.assessments.services import create_answered_assessment
-from advisor.demo_scenarios import PROCUREMENT, SITE, TRAINING, answers
 from advisor.wizard import steps
+from tests.support.scenarios import PROCUREMENT, SITE, TRAINING, answers
 
 __all__ = ["PROCUREMENT", "SITE", "TRAINING", "finished_assessment"]
 

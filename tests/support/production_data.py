@@ -17,8 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED
 from tests.support.briefs import signer_env
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED
 from tests.support.servers import ROOT, manage, production_env
 
 # The xdist group of the tests that share the session's production data.

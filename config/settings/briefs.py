@@ -1,0 +1,76 @@
+"""Briefs: the signer, the public address printed in them, approval, the brief workers, and the
+verify page's limits."""
+
+import os
+from pathlib import Path
+
+from config.settings.environment import DEBUG, VAR_DIR, env_flag
+
+# --- Brief signing (docs/decisions/0008) -------------------------------------------------------
+# The organisation's PKCS#12, its passphrase (from the environment, or from a secret file the
+# deployment names) and the CA certificates come from the environment. Only with debug on do
+# they default to the development signer that `manage.py make_dev_signing_cert` makes under
+# var/signing/; production never does, refuses a signer issued by a development CA, and
+# `check --deploy` and scripts/serve-production stop on one (advisor.security).
+SIGNING_DIR = VAR_DIR / "signing"
+
+
+def _signing_path(variable: str, development_default: Path) -> Path | None:
+    value = os.environ.get(variable, "").strip()
+    if value:
+        return Path(value)
+    return development_default if DEBUG else None
+
+
+BRIEF_SIGNING = {
+    "PKCS12_PATH": _signing_path("BRIEF_SIGNING_PKCS12", SIGNING_DIR / "dev-signer.p12"),
+    "PASSPHRASE": os.environ.get("BRIEF_SIGNING_PASSPHRASE") or None,
+    "PASSPHRASE_FILE": _signing_path(
+        "BRIEF_SIGNING_PASSPHRASE_FILE", SIGNING_DIR / "dev-signer.passphrase"
+    ),
+    "TRUST_ROOTS": [
+        Path(p.strip())
+        for p in os.environ.get(
+            "BRIEF_SIGNING_TRUST_ROOTS", str(SIGNING_DIR / "dev-ca.pem") if DEBUG else ""
+        ).split(",")
+        if p.strip()
+    ],
+    # Shown in the signature; production's default is the certificate's own name.
+    "SIGNER_NAME": os.environ.get(
+        "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""
+    ),
+    "ORGANISATION": os.environ.get("BRIEF_SIGNING_ORGANISATION", "Procurement Advisor Dev"),
+    # The organisation as a Chinese brief names it (the certificate keeps the name above).
+    "ORGANISATION_ZH": os.environ.get("BRIEF_SIGNING_ORGANISATION_ZH", "采购顾问（开发环境）"),
+    "LOCATION": os.environ.get("BRIEF_SIGNING_LOCATION", "Guiyang, Guizhou, CN"),
+    "TIMESTAMP_URL": os.environ.get("BRIEF_TIMESTAMP_URL") or None,
+}
+
+# Public address of this deployment: printed in briefs (verification link and QR code).
+SITE_URL = os.environ.get("ADVISOR_SITE_URL", "http://127.0.0.1:8000")
+# An approver must approve a brief before it loses its "Draft — not approved" mark.
+BRIEF_APPROVAL_REQUIRED = env_flag("BRIEF_APPROVAL_REQUIRED", default=True)
+
+# Uploads to the public verify page per client address (django-ratelimit's "N/period" form:
+# s, m, h or d); empty turns the limit off. Counted in the default cache (docs/decisions/0019).
+VERIFY_RATE_LIMIT = os.environ.get("ADVISOR_VERIFY_RATE_LIMIT", "10/m")
+RATELIMIT_USE_CACHE = "default"
+# Brief workers `scripts/serve-production` starts (its default mode): ADVISOR_TASK_WORKERS, by
+# default one per CPU this process may use (they run niced, so page views come first; each
+# renders one brief at a time, ~2.5 s of CPU). The script reads the same variable, same default.
+BRIEF_WORKERS = max(
+    1, int(os.environ.get("ADVISOR_TASK_WORKERS") or len(os.sched_getaffinity(0)) or 1)
+)
+# Seconds a brief worker's lease on a brief lasts while it renders (renewed every third of
+# it); a worker dead longer than this has its brief queued again by another (docs/decisions/0021).
+BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"))
+# Checking an uploaded PDF runs in a child process with hard limits (docs/decisions/0019):
+# ADVISOR_VERIFY_BUDGET_S wall-clock seconds before the child is killed (the page waits no
+# longer), ADVISOR_VERIFY_CPU_S CPU seconds, ADVISOR_VERIFY_MEMORY_MB memory it may add, and at
+# most ADVISOR_VERIFY_SLOTS checks at once on a host (file locks in ADVISOR_VERIFY_SLOT_DIR,
+# shared by every web worker; the excess gets 503 with Retry-After). A brief takes ~0.1 s.
+VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "4"))
+VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "3"))
+VERIFY_MEMORY_MB = int(os.environ.get("ADVISOR_VERIFY_MEMORY_MB", "512"))
+VERIFY_SLOTS = max(1, int(os.environ.get("ADVISOR_VERIFY_SLOTS", "2")))
+VERIFY_SLOT_DIR = Path(os.environ.get("ADVISOR_VERIFY_SLOT_DIR", VAR_DIR / "verify-slots"))

@@ -1,0 +1,134 @@
+"""Security: HTTPS, headers, the Content Security Policy, sessions and sign-in throttling."""
+
+import os
+from datetime import timedelta
+
+from django.utils.csp import CSP
+
+from config.settings.environment import PRODUCTION, env_flag
+
+# --- Security (docs/decisions/0011) ---------------------------------------------------------
+# Production mode (DJANGO_DEBUG unset or 0) passes `manage.py check --deploy --fail-level
+# WARNING`: HTTPS only (redirect, HSTS, Secure cookies), a nonce-based Content Security Policy,
+# no framing, a same-origin referrer. Development (DJANGO_DEBUG=1) keeps plain HTTP.
+#
+# DJANGO_SECURE_SSL_REDIRECT      "0" when the proxy in front already redirects HTTP to HTTPS
+#                                 (default on in production)
+# DJANGO_SECURE_PROXY_SSL_HEADER  "X-Forwarded-Proto: https" behind a TLS-terminating proxy that
+#                                 sets that header (and strips it from clients' requests)
+# DJANGO_CSRF_TRUSTED_ORIGINS     comma-separated origins, e.g. "https://advisor.example.cn"
+# DJANGO_HSTS_SECONDS             HSTS max-age (default one year in production, 0 = no HSTS)
+# DJANGO_HSTS_PRELOAD             "0" leaves out the preload directive (then silence security.W021)
+# DJANGO_PROXY_COUNT              proxies in front: the sign-in lockout then reads the client's
+#                                 address from X-Forwarded-For (default 0: REMOTE_ADDR)
+# DJANGO_SESSION_HOURS            how long a sign-in lasts (default 8)
+# DJANGO_SESSION_EXPIRE_AT_BROWSER_CLOSE  "0" keeps the sign-in across browser restarts
+# AXES_FAILURE_LIMIT, AXES_COOLOFF_MINUTES  failed sign-ins (per user name and address) before a
+#                                 lockout, and its length (default 5 and 30)
+
+
+def proxy_ssl_header(value: str) -> tuple[str, str] | None:
+    """``"X-Forwarded-Proto: https"`` -> ``("HTTP_X_FORWARDED_PROTO", "https")``."""
+    name, _sep, expected = value.partition(":")
+    if not name.strip() or not expected.strip():
+        return None
+    return "HTTP_" + name.strip().upper().replace("-", "_"), expected.strip()
+
+
+SECURE_SSL_REDIRECT = env_flag("DJANGO_SECURE_SSL_REDIRECT", default=PRODUCTION)
+# Load balancers probe /health/ over plain HTTP: it answers there instead of redirecting.
+SECURE_REDIRECT_EXEMPT = [r"^health/$"]
+SECURE_PROXY_SSL_HEADER = proxy_ssl_header(os.environ.get("DJANGO_SECURE_PROXY_SSL_HEADER", ""))
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+SECURE_HSTS_SECONDS = int(
+    os.environ.get("DJANGO_HSTS_SECONDS", str(365 * 24 * 3600) if PRODUCTION else "0")
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = env_flag("DJANGO_HSTS_PRELOAD", default=True)
+SESSION_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_HTTPONLY = True  # htmx sends the token from the page (hx-headers), not the cookie
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# No page uses a device or browser feature: every response says so (advisor.security).
+PERMISSIONS_POLICY = ", ".join(
+    f"{feature}=()"
+    for feature in (
+        "accelerometer",
+        "autoplay",
+        "browsing-topics",
+        "camera",
+        "display-capture",
+        "encrypted-media",
+        "fullscreen",
+        "geolocation",
+        "gyroscope",
+        "magnetometer",
+        "microphone",
+        "midi",
+        "payment",
+        "picture-in-picture",
+        "publickey-credentials-get",
+        "screen-wake-lock",
+        "serial",
+        "usb",
+        "xr-spatial-tracking",
+    )  # fmt: skip
+)
+
+# Content Security Policy: scripts and styles only from this origin or carrying the response's
+# nonce ({{ csp_nonce }}); no inline handlers, style attributes or eval. Charts are inline SVG
+# drawn with attributes, not styles. Enforced in production (and so in the tests); report-only
+# in development, where violations still show in the browser console but Django's debug pages
+# (inline styles and scripts) keep working.
+CONTENT_SECURITY_POLICY = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "img-src": [CSP.SELF],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+SECURE_CSP = CONTENT_SECURITY_POLICY if PRODUCTION else {}
+SECURE_CSP_REPORT_ONLY = {} if PRODUCTION else CONTENT_SECURITY_POLICY
+
+# Sign-in: sessions end after DJANGO_SESSION_HOURS and, by default, when the browser closes.
+SESSION_COOKIE_AGE = int(float(os.environ.get("DJANGO_SESSION_HOURS", "8")) * 3600)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env_flag("DJANGO_SESSION_EXPIRE_AT_BROWSER_CLOSE", default=True)
+
+# Lockout after repeated failed sign-ins (django-axes), on the sign-in page and Django admin
+# alike (both go through authenticate()). Attempts live in the database, shared by every app
+# server; an admin unlocks by deleting the attempt in admin ("Access attempts") or with
+# `manage.py axes_reset_username NAME`. Sign-ins themselves are in the audit log.
+#
+# Password spraying (many names, one guess each, from one address) never reaches the per-name
+# limit: an address with ADVISOR_SIGN_IN_ADDRESS_LIMIT failed sign-ins (any names) within
+# ADVISOR_SIGN_IN_ADDRESS_MINUTES gets the 429 page for every sign-in until the window has
+# passed (advisor.security.SignInAddressBackend; 0 turns it off). Far above what one office
+# behind one address mistypes; a colleague's success resets only their own name's count.
+AUTHENTICATION_BACKENDS = [
+    "advisor.security.SignInAddressBackend",
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+SIGN_IN_ADDRESS_LIMIT = int(os.environ.get("ADVISOR_SIGN_IN_ADDRESS_LIMIT", "10"))
+SIGN_IN_ADDRESS_MINUTES = int(os.environ.get("ADVISOR_SIGN_IN_ADDRESS_MINUTES", "15"))
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", "30")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins go to the audit log (advisor.signals)
+AXES_LOCKOUT_CALLABLE = "advisor.security.lockout_response"  # translated page, 429
+AXES_USERNAME_CALLABLE = "advisor.security.attempt_username"  # at most the column's 255
+PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
+if PROXY_COUNT:
+    AXES_IPWARE_PROXY_COUNT = PROXY_COUNT
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
