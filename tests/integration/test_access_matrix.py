@@ -24,7 +24,6 @@ from django.urls import URLResolver, get_resolver, reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from advisor import urls  # noqa: F401 - registers the admin modules (advisor.admin_config)
 from advisor.assessments.answers import assessment_document
 from advisor.brief import services as brief_services
 from advisor.brief.models import Brief
@@ -33,6 +32,7 @@ from advisor.questionnaire.models import AnswerSheet
 from advisor.questionnaire.xlsx import write_workbook as questionnaire_xlsx
 from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
+from config import urls  # noqa: F401 - registers the admin modules (advisor.admin_config)
 from tests.support.assessments import finished_assessment
 from tests.support.users import make_user, signed_in_client
 
