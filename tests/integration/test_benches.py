@@ -48,6 +48,7 @@ def test_bench_answers_help(name):
     [
         ("economics_examples.py", (), "net of resale"),
         ("results_speed.py", ("--runs", "1"), "results page, cached"),
+        ("recommend_speed.py", ("--runs", "1"), "32B every site"),
     ],
 )
 def test_bench_tiny_mode_runs_on_a_fresh_database(name, args, expected):
@@ -71,7 +72,7 @@ TESTS_IMPORT = re.compile(r"^\s*(?:from|import)\s+tests(?:\.|\s|$)", re.MULTILIN
 
 def test_no_bench_imports_from_the_tests():
     # A bench runs on a clone that may ship without tests/; what both share lives in bench/ or
-    # advisor/ (e.g. bench/_servers.py, tests/support/scenarios.py).
+    # advisor/ (e.g. bench/_servers.py, advisor/demo_scenarios.py).
     found = {
         path.name: TESTS_IMPORT.findall(path.read_text(encoding="utf-8"))
         for path in (ROOT / "bench").glob("*.py")

@@ -15,7 +15,7 @@ from vendors.models import DataCenter, Offer, ServerModel
 pytestmark = pytest.mark.django_db
 TODAY = date(2026, 11, 29)
 
-SCENARIO = QWEN_7B_LORA  # the standard job (tests/support/scenarios.py)
+SCENARIO = QWEN_7B_LORA  # the standard job (advisor/demo_scenarios.py)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from vendors.models import Offer, ServerModel, parse_instance_gpus
 
 pytestmark = pytest.mark.django_db
 
-# The source article's model (tests/support/scenarios.py) with this module's job and site.
+# The source article's model (advisor/demo_scenarios.py) with this module's job and site.
 QWEN_32B = {**SCENARIO, "model": QWEN_32B_LORA["model"]}
 CLOUD_RULES = {"CLOUD-RESIDENCY", "VENDOR-ISO27001", "VENDOR-MLPS3", "HW-AVAILABILITY"}
 
