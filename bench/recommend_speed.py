@@ -1,6 +1,6 @@
 """CPU and SQL queries of one recommendation, as `recommend --format json` makes it in-process.
 
-Usage: ``.venv/bin/python bench/recommend_speed.py [--runs N]``
+Usage: ``.venv/bin/python bench/recommend_speed.py [--runs N] [--case 7b-two|7b-all|32b-all]``
 
 Cases over the seeded catalog: the standard Qwen2.5-7B LoRA job comparing two sites, the same
 job over every data center, and the source article's Qwen2.5-32B LoRA job over every data
@@ -39,6 +39,7 @@ def cpu_ms(function, runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--case", choices=("7b-two", "7b-all", "32b-all"), help="one case only")
     args = parser.parse_args()
     setup()
 
@@ -50,14 +51,15 @@ def main() -> None:
     from advisor.recommendation.run import run_recommendation
 
     cases = {
-        "7B LoRA, two sites": QWEN_7B_LORA_COMPARED,
-        "7B LoRA, every site": QWEN_7B_LORA,
-        "32B LoRA, every site": QWEN_32B_LORA,
+        "7b-two": ("7B LoRA, two sites", QWEN_7B_LORA_COMPARED),
+        "7b-all": ("7B LoRA, every site", QWEN_7B_LORA),
+        "32b-all": ("32B LoRA, every site", QWEN_32B_LORA),
     }
+    chosen = [cases[args.case]] if args.case else list(cases.values())
     folder = Path(tempfile.mkdtemp(prefix="advisor-recommend-"))
     print(f"{'case':<24} {'options':>7} {'queries':>7} {'recommend':>10} {'command':>9}")
     verdict = ""
-    for name, document in cases.items():
+    for name, document in chosen:
         path = folder / f"{len(name)}.json"
         path.write_text(json.dumps(document), encoding="utf-8")
 

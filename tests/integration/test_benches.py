@@ -48,7 +48,7 @@ def test_bench_answers_help(name):
     [
         ("economics_examples.py", (), "net of resale"),
         ("results_speed.py", ("--runs", "1"), "results page, cached"),
-        ("recommend_speed.py", ("--runs", "1"), "32B every site"),
+        ("recommend_speed.py", ("--runs", "1", "--case", "32b-all"), "32B every site"),
     ],
 )
 def test_bench_tiny_mode_runs_on_a_fresh_database(name, args, expected):
