@@ -55,12 +55,13 @@ def main() -> None:
         "7b-all": ("7B LoRA, every site", QWEN_7B_LORA),
         "32b-all": ("32B LoRA, every site", QWEN_32B_LORA),
     }
-    chosen = [cases[args.case]] if args.case else list(cases.values())
+    chosen = [args.case] if args.case else list(cases)
     folder = Path(tempfile.mkdtemp(prefix="advisor-recommend-"))
     print(f"{'case':<24} {'options':>7} {'queries':>7} {'recommend':>10} {'command':>9}")
     verdict = ""
-    for name, document in chosen:
-        path = folder / f"{len(name)}.json"
+    for key in chosen:
+        name, document = cases[key]
+        path = folder / f"{key}.json"
         path.write_text(json.dumps(document), encoding="utf-8")
 
         def command(path=path):

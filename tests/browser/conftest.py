@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 from django.core.servers.basehttp import WSGIServer
+from django.test import override_settings
 from pytest_django.live_server_helper import LiveServer
+
+from advisor.roles import APPROVER, PROCUREMENT_STAFF
+from tests.support.assessments import finished_assessment
+from tests.support.briefs import make_pki, signing_settings
+from tests.support.catalog import load_catalog
+from tests.support.users import make_user
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the
 # test itself (fixtures, assertions) are still synchronous and safe here.
@@ -121,3 +128,16 @@ def login(page, live_server):
         page.click("button[type=submit]:has-text('Sign in'), button[type=submit]:has-text('登录')")
 
     return sign_in
+
+
+@pytest.fixture
+def world(tmp_path):
+    """The standard assessment, finished by ``buyer`` (password pw-buyer-1), with ``boss``
+    (pw-boss-1) to approve and a signer for its briefs. A module may define its own ``world``."""
+    load_catalog()
+    make_pki(tmp_path)
+    buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
+    make_user("boss", APPROVER, password="pw-boss-1")
+    assessment = finished_assessment(buyer)
+    with override_settings(BRIEF_SIGNING=signing_settings(tmp_path), MEDIA_ROOT=tmp_path / "media"):
+        yield assessment

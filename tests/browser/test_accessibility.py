@@ -5,14 +5,8 @@ review: no duplicated id, exactly one label per control, a title per page, and n
 scrolls sideways at 320 px."""
 
 import pytest
-from django.test import override_settings
 
-from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.browser.test_wizard_accessibility import AXE
-from tests.support.assessments import finished_assessment
-from tests.support.briefs import make_pki, signing_settings
-from tests.support.catalog import load_catalog
-from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,17 +69,6 @@ def review(page, name: str, found: dict, titles: dict | None, narrow: bool = Tru
         page.set_viewport_size(size)
     if problems:
         found[name] = problems
-
-
-@pytest.fixture
-def world(tmp_path):
-    load_catalog()
-    make_pki(tmp_path)
-    buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
-    make_user("boss", APPROVER, password="pw-boss-1")
-    assessment = finished_assessment(buyer)
-    with override_settings(BRIEF_SIGNING=signing_settings(tmp_path), MEDIA_ROOT=tmp_path / "media"):
-        yield assessment
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])

@@ -8,12 +8,8 @@ message naming the Content Security Policy; either fails the test.
 """
 
 import pytest
-from django.test import override_settings
 
-from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
-from tests.support.assessments import finished_assessment
-from tests.support.briefs import make_pki, signing_settings
-from tests.support.catalog import load_catalog
+from advisor.roles import CATALOG_ADMIN
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -74,15 +70,10 @@ class Watch:
 
 
 @pytest.fixture
-def world(tmp_path):
-    load_catalog()
-    make_pki(tmp_path)
-    buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
-    make_user("boss", APPROVER, password="pw-boss-1")
+def world(world):
+    """The shared world (tests/browser/conftest.py) with a catalog editor."""
     make_user("editor", CATALOG_ADMIN, password="pw-editor-1", is_staff=True)
-    assessment = finished_assessment(buyer)
-    with override_settings(BRIEF_SIGNING=signing_settings(tmp_path), MEDIA_ROOT=tmp_path / "media"):
-        yield assessment
+    return world
 
 
 def test_no_page_kind_violates_the_content_security_policy(page, live_server, world, tmp_path):

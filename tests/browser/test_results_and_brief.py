@@ -1,26 +1,8 @@
 """In Chromium: results → compare → option → issue brief → approve → verify the PDF."""
 
 import pytest
-from django.test import override_settings
-
-from advisor.roles import APPROVER, PROCUREMENT_STAFF
-from tests.support.assessments import finished_assessment
-from tests.support.briefs import make_pki, signing_settings
-from tests.support.catalog import load_catalog
-from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def world(tmp_path):
-    load_catalog()
-    make_pki(tmp_path)
-    buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
-    make_user("boss", APPROVER, password="pw-boss-1")
-    assessment = finished_assessment(buyer)
-    with override_settings(BRIEF_SIGNING=signing_settings(tmp_path), MEDIA_ROOT=tmp_path / "media"):
-        yield assessment
 
 
 def test_from_results_to_an_approved_verified_brief(
