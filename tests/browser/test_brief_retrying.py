@@ -5,8 +5,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.browser.test_results_and_brief import world  # noqa: F401 - the fixture
-
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_page_briefs")]
 
 RETRYING = {"en": "retrying", "zh-hans": "正在重试"}
