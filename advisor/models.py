@@ -8,6 +8,7 @@ brief can name the values it was checked against.
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
@@ -19,6 +20,14 @@ def parameter_choices():
 
 
 class RuleParameterQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        """Stamps ``updated_at`` as a save does (the catalog stamp moves, decision 0050)."""
+        if "updated_at" not in kwargs:
+            kwargs["updated_at"] = timezone.now()
+        return super().update(**kwargs)
+
+    update.alters_data = True
+
     def overrides(self) -> dict[str, str]:
         """``{key: value}`` for the rows whose key the domain still defines (plain mapping)."""
         return {

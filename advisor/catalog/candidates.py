@@ -9,6 +9,7 @@ Read-only.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -18,6 +19,7 @@ from django.utils import timezone
 from advisor.catalog import compliance as compliance_selectors
 from advisor.catalog import declared as declared_selectors
 from advisor.catalog import economics as economics_selectors
+from advisor.catalog.memo import memoized, memoized_for_inputs
 from advisor.catalog.sizing import accelerator_spec_from_row, server_spec_from_row
 from advisor.domain.compliance.facts import (
     DataCenterFacts,
@@ -341,29 +343,56 @@ def _purchase_price(model: ServerModel, overrides: dict | None = None):
 def site_candidates(
     section: dict | None, procurement: dict | None = None, declared: dict | None = None
 ) -> list:
-    """The sites to consider, with the buyer's own figures from the procurement section."""
-    server_models = list(ServerModel.objects.order_by("key"))
+    """The sites to consider, with the buyer's own figures from the procurement section.
+
+    Inside ``catalog_reads`` each site's candidate is kept for the same catalog and the same
+    inputs of that site (docs/decisions/0050).
+    """
+    server_models = memoized("server models", lambda: list(ServerModel.objects.order_by("key")))
     section, procurement = section or {}, procurement or {}
     site_overrides = procurement.get("site_overrides") or {}
+    price_overrides = procurement.get("price_overrides")
     if section.get("room"):
         room_overrides = site_overrides.get(OWN_ROOM_KEY)
-        price_overrides = procurement.get("price_overrides")
-        return [own_room_site(section["room"], server_models, room_overrides, price_overrides)]
-    rows = DataCenter.objects.select_related("vendor", "policy_zone").order_by("key")
+        return [
+            memoized_for_inputs(
+                ("own room", _inputs_key(section["room"], room_overrides, price_overrides)),
+                lambda: own_room_site(
+                    section["room"], server_models, room_overrides, price_overrides
+                ),
+            )
+        ]
+    rows = memoized(
+        "data centers",
+        lambda: list(DataCenter.objects.select_related("vendor", "policy_zone").order_by("key")),
+    )
     keys = section.get("data_centers")
     if keys:
-        rows = rows.filter(key__in=keys)
+        rows = [dc for dc in rows if dc.key in keys]
+    preferential = bool(procurement.get("preferential_tariff"))
     return [
-        catalog_site(
-            dc,
-            server_models,
-            preferential_tariff=bool(procurement.get("preferential_tariff")),
-            site_overrides=site_overrides.get(dc.key),
-            price_overrides=procurement.get("price_overrides"),
-            declared=declared,
+        memoized_for_inputs(
+            (
+                "site",
+                dc.pk,
+                _inputs_key(preferential, site_overrides.get(dc.key), price_overrides, declared),
+            ),
+            lambda dc=dc: catalog_site(
+                dc,
+                server_models,
+                preferential_tariff=preferential,
+                site_overrides=site_overrides.get(dc.key),
+                price_overrides=price_overrides,
+                declared=declared,
+            ),
         )
         for dc in rows
     ]
+
+
+def _inputs_key(*inputs) -> str:
+    """The buyer's inputs a site's candidate depends on, as one comparable text."""
+    return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)
 
 
 # --- What an entry point checks a document against -------------------------------------------

@@ -1,32 +1,76 @@
-"""Each catalog query once per computation (docs/decisions/0035-catalog-reads-once.md).
+"""Catalog reads made once (docs/decisions/0035 and 0050).
 
 Computing a recommendation reads the same catalog rows again and again: every server model's
 offers at every site, every site's zone chain and tariffs. Inside ``catalog_reads()`` a selector
 that asks :func:`memoized` for a key gets the rows the first call read; outside, it queries as
-before. The memory lives only as long as the ``with`` block (one computation, in one thread or
-task: a context variable), so a catalog edit is seen by the next computation, never half-way.
+before.
+
+Without a stamp the memory lives only as long as the ``with`` block (one computation, in one
+thread or task: a context variable). With the catalog stamp (``advisor.catalog.stamp``: it
+changes whenever a catalog row or rule parameter is saved, added or deleted) the reads are kept
+in the process for the next computations on the same stamp, and dropped at the first
+computation that sees another stamp: a catalog edit is seen by the next computation, never
+half-way, and a recommendation on an unchanged catalog reads nothing but the stamp.
+
+What is kept is shared between computations and threads: it is never changed in place (code
+that wants to change a row for one site copies it first, as ``declared.overlaid`` does).
+Reads keyed by the buyer's inputs as well (:func:`memoized_for_inputs`) are kept for the most
+recent few hundred keys only.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 
-_MEMO: ContextVar[dict | None] = ContextVar("catalog_reads", default=None)
+INPUT_KEYS_KEPT = 512
+
+
+@dataclass
+class _Reads:
+    by_key: dict = field(default_factory=dict)
+    by_input: OrderedDict = field(default_factory=OrderedDict)
+
+
+_MEMO: ContextVar[_Reads | None] = ContextVar("catalog_reads", default=None)
+_KEPT_LOCK = threading.Lock()
+_kept: dict[str, _Reads] = {}  # at most one stamp: the latest seen
 
 
 @contextmanager
-def catalog_reads() -> Iterator[None]:
-    """Within the block, each memoized catalog read is made once (nested blocks share it)."""
+def catalog_reads(stamp: str | None = None) -> Iterator[None]:
+    """Within the block, each memoized catalog read is made once (nested blocks share it).
+
+    ``stamp``: the catalog stamp read for this computation; the reads are then kept for the
+    next computations on the same stamp.
+    """
     if _MEMO.get() is not None:
         yield
         return
-    token = _MEMO.set({})
+    token = _MEMO.set(_kept_for(stamp) if stamp else _Reads())
     try:
         yield
     finally:
         _MEMO.reset(token)
+
+
+def _kept_for(stamp: str) -> _Reads:
+    with _KEPT_LOCK:
+        reads = _kept.get(stamp)
+        if reads is None:
+            _kept.clear()  # another stamp: the catalog changed, nothing read before holds
+            reads = _kept[stamp] = _Reads()
+        return reads
+
+
+def forget() -> None:
+    """Drop every kept read (tests start from nothing)."""
+    with _KEPT_LOCK:
+        _kept.clear()
 
 
 def memoized[T](key: Hashable, read: Callable[[], T]) -> T:
@@ -34,6 +78,30 @@ def memoized[T](key: Hashable, read: Callable[[], T]) -> T:
     memo = _MEMO.get()
     if memo is None:
         return read()
-    if key not in memo:
-        memo[key] = read()
-    return memo[key]
+    try:
+        return memo.by_key[key]
+    except KeyError:
+        value = memo.by_key[key] = read()
+        return value
+
+
+def memoized_for_inputs[T](key: Hashable, read: Callable[[], T]) -> T:
+    """As :func:`memoized`, for a read that depends on the buyer's inputs as well as the
+    catalog (``key`` names both): only the most recently used keys are kept."""
+    memo = _MEMO.get()
+    if memo is None:
+        return read()
+    kept = memo.by_input
+    try:
+        value = kept[key]
+    except KeyError:
+        value = read()
+        with _KEPT_LOCK:
+            kept[key] = value
+            while len(kept) > INPUT_KEYS_KEPT:
+                kept.popitem(last=False)
+        return value
+    with _KEPT_LOCK:
+        if key in kept:
+            kept.move_to_end(key)
+    return value

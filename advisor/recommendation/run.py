@@ -7,13 +7,15 @@ center is considered; without ``procurement`` every mode, no budget and no deadl
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 from django.utils import timezone
 
 from advisor.catalog import compliance as compliance_selectors
 from advisor.catalog.candidates import hardware_candidates, site_candidates
-from advisor.catalog.memo import catalog_reads
+from advisor.catalog.memo import catalog_reads, memoized, memoized_for_inputs
+from advisor.catalog.stamp import catalog_state
 from advisor.domain.document import validate_document
 from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
 from advisor.domain.questionnaire.declared import by_subject, validate_declared
@@ -25,8 +27,13 @@ def local_today() -> date:
     return timezone.localdate()
 
 
-def run_recommendation(document: dict, *, today: date | None = None) -> RecommendRun:
+def run_recommendation(
+    document: dict, *, today: date | None = None, catalog_stamp: str | None = None
+) -> RecommendRun:
     """Everything the results page, the CLI and the brief show, from the wizard's document.
+
+    ``catalog_stamp``: the catalog stamp the caller has just read (else it is read here); the
+    catalog reads are kept per stamp for the next computation (docs/decisions/0050).
 
     Raises :class:`advisor.domain.scenario.ScenarioError` naming the field when the scenario
     or one of its sections (site, procurement) is invalid (``advisor.domain.document``).
@@ -36,14 +43,28 @@ def run_recommendation(document: dict, *, today: date | None = None) -> Recommen
     declared = validate_declared(document.get(DECLARED_SECTION))
     grouped = by_subject(declared)
     procurement = procurement_from(document.get("procurement"), today)
-    with catalog_reads():  # each catalog query once for this computation
-        hardware = hardware_candidates(
-            grouped,
-            (document.get("procurement") or {}).get("price_overrides"),
-            # In the buyer's own room only buying applies (as for the site's offers).
-            with_cloud=not (document.get("site") or {}).get("room"),
+    site = document.get("site") or {}
+    price_overrides = (document.get("procurement") or {}).get("price_overrides")
+    with catalog_reads(catalog_stamp or catalog_state().stamp):
+        hardware = memoized_for_inputs(
+            ("hardware candidates", _inputs_key(grouped, price_overrides, bool(site.get("room")))),
+            lambda: tuple(
+                hardware_candidates(
+                    grouped,
+                    price_overrides,
+                    # In the buyer's own room only buying applies (as for the site's offers).
+                    with_cloud=not site.get("room"),
+                )
+            ),
         )
         sites = site_candidates(document.get("site"), document.get("procurement"), grouped)
-        params = compliance_selectors.rule_parameters()
-    recommendation = recommend(scenario, hardware, sites, procurement, today=today, params=params)
+        params = memoized("rule parameters", compliance_selectors.rule_parameters)
+    recommendation = recommend(
+        scenario, list(hardware), sites, procurement, today=today, params=params
+    )
     return RecommendRun(scenario, procurement, recommendation, today, declared)
+
+
+def _inputs_key(*inputs) -> str:
+    """The buyer's inputs a catalog read depends on, as one comparable text."""
+    return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)

@@ -13,53 +13,20 @@ import threading
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
-from django.apps import apps
-from django.db import connection, transaction
-from django.utils import timezone
-from django.utils.dateparse import parse_datetime
+from django.db import transaction
 
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.assessments.models import Assessment
+from advisor.catalog.stamp import CatalogState, catalog_state
 from advisor.domain.recommend import RecommendRun
-from advisor.models import RuleParameter
 from advisor.recommendation import codec
 from advisor.recommendation.models import StoredRecommendation
 from advisor.recommendation.records import frozen_records
 from advisor.recommendation.run import local_today, run_recommendation
 
 logger = logging.getLogger(__name__)
-
-
-def _stamp_sql() -> str:
-    """One query for the catalog stamp: latest ``updated_at`` and row count of every table."""
-    quote = connection.ops.quote_name
-    parts = []
-    for model in (*apps.get_app_config("vendors").get_models(), RuleParameter):
-        table = quote(model._meta.db_table)
-        if any(f.name == "updated_at" for f in model._meta.get_fields()):
-            column = quote(model._meta.get_field("updated_at").column)
-            parts.append(f"(SELECT MAX({column}) FROM {table})")
-        if model is not RuleParameter:
-            parts.append(f"(SELECT COUNT(*) FROM {table})")
-    return "SELECT " + ", ".join(parts)
-
-
-def _stamp_row() -> tuple:
-    with connection.cursor() as cursor:
-        cursor.execute(_stamp_sql())
-        return cursor.fetchone()
-
-
-def _joined(row: tuple) -> str:
-    return ":".join("" if value is None else str(value) for value in row)
-
-
-def catalog_stamp() -> str:
-    """Changes whenever a catalog row or a rule parameter is saved (latest ``updated_at``),
-    added or deleted (row counts). One database round trip (it was one query per table)."""
-    return _joined(_stamp_row())
 
 
 # --- The stored recommendation (docs/decisions/0033-stored-recommendation.md) ---------------
@@ -86,28 +53,6 @@ def _local_put(key: str, run: RecommendRun) -> None:
         _LOCAL_RUNS.move_to_end(key)
         while len(_LOCAL_RUNS) > _LOCAL_MAX:
             _LOCAL_RUNS.popitem(last=False)
-
-
-@dataclass(frozen=True)
-class CatalogState:
-    stamp: str  # SHA-256 of the catalog stamp
-    changed_at: datetime | None  # the latest catalog row saved (None: no dated row)
-
-
-def _as_datetime(value) -> datetime | None:
-    if isinstance(value, str):  # SQLite answers text for a MAX over a datetime column
-        value = parse_datetime(value)
-    if not isinstance(value, datetime):
-        return None
-    return value if timezone.is_aware(value) else timezone.make_aware(value, UTC)
-
-
-def catalog_state() -> CatalogState:
-    """The catalog's stamp and when it last changed, in the one stamp query."""
-    row = _stamp_row()
-    raw = _joined(row)
-    dates = [d for d in (_as_datetime(value) for value in row) if d is not None]
-    return CatalogState(hashlib.sha256(raw.encode()).hexdigest(), max(dates, default=None))
 
 
 def inputs_digest(assessment: Assessment) -> str:
@@ -155,7 +100,9 @@ def _store(assessment: Assessment, catalog: CatalogState):
     lists these, catalog_records.frozen_records). Raises Incomplete or ScenarioError.
     """
     digest = inputs_digest(assessment)
-    run = run_recommendation(assessment_document(assessment), today=local_today())
+    run = run_recommendation(
+        assessment_document(assessment), today=local_today(), catalog_stamp=catalog.stamp
+    )
     payload = zlib.compress(codec.dumps(run).encode(), 6)
     records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)
     with transaction.atomic():

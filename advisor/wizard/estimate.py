@@ -16,11 +16,11 @@ from django.utils.translation import gettext as _
 
 from advisor.assessments import answers as answer_docs
 from advisor.catalog import sizing as sizing_selectors
+from advisor.catalog.stamp import catalog_stamp
 from advisor.domain.scenario import ScenarioError, load_scenario
 from advisor.domain.sizing.memory import plannable_capacity_gib
 from advisor.domain.sizing.parallelism import PlacementSearch
 from advisor.presentation.text import local_name
-from advisor.recommendation.services import catalog_stamp
 from advisor.wizard import choices as catalog
 
 # The article's candidates (H100, A100, L40S, Ascend 910B) and the parts sold in China.

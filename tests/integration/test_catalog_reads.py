@@ -1,4 +1,5 @@
-"""Each catalog query once per computation (advisor/catalog/memo.py, decision 0035)."""
+"""Each catalog query once per computation (advisor/catalog/memo.py, decision 0035), and
+kept between computations on the same catalog stamp (decision 0050)."""
 
 import pytest
 from django.db import connection
@@ -6,12 +7,16 @@ from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from advisor.assessments.answers import assessment_document
-from advisor.catalog.memo import catalog_reads, memoized
+from advisor.catalog import memo
+from advisor.catalog.memo import catalog_reads, memoized, memoized_for_inputs
+from advisor.catalog.stamp import catalog_state
+from advisor.domain.compliance.parameters import DEFINITIONS
+from advisor.models import RuleParameter
 from advisor.recommendation.run import run_recommendation
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
-from vendors.models import Offer
+from vendors.models import DataCenter, Offer, PolicyZone, ServerModel
 
 
 def test_memoized_reads_once_inside_the_block_and_every_time_outside():
@@ -61,3 +66,98 @@ def test_a_catalog_edit_is_seen_by_the_next_computation(whole_catalog_document):
     after = purchase_prices(run_recommendation(whole_catalog_document))
     priced = [key for key, price in before.items() if price is not None]
     assert priced and all(after[key] == before[key] * 3 for key in priced)
+
+
+# --- Reads kept per catalog stamp between computations (decision 0050) ----------------------
+
+
+def test_reads_are_kept_for_the_same_stamp_and_dropped_for_another():
+    reads = []
+
+    def read():
+        reads.append(1)
+        return len(reads)
+
+    with catalog_reads("stamp-a"):
+        assert memoized("k", read) == 1
+    with catalog_reads("stamp-a"):  # the next computation on the same catalog
+        assert memoized("k", read) == 1
+    with catalog_reads("stamp-b"):  # the catalog changed
+        assert memoized("k", read) == 2
+    with catalog_reads("stamp-a"):  # only the latest stamp is kept
+        assert memoized("k", read) == 3
+
+
+def test_reads_keyed_by_inputs_keep_the_latest_few(monkeypatch):
+    monkeypatch.setattr(memo, "INPUT_KEYS_KEPT", 2)
+    reads = []
+
+    def read():
+        reads.append(1)
+        return len(reads)
+
+    with catalog_reads("stamp"):
+        assert [memoized_for_inputs(k, read) for k in ("a", "b", "a", "c")] == [1, 2, 1, 3]
+        assert memoized_for_inputs("b", read) == 4  # "b" was the least recently used: dropped
+        assert memoized_for_inputs("a", read) == 5  # and then "a"
+    assert memoized_for_inputs("a", read) == 6  # outside a block: read every time
+
+
+def test_a_second_computation_on_the_same_catalog_reads_only_the_stamp(whole_catalog_document):
+    first = run_recommendation(whole_catalog_document)
+    with CaptureQueriesContext(connection) as queries:
+        second = run_recommendation(whole_catalog_document)
+    assert len(queries.captured_queries) == 1  # the catalog stamp
+    assert [o.key for o in second.recommendation.options] == [
+        o.key for o in first.recommendation.options
+    ]
+
+
+def _cheapest_purchase(run):
+    prices = [
+        prices.purchase_cny_per_server
+        for option in run.recommendation.options
+        for prices in option.site.prices_by_server.values()
+        if prices.purchase_cny_per_server is not None
+    ]
+    return min(prices)
+
+
+def test_a_saved_row_a_deleted_row_and_a_rule_parameter_are_each_seen_next_time(
+    whole_catalog_document,
+):
+    before = run_recommendation(whole_catalog_document)
+    offer = Offer.objects.filter(kind="buy", purchase_price__isnull=False).order_by("pk").first()
+    offer.purchase_price = 1
+    offer.save()  # as the admin saves it
+    assert _cheapest_purchase(run_recommendation(whole_catalog_document)) == 1
+
+    dc_key = before.recommendation.options[-1].site.data_center.key
+    DataCenter.objects.filter(key=dc_key).delete()
+    assert dc_key not in {
+        o.site.data_center.key
+        for o in run_recommendation(whole_catalog_document).recommendation.options
+    }
+
+
+def test_bulk_updates_and_rule_parameters_move_the_stamp(whole_catalog_document):
+    stamps = [catalog_state().stamp]
+    RuleParameter.objects.create(key=DEFINITIONS[0].key, value="1")
+    stamps.append(catalog_state().stamp)
+    RuleParameter.objects.filter(key=DEFINITIONS[0].key).update(value="2")
+    stamps.append(catalog_state().stamp)
+    PolicyZone.objects.update(tariff_cny_per_kwh=None)  # no save, no signal: still stamped
+    stamps.append(catalog_state().stamp)
+    assert len(set(stamps)) == len(stamps)
+
+
+def test_the_buyers_own_figures_are_not_served_from_another_computation(whole_catalog_document):
+    plain = _cheapest_purchase(run_recommendation(whole_catalog_document))
+    overridden = dict(whole_catalog_document)
+    server = ServerModel.objects.order_by("key").first().key
+    overridden["procurement"] = {
+        **(whole_catalog_document.get("procurement") or {}),
+        "price_overrides": {server: {"purchase_cny_per_server": "1"}},
+    }
+    assert _cheapest_purchase(run_recommendation(overridden)) == 1 != plain
+    assert _cheapest_purchase(run_recommendation(whole_catalog_document)) == plain

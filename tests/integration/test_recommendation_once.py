@@ -13,6 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from advisor.catalog import stamp
 from advisor.recommendation import services
 from advisor.recommendation.models import StoredRecommendation
 from advisor.roles import PROCUREMENT_STAFF
@@ -79,8 +80,8 @@ def test_new_answers_or_own_figures_are_new_inputs_computed_once(client, world, 
 
 def test_the_catalog_stamp_is_one_query(world):
     with CaptureQueriesContext(connection) as queries:
-        services.catalog_stamp()
-        services.catalog_state()
+        stamp.catalog_stamp()
+        stamp.catalog_state()
     assert len(queries) == 2
 
 

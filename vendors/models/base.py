@@ -86,7 +86,19 @@ def null_or(condition: Q, *fields: str) -> Q:
     return result
 
 
-class KeyedManager(models.Manager):
+class StampedQuerySet(models.QuerySet):
+    """A bulk update stamps ``updated_at`` as a save does, so that the catalog stamp
+    (``advisor.catalog.stamp``) moves and no reader keeps rows read before it (decision 0050)."""
+
+    def update(self, **kwargs):
+        if "updated_at" not in kwargs:
+            kwargs["updated_at"] = timezone.now()
+        return super().update(**kwargs)
+
+    update.alters_data = True
+
+
+class KeyedManager(models.Manager.from_queryset(StampedQuerySet)):
     """Looks rows up by their natural key, the ``key`` slug."""
 
     def get_by_natural_key(self, key):
