@@ -9,6 +9,7 @@ the figures after; :func:`local_name` picks a catalog record's name for the read
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import lru_cache
 from string import Formatter
 
 from django.utils.translation import get_language, gettext
@@ -25,15 +26,45 @@ def render_text(value) -> str:
     if value is None:
         return ""
     if isinstance(value, Message):
-        template_text, params = value.template, dict(value.params)
+        template_text, params = value.template, value.params
     elif isinstance(value, dict) and "template" in value:
-        template_text, params = value["template"], dict(value.get("params") or {})
+        template_text, params = value["template"], value.get("params") or {}
     else:
         return gettext(str(value)) if value != "" else ""
-    params = {key: _nested(value) for key, value in localised(params, get_language()).items()}
-    params = _numbers_worded(gettext(template_text), params)
+    language = get_language()
+    key = _cache_key(language, template_text, params)
+    text = _RENDERED.get(key)
+    if text is None:
+        text = _rendered(language, template_text, params)
+        if len(_RENDERED) >= _RENDERED_KEPT:
+            _RENDERED.clear()
+        _RENDERED[key] = text
+    return text
+
+
+# The same message (a rule's finding on the same server at another site) is rendered once per
+# language and process: a recommendation over every site words ~20,000 findings, most of them
+# alike.
+_RENDERED: dict = {}
+_RENDERED_KEPT = 20_000
+
+
+def _cache_key(language, template_text: str, params: dict) -> tuple:
+    """Equal only for messages that render alike: each parameter by its type and ``repr`` (so
+    ``True`` and ``1``, or ``Decimal("1.0")`` and ``Decimal("1.00")``, stay apart)."""
+    return (
+        language,
+        template_text,
+        tuple((name, type(value), repr(value)) for name, value in sorted(params.items())),
+    )
+
+
+def _rendered(language, template_text: str, params: dict) -> str:
+    translated = gettext(template_text)
+    params = {key: _nested(value) for key, value in localised(dict(params), language).items()}
+    params = _numbers_worded(translated, params)
     try:
-        return gettext(template_text).format(**params)
+        return translated.format(**params)
     except (KeyError, IndexError, ValueError):
         # A translation that lost a placeholder must not hide the figures: fall back.
         return template_text.format(**params)
@@ -59,14 +90,21 @@ def _numbers_worded(template_text: str, params: dict) -> dict:
     """Numbers a template places without a format spec, grouped for the reader: ``12,888``,
     ``0.6099``, ``1.25`` (Decimals keep their places, floats up to two). A placeholder with a
     spec (``{hours:,.0f}``) formats its number itself."""
-    bare = set()
-    try:
-        for _, name, spec, _ in Formatter().parse(template_text):
-            if name and not spec:
-                bare.add(name)
-    except ValueError:
+    bare = _bare_fields(template_text)
+    if bare is None:
         return params
     return {k: worded_number(v) if k in bare else v for k, v in params.items()}
+
+
+@lru_cache(maxsize=4096)
+def _bare_fields(template_text: str) -> frozenset | None:
+    """The names a template places without a format spec (None: not a valid template)."""
+    try:
+        return frozenset(
+            name for _, name, spec, _ in Formatter().parse(template_text) if name and not spec
+        )
+    except ValueError:
+        return None
 
 
 def worded_number(value):

@@ -66,6 +66,8 @@ def _round(value, digits):
 
 def _declared_json(option: Option, rule_id: str, declared) -> list[dict]:
     """The vendor's declared facts the finding was computed from (empty: catalog only)."""
+    if not declared:
+        return []
     return [
         {
             "subject": item.subject,
