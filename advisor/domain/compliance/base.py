@@ -95,6 +95,9 @@ class Rule:
     severity: Severity
     evaluate: Callable = field(repr=False, compare=False)
     parameter_keys: tuple[str, ...] = ()
+    # The ComplianceInput fields the rule reads (a test checks them against its code): options
+    # that share these facts share the finding (engine.SharedFindings). Empty: never shared.
+    reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

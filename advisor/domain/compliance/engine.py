@@ -144,11 +144,44 @@ def verdict_of(findings) -> Verdict:
     return Verdict.ELIGIBLE
 
 
+class SharedFindings:
+    """Findings shared between the options of one recommendation.
+
+    A rule reads a few of an option's facts (``Rule.reads``): a site rule its data center, a
+    server rule the server and the sizing. Options built from the same fact objects (every
+    server at one site shares the site's; every site shares a server's) get the same finding,
+    evaluated once: a recommendation over every site checks each site once, not once per
+    server. Facts are told apart by identity, and kept alive here so that an identity is never
+    reused while the memory lives; it lives for one recommendation.
+    """
+
+    def __init__(self):
+        self._findings: dict[tuple, Finding] = {}
+        self._kept: list = []
+
+    def finding(self, rule: Rule, facts: ComplianceInput, params: Parameters) -> Finding:
+        if not rule.reads:
+            return evaluate_rule(rule, facts, params)
+        read = tuple(getattr(facts, name) for name in rule.reads)
+        key = (rule.id, id(params), *map(id, read))
+        found = self._findings.get(key)
+        if found is None:
+            found = self._findings[key] = evaluate_rule(rule, facts, params)
+            self._kept.append((params, read))
+        return found
+
+
 def evaluate(
     facts: ComplianceInput,
     params: Parameters = DEFAULT_PARAMETERS,
     rules: tuple[Rule, ...] = RULES,
+    shared: SharedFindings | None = None,
 ) -> ComplianceReport:
-    """Every rule's finding for one option, in rule order, with the overall verdict."""
-    findings = tuple(evaluate_rule(rule, facts, params) for rule in rules)
+    """Every rule's finding for one option, in rule order, with the overall verdict.
+
+    ``shared``: findings of options that share a rule's facts are evaluated once."""
+    if shared is None:
+        findings = tuple(evaluate_rule(rule, facts, params) for rule in rules)
+    else:
+        findings = tuple(shared.finding(rule, facts, params) for rule in rules)
     return ComplianceReport(facts.today, RULESET_VERSION, findings, verdict_of(findings), params)

@@ -21,6 +21,7 @@ from advisor.domain.compliance.base import Severity
 from advisor.domain.compliance.engine import (
     CLOUD_RULES,
     ComplianceReport,
+    SharedFindings,
     evaluate,
     rule_name,
     verdict_of,
@@ -602,13 +603,19 @@ def site_options(
     procurement: Procurement,
     today: date,
     params: Parameters,
+    *,
+    shared: SharedFindings | None = None,
+    option: OptionFacts | None = None,
 ) -> list[Option]:
     """``hardware`` at ``site``: one option per asked mode (buy, rent) that has a price there,
     or one unpriced option when none has (a missing price never removes the option). In the
-    buyer's own room only buying applies ("buy for your own room")."""
+    buyer's own room only buying applies ("buy for your own room").
+
+    ``shared`` and ``option`` (the sizing's facts, made once per hardware): findings whose facts
+    other options share are evaluated once (``SharedFindings``)."""
     facts = ComplianceInput(
         today=today,
-        option=option_facts(result),
+        option=option or option_facts(result),
         server=hardware.server,
         accelerator=hardware.accelerator,
         availability=hardware.availability,
@@ -617,7 +624,7 @@ def site_options(
         zone=site.zone,
         buyer=hardware.buyer or procurement.buyer,
     )
-    report = with_required(evaluate(facts, params), procurement)
+    report = with_required(evaluate(facts, params, shared=shared), procurement)
     priced = price(result, hardware, site, procurement)
     own = site.data_center.key == OWN_ROOM_KEY
     asked = [m for m in ("buy", "rent") if m in procurement.modes and not (own and m == "rent")]
@@ -710,15 +717,22 @@ def recommend(
     today: date,
     params: Parameters = DEFAULT_PARAMETERS,
 ) -> Recommendation:
-    """Every hardware × site option for ``scenario``, ranked; non-qualifying ones kept."""
+    """Every hardware × site option for ``scenario``, ranked; non-qualifying ones kept.
+
+    Each site's checks are made once for all servers there, each server's once for all sites
+    (``SharedFindings``), each server is sized once."""
     options = []
     hosted = "buy" in procurement.modes or "rent" in procurement.modes
+    shared = SharedFindings()
     for candidate in hardware:
         if hosted and sites:
             result = size_hardware(scenario, candidate, procurement)
+            facts = option_facts(result)
             for site in sites:
-                options += site_options(result, candidate, site, procurement, today, params)
-        options += cloud_options(scenario, candidate, procurement, today, params)
+                options += site_options(
+                    result, candidate, site, procurement, today, params, shared=shared, option=facts
+                )
+        options += cloud_options(scenario, candidate, procurement, today, params, shared=shared)
     return rank(options, procurement)
 
 
@@ -811,6 +825,7 @@ def build_cloud_option(
     procurement: Procurement,
     today: date,
     params: Parameters,
+    shared: SharedFindings | None = None,
 ) -> Option:
     result, per_instance, fits = size_instances(
         scenario, hardware, cloud.instance_gpus, procurement
@@ -826,7 +841,7 @@ def build_cloud_option(
         buyer=procurement.buyer,
         cloud=CloudFacts(cloud.provider, cloud.region, cloud.mainland_china),
     )
-    report = with_required(evaluate(facts, params, rules=CLOUD_RULES), procurement)
+    report = with_required(evaluate(facts, params, rules=CLOUD_RULES, shared=shared), procurement)
     priced = price_cloud(result, per_instance, cloud, procurement) if fits else None
     cost = priced.costs.get("cloud") if priced is not None else None
     extra = [("usage", _usage_reason(priced))]
@@ -887,11 +902,12 @@ def cloud_options(
     procurement: Procurement,
     today: date,
     params: Parameters,
+    shared: SharedFindings | None = None,
 ) -> list[Option]:
     """One option per cloud offer of this hardware, when the buyer considers the cloud."""
     if "cloud" not in procurement.modes:
         return []
     return [
-        build_cloud_option(scenario, hardware, cloud, procurement, today, params)
+        build_cloud_option(scenario, hardware, cloud, procurement, today, params, shared)
         for cloud in hardware.clouds
     ]

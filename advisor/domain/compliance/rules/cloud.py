@@ -66,5 +66,6 @@ RULES = (
         cite.DATA_RESIDENCY,
         Severity.BLOCKER,
         data_residency,
+        reads=("cloud",),
     ),
 )

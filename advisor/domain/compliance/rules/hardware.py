@@ -442,6 +442,7 @@ RULES = (
         Severity.WARNING,
         intranode_link,
         ("hw.sharded_min_gpus_per_server",),
+        reads=("option", "server"),
     ),
     Rule(
         "HW-INTERNODE-NIC",
@@ -453,6 +454,7 @@ RULES = (
         cite.INTERNODE_NIC,
         Severity.BLOCKER,
         internode_nic,
+        reads=("option", "server"),
     ),
     Rule(
         "HW-NVME-CAPACITY",
@@ -465,6 +467,7 @@ RULES = (
         Severity.WARNING,
         nvme_capacity,
         ("hw.nvme_min_usable_tb",),
+        reads=("option", "server"),
     ),
     Rule(
         "HW-NVME-READ",
@@ -477,6 +480,7 @@ RULES = (
         Severity.WARNING,
         nvme_read,
         ("hw.nvme_min_read_gbs",),
+        reads=("option", "server"),
     ),
     Rule(
         "HW-SOFTWARE-STACK",
@@ -489,6 +493,7 @@ RULES = (
         Severity.BLOCKER,
         software_stack,
         ("hw.cuda_min_major", "hw.pytorch_min_major"),
+        reads=("accelerator", "buyer"),
     ),
     Rule(
         "HW-AVAILABILITY",
@@ -501,5 +506,6 @@ RULES = (
         Severity.WARNING,
         availability,
         ("hw.availability_max_age_days",),
+        reads=("availability", "today"),
     ),
 )

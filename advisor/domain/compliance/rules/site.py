@@ -961,6 +961,7 @@ RULES = (
         Severity.BLOCKER,
         inlet_temperature,
         ("site.inlet_temp_min_c", "site.inlet_temp_max_c", "site.target_temp_max_c"),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-INLET-HUMIDITY",
@@ -978,6 +979,7 @@ RULES = (
             "site.inlet_dew_point_max_c",
             "site.target_rh_min_pct",
         ),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-HUMIDITY-CONTROL",
@@ -990,6 +992,7 @@ RULES = (
         Severity.WARNING,
         humidity_control,
         ("site.humid_climate_rh_pct",),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-PUE",
@@ -999,6 +1002,7 @@ RULES = (
         cite.PUE,
         Severity.BLOCKER,
         pue,
+        reads=("data_center", "zone"),
     ),
     Rule(
         "SITE-RACK-POWER",
@@ -1008,6 +1012,7 @@ RULES = (
         cite.RACK_POWER,
         Severity.BLOCKER,
         rack_power,
+        reads=("data_center", "option"),
     ),
     Rule(
         "SITE-RACK-COOLING",
@@ -1024,6 +1029,7 @@ RULES = (
             "site.air_cooling_limit_kw_per_rack",
             "site.rear_door_limit_kw_per_rack",
         ),
+        reads=("data_center", "option", "server"),
     ),
     Rule(
         "SITE-DUAL-FEED",
@@ -1033,6 +1039,7 @@ RULES = (
         cite.DUAL_FEED,
         Severity.BLOCKER,
         dual_feeds,
+        reads=("data_center",),
     ),
     Rule(
         "SITE-UPS",
@@ -1045,6 +1052,7 @@ RULES = (
         Severity.BLOCKER,
         ups_backup,
         ("site.ups_backup_target_min", "site.ups_backup_floor_min"),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-GENERATOR",
@@ -1055,6 +1063,7 @@ RULES = (
         Severity.BLOCKER,
         generator_start,
         ("site.generator_start_max_s",),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-HVDC",
@@ -1065,6 +1074,7 @@ RULES = (
         Severity.WARNING,
         hvdc,
         ("site.hvdc_efficiency_min_pct",),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-FLOOR-LOAD",
@@ -1077,6 +1087,7 @@ RULES = (
         Severity.BLOCKER,
         floor_load,
         ("site.rack_footprint_m2",),
+        reads=("data_center", "option"),
     ),
     Rule(
         "SITE-BGP",
@@ -1086,6 +1097,7 @@ RULES = (
         cite.BGP,
         Severity.WARNING,
         bgp,
+        reads=("data_center",),
     ),
     Rule(
         "SITE-LATENCY",
@@ -1098,6 +1110,7 @@ RULES = (
         Severity.WARNING,
         latency,
         ("site.latency_max_ms",),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-PACKET-LOSS",
@@ -1108,6 +1121,7 @@ RULES = (
         Severity.WARNING,
         packet_loss,
         ("site.packet_loss_max_pct",),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-STAFF-24X7",
@@ -1117,6 +1131,7 @@ RULES = (
         cite.STAFF_24X7,
         Severity.WARNING,
         staff_on_site,
+        reads=("data_center",),
     ),
     Rule(
         "SITE-SPARE-PARTS",
@@ -1127,6 +1142,7 @@ RULES = (
         Severity.WARNING,
         spare_parts,
         ("site.spare_parts_max_h",),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-FAULT-RESPONSE",
@@ -1137,6 +1153,7 @@ RULES = (
         Severity.WARNING,
         fault_response,
         ("site.fault_response_max_h",),
+        reads=("data_center",),
     ),
     Rule(
         "SITE-CONTRACT-MTTR",
@@ -1148,5 +1165,6 @@ RULES = (
         cite.CONTRACT_MTTR,
         Severity.WARNING,
         contract_terms,
+        reads=("data_center",),
     ),
 )

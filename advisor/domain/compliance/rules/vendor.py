@@ -543,6 +543,7 @@ RULES = (
         Severity.BLOCKER,
         telecom_licence,
         EXPIRY,
+        reads=("today", "vendor"),
     ),
     Rule(
         "VENDOR-LICENCE-REGION",
@@ -554,6 +555,7 @@ RULES = (
         cite.LICENCE_REGION,
         Severity.WARNING,
         licence_region,
+        reads=("data_center", "vendor"),
     ),
     Rule(
         "VENDOR-ICP-FILING",
@@ -563,6 +565,7 @@ RULES = (
         cite.ICP_FILING,
         Severity.WARNING,
         icp_filing,
+        reads=("vendor",),
     ),
     Rule(
         "VENDOR-ISO27001",
@@ -575,6 +578,7 @@ RULES = (
         Severity.BLOCKER,
         iso27001,
         (*EXPIRY, "vendor.iso_audit_max_months", "vendor.iso27001_2013_withdrawn_on"),
+        reads=("today", "vendor"),
     ),
     Rule(
         "VENDOR-ISO9001",
@@ -587,6 +591,7 @@ RULES = (
         Severity.WARNING,
         iso9001,
         (*EXPIRY, "vendor.iso_audit_max_months"),
+        reads=("today", "vendor"),
     ),
     Rule(
         "VENDOR-MLPS3",
@@ -599,6 +604,7 @@ RULES = (
         Severity.BLOCKER,
         mlps,
         (*EXPIRY, "vendor.mlps_assessment_max_months", "vendor.mlps_min_level"),
+        reads=("today", "vendor"),
     ),
     Rule(
         "VENDOR-SELF-OPERATED",
@@ -610,6 +616,7 @@ RULES = (
         cite.SELF_OPERATED,
         Severity.WARNING,
         self_operated,
+        reads=("data_center", "vendor"),
     ),
     Rule(
         "VENDOR-NETWORK",
@@ -621,5 +628,6 @@ RULES = (
         cite.NETWORK,
         Severity.ADVICE,
         network,
+        reads=("vendor",),
     ),
 )

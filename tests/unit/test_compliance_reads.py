@@ -1,0 +1,104 @@
+"""Each rule's ``reads`` (the facts it depends on) matches its code.
+
+Options that share the facts a rule reads share its finding (engine.SharedFindings): a rule that
+read a fact it does not declare would hand one option's finding to another. The facts a rule
+reads are found in its code: every ``facts.<field>`` in the rule's function and in the module's
+helpers it passes ``facts`` to.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+from datetime import date
+
+import pytest
+
+from advisor.domain.compliance.base import Status
+from advisor.domain.compliance.engine import ALL_RULES_BY_ID, SharedFindings, evaluate
+from advisor.domain.compliance.facts import (
+    ComplianceInput,
+    DataCenterFacts,
+    PolicyZoneFacts,
+    VendorFacts,
+)
+
+
+def _functions(module) -> dict[str, ast.FunctionDef]:
+    tree = ast.parse(inspect.getsource(module))
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def _reads(function: ast.FunctionDef, parameter: str, functions: dict, seen: set) -> set[str]:
+    """The ``parameter.<field>`` names ``function`` reads, through the helpers it passes it to."""
+    if (function.name, parameter) in seen:
+        return set()
+    seen.add((function.name, parameter))
+    found = set()
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == parameter
+        ):
+            found.add(node.attr)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            helper = functions.get(node.func.id)
+            for position, argument in enumerate(node.args):
+                if isinstance(argument, ast.Name) and argument.id == parameter:
+                    assert helper is not None, f"{function.name} passes {parameter} on unseen"
+                    inner = helper.args.args[position].arg
+                    found |= _reads(helper, inner, functions, seen)
+    return found
+
+
+@pytest.mark.parametrize("rule_id", sorted(ALL_RULES_BY_ID))
+def test_a_rule_declares_exactly_the_facts_its_code_reads(rule_id):
+    rule = ALL_RULES_BY_ID[rule_id]
+    module = sys.modules[rule.evaluate.__module__]
+    functions = _functions(module)
+    function = functions[rule.evaluate.__name__]
+    facts_parameter = function.args.args[0].arg
+    assert _reads(function, facts_parameter, functions, set()) == set(rule.reads), rule_id
+
+
+SITES = (
+    DataCenterFacts(key="a", pue=1.2, pue_basis="measured", ups_backup_min=15),
+    DataCenterFacts(key="b", pue=1.9, pue_basis="measured", ups_backup_min=5),
+    DataCenterFacts(key="c"),
+)
+ZONE = PolicyZoneFacts(key="zone", pue_limit=1.3)
+VENDOR = VendorFacts(key="vendor")
+TODAY = date(2026, 12, 1)
+
+
+def test_shared_findings_are_the_findings_each_option_gets_alone():
+    shared = SharedFindings()
+    for _ in range(2):  # the second round is served from what the first evaluated
+        for site in SITES:
+            facts = ComplianceInput(TODAY, data_center=site, vendor=VENDOR, zone=ZONE)
+            assert evaluate(facts, shared=shared).findings == evaluate(facts).findings
+
+
+def test_options_with_the_same_site_facts_share_one_finding_object():
+    shared = SharedFindings()
+    first, second = (
+        {
+            f.rule_id: f
+            for f in evaluate(
+                ComplianceInput(TODAY, data_center=SITES[0], vendor=VENDOR, zone=ZONE),
+                shared=shared,
+            ).findings
+        }
+        for _ in range(2)
+    )
+    other = {
+        f.rule_id: f
+        for f in evaluate(
+            ComplianceInput(TODAY, data_center=SITES[1], vendor=VENDOR, zone=ZONE), shared=shared
+        ).findings
+    }
+    assert all(second[r] is first[r] for r in first if ALL_RULES_BY_ID[r].reads)
+    assert other["SITE-PUE"].status is Status.FAIL and first["SITE-PUE"].status is Status.PASS
+    assert other["VENDOR-NETWORK"] is first["VENDOR-NETWORK"]  # the same vendor's facts
