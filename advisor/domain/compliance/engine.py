@@ -156,19 +156,47 @@ class SharedFindings:
     """
 
     def __init__(self):
-        self._findings: dict[tuple, Finding] = {}
+        self._plans: dict[int, tuple] = {}
+        self._buckets: dict[tuple, dict[str, Finding]] = {}
         self._kept: list = []
 
-    def finding(self, rule: Rule, facts: ComplianceInput, params: Parameters) -> Finding:
-        if not rule.reads:
-            return evaluate_rule(rule, facts, params)
-        read = tuple(getattr(facts, name) for name in rule.reads)
-        key = (rule.id, id(params), *map(id, read))
-        found = self._findings.get(key)
-        if found is None:
-            found = self._findings[key] = evaluate_rule(rule, facts, params)
+    def findings(
+        self, rules: tuple[Rule, ...], facts: ComplianceInput, params: Parameters
+    ) -> tuple[Finding, ...]:
+        signatures, plan = self._plan(rules)
+        buckets = [self._bucket(reads, facts, params) for reads in signatures]
+        found = []
+        for rule, index in plan:
+            bucket = buckets[index]
+            finding = bucket.get(rule.id) if bucket is not None else None
+            if finding is None:
+                finding = evaluate_rule(rule, facts, params)
+                if bucket is not None:
+                    bucket[rule.id] = finding
+            found.append(finding)
+        return tuple(found)
+
+    def _plan(self, rules: tuple[Rule, ...]) -> tuple:
+        """The distinct ``reads`` of ``rules`` and each rule with the index of its own."""
+        kept = self._plans.get(id(rules))
+        if kept is None:
+            signatures = list(dict.fromkeys(rule.reads for rule in rules))
+            plan = tuple((rule, signatures.index(rule.reads)) for rule in rules)
+            kept = self._plans[id(rules)] = (rules, tuple(signatures), plan)
+        return kept[1], kept[2]
+
+    def _bucket(self, reads: tuple[str, ...], facts, params) -> dict | None:
+        """The findings of the rules reading ``reads``, for these very facts (None: a rule that
+        declares no reads is evaluated for every option)."""
+        if not reads:
+            return None
+        read = tuple(getattr(facts, name) for name in reads)
+        key = (reads, id(params), *map(id, read))
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = {}
             self._kept.append((params, read))
-        return found
+        return bucket
 
 
 def evaluate(
@@ -183,5 +211,5 @@ def evaluate(
     if shared is None:
         findings = tuple(evaluate_rule(rule, facts, params) for rule in rules)
     else:
-        findings = tuple(shared.finding(rule, facts, params) for rule in rules)
+        findings = shared.findings(rules, facts, params)
     return ComplianceReport(facts.today, RULESET_VERSION, findings, verdict_of(findings), params)

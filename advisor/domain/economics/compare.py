@@ -48,6 +48,7 @@ from advisor.domain.economics.inputs import (
     EconomicsInputs,
     Overrides,
     apply_overrides,
+    assumption_record,
     assumption_records,
 )
 from advisor.domain.economics.money import round_cny
@@ -238,10 +239,11 @@ def _records(inputs: EconomicsInputs) -> list[Assumption]:
     records = assumption_records(inputs)
     if inputs.prices.purchase_cny_per_server is None or inputs.assumptions.resale_pct is not None:
         return records
-    applied = assumption_records(
-        replace(inputs, assumptions=replace(inputs.assumptions, resale_pct=resale_pct(inputs)))
+    applied = assumption_record(
+        replace(inputs, assumptions=replace(inputs.assumptions, resale_pct=resale_pct(inputs))),
+        "resale_pct",
     )
-    return [*records, *[r for r in applied if r.key == "resale_pct"]]
+    return [*records, applied] if applied is not None else records
 
 
 def evaluate(inputs: EconomicsInputs, overrides: Overrides | None = None) -> EconomicsResult:

@@ -428,24 +428,25 @@ def _plain(value):
 
 def assumption_records(inputs: EconomicsInputs) -> list[Assumption]:
     """Every figure behind a result, in a stable order, with its provenance."""
-    records = []
-    for key, template in _TEMPLATES.items():
-        value = _value_of(inputs, key)
-        if value is None:
-            continue
-        provenance = inputs.provenance_of(key)
-        records.append(
-            Assumption(
-                key=key,
-                value=value,
-                message=Message(template, {"value": _plain(value)}),
-                basis=provenance.basis,
-                basis_label=BASIS_LABELS[provenance.basis],
-                source=provenance.source,
-                as_of=provenance.as_of,
-                flag=provenance.flag,
-                level=provenance.level,
-                kind=provenance.kind,
-            )
-        )
-    return records
+    records = (assumption_record(inputs, key) for key in _TEMPLATES)
+    return [record for record in records if record is not None]
+
+
+def assumption_record(inputs: EconomicsInputs, key: str) -> Assumption | None:
+    """The figure ``key`` behind a result with its provenance; None when it has no value."""
+    value = _value_of(inputs, key)
+    if value is None:
+        return None
+    provenance = inputs.provenance_of(key)
+    return Assumption(
+        key=key,
+        value=value,
+        message=Message(_TEMPLATES[key], {"value": _plain(value)}),
+        basis=provenance.basis,
+        basis_label=BASIS_LABELS[provenance.basis],
+        source=provenance.source,
+        as_of=provenance.as_of,
+        flag=provenance.flag,
+        level=provenance.level,
+        kind=provenance.kind,
+    )
