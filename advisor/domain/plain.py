@@ -13,8 +13,16 @@ from decimal import Decimal
 from advisor.domain.i18n import Message
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def jsonable(value):
     """Plain JSON types for dataclasses, Decimals, dates, tuples and Messages."""
+    kind = type(value)
+    if kind in _PLAIN:  # most values: returned as they are, without the checks below
+        return value
+    if kind is float:
+        return None if value != value else value  # NaN never reaches a brief
     if isinstance(value, Message):
         return message(value)
     if isinstance(value, Decimal):

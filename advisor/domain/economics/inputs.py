@@ -309,6 +309,8 @@ def apply_overrides(inputs: EconomicsInputs, overrides: Overrides) -> EconomicsI
         value = int(value) if item.name in _INTEGER_FIELDS else to_decimal(value)
         changes[_GROUP_OF[item.name]][item.name] = value
         provenance[item.name] = Provenance(BASIS_OVERRIDE)
+    if not any(changes.values()):
+        return inputs  # no figure of the buyer's: the same inputs
     return replace(
         inputs,
         load=replace(inputs.load, **changes["load"]),

@@ -42,8 +42,9 @@ class Command(BaseCommand):
         qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
         with translation.override(options["language"]):
             if options["format"] == "json":
+                worded = {}  # findings options share, worded once (SharedFindings)
                 rows = [
-                    option_json(o, rank, o.key in qualifying, run.declared)
+                    option_json(o, rank, o.key in qualifying, run.declared, worded)
                     for rank, o in enumerate(run.recommendation.options, start=1)
                 ]
                 payload = {
@@ -79,8 +80,13 @@ def _declared_json(option: Option, rule_id: str, declared) -> list[dict]:
     ]
 
 
-def option_json(option: Option, rank: int, qualifies: bool, declared=()) -> dict:
+def option_json(
+    option: Option, rank: int, qualifies: bool, declared=(), worded: dict | None = None
+) -> dict:
+    """One option as ``--format json`` writes it. ``worded``: findings already worded in this
+    language, by identity (options share findings), kept by the caller for one output."""
     sizing = option.sizing
+    worded = {} if worded is None else worded
     return {
         "rank": rank,
         "key": option.key,
@@ -104,16 +110,28 @@ def option_json(option: Option, rank: int, qualifies: bool, declared=()) -> dict
         "counts": option.compliance.counts,
         "findings": [
             {
-                "rule": f.rule_id,
-                "status": str(f.status),
-                "severity": str(f.severity),
-                "citation": f.citation,
-                "message": render_text(f.message),
+                **_finding_json(f, worded),
                 "declared": _declared_json(option, f.rule_id, declared),
             }
             for f in option.compliance.findings
         ],
     }
+
+
+def _finding_json(finding, worded: dict) -> dict:
+    kept = worded.get(id(finding))
+    if kept is None or kept[0] is not finding:
+        kept = worded[id(finding)] = (
+            finding,
+            {
+                "rule": finding.rule_id,
+                "status": str(finding.status),
+                "severity": str(finding.severity),
+                "citation": finding.citation,
+                "message": render_text(finding.message),
+            },
+        )
+    return kept[1]
 
 
 def render_table(options: list[Option]) -> str:
