@@ -12,7 +12,6 @@ from decimal import Decimal
 
 from advisor.domain.i18n import Message
 
-
 _PLAIN = frozenset({str, int, bool, type(None)})
 
 

@@ -171,6 +171,8 @@ class Assumptions:
         return self.usage == USAGE_PROGRAMME
 
 
+_FROM_SIZING = Provenance(BASIS_SIZING)
+_ASSUMED = Provenance()
 # Why each default in Assumptions is what it is (shown with every result).
 DEFAULT_PROVENANCE: dict[str, Provenance] = {
     "usage": Provenance(BASIS_ASSUMPTION, N_("One job unless you say it is a programme of runs.")),
@@ -247,8 +249,8 @@ class EconomicsInputs:
         if key in self.provenance:
             return self.provenance[key]
         if _GROUP_OF.get(key) == "load":
-            return Provenance(BASIS_SIZING)
-        return DEFAULT_PROVENANCE.get(key, Provenance())
+            return _FROM_SIZING
+        return DEFAULT_PROVENANCE.get(key, _ASSUMED)
 
 
 @dataclass(frozen=True)
@@ -440,15 +442,38 @@ def assumption_record(inputs: EconomicsInputs, key: str) -> Assumption | None:
     if value is None:
         return None
     provenance = inputs.provenance_of(key)
-    return Assumption(
-        key=key,
-        value=value,
-        message=Message(_TEMPLATES[key], {"value": _plain(value)}),
-        basis=provenance.basis,
-        basis_label=BASIS_LABELS[provenance.basis],
-        source=provenance.source,
-        as_of=provenance.as_of,
-        flag=provenance.flag,
-        level=provenance.level,
-        kind=provenance.kind,
-    )
+    # Options at one site share its figures, options of one server its prices: each record is
+    # made once (records are immutable). ``str(value)`` keeps 1.0 and 1.00 apart.
+    kept_key = _kept_key(key, value, provenance)
+    record = _RECORDS.get(kept_key) if kept_key is not None else None
+    if record is None:
+        record = Assumption(
+            key=key,
+            value=value,
+            message=Message(_TEMPLATES[key], {"value": _plain(value)}),
+            basis=provenance.basis,
+            basis_label=BASIS_LABELS[provenance.basis],
+            source=provenance.source,
+            as_of=provenance.as_of,
+            flag=provenance.flag,
+            level=provenance.level,
+            kind=provenance.kind,
+        )
+        if kept_key is not None:
+            if len(_RECORDS) >= _RECORDS_KEPT:
+                _RECORDS.clear()
+            _RECORDS[kept_key] = record
+    return record
+
+
+_PLAIN_FIGURES = frozenset({Decimal, int, bool, float, str})
+_RECORDS: dict[tuple, Assumption] = {}
+_RECORDS_KEPT = 10_000
+
+
+def _kept_key(key: str, value, provenance: Provenance) -> tuple | None:
+    """The record's key among those kept; None for a structured figure or a worded source (a
+    message with its parts), which are made every time."""
+    if type(value) not in _PLAIN_FIGURES or not isinstance(provenance.source, str):
+        return None
+    return (key, type(value), str(value), provenance)
