@@ -12,7 +12,6 @@ import logging
 import threading
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
@@ -65,13 +64,34 @@ def inputs_digest(assessment: Assessment) -> str:
     return hashlib.sha256(inputs.encode()).hexdigest()
 
 
-@dataclass(frozen=True)
 class Shown:
-    """What the results pages show: the stored recommendation and whether it is still current."""
+    """What the results pages show: the stored recommendation and whether it is still current.
 
-    run: RecommendRun
-    stored: StoredRecommendation  # without its payload and records
-    catalog: CatalogState
+    The stored options (``run``) are decoded on first use: a page whose words are kept for the
+    stored result (``advisor.results.pages``) reads only ``stored`` and ``catalog``.
+    """
+
+    def __init__(
+        self,
+        stored: StoredRecommendation,
+        catalog: CatalogState,
+        *,
+        run: RecommendRun | None = None,
+        assessment: Assessment | None = None,
+    ):
+        self.stored = stored  # without its payload and records
+        self.catalog = catalog
+        self._run = run
+        self._assessment = assessment
+
+    @property
+    def run(self) -> RecommendRun:
+        if self._run is None:
+            run = _decoded(self.stored)
+            if run is None:  # unreadable after all: computed again, stored anew
+                self.stored, run = _store(self._assessment, self.catalog)
+            self._run = run
+        return self._run
 
     @property
     def catalog_changed(self) -> bool:
@@ -156,15 +176,18 @@ def shown_results(assessment: Assessment) -> Shown | None:
     """
     catalog = catalog_state()
     stored = _latest(assessment)
-    run = None
-    if stored is not None and stored.inputs_digest == inputs_digest(assessment):
-        run = _decoded(stored)
-    if run is None:
-        try:
-            stored, run = _store(assessment, catalog)
-        except Incomplete:
-            return None
-    return Shown(run, stored, catalog)
+    if (
+        stored is not None
+        and stored.inputs_digest == inputs_digest(assessment)
+        and stored.payload_format == codec.FORMAT
+    ):  # decoded when a page reads the options (Shown.run)
+        run = _local_get(str(stored.token))
+        return Shown(stored, catalog, run=run, assessment=assessment)
+    try:
+        stored, run = _store(assessment, catalog)
+    except Incomplete:
+        return None
+    return Shown(stored, catalog, run=run, assessment=assessment)
 
 
 def recompute(assessment: Assessment) -> Shown | None:
@@ -174,7 +197,7 @@ def recompute(assessment: Assessment) -> Shown | None:
         stored, run = _store(assessment, catalog)
     except Incomplete:
         return None
-    return Shown(run, stored, catalog)
+    return Shown(stored, catalog, run=run, assessment=assessment)
 
 
 def assessment_results(assessment: Assessment) -> RecommendRun | None:

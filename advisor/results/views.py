@@ -19,7 +19,7 @@ from advisor.domain.scenario import ScenarioError
 from advisor.presentation.text import local_name, render_text
 from advisor.recommendation import services
 from advisor.recommendation.questions import declared_by_rule, open_items, questions
-from advisor.results import presenters
+from advisor.results import pages, presenters
 from advisor.results.forms import GENERAL_NAMES, SITE_FIELDS, FiguresForm
 from advisor.roles import procurement_required
 
@@ -60,7 +60,6 @@ def results(request, pk):
     assessment, shown = _results_or_redirect(request, pk)
     if shown is None:
         return redirect("wizard:check", assessment.pk)
-    run = shown.run
     ranking = request.GET.get("ranking", "recommended")
     if ranking not in (*presenters.RANKINGS, presenters.ALL_OPTIONS):
         ranking = "recommended"
@@ -68,40 +67,49 @@ def results(request, pk):
     if sort not in presenters.SORTS:
         sort = "rank"
     show_all = request.GET.get("all") == "1"
+    view = {"assessment": assessment.pk, "ranking": ranking, "sort": sort, "all": show_all}
+    body = pages.kept_body(
+        request, shown, view, lambda: _results_context(assessment, shown, ranking, sort, show_all)
+    )
+    return render(
+        request,
+        "results/results.html",
+        {"assessment": assessment, "shown": shown, "body": body},
+    )
+
+
+def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool) -> dict:
+    """What the results page shows below its heading (results/results_body.html)."""
+    run = shown.run
     rows = presenters.sorted_rows(presenters.rows_for(run.recommendation, ranking), sort)
     rows, hidden = presenters.folded(rows, show_all or ranking == presenters.ALL_OPTIONS)
     rankings = [(key, label) for key, label in RANKING_LABELS.items()]
     rankings.append((presenters.ALL_OPTIONS, _("All options, including those that do not qualify")))
     decision = decide(run.recommendation)
     recommended = decision.recommended
-    return render(
-        request,
-        "results/results.html",
-        {
-            "assessment": assessment,
-            "run": run,
-            "shown": shown,
-            "rows": rows,
-            "hidden": hidden,
-            "show_all": show_all,
-            "ranking": ranking,
-            "rankings": rankings,
-            "sort": sort,
-            "sorts": presenters.SORTS,
-            "max_compared": presenters.MAX_COMPARED,
-            "qualifying": decision.qualifying,
-            "decision": decision,
-            "open_items": open_items(run, recommended) if recommended else None,
-            "blockers": presenters.blockers(run.recommendation),
-            "placeholders": presenters.placeholders(run.recommendation.options),
-            # The shortlist's vendors; when nothing qualifies, every option's (whose answers
-            # could let them through).
-            "vendors_to_ask": presenters.vendors_to_ask(
-                [r.option for r in rows if not r.option.is_cloud]
-                or [o for o in run.recommendation.options if not o.is_cloud]
-            ),
-        },
-    )
+    return {
+        "assessment": assessment,
+        "run": run,
+        "rows": rows,
+        "hidden": hidden,
+        "show_all": show_all,
+        "ranking": ranking,
+        "rankings": rankings,
+        "sort": sort,
+        "sorts": presenters.SORTS,
+        "max_compared": presenters.MAX_COMPARED,
+        "qualifying": decision.qualifying,
+        "decision": decision,
+        "open_items": open_items(run, recommended) if recommended else None,
+        "blockers": presenters.blockers(run.recommendation),
+        "placeholders": presenters.placeholders(run.recommendation.options),
+        # The shortlist's vendors; when nothing qualifies, every option's (whose answers
+        # could let them through).
+        "vendors_to_ask": presenters.vendors_to_ask(
+            [r.option for r in rows if not r.option.is_cloud]
+            or [o for o in run.recommendation.options if not o.is_cloud]
+        ),
+    }
 
 
 def _option(run, key):
