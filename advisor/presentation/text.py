@@ -33,6 +33,8 @@ def render_text(value) -> str:
         return gettext(str(value)) if value != "" else ""
     language = get_language()
     key = _cache_key(language, template_text, params)
+    if key is None:
+        return _rendered(language, template_text, params)
     text = _RENDERED.get(key)
     if text is None:
         text = _rendered(language, template_text, params)
@@ -49,14 +51,24 @@ _RENDERED: dict = {}
 _RENDERED_KEPT = 20_000
 
 
-def _cache_key(language, template_text: str, params: dict) -> tuple:
+def _cache_key(language, template_text: str, params: dict) -> tuple | None:
     """Equal only for messages that render alike: each parameter by its type and ``repr`` (so
-    ``True`` and ``1``, or ``Decimal("1.0")`` and ``Decimal("1.00")``, stay apart)."""
-    return (
-        language,
-        template_text,
-        tuple((name, type(value), repr(value)) for name, value in sorted(params.items())),
-    )
+    ``True`` and ``1``, or ``Decimal("1.0")`` and ``Decimal("1.00")``, stay apart). None for a
+    message with a nested message or another structured parameter: it is rendered each time
+    (describing it would cost about as much)."""
+    items = []
+    for name, value in sorted(params.items()):
+        kind = type(value)
+        if kind is Code:
+            items.append((name, kind, value.group, value.value))
+        elif kind in _KEYABLE:
+            items.append((name, kind, repr(value)))
+        else:
+            return None
+    return (language, template_text, tuple(items))
+
+
+_KEYABLE = frozenset({str, int, float, bool, Decimal, type(None)})
 
 
 def _rendered(language, template_text: str, params: dict) -> str:
