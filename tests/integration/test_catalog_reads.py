@@ -1,7 +1,11 @@
 """Each catalog query once per computation (advisor/catalog/memo.py, decision 0035), and
 kept between computations on the same catalog stamp (decision 0050)."""
 
+import io
+import json
+
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.db.models import F
 from django.test.utils import CaptureQueriesContext
@@ -10,6 +14,7 @@ from advisor.assessments.answers import assessment_document
 from advisor.catalog import memo
 from advisor.catalog.memo import catalog_reads, memoized, memoized_for_inputs
 from advisor.catalog.stamp import catalog_state
+from advisor.demo_scenarios import QWEN_32B_LORA
 from advisor.domain.compliance.parameters import DEFINITIONS
 from advisor.models import RuleParameter
 from advisor.recommendation.run import run_recommendation
@@ -161,3 +166,21 @@ def test_the_buyers_own_figures_are_not_served_from_another_computation(whole_ca
     }
     assert _cheapest_purchase(run_recommendation(overridden)) == 1 != plain
     assert _cheapest_purchase(run_recommendation(whole_catalog_document)) == plain
+
+
+def test_recommend_json_for_the_32b_job_over_every_site_makes_at_most_20_queries(tmp_path, db):
+    """Issue 34's budget: the heaviest document the wizard makes, on an unchanged catalog."""
+    load_catalog()
+    path = tmp_path / "32b.json"
+    path.write_text(json.dumps(QWEN_32B_LORA), encoding="utf-8")
+
+    def command():
+        out = io.StringIO()
+        call_command("recommend", input=str(path), format="json", stdout=out)
+        return json.loads(out.getvalue())
+
+    first = command()  # reads the catalog
+    with CaptureQueriesContext(connection) as queries:
+        second = command()
+    assert len(queries.captured_queries) <= 20, len(queries.captured_queries)
+    assert second == first and second["considered"] > 200
