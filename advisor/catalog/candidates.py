@@ -9,7 +9,6 @@ Read-only.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -19,7 +18,7 @@ from django.utils import timezone
 from advisor.catalog import compliance as compliance_selectors
 from advisor.catalog import declared as declared_selectors
 from advisor.catalog import economics as economics_selectors
-from advisor.catalog.memo import memoized, memoized_for_inputs
+from advisor.catalog.memo import inputs_key, memoized, memoized_for_inputs
 from advisor.catalog.sizing import accelerator_spec_from_row, server_spec_from_row
 from advisor.domain.compliance.facts import (
     DataCenterFacts,
@@ -356,7 +355,7 @@ def site_candidates(
         room_overrides = site_overrides.get(OWN_ROOM_KEY)
         return [
             memoized_for_inputs(
-                ("own room", _inputs_key(section["room"], room_overrides, price_overrides)),
+                ("own room", inputs_key(section["room"], room_overrides, price_overrides)),
                 lambda: own_room_site(
                     section["room"], server_models, room_overrides, price_overrides
                 ),
@@ -375,7 +374,7 @@ def site_candidates(
             (
                 "site",
                 dc.pk,
-                _inputs_key(preferential, site_overrides.get(dc.key), price_overrides, declared),
+                inputs_key(preferential, site_overrides.get(dc.key), price_overrides, declared),
             ),
             lambda dc=dc: catalog_site(
                 dc,
@@ -388,11 +387,6 @@ def site_candidates(
         )
         for dc in rows
     ]
-
-
-def _inputs_key(*inputs) -> str:
-    """The buyer's inputs a site's candidate depends on, as one comparable text."""
-    return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)
 
 
 # --- What an entry point checks a document against -------------------------------------------

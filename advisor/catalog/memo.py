@@ -20,6 +20,7 @@ recent few hundred keys only.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
@@ -105,3 +106,8 @@ def memoized_for_inputs[T](key: Hashable, read: Callable[[], T]) -> T:
         if key in kept:
             kept.move_to_end(key)
     return value
+
+
+def inputs_key(*inputs) -> str:
+    """The buyer's inputs a kept read depends on, as one comparable text."""
+    return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)

@@ -7,14 +7,13 @@ center is considered; without ``procurement`` every mode, no budget and no deadl
 
 from __future__ import annotations
 
-import json
 from datetime import date
 
 from django.utils import timezone
 
 from advisor.catalog import compliance as compliance_selectors
 from advisor.catalog.candidates import hardware_candidates, site_candidates
-from advisor.catalog.memo import catalog_reads, memoized, memoized_for_inputs
+from advisor.catalog.memo import catalog_reads, inputs_key, memoized, memoized_for_inputs
 from advisor.catalog.stamp import catalog_state
 from advisor.domain.document import validate_document
 from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
@@ -47,7 +46,7 @@ def run_recommendation(
     price_overrides = (document.get("procurement") or {}).get("price_overrides")
     with catalog_reads(catalog_stamp or catalog_state().stamp):
         hardware = memoized_for_inputs(
-            ("hardware candidates", _inputs_key(grouped, price_overrides, bool(site.get("room")))),
+            ("hardware candidates", inputs_key(grouped, price_overrides, bool(site.get("room")))),
             lambda: tuple(
                 hardware_candidates(
                     grouped,
@@ -63,8 +62,3 @@ def run_recommendation(
         scenario, list(hardware), sites, procurement, today=today, params=params
     )
     return RecommendRun(scenario, procurement, recommendation, today, declared)
-
-
-def _inputs_key(*inputs) -> str:
-    """The buyer's inputs a catalog read depends on, as one comparable text."""
-    return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)
