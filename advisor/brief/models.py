@@ -194,6 +194,7 @@ class AuditAction(models.TextChoices):
     BRIEF_SENT_BACK = "brief_sent_back", _("Brief sent back")
     BRIEF_DOWNLOADED = "brief_downloaded", _("Brief downloaded")
     BRIEF_VERIFIED = "brief_verified", _("PDF verified")
+    DOCUMENT_GENERATED = "document_generated", _("Document made from a brief")
     CATALOG_EDITED = "catalog_edited", _("Catalog edited")
 
 

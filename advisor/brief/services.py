@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from advisor.brief import audit, generation
+from advisor.brief.comparison import shortlist
 from advisor.brief.models import (
     AuditAction,
     Brief,
@@ -65,6 +66,7 @@ def _snapshot(
         snapshot["catalog"] = records_for(snapshot["options"])
     chosen = choose(run.recommendation, option_key)[0]
     snapshot["vendor_questionnaire"] = questionnaire_snapshot(run, chosen)
+    snapshot["shortlist"] = shortlist(run, chosen.key)
     return snapshot
 
 

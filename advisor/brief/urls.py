@@ -11,6 +11,7 @@ urlpatterns = [
     path("verify/", views.verify, name="verify"),
     path("<int:pk>/", views.detail, name="detail"),
     path("<int:pk>/download/", views.download, name="download"),
+    path("<int:pk>/documents/<slug:kind>/", views.document, name="document"),
     path("<int:pk>/retry/", views.retry, name="retry"),
     path("<int:pk>/review/", views.review, name="review"),
 ]

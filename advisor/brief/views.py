@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
@@ -13,7 +13,7 @@ from django_ratelimit.core import is_ratelimited
 
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.assessments.selectors import assessment_for
-from advisor.brief import services
+from advisor.brief import documents, services
 from advisor.brief.audit import record
 from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUploadForm
 from advisor.brief.lifecycle import glance
@@ -101,6 +101,7 @@ def detail(request, pk):
             and brief.status == BriefStatus.AWAITING_APPROVAL
             and brief.prepared_by_id != request.user.pk,
             "review_form": ReviewForm(open_vetoes=len(vetoes)),
+            "documents": documents.available(brief),
         },
     )
 
@@ -115,6 +116,21 @@ def download(request, pk):
         brief.pdf.open("rb"), as_attachment=True, filename=f"{brief.number}.pdf"
     )
     response["Content-Type"] = "application/pdf"
+    return response
+
+
+@login_required
+def document(request, pk, kind):
+    """A document made from the brief's snapshot (the price comparison sheet), recorded."""
+    brief = brief_for(request.user, pk)
+    if not brief.ready:
+        raise Http404
+    try:
+        made = documents.make(brief, kind, request.user)
+    except KeyError:
+        raise Http404 from None
+    response = HttpResponse(made.data, content_type=made.kind.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{made.filename}"'
     return response
 
 
