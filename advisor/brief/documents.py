@@ -1,4 +1,5 @@
-"""The documents a brief's snapshot gives beside the signed PDF: the price comparison sheet.
+"""The documents a brief's snapshot gives beside the signed PDF: the price comparison sheet and
+the technical specification of the chosen option (DOCX and PDF).
 
 Each is made on demand from the frozen snapshot in the brief's language, so it shows exactly
 the options, figures and sources of the brief however the catalog changed since, and the same
@@ -18,9 +19,11 @@ from django.utils.translation import override
 from advisor.brief import audit
 from advisor.brief.comparison import comparison_workbook, workbook_title
 from advisor.brief.models import AuditAction, Brief
+from advisor.brief.specification import docx_bytes, pdf_bytes, specification
 from advisor.brief.verify import sha256_hex
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,13 @@ class Kind:
 
 
 COMPARISON = Kind("comparison", _("Price comparison sheet (XLSX)"), "xlsx", XLSX, "shortlist")
-KINDS = {kind.key: kind for kind in (COMPARISON,)}
+SPECIFICATION_DOCX = Kind(
+    "specification-docx", _("Technical specification (DOCX)"), "docx", DOCX, "options"
+)
+SPECIFICATION_PDF = Kind(
+    "specification-pdf", _("Technical specification (PDF)"), "pdf", "application/pdf", "options"
+)
+KINDS = {kind.key: kind for kind in (COMPARISON, SPECIFICATION_DOCX, SPECIFICATION_PDF)}
 
 
 @dataclass(frozen=True)
@@ -58,8 +67,11 @@ def render(brief: Brief, kind: Kind) -> bytes:
     day = snapshot_day(snapshot)
     model_name = (snapshot.get("scenario") or {}).get("model", {}).get("name", "")
     with override(brief.language):
-        title = workbook_title(model_name, day, brief.number)
-        return comparison_workbook(snapshot[kind.needs], title, day)
+        if kind is COMPARISON:
+            title = workbook_title(model_name, day, brief.number)
+            return comparison_workbook(snapshot[kind.needs], title, day)
+        spec = specification(snapshot, brief.number)
+        return docx_bytes(spec) if kind is SPECIFICATION_DOCX else pdf_bytes(spec)
 
 
 def make(brief: Brief, key: str, user) -> Made:
