@@ -18,7 +18,7 @@ from django.utils.translation import override
 
 from advisor.brief import audit
 from advisor.brief.comparison import comparison_workbook, workbook_title
-from advisor.brief.models import AuditAction, Brief
+from advisor.brief.models import AuditAction, AuditEvent, Brief
 from advisor.brief.specification import docx_bytes, pdf_bytes, specification
 from advisor.brief.verify import sha256_hex
 
@@ -56,6 +56,22 @@ class Made:
 def available(brief: Brief) -> list[Kind]:
     """The documents this brief's snapshot can give."""
     return [kind for kind in KINDS.values() if kind.needs in (brief.snapshot or {})]
+
+
+def history(brief: Brief) -> list[dict]:
+    """Every document made from ``brief``, newest first: when, by whom, which, its SHA-256."""
+    events = AuditEvent.objects.filter(brief=brief, action=AuditAction.DOCUMENT_GENERATED)
+    return [
+        {
+            "at": event.at,
+            "by": event.actor_username,
+            "label": KINDS[event.detail["document"]].label
+            if event.detail.get("document") in KINDS
+            else event.detail.get("document", ""),
+            "sha256": event.detail.get("sha256", ""),
+        }
+        for event in events.order_by("-at", "-pk")
+    ]
 
 
 def snapshot_day(snapshot: dict) -> date:

@@ -102,6 +102,7 @@ def detail(request, pk):
             and brief.prepared_by_id != request.user.pk,
             "review_form": ReviewForm(open_vetoes=len(vetoes)),
             "documents": documents.available(brief),
+            "documents_made": documents.history(brief),
         },
     )
 

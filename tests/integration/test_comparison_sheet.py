@@ -238,6 +238,8 @@ def test_brief_page_offers_the_sheet_of_its_snapshot_recorded_and_reproducible(
     digest = hashlib.sha256(first.content).hexdigest()
     assert {e.detail["sha256"] for e in events} == {digest}
     assert {e.actor_username for e in events} == {"buyer"}
+    listed = client.get(detail, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Documents made from this brief (audit trail)" in listed and digest in listed
 
     # The chosen option's cash out in the sheet is the figure its option page shows.
     book = load_workbook(io.BytesIO(first.content))
