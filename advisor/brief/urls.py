@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.brief_list, name="list"),
     path("issue/", views.issue, name="issue"),
     path("approvals/", views.approvals, name="approvals"),
+    path("certificate/", views.certificate, name="certificate"),
     path("verify/", views.verify, name="verify"),
     path("<int:pk>/", views.detail, name="detail"),
     path("<int:pk>/download/", views.download, name="download"),
