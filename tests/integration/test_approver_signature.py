@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import logging
 import subprocess
-from io import StringIO
+from io import BytesIO, StringIO
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
+from pyhanko.pdf_utils import generic
+from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
 from advisor.assessments.answers import assessment_document
 from advisor.brief import generation, services
@@ -19,7 +21,7 @@ from advisor.brief.config import trust_roots as load_trust_roots
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus, SigningCertificate
 from advisor.brief.pki import create_pki
 from advisor.brief.render import BriefMeta, render_html
-from advisor.brief.signing import APPROVAL_FIELD
+from advisor.brief.signing import APPROVAL_FIELD, SignatureRequest, sign_pdf_as
 from advisor.brief.verify import Tampering, verify_pdf
 from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
@@ -197,3 +199,24 @@ def test_a_registered_certificate_must_sign(people, brief, approver_pki):
     with pytest.raises(services.BriefError, match="Enter the passphrase"):
         services.approve(brief, boss, acknowledged=True)
     assert Brief.objects.get(pk=brief.pk).status == BriefStatus.AWAITING_APPROVAL
+
+
+@pytest.mark.usefixtures("trusted")
+def test_content_changed_between_the_two_signatures_is_tampering(brief, approver_pki):
+    """A second, trusted signature does not launder a change made after the first."""
+    signed = brief.pdf.open("rb").read()
+    writer = IncrementalPdfFileWriter(BytesIO(signed))
+    writer.root["/Lang"] = generic.pdf_string("fr")  # any change to the document itself
+    writer.update_root()
+    changed = BytesIO()
+    writer.write(changed)
+    request = SignatureRequest("Approval", field_name=APPROVAL_FIELD)
+    p12 = approver_pki.signer_pkcs12_path.read_bytes()
+    both = sign_pdf_as(changed.getvalue(), p12, PASSPHRASE, request, "Guiyang")
+    report = verify_pdf(both, load_trust_roots())
+    assert all(s.intact and s.valid and s.trusted for s in report.signatures)
+    assert report.tampering is Tampering.CONTENT_APPENDED
+    assert not report.signatures[0].only_signatures_after
+    # The same second signature over the untouched PDF is no tampering.
+    clean = verify_pdf(sign_pdf_as(signed, p12, PASSPHRASE, request, "Guiyang"), load_trust_roots())
+    assert clean.tampering is Tampering.NONE and clean.signatures[0].only_signatures_after
