@@ -56,6 +56,9 @@ class SignatureReport:
     # What was appended after this signature is at most further signatures and form filling
     # (an approver's signature over the system's), never content.
     only_signatures_after: bool = True
+    # The certificate chain the signature was validated along, trust root first (empty when
+    # no path to a trust root was found).
+    chain: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,15 @@ def _report(embedded, status) -> SignatureReport:
         timestamp_trusted=bool(timestamp is not None and timestamp.trusted),
         only_signatures_after=status.modification_level is None
         or status.modification_level <= ModificationLevel.FORM_FILLING,
+        chain=_chain(status),
     )
+
+
+def _chain(status) -> list[str]:
+    path = getattr(status, "validation_path", None)
+    if path is None:
+        return []
+    return [cert.subject.human_friendly for cert in path.iter_certs(include_root=True)]
 
 
 def _tampering(reports: list[SignatureReport]) -> Tampering:

@@ -130,6 +130,9 @@ def test_approval_signed_by_the_approver_carries_two_signatures(
     assert all(s.intact and s.valid and s.trusted for s in report.signatures)
     signers = [s.signer for s in report.signatures]
     assert "Test Signer" in signers[0] and "Wang Fang" in signers[1]
+    assert "Test Org CA" in report.signatures[0].chain[0]
+    assert "Approver Org CA" in report.signatures[1].chain[0]
+    assert "Wang Fang" in report.signatures[1].chain[-1]
 
     # pdfsig (poppler) sees both, by different signers.
     path = tmp_path / "approved.pdf"
@@ -143,7 +146,7 @@ def test_approval_signed_by_the_approver_carries_two_signatures(
     call_command("verify_brief", str(path), stdout=out)
     line = out.getvalue()
     assert "'BriefSignature' (issuer)" in line and f"'{APPROVAL_FIELD}' (approver)" in line
-    assert "Wang Fang" in line
+    assert "Wang Fang" in line and "Approver Org CA" in line
 
     # The verify page shows the approver's signature as the approval.
     verified = client.post(
@@ -152,6 +155,7 @@ def test_approval_signed_by_the_approver_carries_two_signatures(
         HTTP_ACCEPT_LANGUAGE="en",
     ).content.decode()
     assert "Approved and signed by" in verified and "Wang Fang" in verified
+    assert "Certificate chain" in verified and "Approver Org CA" in verified
 
     # Neither the passphrase nor the key is in the logs, a response or the database in clear.
     logged = "\n".join(r.getMessage() for r in caplog.records)

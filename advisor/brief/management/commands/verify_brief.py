@@ -62,7 +62,7 @@ def summary(pdf: Path, result: Verification) -> str:
             f"signature {signature.field_name!r} ({signature_role(signature)}): "
             f"intact={signature.intact} "
             f"valid={signature.valid} trusted={signature.trusted} signer={signature.signer!r} "
-            f"time={signature.signing_time}"
+            f"time={signature.signing_time} chain={' > '.join(signature.chain) or '-'}"
         )
     if result.brief:
         approver = result.brief.approved_by.get_username() if result.brief.approved_by else "-"
