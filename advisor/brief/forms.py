@@ -1,6 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from advisor.brief.credentials import MAX_PKCS12_BYTES
 from advisor.brief.verification import MAX_PDF_BYTES, NotAPdf, check_pdf_bytes
 from advisor.text import UserTextField
 
@@ -81,11 +82,25 @@ class ReviewForm(forms.Form):
         required=False,
     )
 
-    def __init__(self, *args, open_vetoes: int = 0, **kwargs):
+    passphrase = forms.CharField(
+        label=_("Passphrase of your signing certificate"),
+        required=False,
+        strip=False,
+        max_length=1024,
+        widget=forms.PasswordInput(attrs={"autocomplete": "off"}, render_value=False),
+        help_text=_(
+            "When approving, your own certificate signs the approved PDF; the passphrase opens "
+            "it for this signature only and is not kept."
+        ),
+    )
+
+    def __init__(self, *args, open_vetoes: int = 0, signs: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.open_vetoes = open_vetoes
         if not open_vetoes:
             del self.fields["acknowledge_vetoes"]
+        if not signs:
+            del self.fields["passphrase"]
 
     def clean(self):
         cleaned = super().clean()
@@ -98,3 +113,31 @@ class ReviewForm(forms.Form):
                 _("Acknowledge the open veto checks to approve, or send the brief back."),
             )
         return cleaned
+
+
+class CertificateForm(forms.Form):
+    """An approver's own signing certificate: the PKCS#12 file and the passphrase opening it."""
+
+    certificate = forms.FileField(
+        label=_("Signing certificate (PKCS#12: .p12 or .pfx)"),
+        error_messages={"required": _("Choose your signing certificate file.")},
+    )
+    passphrase = forms.CharField(
+        label=_("Its passphrase"),
+        strip=False,
+        max_length=1024,
+        widget=forms.PasswordInput(attrs={"autocomplete": "off"}, render_value=False),
+        help_text=_(
+            "The file is kept encrypted under a key made from this passphrase; the passphrase "
+            "itself is never stored. You type it again at each approval."
+        ),
+        error_messages={"required": _("Enter the passphrase that opens the file.")},
+    )
+
+    def clean_certificate(self):
+        upload = self.cleaned_data["certificate"]
+        if upload.size > MAX_PKCS12_BYTES:
+            raise forms.ValidationError(
+                _("This is not a signing certificate file (PKCS#12, .p12 or .pfx).")
+            )
+        return upload.read()

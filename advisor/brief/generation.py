@@ -64,6 +64,7 @@ def meta(brief: Brief, *, approved: bool) -> BriefMeta:
         organisation=organisation_name(brief.language),
         approval_comment=brief.review_comment if approved else "",
         vetoes_acknowledged=brief.vetoes_acknowledged and approved,
+        approver_signed=brief.approver_signed and approved,
     )
 
 

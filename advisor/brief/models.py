@@ -97,6 +97,9 @@ class Brief(models.Model):
     vetoes_acknowledged = models.BooleanField(
         verbose_name=_("open veto checks acknowledged"), default=False
     )
+    # The approval carries the approver's own signature (their registered certificate), not
+    # only the system's record of it (advisor/brief/credentials.py).
+    approver_signed = models.BooleanField(verbose_name=_("signed by the approver"), default=False)
     # The frozen content: everything the PDF shows, so it reads the same after catalog edits.
     snapshot = models.JSONField(verbose_name=_("snapshot"), default=dict)
     ruleset_version = models.CharField(verbose_name=_("compliance rule-set version"), max_length=40)
@@ -194,6 +197,9 @@ class AuditAction(models.TextChoices):
     BRIEF_SENT_BACK = "brief_sent_back", _("Brief sent back")
     BRIEF_DOWNLOADED = "brief_downloaded", _("Brief downloaded")
     BRIEF_VERIFIED = "brief_verified", _("PDF verified")
+    DOCUMENT_GENERATED = "document_generated", _("Document made from a brief")
+    CERTIFICATE_REGISTERED = "certificate_registered", _("Signing certificate registered")
+    CERTIFICATE_REMOVED = "certificate_removed", _("Signing certificate removed")
     CATALOG_EDITED = "catalog_edited", _("Catalog edited")
 
 
@@ -234,3 +240,31 @@ class AuditEvent(models.Model):
 def open_vetoes(snapshot: dict) -> list[dict]:
     """The chosen option's veto checks that await the vendor, as frozen in the brief."""
     return list(((snapshot or {}).get("memo") or {}).get("unknown_vetoes") or [])
+
+
+class SigningCertificate(models.Model):
+    """An approver's own signing certificate (PKCS#12), stored only encrypted under a key
+    derived from their passphrase (advisor/brief/credentials.py); the passphrase is never
+    stored. Only the certificate's public facts are kept in clear, to show which is registered."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("approver"),
+        on_delete=models.CASCADE,
+        related_name="signing_certificate",
+    )
+    ciphertext = models.BinaryField(verbose_name=_("encrypted PKCS#12"))
+    salt = models.BinaryField(verbose_name=_("key derivation salt"))
+    nonce = models.BinaryField(verbose_name=_("encryption nonce"))
+    subject = models.CharField(verbose_name=_("certificate subject"), max_length=500)
+    issuer = models.CharField(verbose_name=_("certificate issuer"), max_length=500)
+    fingerprint = models.CharField(verbose_name=_("SHA-256 fingerprint"), max_length=64)
+    not_after = models.DateTimeField(verbose_name=_("valid until"))
+    created_at = models.DateTimeField(verbose_name=_("registered"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("approver's signing certificate")
+        verbose_name_plural = _("approvers' signing certificates")
+
+    def __str__(self):
+        return f"{self.user} ({self.subject})"

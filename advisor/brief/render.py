@@ -73,6 +73,7 @@ class BriefMeta:
     organisation: str
     approval_comment: str = ""
     vetoes_acknowledged: bool = False
+    approver_signed: bool = False  # the approver's own signature is added after rendering
 
 
 def snapshot_fingerprint(snapshot: dict) -> str:

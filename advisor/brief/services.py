@@ -16,14 +16,19 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from advisor.brief import audit, generation
+from advisor.brief.comparison import shortlist
+from advisor.brief.config import signing_config
+from advisor.brief.credentials import CredentialError, seal, unseal
 from advisor.brief.models import (
     AuditAction,
     Brief,
     BriefStatus,
+    SigningCertificate,
     new_failure_reference,
     next_brief_number,
     open_vetoes,
 )
+from advisor.brief.signing import APPROVAL_FIELD, SignatureRequest, sign_pdf_as
 from advisor.brief.snapshot import brief_snapshot, choose
 from advisor.brief.tasks import generate_brief
 from advisor.recommendation.questions import questionnaire_snapshot
@@ -65,6 +70,7 @@ def _snapshot(
         snapshot["catalog"] = records_for(snapshot["options"])
     chosen = choose(run.recommendation, option_key)[0]
     snapshot["vendor_questionnaire"] = questionnaire_snapshot(run, chosen)
+    snapshot["shortlist"] = shortlist(run, chosen.key)
     return snapshot
 
 
@@ -156,13 +162,19 @@ def _claim(brief: Brief, **fields) -> None:
         raise _already_decided(brief)
 
 
-def approve(brief: Brief, approver, *, comment: str = "", acknowledged: bool = False) -> Brief:
+def approve(
+    brief: Brief, approver, *, comment: str = "", acknowledged: bool = False, passphrase: str = ""
+) -> Brief:
     """Approve and re-sign; exactly one decision per brief, even when two approvers race.
 
     The row is locked (``select_for_update``: a second decision waits, then finds the brief
     decided and signs nothing) and the status is updated conditionally (the guard that also
     holds where the database has no row locks, e.g. SQLite). The approved PDF is stored only
     after this decision has won.
+
+    An approver with a registered signing certificate signs the approval with it: the
+    ``passphrase`` opens it (a wrong one refuses the approval before anything is signed), and
+    their signature is added over the system's (two signatures in the approved PDF).
     """
     _check_decidable(brief, approving=True)
     if brief.prepared_by_id == approver.pk:
@@ -174,9 +186,11 @@ def approve(brief: Brief, approver, *, comment: str = "", acknowledged: bool = F
                 "or send the brief back."
             )
         )
+    own_key = approver_key(approver, passphrase)
     with transaction.atomic():
         current = Brief.objects.select_for_update().select_related("prepared_by").get(pk=brief.pk)
         _check_decidable(current, approving=True)
+        current.approver_signed = own_key is not None
         current.approved_by = approver
         current.approved_at = timezone.now()
         current.status = BriefStatus.APPROVED
@@ -184,6 +198,8 @@ def approve(brief: Brief, approver, *, comment: str = "", acknowledged: bool = F
         current.vetoes_acknowledged = bool(acknowledged and open_vetoes(current.snapshot))
         try:
             unsigned, signed = generation.signed_pdf(current, approved=True)
+            if own_key is not None:
+                signed = sign_approval(current, signed, own_key, passphrase)
         except Exception:
             reference = new_failure_reference()
             logger.exception(
@@ -204,12 +220,78 @@ def approve(brief: Brief, approver, *, comment: str = "", acknowledged: bool = F
             approved_at=current.approved_at,
             review_comment=current.review_comment,
             vetoes_acknowledged=current.vetoes_acknowledged,
+            approver_signed=current.approver_signed,
         )
         generation.store(current, unsigned, signed)
         current.save(update_fields=["pdf", "sha256", "unsigned_sha256", "updated_at"])
-        audit.record(AuditAction.BRIEF_APPROVED, actor=approver, brief=current)
+        audit.record(
+            AuditAction.BRIEF_APPROVED,
+            actor=approver,
+            brief=current,
+            signed_by_approver=current.approver_signed,
+        )
     brief.refresh_from_db()
     return brief
+
+
+def approver_key(approver, passphrase: str) -> bytes | None:
+    """The approver's own PKCS#12, opened with ``passphrase``; None when they registered none.
+
+    A registered certificate must sign: without the passphrase, or with a wrong one, the
+    approval is refused (BriefError) and nothing is signed.
+    """
+    registered = SigningCertificate.objects.filter(user=approver).first()
+    if registered is None:
+        return None
+    if not passphrase:
+        raise BriefError(gettext("Enter the passphrase of your signing certificate to approve."))
+    try:
+        return unseal(
+            bytes(registered.ciphertext),
+            bytes(registered.salt),
+            bytes(registered.nonce),
+            passphrase,
+            approver.pk,
+        )
+    except CredentialError as error:
+        raise BriefError(str(error)) from None
+
+
+def sign_approval(brief: Brief, signed: bytes, pkcs12_data: bytes, passphrase: str) -> bytes:
+    """The approver's signature over the system's (an approval signature of its own)."""
+    request = SignatureRequest(
+        f"Approval of procurement brief {brief.number}",
+        contact_info=brief.approved_by.email or brief.approved_by.get_username(),
+        field_name=APPROVAL_FIELD,
+    )
+    return sign_pdf_as(signed, pkcs12_data, passphrase, request, signing_config().location)
+
+
+def register_certificate(user, data: bytes, passphrase: str) -> SigningCertificate:
+    """Keep ``user``'s signing certificate, encrypted under ``passphrase`` (replacing any
+    earlier one); CredentialError when the passphrase does not open a valid certificate."""
+    sealed = seal(data, passphrase, user.pk)
+    with transaction.atomic():
+        SigningCertificate.objects.filter(user=user).delete()
+        registered = SigningCertificate.objects.create(
+            user=user,
+            ciphertext=sealed.ciphertext,
+            salt=sealed.salt,
+            nonce=sealed.nonce,
+            subject=sealed.subject,
+            issuer=sealed.issuer,
+            fingerprint=sealed.fingerprint,
+            not_after=sealed.not_after,
+        )
+        audit.record(AuditAction.CERTIFICATE_REGISTERED, actor=user, fingerprint=sealed.fingerprint)
+    return registered
+
+
+def remove_certificate(user) -> None:
+    with transaction.atomic():
+        removed, _ = SigningCertificate.objects.filter(user=user).delete()
+        if removed:
+            audit.record(AuditAction.CERTIFICATE_REMOVED, actor=user)
 
 
 def send_back(brief: Brief, approver, comment: str) -> Brief:

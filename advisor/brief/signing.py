@@ -181,3 +181,37 @@ def _sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> b
     writer = IncrementalPdfFileWriter(BytesIO(pdf))
     output = signers.PdfSigner(metadata, signer=signer, timestamper=timestamper).sign_pdf(writer)
     return output.getvalue()
+
+
+APPROVAL_FIELD = "ApprovalSignature"
+
+
+def sign_pdf_as(
+    pdf: bytes, pkcs12_data: bytes, passphrase: str, request: SignatureRequest, location: str
+) -> bytes:
+    """``pdf`` with a further signature by the holder of ``pkcs12_data`` (an approver's own
+    certificate), appended as an incremental update: an approval signature over the earlier
+    ones, which stay valid."""
+    return outside_event_loop(_sign_pdf_as, pdf, pkcs12_data, passphrase, request, location)
+
+
+def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location) -> bytes:
+    # pyHanko on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.sign import fields, signers
+
+    signer = signers.SimpleSigner.load_pkcs12_data(
+        pkcs12_data, other_certs=(), passphrase=passphrase.encode("utf-8")
+    )
+    if signer is None:
+        raise SigningError("the approver's certificate could not be opened")
+    metadata = signers.PdfSignatureMetadata(
+        field_name=request.field_name,
+        reason=request.reason,
+        location=location,
+        contact_info=request.contact_info or None,
+        subfilter=fields.SigSeedSubFilter.PADES,
+        md_algorithm="sha256",
+    )
+    writer = IncrementalPdfFileWriter(BytesIO(pdf))
+    return signers.PdfSigner(metadata, signer=signer).sign_pdf(writer).getvalue()

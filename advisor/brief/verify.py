@@ -53,6 +53,12 @@ class SignatureReport:
     location: str | None
     timestamp_time: datetime | None = None  # from a trusted timestamp authority (PAdES B-T)
     timestamp_trusted: bool = False
+    # What was appended after this signature is at most further signatures and form filling
+    # (an approver's signature over the system's), never content.
+    only_signatures_after: bool = True
+    # The certificate chain the signature was validated along, trust root first (empty when
+    # no path to a trust root was found).
+    chain: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,7 @@ def _signer_name(status) -> str:
 
 
 def _report(embedded, status) -> SignatureReport:
+    from pyhanko.sign.diff_analysis import ModificationLevel
     from pyhanko.sign.validation.status import SignatureCoverageLevel
 
     sig_object = embedded.sig_object
@@ -124,7 +131,17 @@ def _report(embedded, status) -> SignatureReport:
         location=str(sig_object["/Location"]) if "/Location" in sig_object else None,
         timestamp_time=timestamp.timestamp if timestamp is not None else None,
         timestamp_trusted=bool(timestamp is not None and timestamp.trusted),
+        only_signatures_after=status.modification_level is None
+        or status.modification_level <= ModificationLevel.FORM_FILLING,
+        chain=_chain(status),
     )
+
+
+def _chain(status) -> list[str]:
+    path = getattr(status, "validation_path", None)
+    if path is None:
+        return []
+    return [cert.subject.human_friendly for cert in path.iter_certs(include_root=True)]
 
 
 def _tampering(reports: list[SignatureReport]) -> Tampering:
@@ -132,7 +149,7 @@ def _tampering(reports: list[SignatureReport]) -> Tampering:
         return Tampering.SIGNATURE_MISSING
     if not all(r.intact for r in reports):
         return Tampering.BYTES_CHANGED
-    if not reports[-1].covers_whole_file:
+    if not reports[-1].covers_whole_file or not all(r.only_signatures_after for r in reports):
         return Tampering.CONTENT_APPENDED
     return Tampering.NONE
 

@@ -5,19 +5,33 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
 
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.assessments.selectors import assessment_for
-from advisor.brief import services
+from advisor.brief import documents, services
 from advisor.brief.audit import record
-from advisor.brief.forms import UPLOAD_ERRORS, IssueForm, ReviewForm, VerifyUploadForm
+from advisor.brief.credentials import CredentialError
+from advisor.brief.forms import (
+    UPLOAD_ERRORS,
+    CertificateForm,
+    IssueForm,
+    ReviewForm,
+    VerifyUploadForm,
+)
 from advisor.brief.lifecycle import glance
-from advisor.brief.models import AuditAction, Brief, BriefStatus, open_vetoes
+from advisor.brief.models import (
+    AuditAction,
+    Brief,
+    BriefStatus,
+    SigningCertificate,
+    open_vetoes,
+)
 from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
 from advisor.recommendation.services import shown_results, stored_records
@@ -100,7 +114,9 @@ def detail(request, pk):
             "can_review": is_approver(request.user)
             and brief.status == BriefStatus.AWAITING_APPROVAL
             and brief.prepared_by_id != request.user.pk,
-            "review_form": ReviewForm(open_vetoes=len(vetoes)),
+            "review_form": ReviewForm(open_vetoes=len(vetoes), signs=has_certificate(request.user)),
+            "documents": documents.available(brief),
+            "documents_made": documents.history(brief),
         },
     )
 
@@ -115,6 +131,21 @@ def download(request, pk):
         brief.pdf.open("rb"), as_attachment=True, filename=f"{brief.number}.pdf"
     )
     response["Content-Type"] = "application/pdf"
+    return response
+
+
+@login_required
+def document(request, pk, kind):
+    """A document made from the brief's snapshot (the price comparison sheet), recorded."""
+    brief = brief_for(request.user, pk)
+    if not brief.ready:
+        raise Http404
+    try:
+        made = documents.make(brief, kind, request.user)
+    except KeyError:
+        raise Http404 from None
+    response = HttpResponse(made.data, content_type=made.kind.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{made.filename}"'
     return response
 
 
@@ -141,11 +172,49 @@ def approvals(request):
     return render(request, "brief/approvals.html", {"glances": [glance(b) for b in waiting]})
 
 
+def has_certificate(user) -> bool:
+    return SigningCertificate.objects.filter(user=user).exists()
+
+
 @approver_required
+@sensitive_post_parameters("passphrase")
+@require_http_methods(["GET", "POST"])
+def certificate(request):
+    """An approver's own signing certificate: what is registered, upload a new one, remove it."""
+    form = CertificateForm()
+    if request.method == "POST" and request.POST.get("action") == "remove":
+        services.remove_certificate(request.user)
+        messages.success(request, _("Your signing certificate was removed."))
+        return redirect("brief:certificate")
+    if request.method == "POST":
+        form = CertificateForm(request.POST, request.FILES)
+        if form.is_valid():
+            try:
+                services.register_certificate(
+                    request.user, form.cleaned_data["certificate"], form.cleaned_data["passphrase"]
+                )
+            except CredentialError as error:
+                form.add_error("certificate", str(error))
+            else:
+                messages.success(request, _("Your signing certificate is registered."))
+                return redirect("brief:certificate")
+    registered = SigningCertificate.objects.filter(user=request.user).first()
+    status = 400 if form.errors else 200
+    return render(
+        request, "brief/certificate.html", {"form": form, "registered": registered}, status=status
+    )
+
+
+@approver_required
+@sensitive_post_parameters("passphrase")
 @require_POST
 def review(request, pk):
     brief = brief_for(request.user, pk)
-    form = ReviewForm(request.POST, open_vetoes=len(open_vetoes(brief.snapshot)))
+    form = ReviewForm(
+        request.POST,
+        open_vetoes=len(open_vetoes(brief.snapshot)),
+        signs=has_certificate(request.user),
+    )
     if not form.is_valid():
         return render(
             request,
@@ -160,6 +229,7 @@ def review(request, pk):
                 request.user,
                 comment=form.cleaned_data["comment"],
                 acknowledged=form.cleaned_data.get("acknowledge_vetoes", False),
+                passphrase=form.cleaned_data.get("passphrase", ""),
             )
             messages.success(request, _("Brief %(number)s approved.") % {"number": brief.number})
         else:

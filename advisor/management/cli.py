@@ -1,8 +1,10 @@
-"""Shared helpers for the command-line tools (size, recommend, issue_brief)."""
+"""Shared helpers for the command-line tools (size, recommend, issue_brief, specification,
+comparison_sheet)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -70,3 +72,23 @@ def check_scenario_or_fail(data: dict):
 
 def load_scenario_or_fail(path: str):
     return check_scenario_or_fail(read_json_or_fail(path))
+
+
+def check_output(path: Path) -> None:
+    """Refuse an output path the file cannot be written to, before any work is done."""
+    if path.is_dir():
+        raise bad_input(f"output: {path} is a directory")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise bad_input(f"output: folder {parent} does not exist")
+    if not parent.is_dir():
+        raise bad_input(f"output: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise bad_input(f"output: {path} is not writable")
+
+
+def write_output_or_fail(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as error:
+        raise bad_input(f"output: cannot write {path} ({error.__class__.__name__})") from error

@@ -131,6 +131,12 @@ def test_every_page_after_the_wizard_meets_wcag_aa(
     page.goto(brief)
     review(page, "brief with its review form", found, None)
     screenshot(f"accessibility-brief-review-{language}")
+    page.goto(f"{live_server.url}/brief/certificate/")
+    review(page, "signing certificate", found, titles)
+    screenshot(f"accessibility-certificate-{language}")
+    page.click("form.issue-form button[type=submit]")
+    page.wait_for_selector("#error-summary")
+    review(page, "signing certificate with its errors", found, None)
 
     assert found == {}, "\n".join(f"{name}: {problems}" for name, problems in found.items())
     repeated = {title: names for title, names in titles.items() if len(names) > 1}

@@ -154,6 +154,10 @@ EXPECTED: dict[str, list[Case]] = {
     "brief:verify": [Case(to("brief:verify"), PUBLIC)],  # public by design
     "brief:detail": [Case(to("brief:detail", "brief_id"), OWN_OR_APPROVER_BRIEF)],
     "brief:download": [Case(to("brief:download", "brief_id"), OWN_OR_APPROVER_BRIEF)],
+    # A document made from the brief's snapshot (the comparison sheet): as the brief's PDF.
+    "brief:document": [Case(to("brief:document", "brief_id", "comparison"), OWN_OR_APPROVER_BRIEF)],
+    # An approver's own signing certificate: approvers only, each their own.
+    "brief:certificate": [Case(to("brief:certificate"), APPROVER_ONLY)],
     # Only its preparer may retry; an approver sees the brief but may not.
     "brief:retry": [Case(to("brief:retry", "brief_id"), (LOGIN, 404, OK, 403, 404), "post")],
     # An empty decision: the form comes back (400) for an approver, nothing changes.

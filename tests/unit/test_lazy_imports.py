@@ -1,7 +1,7 @@
 """No import inside a function dodges a cycle: the one-way structure holds in plain sight.
 
 The only imports allowed inside a function are the PDF and signing libraries, loaded on first
-use (docs/decisions/0037-pdf-libraries-on-first-use.md), and an app's ``ready()`` loading its
+use (docs/decisions/0037-pdf-libraries-on-first-use.md; python-docx too, decision 0046), and an app's ``ready()`` loading its
 signal receivers (Django's way). Anything else belongs at the top of its module; where that
 would make a cycle, the code is in the wrong layer (docs/decisions/0041).
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ON_FIRST_USE = ("weasyprint", "pyhanko", "pyhanko_certvalidator", "cryptography")
+ON_FIRST_USE = ("weasyprint", "pyhanko", "pyhanko_certvalidator", "cryptography", "docx")
 # Our module whose only job is to load pyHanko before the verify child forks (decision 0019).
 LOADS_THE_PDF_LIBRARIES = ("advisor.brief.verify_child",)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -11,22 +10,14 @@ from django.db import transaction
 
 from advisor.brief import generation, services
 from advisor.brief.models import BriefStatus
-from advisor.management.cli import bad_input, check_scenario_or_fail, read_json_or_fail
+from advisor.management.cli import (
+    bad_input,
+    check_output,
+    check_scenario_or_fail,
+    read_json_or_fail,
+)
 from advisor.recommendation.run import run_recommendation
 from advisor.roles import ISSUE
-
-
-def check_output(path: Path) -> None:
-    """Refuse an output path the PDF cannot be written to, before a brief number is taken."""
-    if path.is_dir():
-        raise bad_input(f"output: {path} is a directory")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise bad_input(f"output: folder {parent} does not exist")
-    if not parent.is_dir():
-        raise bad_input(f"output: {parent} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise bad_input(f"output: {path} is not writable")
 
 
 def check_user(username: str):

@@ -12,6 +12,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
+from advisor.brief.signing import APPROVAL_FIELD
 from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, Verification, verify_upload
 from advisor.brief.verify import Tampering
 
@@ -48,14 +49,20 @@ def verdict(result: Verification) -> str:
     return "signature not trusted"
 
 
+def signature_role(signature) -> str:
+    """Whose signature: the approver's own (approval) or the issuing system's."""
+    return "approver" if signature.field_name == APPROVAL_FIELD else "issuer"
+
+
 def summary(pdf: Path, result: Verification) -> str:
     report = result.report
     parts = [f"{pdf}: {verdict(result)}", f"tampering: {report.tampering.value}"]
     for signature in report.signatures:
         parts.append(
-            f"signature {signature.field_name!r}: intact={signature.intact} "
+            f"signature {signature.field_name!r} ({signature_role(signature)}): "
+            f"intact={signature.intact} "
             f"valid={signature.valid} trusted={signature.trusted} signer={signature.signer!r} "
-            f"time={signature.signing_time}"
+            f"time={signature.signing_time} chain={' > '.join(signature.chain) or '-'}"
         )
     if result.brief:
         approver = result.brief.approved_by.get_username() if result.brief.approved_by else "-"

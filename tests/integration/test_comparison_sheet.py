@@ -1,0 +1,263 @@
+"""The price comparison sheet (比价表): totals are formulas that evaluate to the figures the
+pages show; one sheet per mode, frozen header, both languages; the command and the brief's
+download (reproducible from the snapshot, in the audit trail)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from django.utils import translation
+from openpyxl import load_workbook
+
+from advisor.brief.comparison import PER_MODE, comparison_workbook, sheet_title, shortlist
+from advisor.brief.models import AuditAction, AuditEvent, Brief
+from advisor.presentation.numbers import cny
+from advisor.recommendation.run import run_recommendation
+from advisor.recommendation.services import assessment_results
+from advisor.roles import PROCUREMENT_STAFF
+from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_32B_LORA
+from tests.support.users import make_user
+
+pytestmark = pytest.mark.django_db
+
+CELL = re.compile(r"\$?([A-Z]{1,3})\$?(\d+)")
+
+
+class Evaluator:
+    """Recomputes the sheet's formulas as a spreadsheet would, in exact decimals: the four
+    shapes the sheet writes (ROUND of a product or quotient, SUM of a column range, a sum of
+    cells, a negated ROUND). Anything else fails the test."""
+
+    ALLOWED = re.compile(r"^=(-?ROUND\(\w+[*/]\w+,2\)|SUM\(\w+:\w+\)|\w+(\+\w+)*)$")
+
+    def __init__(self, sheet):
+        self.sheet = sheet
+
+    def value(self, reference: str) -> Decimal:
+        cell = self.sheet[reference]
+        if isinstance(cell.value, str) and cell.value.startswith("="):
+            return self.formula(cell.value)
+        return Decimal(str(cell.value)) if cell.value is not None else Decimal(0)
+
+    def formula(self, text: str) -> Decimal:
+        assert self.ALLOWED.match(text), text
+        body = text[1:]
+        sign = -1 if body.startswith("-") else 1
+        body = body.lstrip("-")
+        if body.startswith("ROUND("):
+            left, op, right = re.match(r"ROUND\((\w+)([*/])(\w+),2\)", body).groups()
+            a, b = self.value(left), self.value(right)
+            product = a * b if op == "*" else a / b
+            return sign * product.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+        if body.startswith("SUM("):
+            start, end = re.match(r"SUM\((\w+):(\w+)\)", body).groups()
+            (col_a, row_a), (col_b, row_b) = CELL.match(start).groups(), CELL.match(end).groups()
+            assert col_a == col_b
+            return sum(
+                (self.value(f"{col_a}{row}") for row in range(int(row_a), int(row_b) + 1)),
+                Decimal(0),
+            )
+        return sum((self.value(ref) for ref in body.split("+")), Decimal(0))
+
+
+def totals(sheet) -> dict[str, list[Decimal]]:
+    """Each total row's label → the evaluated amount of each option (its amount column): the
+    rows with formulas and no unit price beside them."""
+    evaluator = Evaluator(sheet)
+    found = {}
+    for row in sheet.iter_rows(min_row=5):
+        formulas = [c for c in row if isinstance(c.value, str) and c.value.startswith("=")]
+        if formulas and sheet.cell(row[0].row, formulas[0].column - 2).value is None:
+            found[row[0].value] = [evaluator.value(c.coordinate) for c in formulas]
+    return found
+
+
+def evaluated_lines(sheet) -> list[tuple[Decimal, Decimal, Decimal]]:
+    """Every cost line: (unit price, quantity, evaluated amount)."""
+    evaluator = Evaluator(sheet)
+    lines = []
+    for row in sheet.iter_rows(min_row=5):
+        for cell in row:
+            match = isinstance(cell.value, str) and re.match(
+                r"=-?ROUND\(([A-Z]+)(\d+)\*([A-Z]+)\d+,2\)", cell.value
+            )
+            if match:
+                price = sheet[f"{match[1]}{match[2]}"].value
+                quantity = sheet[f"{match[3]}{match[2]}"].value
+                lines.append(
+                    (Decimal(str(price)), Decimal(str(quantity)), evaluator.value(cell.coordinate))
+                )
+    return lines
+
+
+@pytest.fixture
+def seeded():
+    load_catalog()
+
+
+@pytest.fixture
+def run_32b(seeded):
+    return run_recommendation(QWEN_32B_LORA)
+
+
+def workbook_for(run, language="en"):
+    records = shortlist(run)
+    with translation.override(language):
+        data = comparison_workbook(records, "Qwen2.5 32B", run.today)
+    return records, load_workbook(io.BytesIO(data))
+
+
+def test_totals_are_formulas_that_evaluate_to_each_options_figures(run_32b):
+    records, book = workbook_for(run_32b)
+    options = {o.key: o for o in run_32b.recommendation.options}
+    by_mode: dict[str, list[dict]] = {}
+    for record in records:
+        by_mode.setdefault(record["mode"], []).append(record)
+    assert set(by_mode) == {"buy", "rent", "cloud"}  # the 32B job's priced modes
+    with translation.override("en"):
+        assert book.sheetnames == [sheet_title(mode) for mode in by_mode]
+    for (mode, compared), sheet in zip(by_mode.items(), book.worksheets, strict=True):
+        assert 1 <= len(compared) <= PER_MODE
+        assert sheet.freeze_panes == "B5"
+        found = totals(sheet)
+        cash = found["Cash out (the sum of the lines above)"]
+        net = found["Net of resale"]
+        per_run = found["Per run (net ÷ runs)"]
+        for index, record in enumerate(compared):
+            cost = options[record["key"]].cost  # what the option page prints
+            assert options[record["key"]].mode == mode
+            assert cash[index] == cost.cash_out_cny, (mode, record["key"])
+            assert net[index] == cost.net_of_resale_cny
+            assert per_run[index] == cost.per_run_cny
+        for price, quantity, amount in evaluated_lines(sheet):
+            assert amount == (price * quantity).quantize(Decimal("0.01"), ROUND_HALF_UP).copy_sign(
+                amount
+            )
+
+
+def test_buy_sheet_carries_resale_and_the_facts_side_by_side(run_32b):
+    records, book = workbook_for(run_32b)
+    buy = book["Buy and host"]
+    labels = [row[0].value for row in buy.iter_rows()]
+    for words in (
+        "Time to train (h)",
+        "Memory needed per GPU (GiB)",
+        "Verdict",
+        "Open questions",
+        "Weakest source of a cost figure",
+        "Resale at the end",
+        "Sources of the figures",
+    ):
+        assert words in labels, words
+    text = " ".join(str(c.value) for row in buy.iter_rows() for c in row if c.value)
+    assert "low-quality source" in text  # example prices from aggregators are marked
+    resale = next(row for row in buy.iter_rows() if row[0].value == "Resale at the end")
+    assert resale[3].value.startswith("=-ROUND(")
+
+
+def test_chinese_sheet(run_32b):
+    _records, book = workbook_for(run_32b, "zh-hans")
+    assert book.sheetnames[0] == "购买并托管"
+    labels = [row[0].value for row in book.worksheets[0].iter_rows()]
+    assert any(label and "现金支出" in label for label in labels), labels
+
+
+def test_text_from_the_catalog_is_never_a_formula(run_32b):
+    records = shortlist(run_32b)
+    records[0]["server"] = {"name": '=HYPERLINK("http://x")', "name_zh": None}
+    with translation.override("en"):
+        book = load_workbook(io.BytesIO(comparison_workbook(records, "=1+1", run_32b.today)))
+    sheet = book.worksheets[0]
+    assert sheet["A2"].data_type == "s"
+    assert sheet["B3"].data_type == "s" and sheet["B3"].value.startswith("=HYPERLINK")
+
+
+def test_command_writes_the_sheet_and_refuses_bad_input(seeded, tmp_path):
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps(QWEN_32B_LORA))
+    out = tmp_path / "sheet.xlsx"
+    stdout = StringIO()
+    call_command(
+        "comparison_sheet", "--input", str(scenario), "--language", "en", "--output", str(out),
+        stdout=stdout,
+    )  # fmt: skip
+    assert "on 3 sheets" in stdout.getvalue()
+    assert load_workbook(out).sheetnames == [
+        "Buy and host",
+        "Rent dedicated servers",
+        "Cloud GPU-hours",
+    ]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**QWEN_32B_LORA, "model": {**QWEN_32B_LORA["model"], "layers": 0}}))
+    for args, words in (
+        (("--input", str(bad), "--output", str(out)), "model.layers"),
+        (("--input", str(tmp_path / "none.json"), "--output", str(out)), "cannot read"),
+        (("--input", str(scenario), "--output", str(tmp_path / "no" / "x.xlsx")), "does not exist"),
+    ):
+        with pytest.raises(CommandError) as caught:
+            call_command("comparison_sheet", *args)
+        assert caught.value.returncode == 2
+        assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.usefixtures("brief_ready", "one_page_briefs")
+def test_brief_page_offers_the_sheet_of_its_snapshot_recorded_and_reproducible(
+    client, django_capture_on_commit_callbacks
+):
+    buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw")
+    assessment = finished_assessment(buyer)
+    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
+    client.force_login(buyer)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("brief:issue"),
+            {"assessment": assessment.pk, "option": option.key, "language": "en"},
+        )
+    brief = Brief.objects.get()
+    detail = reverse("brief:detail", args=(brief.pk,))
+    page = client.get(detail, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    url = reverse("brief:document", args=(brief.pk, "comparison"))
+    assert f'href="{url}"' in page and "Price comparison sheet (XLSX)" in page
+
+    first, second = client.get(url), client.get(url)
+    assert first["Content-Type"].startswith("application/vnd.openxmlformats")
+    assert f"{brief.number}-comparison.xlsx" in first["Content-Disposition"]
+    assert first.content == second.content  # the same snapshot, the same bytes
+    events = AuditEvent.objects.filter(action=AuditAction.DOCUMENT_GENERATED, brief=brief)
+    assert events.count() == 2
+    digest = hashlib.sha256(first.content).hexdigest()
+    assert {e.detail["sha256"] for e in events} == {digest}
+    assert {e.actor_username for e in events} == {"buyer"}
+    listed = client.get(detail, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Documents made from this brief (audit trail)" in listed and digest in listed
+
+    # The chosen option's cash out in the sheet is the figure its option page shows.
+    book = load_workbook(io.BytesIO(first.content))
+    sheet = book[sheet_title_en(option.mode)]
+    cash = totals(sheet)["Cash out (the sum of the lines above)"][0]
+    option_page = client.get(
+        reverse("results:option", args=(assessment.pk, option.key)), HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+    shown = re.search(r'id="cost-lines-cash">([^<]+)<', option_page)[1]
+    with translation.override("en"):
+        assert shown == cny(cash, 2)
+
+    client.force_login(make_user("stranger", PROCUREMENT_STAFF))
+    assert client.get(url).status_code == 404
+    client.force_login(buyer)
+    assert client.get(reverse("brief:document", args=(brief.pk, "nothing"))).status_code == 404
+
+
+def sheet_title_en(mode: str) -> str:
+    with translation.override("en"):
+        return sheet_title(mode)
