@@ -195,6 +195,9 @@ class AuditAction(models.TextChoices):
     BRIEF_DOWNLOADED = "brief_downloaded", _("Brief downloaded")
     BRIEF_VERIFIED = "brief_verified", _("PDF verified")
     CATALOG_EDITED = "catalog_edited", _("Catalog edited")
+    API_TOKEN_CREATED = "api_token_created", _("API token created")
+    API_TOKEN_REVOKED = "api_token_revoked", _("API token revoked")
+    API_WRITE = "api_write", _("Written through the API")
 
 
 class AuditEvent(models.Model):

@@ -22,6 +22,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "django_tasks_db",
+    "ninja",  # the API's interactive docs from its own static files, not a CDN
     "simple_history",
     "import_export",
     "axes",  # before "advisor": its failed-sign-in handler runs before the audit's (advisor.signals)
@@ -31,6 +32,7 @@ INSTALLED_APPS = [
     "advisor.wizard",
     "advisor.brief",
     "advisor.questionnaire",
+    "advisor.api",
     "vendors",
 ]
 

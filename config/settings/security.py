@@ -132,3 +132,7 @@ PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
 if PROXY_COUNT:
     AXES_IPWARE_PROXY_COUNT = PROXY_COUNT
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+
+# Requests per personal API token (django-ratelimit, counted in the shared cache like the verify
+# page's uploads): ADVISOR_API_RATE_LIMIT, e.g. "120/m"; empty turns the limit off.
+API_RATE_LIMIT = os.environ.get("ADVISOR_API_RATE_LIMIT", "120/m")
