@@ -8,19 +8,21 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from openapi_spec_validator import validate
 
+from advisor.api import tokens
 from advisor.api.models import ApiToken
 from advisor.assessments.answers import assessment_document
 from advisor.brief.models import AuditAction, AuditEvent, Brief
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.support.api import api_client, post_document, token_client
 from tests.support.assessments import finished_assessment
-from tests.support.scenarios import QWEN_7B_LORA_COMPARED, scenario
+from tests.support.scenarios import COMPARED_SITES, QWEN_7B_LORA_COMPARED, QWEN_32B_LORA, scenario
 from tests.support.users import make_user, signed_in_client
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
@@ -114,10 +116,11 @@ def test_size_answers_what_the_size_command_prints(api, tmp_path):
     assert response.json() == cli_json(tmp_path, "size", document)
 
 
-@pytest.mark.parametrize("standard", ["7b-compared", "7b-guian-cloud"])
+@pytest.mark.parametrize("standard", ["7b-compared", "7b-guian-cloud", "32b-compared"])
 def test_recommend_gives_the_options_the_command_gives(api, tmp_path, standard):
     document = {
         "7b-compared": QWEN_7B_LORA_COMPARED,
+        "32b-compared": scenario(QWEN_32B_LORA, site={"data_centers": COMPARED_SITES}),
         "7b-guian-cloud": scenario(
             site={"data_centers": ["example-guian"]},
             procurement={
@@ -284,8 +287,6 @@ def test_a_brief_issued_through_the_api_is_queued_read_downloaded_and_verified(
 
 
 def _upload(data: bytes):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
     return SimpleUploadedFile("brief.pdf", data, content_type="application/pdf")
 
 
@@ -307,8 +308,6 @@ def test_a_read_token_cannot_write(buyer):
 
 
 def test_missing_unknown_revoked_and_expired_tokens_get_401(buyer):
-    from advisor.api import tokens
-
     _token, revoked = tokens.create_token(user=buyer, name="old", scope="write", days=5)
     tokens.revoke_token(user=buyer, pk=_token.pk)
     expired_token, expired = tokens.create_token(user=buyer, name="e", scope="write", days=1)
@@ -333,8 +332,6 @@ def test_missing_unknown_revoked_and_expired_tokens_get_401(buyer):
 
 
 def test_only_a_hash_of_the_token_is_stored(buyer):
-    from advisor.api import tokens
-
     token, text = tokens.create_token(user=buyer, name="ci", scope="read", days=30)
     stored = json.dumps(list(ApiToken.objects.values()), default=str)
     assert text not in stored and text.split("_")[2] not in stored
