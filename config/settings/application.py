@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "advisor.brief",
     "advisor.questionnaire",
     "advisor.api",
+    "advisor.webhooks",
     "vendors",
 ]
 

@@ -38,6 +38,7 @@ from advisor.questionnaire.models import AnswerSheet
 from advisor.questionnaire.xlsx import write_workbook as questionnaire_xlsx
 from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
+from advisor.webhooks.models import WebhookEndpoint, WebhookMessage
 from config import urls  # noqa: F401 - registers the admin modules (advisor.admin_config)
 from tests.support.api import token_client
 from tests.support.assessments import finished_assessment
@@ -379,6 +380,10 @@ class World:
             run_after=timezone.now(),
             exception_class_path="",
             traceback="",
+        )
+        endpoint = WebhookEndpoint.objects.create(name="hooks", url="http://127.0.0.1:9/hooks")
+        WebhookMessage.objects.create(
+            endpoint=endpoint, event_type="brief.issued", brief_number="FT-1", body="{}"
         )
         for model in admin.site._registry:
             assert model._default_manager.exists(), model
