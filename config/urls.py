@@ -13,6 +13,7 @@ urlpatterns = [
     path("health/", views.health, name="health"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/company/", include("advisor.sso.urls")),
     # Before the wizard: its "<pk>/<step slug>/" pattern would otherwise take "results".
     path("assessments/<int:pk>/results/", include("advisor.results.urls")),
     path("assessments/<int:pk>/questionnaire/", include("advisor.questionnaire.urls")),

@@ -34,6 +34,12 @@ INSTALLED_APPS = [
     "advisor.questionnaire",
     "advisor.api",
     "advisor.webhooks",
+    # Company sign-in (OpenID Connect) through django-allauth: docs/company-sign-in.md.
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
+    "advisor.sso",  # after allauth: its admin module takes allauth's admin pages away
     "vendors",
 ]
 
@@ -51,6 +57,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]

@@ -40,6 +40,7 @@ from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
 from advisor.webhooks.models import WebhookEndpoint, WebhookMessage
 from config import urls  # noqa: F401 - registers the admin modules (advisor.admin_config)
+from config.settings.security import oidc_providers
 from tests.support.api import token_client
 from tests.support.assessments import finished_assessment
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED
@@ -217,6 +218,15 @@ EXPECTED: dict[str, list[Case]] = {
     "api_tokens:revoke": [
         Case(to("api_tokens:revoke", "spare_token_id"), (LOGIN, 404, OK, 404, 404), "post")
     ],
+    # Company sign-in (django-allauth, OpenID Connect; a provider named "company" configured):
+    # anyone may start one; a callback without the state its start left is refused (401).
+    "openid_connect_login": [Case(lambda w: "/accounts/company/oidc/company/login/", PUBLIC)],
+    "openid_connect_callback": [
+        Case(lambda w: "/accounts/company/oidc/company/login/callback/", (401,) * 5)
+    ],
+    "socialaccount_login_cancelled": [Case(to("socialaccount_login_cancelled"), PUBLIC)],
+    "socialaccount_login_error": [Case(to("socialaccount_login_error"), PUBLIC)],
+    "socialaccount_signup": [Case(to("socialaccount_signup"), PUBLIC)],
     # Django admin, site-wide pages. Staff only (non-staff are sent to the admin sign-in).
     "admin:login": [Case(to("admin:login"), PUBLIC)],
     "admin:index": [Case(to("admin:index"), (LOGIN,) * 4 + (OK,))],
@@ -418,7 +428,8 @@ class World:
 
 
 @pytest.fixture
-def world(django_capture_on_commit_callbacks):
+def world(django_capture_on_commit_callbacks, settings):
+    settings.SOCIALACCOUNT_PROVIDERS = oidc_providers("http://127.0.0.1:9", "c", "s", "SSO")
     return World(django_capture_on_commit_callbacks)
 
 
