@@ -9,10 +9,10 @@ from advisor.webhooks.models import WebhookAttempt, WebhookEndpoint, WebhookMess
 
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
-    list_display = ["name", "url", "active", "created_at"]
-    list_filter = ["active"]
+    list_display = ["name", "format", "url", "active", "created_at"]
+    list_filter = ["active", "format"]
     search_fields = ["name", "url"]
-    fields = ["name", "url", "events", "active", "secret"]
+    fields = ["name", "format", "url", "events", "active", "secret"]
 
 
 class AttemptInline(admin.TabularInline):

@@ -8,6 +8,7 @@ out, then the message is marked failed (an administrator sees the log in admin).
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import timedelta
 
@@ -15,28 +16,40 @@ import requests
 from django.conf import settings
 from django.utils import timezone
 
-from advisor.webhooks import signing
+from advisor.webhooks import bots, signing
 from advisor.webhooks.models import DeliveryStatus, WebhookAttempt, WebhookMessage
 
 # Seconds to wait before the 2nd, 3rd, ... attempt (6 attempts over about 2.6 hours).
 RETRY_DELAYS_S = (10, 60, 300, 1800, 7200)
 
 
+def _request(message: WebhookMessage, now: float) -> tuple[str, bytes, dict]:
+    endpoint = message.endpoint
+    if endpoint.format == bots.STANDARD:
+        headers = signing.headers(endpoint.secret, message.message_id, int(now), message.body)
+        return endpoint.url, message.body.encode(), headers
+    url, body = bots.request(
+        endpoint.format, endpoint.url, endpoint.secret, json.loads(message.body), now
+    )
+    return url, body, {"content-type": "application/json; charset=utf-8"}
+
+
 def attempt(message: WebhookMessage) -> WebhookAttempt:
     """POST the message once and log what happened."""
-    now = int(time.time())
-    headers = signing.headers(message.endpoint.secret, message.message_id, now, message.body)
+    url, body, headers = _request(message, time.time())
     started = time.monotonic()
     status_code, error, response_text = None, "", ""
     try:
         response = requests.post(
-            message.endpoint.url,
-            data=message.body.encode(),
+            url,
+            data=body,
             headers=headers,
             timeout=settings.WEBHOOK_TIMEOUT_S,
             allow_redirects=False,
         )
         status_code, response_text = response.status_code, response.text[:500]
+        if message.endpoint.format != bots.STANDARD and response.ok:
+            error = bots.refusal(response.text)
     except requests.RequestException as failure:
         error = f"{failure.__class__.__name__}: {failure}"[:300]
     message.attempts += 1

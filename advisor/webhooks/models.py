@@ -29,12 +29,30 @@ def all_events() -> list[str]:
     return list(EventType.values)
 
 
+class Format(models.TextChoices):
+    STANDARD = "standard", _("Standard Webhooks (signed JSON event)")
+    DINGTALK = "dingtalk", _("DingTalk group robot")
+    FEISHU = "feishu", _("Feishu group robot")
+    WECOM = "wecom", _("WeCom group robot")
+
+
 class WebhookEndpoint(models.Model):
     name = models.CharField(verbose_name=_("name"), max_length=80)
+    format = models.CharField(
+        verbose_name=_("format"),
+        max_length=16,
+        choices=Format.choices,
+        default=Format.STANDARD,
+        help_text=_(
+            "A chat robot gets a message people read; its secret is the robot's own signing "
+            "secret (DingTalk, Feishu; none for WeCom, whose key is in the URL)."
+        ),
+    )
     url = models.URLField(verbose_name=_("URL"), max_length=500)
     secret = models.CharField(
         verbose_name=_("signing secret"),
         max_length=100,
+        blank=True,
         default=new_secret,
         help_text=_("whsec_ followed by base64; give it to the receiver to check signatures."),
     )
@@ -131,4 +149,4 @@ class WebhookAttempt(models.Model):
 
     @property
     def succeeded(self) -> bool:
-        return self.status_code is not None and 200 <= self.status_code < 300
+        return self.status_code is not None and 200 <= self.status_code < 300 and not self.error

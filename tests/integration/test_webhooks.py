@@ -3,6 +3,12 @@ signature; a receiver that is down gets retries, and the delivery log shows each
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 from django.contrib import admin
 from django.urls import reverse
@@ -175,3 +181,58 @@ def test_an_endpoint_only_gets_the_events_it_subscribes_to(
     issue(people[0], django_capture_on_commit_callbacks)
     assert receiver.received == [] and not Brief.objects.filter(status="failed").exists()
     assert admin.site.is_registered(WebhookEndpoint)
+
+
+# --- Chat robots (DingTalk, Feishu, WeCom) -----------------------------------------------------
+
+
+def dingtalk_signature(secret: str, timestamp: str) -> str:
+    """DingTalk's "加签": base64 HMAC-SHA256 of "timestamp\\nsecret", keyed with the secret."""
+    signed = f"{timestamp}\n{secret}".encode()
+    return base64.b64encode(hmac.new(secret.encode(), signed, hashlib.sha256).digest()).decode()
+
+
+def feishu_signature(secret: str, timestamp: str) -> str:
+    """Feishu's signature: base64 HMAC-SHA256 of nothing, keyed with "timestamp\\nsecret"."""
+    key = f"{timestamp}\n{secret}".encode()
+    return base64.b64encode(hmac.new(key, b"", hashlib.sha256).digest()).decode()
+
+
+@pytest.mark.parametrize("kind", ["dingtalk", "feishu", "wecom"])
+def test_a_chat_robot_gets_a_message_people_read_signed_its_way(
+    kind, people, django_capture_on_commit_callbacks
+):
+    robot_secret = "SEC0123456789abcdef" if kind != "wecom" else ""
+    ok = {"errcode": 0, "errmsg": "ok"} if kind != "feishu" else {"code": 0, "msg": "success"}
+    refused = {"errcode": 310000, "errmsg": "sign not match"}
+    receiver, server = webhook_receiver.start("whsec_AAAA", answers=[(200, refused), (200, ok)])
+    try:
+        WebhookEndpoint.objects.create(
+            name=kind,
+            format=kind,
+            url=receiver.url + "?access_token=robot",
+            secret=robot_secret,
+            events=[EventType.ISSUED],
+        )
+        brief = issue(people[0], django_capture_on_commit_callbacks)
+    finally:
+        server.shutdown()
+        server.server_close()
+    message = WebhookMessage.objects.get()
+    log = list(message.attempt_log.order_by("number"))
+    assert "refused by the robot: 310000 sign not match" in log[0].error
+    assert message.status == DeliveryStatus.DELIVERED and message.attempts == 2
+    delivered = receiver.received[-1]
+    body = json.loads(delivered.body)
+    query = parse_qs(urlsplit(delivered.path).query)
+    assert query["access_token"] == ["robot"]
+    if kind == "dingtalk":
+        words = body["markdown"]["text"]
+        (stamp,) = query["timestamp"]
+        assert query["sign"] == [dingtalk_signature(robot_secret, stamp)]
+    elif kind == "feishu":
+        words = body["content"]["text"]
+        assert body["sign"] == feishu_signature(robot_secret, body["timestamp"])
+    else:
+        words = body["markdown"]["content"]
+    assert words.splitlines()[0] == f"简报已出具: {brief.number}"

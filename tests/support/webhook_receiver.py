@@ -25,6 +25,7 @@ class Received:
     headers: dict
     body: bytes
     verified: bool
+    path: str = ""
 
     @property
     def event(self) -> dict:
@@ -34,7 +35,8 @@ class Received:
 @dataclass
 class Receiver:
     secret: str
-    answers: list[int] = field(default_factory=list)  # statuses to answer in turn, then 204
+    # Answers in turn, then 204: a status, or (status, JSON body) as a chat robot answers.
+    answers: list = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
     url: str = ""
 
@@ -56,11 +58,15 @@ def start(secret: str, answers=()) -> tuple[Receiver, ThreadingHTTPServer]:
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             headers = {k.lower(): v for k, v in self.headers.items()}
-            receiver.received.append(Received(headers, body, receiver.check(headers, body)))
-            status = receiver.answers.pop(0) if receiver.answers else 204
+            checked = receiver.check(headers, body)
+            receiver.received.append(Received(headers, body, checked, self.path))
+            answer = receiver.answers.pop(0) if receiver.answers else 204
+            status, reply = answer if isinstance(answer, tuple) else (answer, None)
+            data = json.dumps(reply).encode() if reply is not None else b""
             self.send_response(status)
-            self.send_header("Content-Length", "0")
+            self.send_header("Content-Length", str(len(data)))
             self.end_headers()
+            self.wfile.write(data)
 
         def log_message(self, *args):
             pass
