@@ -320,7 +320,7 @@ def brief_status(request, brief_id: int):
     tags=["briefs"],
     openapi_extra={
         "responses": {
-            "200": {
+            200: {
                 "description": "The signed PDF",
                 "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
             }

@@ -62,3 +62,17 @@ def test_a_buyer_creates_sees_once_and_revokes_a_token(
     review(page, "tokens, revoked", found, None)
     screenshot(f"api-tokens-revoked-{language}")
     assert not found, found
+
+
+def test_the_api_reference_opens_for_a_signed_in_user(page, live_server, login, screenshot):
+    make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
+    refused = []
+    page.on("console", lambda m: refused.append(m.text) if m.type == "error" else None)
+    login("buyer", "pw-buyer-1")
+    page.wait_for_selector("main h1")
+    page.goto(f"{live_server.url}/api/docs")
+    page.wait_for_selector(".opblock-summary-path")
+    paths = set(page.locator(".opblock-summary-path").all_inner_texts())
+    assert {"/api/size", "/api/recommend", "/api/briefs/{brief_id}/pdf"} <= paths
+    assert refused == []  # no error: the schema parses, scripts and styles are its own (CSP)
+    screenshot("api-docs-en")
