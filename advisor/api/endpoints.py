@@ -10,10 +10,12 @@ pages: another buyer's assessment or brief is "not found" (404).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import FileResponse, Http404, HttpResponse
 from django.utils import translation
 from django.utils.translation import gettext
+from django_ratelimit.core import is_ratelimited
 from ninja import File, NinjaAPI, Query, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.files import UploadedFile
@@ -351,11 +353,20 @@ def brief_snapshot(request, brief_id: int):
 
 @api.post(
     "/verify",
-    response={200: schemas.VerificationOut, 400: schemas.Errors, 503: schemas.Errors},
+    response={
+        200: schemas.VerificationOut,
+        400: schemas.Errors,
+        429: schemas.Errors,
+        503: schemas.Errors,
+    },
     summary="Verify a PDF: signature intact and trusted, changed after signing, on record",
     tags=["briefs"],
 )
 def verify(request, pdf: File[UploadedFile]):
+    if _verify_limited(request):  # the page's bound (decision 0019), per token here
+        response = errors(429, ("pdf", "too many PDFs checked; try again in a minute"))
+        response["Retry-After"] = "60"
+        return response
     if pdf.size > MAX_PDF_BYTES:
         return errors(400, ("pdf", _upload_error("too-large")))
     try:
@@ -375,6 +386,16 @@ def verify(request, pdf: File[UploadedFile]):
         on_record=verification.on_record,
     )
     return schemas.verification_out(verification)
+
+
+def _verify_limited(request) -> bool:
+    return bool(settings.VERIFY_RATE_LIMIT) and is_ratelimited(
+        request,
+        group="api-verify",
+        key=lambda group, r: r.auth.prefix,
+        rate=settings.VERIFY_RATE_LIMIT,
+        increment=True,
+    )
 
 
 def _upload_error(reason: str) -> str:

@@ -255,6 +255,7 @@ def test_a_brief_issued_through_the_api_is_queued_read_downloaded_and_verified(
     assert api.get("/api/briefs").json()[0]["id"] == brief.pk
     pdf = api.get(status["pdf"])
     assert pdf["Content-Type"] == "application/pdf"
+    assert "no-store" in pdf["Cache-Control"] and "private" in pdf["Cache-Control"]
     data = b"".join(pdf.streaming_content)
     snapshot = api.get(f"/api/briefs/{brief.pk}/snapshot").json()
     assert snapshot["options"][0]["key"] == option
@@ -353,6 +354,14 @@ def test_requests_are_rate_limited_per_token(buyer, settings):
     answers = [first.get("/api/assessments").status_code for _ in range(4)]
     assert answers == [200, 200, 200, 429]
     assert second.get("/api/assessments").status_code == 200  # its own count
+
+
+def test_verifying_is_bounded_per_token_as_the_page_is_per_address(buyer, settings):
+    settings.VERIFY_RATE_LIMIT = "2/m"
+    api = api_client(buyer, scope="read")
+    answers = [api.post("/api/verify", {"pdf": _upload(b"hello")}) for _ in range(3)]
+    assert [a.status_code for a in answers] == [400, 400, 429]
+    assert answers[-1]["Retry-After"] == "60"
 
 
 def test_the_command_prints_a_token_once_that_works(buyer):
