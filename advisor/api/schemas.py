@@ -12,6 +12,9 @@ from ninja import Field, Schema
 from advisor.assessments.answers import Incomplete, assessment_document
 
 Language = Literal["en", "zh-hans"]
+# A catalog key as the catalog writes them (lower-case words joined by hyphens): anything else
+# names nothing in the catalog and is refused before it reaches a query.
+CATALOG_KEY = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
 class Error(Schema):
@@ -28,9 +31,13 @@ class LanguageParams(Schema):
 
 
 class SizeParams(LanguageParams):
-    accelerator: str | None = Field(None, max_length=80, description="overrides the document's")
+    accelerator: str | None = Field(
+        None, max_length=80, pattern=CATALOG_KEY, description="overrides the document's"
+    )
     gpus: int | None = Field(None, description="GPU count (overrides hardware.count)")
-    server: str | None = Field(None, max_length=80, description="catalog server model key")
+    server: str | None = Field(
+        None, max_length=80, pattern=CATALOG_KEY, description="catalog server model key"
+    )
     allow_offload: bool = False
 
 

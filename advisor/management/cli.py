@@ -57,6 +57,10 @@ def parse_document(raw: bytes, source: str = "input") -> dict:
         raise InputError("input", f"not valid JSON ({error})") from error
     if not isinstance(data, dict):
         raise InputError("input", "must be a JSON object (a scenario)")
+    try:  # a "\ud800" escape decodes to text no database or UTF-8 file can hold
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InputError("input", "not valid JSON (a lone surrogate escape in a text)") from error
     return data
 
 

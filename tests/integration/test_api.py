@@ -166,7 +166,15 @@ def test_a_refused_document_names_the_field_in_the_commands_words(api, tmp_path,
 
 @pytest.mark.parametrize(
     "body",
-    ["", "not json", "[1, 2]", '{"model": ', "[" * 5000 + "]" * 5000, "\udcff"],
+    [
+        "",
+        "not json",
+        "[1, 2]",
+        '{"model": ',
+        "[" * 5000 + "]" * 5000,
+        "\udcff",
+        '{"model": {"name": "\\ud800"}}',
+    ],
 )
 def test_what_is_not_a_document_is_refused_as_the_commands_refuse_it(api, tmp_path, body):
     raw = body.encode("utf-8", "surrogateescape") if body == "\udcff" else body
@@ -175,6 +183,16 @@ def test_what_is_not_a_document_is_refused_as_the_commands_refuse_it(api, tmp_pa
     assert words.startswith("input: ")
     if body != "\udcff":  # the command names the file it could not read
         assert words == cli_refusal(tmp_path, "recommend", body)
+
+
+def test_control_characters_in_a_document_are_stored_without_them(api):
+    document = scenario(QWEN_7B_LORA_COMPARED)
+    document["model"]["name"] = "Qwen\u0000 7B \u202eLoRA"
+    created = post_document(api, "/api/assessments", document, title="a\u0000b")
+    assert created.status_code == 201, created.content
+    detail = api.get(f"/api/assessments/{created.json()['id']}").json()
+    assert detail["document"]["model"]["name"] == "Qwen 7B LoRA"
+    assert detail["title"] == "ab"
 
 
 def test_a_body_over_a_mebibyte_is_refused(api):
