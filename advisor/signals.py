@@ -64,7 +64,16 @@ def catalog_edited(sender, instance, history_instance, history_user=None, **kwar
 
 # The apps whose models hold user, vendor and catalog text (simple-history's copies included).
 CLEANED_APPS = frozenset(
-    {"advisor", "assessments", "recommendation", "brief", "questionnaire", "vendors"}
+    {
+        "advisor",
+        "assessments",
+        "recommendation",
+        "brief",
+        "questionnaire",
+        "vendors",
+        "api",
+        "webhooks",
+    }
 )
 _TEXT_FIELDS: dict[type, tuple[list[str], list[str]]] = {}
 

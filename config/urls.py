@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from advisor import views
+from advisor.api.endpoints import api
 
 # The admin modules are imported here, with the pages they serve (advisor.admin_config).
 admin.autodiscover()
@@ -12,6 +13,7 @@ urlpatterns = [
     path("health/", views.health, name="health"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/company/", include("advisor.sso.urls")),
     # Before the wizard: its "<pk>/<step slug>/" pattern would otherwise take "results".
     path("assessments/<int:pk>/results/", include("advisor.results.urls")),
     path("assessments/<int:pk>/questionnaire/", include("advisor.questionnaire.urls")),
@@ -19,6 +21,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("brief/", include("advisor.brief.urls")),
     path("admin/", admin.site.urls),
+    path("api/", api.urls),
+    path("account/api-tokens/", include("advisor.api.urls")),
 ]
 
 # A database outage anywhere in a request is a translated 503 page (advisor/errors.py).

@@ -11,6 +11,8 @@ is checked with :func:`advisor.domain.scenario.load_scenario`.
 
 from __future__ import annotations
 
+import copy
+
 from django.utils.translation import gettext as _
 
 from advisor.catalog import choices as catalog
@@ -25,6 +27,10 @@ from advisor.domain.scenario import (
 PROCUREMENT_MODES = ("buy", "rent", "cloud")
 FIGURES_KEY = "figures"
 DECLARED_KEY = "declared"
+# An assessment created from a scenario document (the HTTP API) keeps that document, checked by
+# the one validator, under this key instead of the wizard's steps; answering a wizard step
+# replaces it by the steps (advisor.assessments.services.save_step).
+DOCUMENT_KEY = "document"
 
 
 class Incomplete(Exception):
@@ -264,7 +270,8 @@ def current_figures(figures: dict) -> dict:
 def assessment_document(assessment) -> dict:
     """The wizard's document plus the buyer's own figures (in ``procurement``) and the vendor's
     applied answers (``declared``); raises :class:`Incomplete` while the steps are unanswered."""
-    document = scenario_document(assessment.answers)
+    given = assessment.answers.get(DOCUMENT_KEY)
+    document = copy.deepcopy(given) if given else scenario_document(assessment.answers)
     if document is None:
         raise Incomplete(assessment.pk)
     figures = current_figures(assessment.answers.get(FIGURES_KEY) or {})

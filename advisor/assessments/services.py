@@ -11,7 +11,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from advisor.assessments.answers import DECLARED_KEY, FIGURES_KEY
+from advisor.assessments.answers import DECLARED_KEY, DOCUMENT_KEY, FIGURES_KEY
 from advisor.assessments.models import TITLE_MAX_LENGTH, Assessment
 from advisor.text import clean_json, clean_text
 
@@ -56,6 +56,17 @@ def create_answered_assessment(*, owner, answers: dict, title: str = "") -> Asse
     return assessment
 
 
+def create_document_assessment(*, owner, document: dict, title: str = "") -> Assessment:
+    """A confirmed assessment of ``owner`` holding a scenario document (already checked by the
+    one validator): its options are computed from the document as given (the HTTP API)."""
+    return Assessment.objects.create(
+        owner=owner,
+        title=title.strip()[:TITLE_MAX_LENGTH],
+        answers={DOCUMENT_KEY: document},
+        status=Assessment.Status.COMPLETE,
+    )
+
+
 def assessment_answers_update(*, assessment: Assessment, answers: dict, version: int) -> Assessment:
     """Replace the assessment's whole answers object (every step, own figures, vendor answers)
     if it is still at ``version``; raises :class:`StaleDraft` otherwise. The status is kept."""
@@ -85,6 +96,7 @@ def save_step(assessment: Assessment, slug: str, values: dict, version: int) -> 
             assessment.refresh_from_db()
             raise StaleDraft(assessment)
         answers = dict(current.answers or {})
+        answers.pop(DOCUMENT_KEY, None)  # the wizard's steps replace a document given whole
         changed = answers.get(slug) != values
         answers[slug] = values
         status = Assessment.Status.DRAFT if changed else current.status

@@ -201,6 +201,9 @@ class AuditAction(models.TextChoices):
     CERTIFICATE_REGISTERED = "certificate_registered", _("Signing certificate registered")
     CERTIFICATE_REMOVED = "certificate_removed", _("Signing certificate removed")
     CATALOG_EDITED = "catalog_edited", _("Catalog edited")
+    API_TOKEN_CREATED = "api_token_created", _("API token created")
+    API_TOKEN_REVOKED = "api_token_revoked", _("API token revoked")
+    API_WRITE = "api_write", _("Written through the API")
 
 
 class AuditEvent(models.Model):

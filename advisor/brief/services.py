@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.brief import audit, generation
 from advisor.brief.comparison import shortlist
 from advisor.brief.config import signing_config
@@ -34,6 +35,7 @@ from advisor.brief.tasks import generate_brief
 from advisor.recommendation.questions import questionnaire_snapshot
 from advisor.recommendation.records import frozen_for, records_for
 from advisor.recommendation.run import run_recommendation
+from advisor.recommendation.services import shown_results, stored_records
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +108,40 @@ def issue_brief(
         audit.record(AuditAction.BRIEF_ISSUED, actor=user, brief=brief, option=option_key)
         transaction.on_commit(lambda: queue_generation(brief))
     return brief
+
+
+class StaleOptions(BriefError):
+    """The options were computed again since the buyer looked at them."""
+
+
+def issue_for_assessment(
+    *, user, assessment, option_key: str, language: str, computed=None
+) -> Brief:
+    """Issue a brief for an option of ``assessment`` as its stored recommendation has it (the
+    brief page and the API): never a new computation. ``computed``: the token of the stored
+    result the buyer looked at, when known (:class:`StaleOptions` when it has been replaced).
+    Raises :class:`Incomplete` while the assessment is unanswered, ``ScenarioError`` when it
+    cannot be sized, :class:`BriefError` for an option that is not among the results."""
+    shown = shown_results(assessment)
+    if shown is None:
+        raise Incomplete(assessment.pk)
+    if computed is not None and computed != shown.stored.token:
+        raise StaleOptions(
+            gettext(
+                "The options were computed again since you opened that page. Check them "
+                "below and issue the brief again."
+            )
+        )
+    return issue_brief(
+        user=user,
+        document=assessment_document(assessment),
+        option_key=option_key,
+        language=language,
+        assessment=assessment,
+        inputs=assessment.answers,
+        run=shown.run,
+        records=stored_records(shown.stored),
+    )
 
 
 def queue_generation(brief: Brief) -> None:

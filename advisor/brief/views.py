@@ -4,7 +4,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -12,7 +11,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
 
-from advisor.assessments.answers import Incomplete, assessment_document
+from advisor.assessments.answers import Incomplete
 from advisor.assessments.selectors import assessment_for
 from advisor.brief import documents, services
 from advisor.brief.audit import record
@@ -32,28 +31,16 @@ from advisor.brief.models import (
     SigningCertificate,
     open_vetoes,
 )
+from advisor.brief.selectors import brief_for, briefs_prepared_by
 from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
-from advisor.recommendation.services import shown_results, stored_records
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
 from advisor.security import client_ip
 
 
-def brief_for(user, pk) -> Brief:
-    """A brief its preparer or an approver may see; 404 for anyone else (no leak)."""
-    visible = Q(prepared_by=user)
-    if is_approver(user):
-        visible |= ~Q(status=BriefStatus.GENERATING)
-    try:
-        return Brief.objects.select_related("prepared_by", "approved_by").get(visible, pk=pk)
-    except (Brief.DoesNotExist, ValueError):
-        raise Http404 from None
-
-
 @login_required
 def brief_list(request):
-    briefs = Brief.objects.filter(prepared_by=request.user).select_related("approved_by")
-    return render(request, "brief/list.html", {"briefs": briefs})
+    return render(request, "brief/list.html", {"briefs": briefs_prepared_by(request.user)})
 
 
 @permission_required(ISSUE)
@@ -66,28 +53,12 @@ def issue(request):
     assessment = assessment_for(request.user, form.cleaned_data["assessment"])
     try:
         # The stored recommendation the results pages show, never a new computation.
-        shown = shown_results(assessment)
-        if shown is None:
-            raise Incomplete(assessment.pk)
-        computed = form.cleaned_data["computed"]
-        if computed is not None and computed != shown.stored.token:
-            messages.error(
-                request,
-                _(
-                    "The options were computed again since you opened that page. Check them "
-                    "below and issue the brief again."
-                ),
-            )
-            return redirect("results:list", assessment.pk)
-        brief = services.issue_brief(
+        brief = services.issue_for_assessment(
             user=request.user,
-            document=assessment_document(assessment),
+            assessment=assessment,
             option_key=form.cleaned_data["option"],
             language=form.cleaned_data["language"],
-            assessment=assessment,
-            inputs=assessment.answers,
-            run=shown.run,
-            records=stored_records(shown.stored),
+            computed=form.cleaned_data["computed"],
         )
     except Incomplete:
         messages.error(request, _("Finish the assessment before issuing a brief."))

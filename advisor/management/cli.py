@@ -1,5 +1,6 @@
 """Shared helpers for the command-line tools (size, recommend, issue_brief, specification,
-comparison_sheet)."""
+comparison_sheet) and the HTTP API: reading a scenario document and checking it with the one
+validator."""
 
 from __future__ import annotations
 
@@ -26,6 +27,45 @@ def bad_input(message: str) -> CommandError:
     return CommandError(message, returncode=BAD_INPUT)
 
 
+class InputError(ValueError):
+    """Input the commands and the API refuse before or beside the scenario validator (too
+    large, not JSON, not an object; an unknown ``--server``): ``str()`` is the one line
+    ``<field>: <words>`` the commands print; the API answers ``field`` and ``words``."""
+
+    def __init__(self, field: str, words: str):
+        self.field = field
+        self.words = words
+        super().__init__(f"{field}: {words}")
+
+
+def parse_document(raw: bytes, source: str = "input") -> dict:
+    """The JSON object in ``raw`` (at most ``MAX_INPUT_BYTES``); :class:`InputError` naming the
+    problem otherwise. The commands read files and stdin with it, the API request bodies."""
+    if len(raw) > MAX_INPUT_BYTES:
+        raise InputError("input", f"larger than {MAX_INPUT_BYTES // 1024} KiB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError("input", f"cannot read {source}: {error.__class__.__name__}") from error
+    try:
+        data = json.loads(text)
+    except RecursionError as error:
+        raise InputError("input", "JSON nested too deeply") from error
+    except json.JSONDecodeError as error:
+        raise InputError(
+            "input", f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        ) from error
+    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+        raise InputError("input", f"not valid JSON ({error})") from error
+    if not isinstance(data, dict):
+        raise InputError("input", "must be a JSON object (a scenario)")
+    try:  # a "\ud800" escape decodes to text no database or UTF-8 file can hold
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InputError("input", "not valid JSON (a lone surrogate escape in a text)") from error
+    return data
+
+
 def read_json_or_fail(path: str) -> dict:
     """The JSON object in ``path`` (``-`` for stdin); one line naming the problem otherwise."""
     try:
@@ -39,32 +79,28 @@ def read_json_or_fail(path: str) -> dict:
         else:
             with Path(path).open("rb") as handle:
                 raw = handle.read(MAX_INPUT_BYTES + 1)
-        if len(raw) > MAX_INPUT_BYTES:
-            raise bad_input(f"input: larger than {MAX_INPUT_BYTES // 1024} KiB")
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+    except OSError as error:
         raise bad_input(f"input: cannot read {path}: {error.__class__.__name__}") from error
     try:
-        data = json.loads(text)
-    except RecursionError as error:
-        raise bad_input("input: JSON nested too deeply") from error
-    except json.JSONDecodeError as error:
-        raise bad_input(
-            f"input: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from error
-    except ValueError as error:  # e.g. an integer of more than 4,300 digits
-        raise bad_input(f"input: not valid JSON ({error})") from error
-    if not isinstance(data, dict):
-        raise bad_input("input: must be a JSON object (a scenario)")
-    return data
+        return parse_document(raw, path)
+    except InputError as error:
+        raise bad_input(str(error)) from error
+
+
+def check_document(data: dict):
+    """The scenario of a valid document, or the :class:`ScenarioError` naming the first bad
+    field: scenario v1 and every section (site, procurement…), checked as the wizard checks its
+    answers (today's date, the catalog's keys), in its words. The commands and the API call it."""
+    scenario = validate_document(data, entry_context(data))
+    validate_declared(data.get(DECLARED_SECTION))  # a DeclaredError is a ScenarioError
+    return scenario
 
 
 def check_scenario_or_fail(data: dict):
     """The scenario of a valid document: scenario v1 and every section (site, procurement…),
     checked as the wizard checks its answers (today's date, the catalog's keys), in its words."""
     try:
-        scenario = validate_document(data, entry_context(data))
-        validate_declared(data.get(DECLARED_SECTION))  # a DeclaredError is a ScenarioError
+        scenario = check_document(data)
     except ScenarioError as error:
         raise bad_input(str(error)) from error
     return scenario

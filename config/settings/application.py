@@ -22,6 +22,7 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "django_htmx",
     "django_tasks_db",
+    "ninja",  # the API's interactive docs from its own static files, not a CDN
     "simple_history",
     "import_export",
     "axes",  # before "advisor": its failed-sign-in handler runs before the audit's (advisor.signals)
@@ -31,6 +32,14 @@ INSTALLED_APPS = [
     "advisor.wizard",
     "advisor.brief",
     "advisor.questionnaire",
+    "advisor.api",
+    "advisor.webhooks",
+    # Company sign-in (OpenID Connect) through django-allauth: docs/company-sign-in.md.
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
+    "advisor.sso",  # after allauth: its admin module takes allauth's admin pages away
     "vendors",
 ]
 
@@ -48,6 +57,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]

@@ -74,3 +74,7 @@ VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "3"))
 VERIFY_MEMORY_MB = int(os.environ.get("ADVISOR_VERIFY_MEMORY_MB", "512"))
 VERIFY_SLOTS = max(1, int(os.environ.get("ADVISOR_VERIFY_SLOTS", "2")))
 VERIFY_SLOT_DIR = Path(os.environ.get("ADVISOR_VERIFY_SLOT_DIR", VAR_DIR / "verify-slots"))
+
+# Webhooks for brief events (advisor/webhooks, docs/decisions/0049-webhooks.md): how long the
+# task worker waits for a receiver's answer (ADVISOR_WEBHOOK_TIMEOUT_S, seconds).
+WEBHOOK_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_TIMEOUT_S", "10"))

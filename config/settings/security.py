@@ -1,5 +1,6 @@
 """Security: HTTPS, headers, the Content Security Policy, sessions and sign-in throttling."""
 
+import json
 import os
 from datetime import timedelta
 
@@ -118,6 +119,8 @@ AUTHENTICATION_BACKENDS = [
     "advisor.security.SignInAddressBackend",
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # The company sign-in (below): django-allauth signs in the person its provider vouched for.
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 SIGN_IN_ADDRESS_LIMIT = int(os.environ.get("ADVISOR_SIGN_IN_ADDRESS_LIMIT", "10"))
 SIGN_IN_ADDRESS_MINUTES = int(os.environ.get("ADVISOR_SIGN_IN_ADDRESS_MINUTES", "15"))
@@ -132,3 +135,59 @@ PROXY_COUNT = int(os.environ.get("DJANGO_PROXY_COUNT", "0"))
 if PROXY_COUNT:
     AXES_IPWARE_PROXY_COUNT = PROXY_COUNT
     AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+
+# Requests per personal API token (django-ratelimit, counted in the shared cache like the verify
+# page's uploads): ADVISOR_API_RATE_LIMIT, e.g. "120/m"; empty turns the limit off.
+API_RATE_LIMIT = os.environ.get("ADVISOR_API_RATE_LIMIT", "120/m")
+
+# --- Company sign-in: OpenID Connect through django-allauth (docs/company-sign-in.md) -------
+# Configured from the environment, no code per company; local accounts keep working.
+# ADVISOR_OIDC_SERVER_URL   the provider's issuer URL (its /.well-known/openid-configuration is
+#                           read); unset: no company sign-in
+# ADVISOR_OIDC_CLIENT_ID, ADVISOR_OIDC_SECRET (or ADVISOR_OIDC_SECRET_FILE)  this site's client
+# ADVISOR_OIDC_NAME         the button's name ("Company account")
+# ADVISOR_OIDC_GROUPS_CLAIM the claim listing a person's groups (default "groups")
+# ADVISOR_OIDC_ROLES        JSON: provider group -> role, e.g. {"ft-buyers": "procurement staff",
+#                           "ft-approvers": "approver", "ft-catalog": "catalog admin"}
+
+
+def _oidc_secret() -> str:
+    path = os.environ.get("ADVISOR_OIDC_SECRET_FILE")
+    if path:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().strip()
+    return os.environ.get("ADVISOR_OIDC_SECRET", "")
+
+
+def oidc_providers(server_url: str, client_id: str, secret: str, name: str) -> dict:
+    if not server_url:
+        return {}
+    app = {
+        "provider_id": "company",
+        "name": name,
+        "client_id": client_id,
+        "secret": secret,
+        "settings": {"server_url": server_url, "oauth_pkce_enabled": True},
+    }
+    return {"openid_connect": {"APPS": [app]}}
+
+
+COMPANY_SIGN_IN = {
+    "NAME": os.environ.get("ADVISOR_OIDC_NAME", "Company account"),
+    "GROUPS_CLAIM": os.environ.get("ADVISOR_OIDC_GROUPS_CLAIM", "groups"),
+    "ROLES": json.loads(os.environ.get("ADVISOR_OIDC_ROLES", "{}") or "{}"),
+}
+SOCIALACCOUNT_PROVIDERS = oidc_providers(
+    os.environ.get("ADVISOR_OIDC_SERVER_URL", ""),
+    os.environ.get("ADVISOR_OIDC_CLIENT_ID", ""),
+    _oidc_secret(),
+    COMPANY_SIGN_IN["NAME"],
+)
+SOCIALACCOUNT_ADAPTER = "advisor.sso.adapters.CompanySignInAdapter"
+ACCOUNT_ADAPTER = "advisor.sso.adapters.AccountAdapter"
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_EMAIL_REQUIRED = False
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_LOGIN_ON_GET = False  # the sign-in page posts (CSRF), never a plain link
+SOCIALACCOUNT_STORE_TOKENS = False
+ACCOUNT_EMAIL_VERIFICATION = "none"

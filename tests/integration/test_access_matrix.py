@@ -6,11 +6,16 @@ the ids of the owner's assessment and brief, so "another buyer" and the other ro
 trying to reach an object that is not theirs by its id.
 
 Outcomes: ``OK`` (the view answered: a page, a redirect that is not the sign-in page, or a
-form error), ``LOGIN`` (redirected to a sign-in page), 403, 404.
+form error), ``LOGIN`` (redirected to a sign-in page), 401 (the API without a token), 403, 404.
+
+The HTTP API's endpoints (``api=True``) are asked with each visitor's personal API token
+(write scope; none for the anonymous visitor) instead of a session, documents as JSON: the
+same roles and the same owners as the pages (docs/decisions/0048-http-api.md).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -24,6 +29,7 @@ from django.urls import URLResolver, get_resolver, reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from advisor.api import tokens
 from advisor.assessments.answers import assessment_document
 from advisor.brief import services as brief_services
 from advisor.brief.models import Brief
@@ -32,8 +38,12 @@ from advisor.questionnaire.models import AnswerSheet
 from advisor.questionnaire.xlsx import write_workbook as questionnaire_xlsx
 from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
+from advisor.webhooks.models import WebhookEndpoint, WebhookMessage
 from config import urls  # noqa: F401 - registers the admin modules (advisor.admin_config)
+from config.settings.security import oidc_providers
+from tests.support.api import token_client
 from tests.support.assessments import finished_assessment
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED
 from tests.support.users import make_user, signed_in_client
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
@@ -65,6 +75,7 @@ class Case:
     expected: tuple
     method: str = "get"
     data: dict | object = field(default_factory=dict)  # or callable(world) -> dict
+    api: bool = False  # asked with the visitor's API token, a body as JSON
 
     def outcomes(self) -> dict:
         assert len(self.expected) == len(VISITORS)
@@ -89,6 +100,20 @@ PREPARER = (LOGIN, OK, OK, 403, 403)  # procurement staff; nothing of anyone els
 OWN_ASSESSMENT = (LOGIN, 404, OK, 403, 403)  # another buyer's id is "not found"
 APPROVER_ONLY = (LOGIN, 403, 403, OK, 403)
 OWN_OR_APPROVER_BRIEF = (LOGIN, 404, OK, OK, 404)
+# The HTTP API: 401 without a token, otherwise as the pages.
+API_PREPARER = (401, OK, OK, 403, 403)
+API_OWN_ASSESSMENT = (401, 404, OK, 403, 403)
+API_SIGNED_IN = (401, OK, OK, OK, OK)
+API_OWN_OR_APPROVER_BRIEF = (401, 404, OK, OK, 404)
+
+
+def api(route, expected, method="get", data=None):
+    return Case(route, expected, method, data if data is not None else {}, api=True)
+
+
+def document(world):
+    return QWEN_7B_LORA_COMPARED
+
 
 EXPECTED: dict[str, list[Case]] = {
     "home": [Case(to("home"), SIGNED_IN)],
@@ -162,6 +187,50 @@ EXPECTED: dict[str, list[Case]] = {
     "brief:retry": [Case(to("brief:retry", "brief_id"), (LOGIN, 404, OK, 403, 404), "post")],
     # An empty decision: the form comes back (400) for an approver, nothing changes.
     "brief:review": [Case(to("brief:review", "brief_id"), APPROVER_ONLY, "post")],
+    # HTTP API (advisor/api): the schema and docs take a session; the endpoints a token.
+    "api:openapi-json": [Case(lambda w: "/api/openapi.json", SIGNED_IN)],
+    "api:openapi-view": [Case(lambda w: "/api/docs", SIGNED_IN)],
+    "api:api-root": [Case(lambda w: "/api/", (404,) * 5)],  # nothing there
+    "api:size": [api(lambda w: "/api/size", API_PREPARER, "post", document)],
+    "api:recommend": [api(lambda w: "/api/recommend", API_PREPARER, "post", document)],
+    "api:create_assessment": [api(lambda w: "/api/assessments", API_PREPARER, "post", document)],
+    "api:list_assessments": [api(lambda w: "/api/assessments", API_PREPARER)],
+    "api:read_assessment": [
+        api(lambda w: f"/api/assessments/{w.assessment_id}", API_OWN_ASSESSMENT)
+    ],
+    "api:results": [
+        api(lambda w: f"/api/assessments/{w.assessment_id}/results", API_OWN_ASSESSMENT)
+    ],
+    "api:issue_brief": [
+        api(
+            lambda w: f"/api/assessments/{w.assessment_id}/briefs",
+            API_OWN_ASSESSMENT,
+            "post",
+            lambda w: {"option": w.option_key, "language": "en"},
+        )
+    ],
+    "api:list_briefs": [api(lambda w: "/api/briefs", API_SIGNED_IN)],
+    "api:brief_status": [api(lambda w: f"/api/briefs/{w.brief_id}", API_OWN_OR_APPROVER_BRIEF)],
+    "api:brief_pdf": [api(lambda w: f"/api/briefs/{w.brief_id}/pdf", API_OWN_OR_APPROVER_BRIEF)],
+    "api:brief_snapshot": [
+        api(lambda w: f"/api/briefs/{w.brief_id}/snapshot", API_OWN_OR_APPROVER_BRIEF)
+    ],
+    # Without a file: the endpoint answers 400 naming the field, as the page its form error.
+    "api:verify": [api(lambda w: "/api/verify", API_SIGNED_IN, "post")],
+    # API tokens page: one's own tokens only; another's token is "not found".
+    "api_tokens:list": [Case(to("api_tokens:list"), SIGNED_IN)],
+    "api_tokens:revoke": [
+        Case(to("api_tokens:revoke", "spare_token_id"), (LOGIN, 404, OK, 404, 404), "post")
+    ],
+    # Company sign-in (django-allauth, OpenID Connect; a provider named "company" configured):
+    # anyone may start one; a callback without the state its start left is refused (401).
+    "openid_connect_login": [Case(lambda w: "/accounts/company/oidc/company/login/", PUBLIC)],
+    "openid_connect_callback": [
+        Case(lambda w: "/accounts/company/oidc/company/login/callback/", (401,) * 5)
+    ],
+    "socialaccount_login_cancelled": [Case(to("socialaccount_login_cancelled"), PUBLIC)],
+    "socialaccount_login_error": [Case(to("socialaccount_login_error"), PUBLIC)],
+    "socialaccount_signup": [Case(to("socialaccount_signup"), PUBLIC)],
     # Django admin, site-wide pages. Staff only (non-staff are sent to the admin sign-in).
     "admin:login": [Case(to("admin:login"), PUBLIC)],
     "admin:index": [Case(to("admin:index"), (LOGIN,) * 4 + (OK,))],
@@ -326,8 +395,19 @@ class World:
             exception_class_path="",
             traceback="",
         )
+        endpoint = WebhookEndpoint.objects.create(name="hooks", url="http://127.0.0.1:9/hooks")
+        WebhookMessage.objects.create(
+            endpoint=endpoint, event_type="brief.issued", brief_number="FT-1", body="{}"
+        )
         for model in admin.site._registry:
             assert model._default_manager.exists(), model
+        self.tokens = {
+            visitor: tokens.create_token(user=user, name="matrix", scope="write", days=1)[1]
+            for visitor, user in self.users.items()
+        }
+        self.spare_token_id = tokens.create_token(user=owner, name="spare", scope="read", days=1)[
+            0
+        ].pk
 
     def object_of(self, model) -> str:
         return str(model._default_manager.order_by("pk").first().pk)
@@ -345,9 +425,15 @@ class World:
             return Client()
         return signed_in_client(self.users[visitor])
 
+    def api_client_for(self, visitor: str) -> Client:
+        if visitor == "anonymous":
+            return Client()
+        return token_client(self.tokens[visitor])
+
 
 @pytest.fixture
-def world(django_capture_on_commit_callbacks):
+def world(django_capture_on_commit_callbacks, settings):
+    settings.SOCIALACCOUNT_PROVIDERS = oidc_providers("http://127.0.0.1:9", "c", "s", "SSO")
     return World(django_capture_on_commit_callbacks)
 
 
@@ -358,7 +444,7 @@ def outcome(response) -> object:
     location = response.get("Location", "")
     if response.status_code in (301, 302) and SIGN_IN.match(location):
         return LOGIN
-    if response.status_code in (403, 404, 405) or response.status_code >= 500:
+    if response.status_code in (401, 403, 404, 405) or response.status_code >= 500:
         return response.status_code
     return OK
 
@@ -373,8 +459,15 @@ def test_access_matrix(world):
             url = case.url(world)
             data = case.data(world) if callable(case.data) else case.data
             for visitor, expected in case.outcomes().items():
-                client = world.client_for(visitor)
-                response = getattr(client, case.method)(url, data)
+                if case.api:
+                    client = world.api_client_for(visitor)
+                    if case.method == "post":
+                        response = client.post(url, json.dumps(data), "application/json")
+                    else:
+                        response = client.get(url, data)
+                else:
+                    client = world.client_for(visitor)
+                    response = getattr(client, case.method)(url, data)
                 got = outcome(response)
                 checked += 1
                 if got != expected:

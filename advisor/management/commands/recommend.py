@@ -42,23 +42,30 @@ class Command(BaseCommand):
         qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
         with translation.override(options["language"]):
             if options["format"] == "json":
-                worded = {}  # findings options share, worded once (SharedFindings)
-                rows = [
-                    option_json(o, rank, o.key in qualifying, run.declared, worded)
-                    for rank, o in enumerate(run.recommendation.options, start=1)
-                ]
-                payload = {
-                    "today": run.today.isoformat(),
-                    "considered": len(rows),
-                    "qualifying": len(qualifying),
-                    "options": rows,
-                }
+                payload = recommendation_json(run)
                 self.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False))
             else:
                 options_shown = run.recommendation.options
                 if not options["all"]:
                     options_shown = [o for o in options_shown if o.key in qualifying]
                 self.stdout.write(render_table(options_shown))
+
+
+def recommendation_json(run) -> dict:
+    """``recommend --format json``: every option in rank order, in the active language (the
+    command and ``POST /api/recommend`` print the same)."""
+    qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
+    worded = {}  # findings options share, worded once (SharedFindings)
+    rows = [
+        option_json(o, rank, o.key in qualifying, run.declared, worded)
+        for rank, o in enumerate(run.recommendation.options, start=1)
+    ]
+    return {
+        "today": run.today.isoformat(),
+        "considered": len(rows),
+        "qualifying": len(qualifying),
+        "options": rows,
+    }
 
 
 def _round(value, digits):

@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 from advisor.catalog import sizing as selectors
 from advisor.domain.scenario import LIMITS
 from advisor.domain.sizing.estimate import SizingResult, size
-from advisor.management.cli import bad_input, load_scenario_or_fail
+from advisor.management.cli import InputError, bad_input, load_scenario_or_fail
 from advisor.presentation.labels import (
     MEMORY_COMPONENT_LABELS,
     OFFLOAD_LABELS,
@@ -52,19 +52,16 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         scenario = load_scenario_or_fail(options["input"])
-        accelerator = self._accelerator(scenario, options["accelerator"])
-        if accelerator is None and options["server"]:
-            raise bad_input("server: needs an accelerator (hardware.accelerator or --accelerator)")
-        server = self._server(accelerator.key, options["server"]) if accelerator else None
-        gpus = options["gpus"]
-        if (
-            gpus is not None
-            and not LIMITS["hardware.count"][0] <= gpus <= LIMITS["hardware.count"][1]
-        ):
-            raise bad_input("gpus: must be between 1 and 4,096")
-        result = size(
-            scenario, accelerator, gpus=gpus, server=server, allow_offload=options["allow_offload"]
-        )
+        try:
+            result = size_scenario(
+                scenario,
+                accelerator_key=options["accelerator"],
+                gpus=options["gpus"],
+                server_key=options["server"],
+                allow_offload=options["allow_offload"],
+            )
+        except InputError as error:
+            raise bad_input(str(error)) from error
         with translation.override(options["language"]):
             if options["format"] == "json":
                 text = json.dumps(result.to_json(gettext), indent=2, ensure_ascii=False)
@@ -72,29 +69,45 @@ class Command(BaseCommand):
                 text = render_table(result)
         self.stdout.write(text)
 
-    def _accelerator(self, scenario, key_option):
-        key = key_option or scenario.hardware.accelerator
-        field_name = "accelerator" if key_option else "hardware.accelerator"
-        if not key:
-            return None  # memory per GPU only (docs/sizing.md)
-        spec = selectors.accelerator_spec(key)
-        if spec is None:
-            known = ", ".join(sorted(selectors.accelerator_specs()))
-            raise bad_input(f"{field_name}: unknown accelerator {key!r} (catalog: {known})")
-        return spec
 
-    def _server(self, accelerator_key, key_option):
-        if key_option:
-            spec = selectors.server_spec(key_option)
-            if spec is None:
-                raise bad_input(f"server: unknown server model {key_option!r}")
-            if spec.accelerator_key != accelerator_key:
-                raise bad_input(
-                    f"server: {key_option!r} holds {spec.accelerator_key}, not {accelerator_key}"
-                )
-            return spec
-        candidates = selectors.servers_for_accelerator(accelerator_key)
-        return candidates[0] if candidates else None
+def size_scenario(
+    scenario, *, accelerator_key=None, gpus=None, server_key=None, allow_offload=False
+) -> SizingResult:
+    """What ``size`` prints, for a checked scenario (the command and ``POST /api/size``);
+    :class:`InputError` names an unknown accelerator or server, or a GPU count out of range."""
+    accelerator = _accelerator(scenario, accelerator_key)
+    if accelerator is None and server_key:
+        raise InputError("server", "needs an accelerator (hardware.accelerator or --accelerator)")
+    server = _server(accelerator.key, server_key) if accelerator else None
+    if gpus is not None and not LIMITS["hardware.count"][0] <= gpus <= LIMITS["hardware.count"][1]:
+        raise InputError("gpus", "must be between 1 and 4,096")
+    return size(scenario, accelerator, gpus=gpus, server=server, allow_offload=allow_offload)
+
+
+def _accelerator(scenario, key_option):
+    key = key_option or scenario.hardware.accelerator
+    field_name = "accelerator" if key_option else "hardware.accelerator"
+    if not key:
+        return None  # memory per GPU only (docs/sizing.md)
+    spec = selectors.accelerator_spec(key)
+    if spec is None:
+        known = ", ".join(sorted(selectors.accelerator_specs()))
+        raise InputError(field_name, f"unknown accelerator {key!r} (catalog: {known})")
+    return spec
+
+
+def _server(accelerator_key, key_option):
+    if key_option:
+        spec = selectors.server_spec(key_option)
+        if spec is None:
+            raise InputError("server", f"unknown server model {key_option!r}")
+        if spec.accelerator_key != accelerator_key:
+            raise InputError(
+                "server", f"{key_option!r} holds {spec.accelerator_key}, not {accelerator_key}"
+            )
+        return spec
+    candidates = selectors.servers_for_accelerator(accelerator_key)
+    return candidates[0] if candidates else None
 
 
 def _fmt(value, unit: str = "", digits: int = 1) -> str:

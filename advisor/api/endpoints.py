@@ -1,0 +1,403 @@
+"""The HTTP API (django-ninja): size, recommend, assessments, their results, briefs, verify.
+
+An edge adapter like the management commands (docs/decisions/0048-http-api.md): it reads a
+request, calls one feature service or selector, and answers JSON. Scenario documents go
+through the one validator (``advisor.management.cli.check_document``) and a refusal is a 400
+naming the field, in the commands' words: ``{"errors": [{"field": "model.layers",
+"message": "must be between 1 and 1,024"}]}``. The same roles and the same ownership as the
+pages: another buyer's assessment or brief is "not found" (404).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import FileResponse, Http404, HttpResponse
+from django.utils import translation
+from django.utils.translation import gettext
+from django_ratelimit.core import is_ratelimited
+from ninja import File, NinjaAPI, Query, Status
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.files import UploadedFile
+
+from advisor.api import schemas
+from advisor.api.auth import (
+    RateLimited,
+    TokenAuth,
+    require_permission,
+    require_write,
+    signed_in_or_token,
+)
+from advisor.assessments.answers import Incomplete
+from advisor.assessments.selectors import assessment_for, assessments_for
+from advisor.assessments.services import create_document_assessment
+from advisor.brief import audit
+from advisor.brief import services as brief_services
+from advisor.brief.forms import UPLOAD_ERRORS
+from advisor.brief.lifecycle import glance
+from advisor.brief.models import AuditAction
+from advisor.brief.selectors import brief_for, briefs_prepared_by
+from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
+from advisor.domain.scenario import ScenarioError
+from advisor.management.cli import MAX_INPUT_BYTES, InputError, check_document, parse_document
+from advisor.management.commands.recommend import recommendation_json
+from advisor.management.commands.size import size_scenario
+from advisor.recommendation.run import run_recommendation
+from advisor.recommendation.services import shown_results
+from advisor.roles import ISSUE, PREPARE
+
+api = NinjaAPI(
+    title="Fine-tuning server procurement advisor API",
+    version="1",
+    description=(
+        "Size fine-tuning jobs, rank procurement options, keep assessments and issue signed "
+        "briefs. Authenticate with a personal API token: `Authorization: Bearer fta_…` "
+        "(created on the API tokens page). Scenario documents are described in "
+        "docs/scenario-format.md; a refused document answers 400 with one error naming the "
+        "field, in the words of the `manage.py` commands."
+    ),
+    auth=TokenAuth(),
+    urls_namespace="api",
+    docs_decorator=signed_in_or_token,
+)
+
+DOCUMENT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "description": (
+                        "A scenario document: scenario v1 with the optional sections `site`, "
+                        "`procurement` and `declared` (docs/scenario-format.md), at most 1 MiB."
+                    ),
+                    "additionalProperties": True,
+                }
+            }
+        },
+    }
+}
+PREPARERS_ONLY = "role: only procurement staff may do this"
+ISSUERS_ONLY = "role: only procurement staff may issue briefs"
+
+
+def errors(status: int, *pairs: tuple[str, str]) -> HttpResponse:
+    return api.create_response(
+        None, {"errors": [{"field": f, "message": m} for f, m in pairs]}, status=status
+    )
+
+
+@api.exception_handler(ScenarioError)
+def _scenario_error(request, error: ScenarioError):
+    return errors(400, (error.field, error.message.render()))
+
+
+@api.exception_handler(InputError)
+def _input_error(request, error: InputError):
+    return errors(400, (error.field, error.words))
+
+
+@api.exception_handler(ValidationError)
+def _validation_error(request, error: ValidationError):
+    """Query and form parameters the schema refuses: 400, one error per field, with its path."""
+    seen = {}
+    for item in error.errors:
+        location = [str(part) for part in item.get("loc", ()) if part not in ("query", "body")]
+        seen.setdefault(".".join(location) or "input", str(item.get("msg", "invalid")))
+    return errors(400, *seen.items())
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthenticated(request, error):
+    response = errors(401, ("token", "missing, unknown, expired or revoked"))
+    response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+@api.exception_handler(RateLimited)
+def _rate_limited(request, error):
+    response = errors(429, ("token", "too many requests; try again in a minute"))
+    response["Retry-After"] = "60"
+    return response
+
+
+@api.exception_handler(HttpError)
+def _http_error(request, error: HttpError):
+    field, _sep, words = str(error).partition(": ")
+    return errors(error.status_code, (field, words) if words else ("request", field))
+
+
+@api.exception_handler(Http404)
+def _not_found(request, error):
+    return errors(404, ("id", "not found"))
+
+
+def _body(request) -> bytes:
+    try:
+        return request.body
+    except RequestDataTooBig:  # over DATA_UPLOAD_MAX_MEMORY_SIZE (1 MiB), as the commands
+        return b" " * (MAX_INPUT_BYTES + 1)
+
+
+def _document(request) -> dict:
+    """The request body as a checked scenario document (400 naming the field otherwise)."""
+    document = parse_document(_body(request), "request body")
+    check_document(document)
+    return document
+
+
+def _audit_write(request, what: str, **detail) -> None:
+    audit.record(
+        AuditAction.API_WRITE,
+        actor=request.user,
+        brief=detail.pop("brief", None),
+        what=what,
+        method=request.method,
+        path=request.path,
+        token=request.auth.prefix,
+        **detail,
+    )
+
+
+# --- Sizing and ranking, as the commands print them -----------------------------------------
+
+
+@api.post(
+    "/size",
+    response={200: dict, 400: schemas.Errors},
+    openapi_extra=DOCUMENT_BODY,
+    summary="Size a job (as `manage.py size --format json`)",
+    tags=["sizing"],
+)
+def size(request, params: Query[schemas.SizeParams]):
+    require_permission(request, PREPARE, PREPARERS_ONLY)
+    scenario = check_document(parse_document(_body(request), "request body"))
+    result = size_scenario(
+        scenario,
+        accelerator_key=params.accelerator,
+        gpus=params.gpus,
+        server_key=params.server,
+        allow_offload=params.allow_offload,
+    )
+    with translation.override(params.language):
+        return result.to_json(gettext)
+
+
+@api.post(
+    "/recommend",
+    response={200: dict, 400: schemas.Errors},
+    openapi_extra=DOCUMENT_BODY,
+    summary="Rank the options (as `manage.py recommend --format json`)",
+    tags=["sizing"],
+)
+def recommend(request, params: Query[schemas.LanguageParams]):
+    require_permission(request, PREPARE, PREPARERS_ONLY)
+    run = run_recommendation(_document(request))
+    with translation.override(params.language):
+        return recommendation_json(run)
+
+
+# --- Assessments ----------------------------------------------------------------------------
+
+
+@api.post(
+    "/assessments",
+    response={201: schemas.AssessmentOut, 400: schemas.Errors},
+    openapi_extra=DOCUMENT_BODY,
+    summary="Create an assessment from a scenario document",
+    tags=["assessments"],
+)
+def create_assessment(request, params: Query[schemas.TitleParams]):
+    require_permission(request, PREPARE, PREPARERS_ONLY)
+    require_write(request)
+    document = _document(request)
+    assessment = create_document_assessment(
+        owner=request.user, document=document, title=params.title
+    )
+    _audit_write(request, "assessment created", assessment=assessment.pk)
+    return Status(201, schemas.assessment_out(assessment))
+
+
+@api.get(
+    "/assessments",
+    response=list[schemas.AssessmentOut],
+    summary="Your assessments, the latest changed first",
+    tags=["assessments"],
+)
+def list_assessments(request):
+    require_permission(request, PREPARE, PREPARERS_ONLY)
+    return [schemas.assessment_out(a) for a in assessments_for(request.user)[:500]]
+
+
+@api.get(
+    "/assessments/{assessment_id}",
+    response=schemas.AssessmentDetail,
+    summary="One of your assessments, with its scenario document",
+    tags=["assessments"],
+)
+def read_assessment(request, assessment_id: int):
+    require_permission(request, PREPARE, PREPARERS_ONLY)
+    return schemas.assessment_detail(assessment_for(request.user, assessment_id))
+
+
+@api.get(
+    "/assessments/{assessment_id}/results",
+    response={200: schemas.ResultsOut, 400: schemas.Errors, 409: schemas.Errors},
+    summary="The assessment's ranked options, as stored (computed once per version)",
+    tags=["assessments"],
+)
+def results(request, assessment_id: int, params: Query[schemas.LanguageParams]):
+    require_permission(request, PREPARE, PREPARERS_ONLY)
+    assessment = assessment_for(request.user, assessment_id)
+    shown = shown_results(assessment)
+    if shown is None:
+        return errors(409, ("assessment", "unanswered steps; finish it in the wizard"))
+    with translation.override(params.language):
+        payload = recommendation_json(shown.run)
+    return {
+        **payload,
+        "assessment": assessment.pk,
+        "computed": str(shown.stored.token),
+        "catalog_changed": shown.catalog_changed,
+    }
+
+
+# --- Briefs ---------------------------------------------------------------------------------
+
+
+@api.post(
+    "/assessments/{assessment_id}/briefs",
+    response={202: schemas.BriefOut, 400: schemas.Errors, 409: schemas.Errors},
+    summary="Issue a brief for an option of the assessment (rendered and signed by the worker)",
+    tags=["briefs"],
+)
+def issue_brief(request, assessment_id: int, payload: schemas.IssueIn):
+    require_permission(request, ISSUE, ISSUERS_ONLY)
+    require_write(request)
+    assessment = assessment_for(request.user, assessment_id)
+    try:
+        brief = brief_services.issue_for_assessment(
+            user=request.user,
+            assessment=assessment,
+            option_key=payload.option,
+            language=payload.language,
+            computed=payload.computed,
+        )
+    except Incomplete:
+        return errors(409, ("assessment", "unanswered steps; finish it in the wizard"))
+    except brief_services.StaleOptions as error:
+        return errors(409, ("computed", str(error)))
+    except brief_services.BriefError as error:
+        return errors(400, ("option", str(error)))
+    _audit_write(request, "brief issued", brief=brief, option=payload.option)
+    brief.refresh_from_db()
+    return Status(202, schemas.brief_out(glance(brief)))
+
+
+@api.get(
+    "/briefs",
+    response=list[schemas.BriefOut],
+    summary="The briefs you prepared, the latest first",
+    tags=["briefs"],
+)
+def list_briefs(request):
+    return [schemas.brief_out(glance(b)) for b in briefs_prepared_by(request.user)[:500]]
+
+
+@api.get(
+    "/briefs/{brief_id}",
+    response=schemas.BriefOut,
+    summary="A brief's status (yours, or any submitted brief for an approver)",
+    tags=["briefs"],
+)
+def brief_status(request, brief_id: int):
+    return schemas.brief_out(glance(brief_for(request.user, brief_id)))
+
+
+@api.get(
+    "/briefs/{brief_id}/pdf",
+    response={200: None, 404: schemas.Errors},
+    summary="The signed PDF",
+    tags=["briefs"],
+    openapi_extra={
+        "responses": {
+            200: {
+                "description": "The signed PDF",
+                "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
+            }
+        }
+    },
+)
+def brief_pdf(request, brief_id: int):
+    brief = brief_for(request.user, brief_id)
+    if not brief.ready:
+        return errors(404, ("pdf", "not ready yet; ask for the brief's status"))
+    brief_services.record_download(brief, request.user)
+    response = FileResponse(
+        brief.pdf.open("rb"), as_attachment=True, filename=f"{brief.number}.pdf"
+    )
+    response["Content-Type"] = "application/pdf"
+    return response
+
+
+@api.get(
+    "/briefs/{brief_id}/snapshot",
+    response=dict,
+    summary="The brief's frozen content (the snapshot its PDF was rendered from)",
+    tags=["briefs"],
+)
+def brief_snapshot(request, brief_id: int):
+    return brief_for(request.user, brief_id).snapshot
+
+
+@api.post(
+    "/verify",
+    response={
+        200: schemas.VerificationOut,
+        400: schemas.Errors,
+        429: schemas.Errors,
+        503: schemas.Errors,
+    },
+    summary="Verify a PDF: signature intact and trusted, changed after signing, on record",
+    tags=["briefs"],
+)
+def verify(request, pdf: File[UploadedFile]):
+    if _verify_limited(request):  # the page's bound (decision 0019), per token here
+        response = errors(429, ("pdf", "too many PDFs checked; try again in a minute"))
+        response["Retry-After"] = "60"
+        return response
+    if pdf.size > MAX_PDF_BYTES:
+        return errors(400, ("pdf", _upload_error("too-large")))
+    try:
+        verification = verify_upload(pdf.read())
+    except Busy:
+        response = errors(503, ("pdf", "every verification slot is busy; try again shortly"))
+        response["Retry-After"] = str(Busy.retry_after)
+        return response
+    except NotAPdf as error:
+        return errors(400, ("pdf", _upload_error(str(error))))
+    audit.record(
+        AuditAction.BRIEF_VERIFIED,
+        actor=request.user,
+        brief=verification.brief or verification.stripped_from,
+        sha256=verification.report.sha256,
+        outcome=verification.report.tampering.value,
+        on_record=verification.on_record,
+    )
+    return schemas.verification_out(verification)
+
+
+def _verify_limited(request) -> bool:
+    return bool(settings.VERIFY_RATE_LIMIT) and is_ratelimited(
+        request,
+        group="api-verify",
+        key=lambda group, r: r.auth.prefix,
+        rate=settings.VERIFY_RATE_LIMIT,
+        increment=True,
+    )
+
+
+def _upload_error(reason: str) -> str:
+    with translation.override("en"):
+        return str(UPLOAD_ERRORS[reason]) % {"limit": MAX_PDF_BYTES // (1024 * 1024)}

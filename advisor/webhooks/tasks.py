@@ -1,0 +1,24 @@
+"""Webhook delivery as a task (django.tasks; the database worker runs it in production)."""
+
+from django.tasks import task
+
+from advisor.webhooks.delivery import deliver
+from advisor.webhooks.models import DeliveryStatus
+
+
+@task
+def deliver_webhook(message_id: int) -> str:
+    """One attempt; a failed one queues the next at its time (the immediate backend of
+    development and tests has no "later": it tries again at once)."""
+    message = deliver(message_id)
+    if message is None:
+        return "gone"
+    if message.status == DeliveryStatus.RETRYING:
+        backend = deliver_webhook.get_backend()
+        later = (
+            deliver_webhook.using(run_after=message.next_attempt_at)
+            if backend.supports_defer
+            else deliver_webhook
+        )
+        later.enqueue(message.pk)
+    return message.status

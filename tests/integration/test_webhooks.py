@@ -1,0 +1,238 @@
+"""Webhooks for brief events, signed as Standard Webhooks: a receiver in the test checks every
+signature; a receiver that is down gets retries, and the delivery log shows each attempt."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+
+from advisor.brief import services
+from advisor.brief.models import Brief
+from advisor.recommendation.services import assessment_results, recompute
+from advisor.roles import APPROVER, PROCUREMENT_STAFF
+from advisor.webhooks import delivery, signing
+from advisor.webhooks.models import (
+    DeliveryStatus,
+    EventType,
+    WebhookEndpoint,
+    WebhookMessage,
+    new_secret,
+)
+from config import urls  # noqa: F401 - registers the admin modules
+from tests.support import webhook_receiver
+from tests.support.assessments import finished_assessment
+from tests.support.users import make_user, signed_in_client
+from vendors.models import Offer
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
+
+
+@pytest.fixture
+def receiver():
+    secret = new_secret()
+    receiver, server = webhook_receiver.start(secret)
+    WebhookEndpoint.objects.create(name="purchase requests", url=receiver.url, secret=secret)
+    yield receiver
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def people():
+    return make_user("buyer", PROCUREMENT_STAFF), make_user("boss", APPROVER)
+
+
+def issue(buyer, capture, assessment=None):
+    assessment = assessment or finished_assessment(buyer)
+    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
+    with capture(execute=True):
+        brief = services.issue_for_assessment(
+            user=buyer, assessment=assessment, option_key=option.key, language="en"
+        )
+    brief.refresh_from_db()
+    return brief
+
+
+def test_every_brief_event_reaches_the_receiver_signed(
+    receiver, people, django_capture_on_commit_callbacks
+):
+    buyer, boss = people
+    capture = django_capture_on_commit_callbacks
+    approved = issue(buyer, capture)
+    with capture(execute=True):
+        services.approve(approved, boss, comment="ok", acknowledged=True)
+    sent_back = issue(buyer, capture)
+    with capture(execute=True):
+        services.send_back(sent_back, boss, "Ask for a second quote")
+    # The catalog changes (the chosen cloud offer runs outside mainland China) and the buyer
+    # computes the options again: the approved brief's option no longer has its verdict.
+    chosen = approved.snapshot["options"][0]
+    assert chosen["mode"] == "cloud", "the standard job's rank 1 is a cloud instance"
+    offer = chosen["key"].split("@cloud:")[1]
+    assert Offer.objects.filter(key=offer).update(region_in_mainland_china=False) == 1
+    with capture(execute=True):
+        recompute(approved.assessment)
+    with capture(execute=True):
+        recompute(approved.assessment)  # told once only
+
+    seen = [(r.event["type"], r.event["data"]["number"]) for r in receiver.received]
+    assert seen == [
+        ("brief.issued", approved.number),
+        ("brief.approved", approved.number),
+        ("brief.issued", sent_back.number),
+        ("brief.sent_back", sent_back.number),
+        ("brief.superseded", approved.number),
+    ]
+    assert all(r.verified for r in receiver.received)
+    superseded = receiver.received[-1].event["data"]
+    assert superseded["superseded"] and superseded["status"] == "approved"
+    assert receiver.received[3].event["data"]["review_comment"] == "Ask for a second quote"
+    ids = [r.headers["webhook-id"] for r in receiver.received]
+    assert len(set(ids)) == len(ids) and all(i.startswith("msg_") for i in ids)
+    assert set(WebhookMessage.objects.values_list("status", flat=True)) == {"delivered"}
+
+
+def test_a_tampered_body_or_a_wrong_secret_fails_the_check():
+    secret = new_secret()
+    headers = signing.headers(secret, "msg_1", 1_700_000_000, '{"type":"brief.issued"}')
+    signing.verify(secret, headers, '{"type":"brief.issued"}', now=1_700_000_100)
+    with pytest.raises(signing.InvalidSignature):
+        signing.verify(secret, headers, '{"type":"brief.approved"}', now=1_700_000_100)
+    with pytest.raises(signing.InvalidSignature):
+        signing.verify(new_secret(), headers, '{"type":"brief.issued"}', now=1_700_000_100)
+    with pytest.raises(signing.InvalidSignature):  # replayed an hour later
+        signing.verify(secret, headers, '{"type":"brief.issued"}', now=1_700_003_600)
+    receiver = webhook_receiver.Receiver(secret)
+    assert receiver.check(headers | {"webhook-timestamp": str(10**10)}, b"{}") is False
+
+
+def test_a_receiver_that_is_down_gets_every_retry_and_the_log_shows_them(
+    people, django_capture_on_commit_callbacks, settings
+):
+    settings.WEBHOOK_TIMEOUT_S = 2
+    endpoint = WebhookEndpoint.objects.create(name="down", url=webhook_receiver.closed_port_url())
+    brief = issue(people[0], django_capture_on_commit_callbacks)
+    message = WebhookMessage.objects.get(endpoint=endpoint)
+    # The test's task backend runs a retry at once; the database worker runs it at its time.
+    assert message.status == DeliveryStatus.FAILED
+    log = list(message.attempt_log.order_by("number"))
+    assert [a.number for a in log] == list(range(1, len(delivery.RETRY_DELAYS_S) + 2))
+    assert all(a.status_code is None and "ConnectionError" in a.error for a in log)
+    assert message.brief_number == brief.number
+    superuser = make_user("root", is_staff=True, is_superuser=True)
+    page = signed_in_client(superuser).get(
+        reverse("admin:webhooks_webhookmessage_change", args=[message.pk]),
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert html.count('class="field-error"') == len(log)  # one row per attempt
+    assert "Failed (no retries left)" in html
+
+
+def test_a_receiver_that_comes_back_gets_the_message_with_the_same_id(
+    people, django_capture_on_commit_callbacks
+):
+    secret = new_secret()
+    receiver, server = webhook_receiver.start(secret, answers=[503, 500])
+    try:
+        WebhookEndpoint.objects.create(
+            name="flaky", url=receiver.url, secret=secret, events=[EventType.ISSUED]
+        )
+        issue(people[0], django_capture_on_commit_callbacks)
+    finally:
+        server.shutdown()
+        server.server_close()
+    message = WebhookMessage.objects.get()
+    assert message.status == DeliveryStatus.DELIVERED and message.attempts == 3
+    assert [a.status_code for a in message.attempt_log.order_by("number")] == [503, 500, 204]
+    assert len({r.headers["webhook-id"] for r in receiver.received}) == 1
+    assert all(r.verified for r in receiver.received)
+
+
+def test_retries_wait_longer_each_time_on_the_database_worker(people):
+    endpoint = WebhookEndpoint.objects.create(name="down", url=webhook_receiver.closed_port_url())
+    message = WebhookMessage.objects.create(
+        endpoint=endpoint, event_type=EventType.ISSUED, brief_number="FT-1", body="{}"
+    )
+    waits = []
+    for _ in delivery.RETRY_DELAYS_S:
+        delivered = delivery.deliver(message.pk)
+        assert delivered.status == DeliveryStatus.RETRYING
+        waits.append(
+            round((delivered.next_attempt_at - delivered.attempt_log.last().at).total_seconds())
+        )
+    assert waits == list(delivery.RETRY_DELAYS_S)
+    assert delivery.deliver(message.pk).status == DeliveryStatus.FAILED
+    assert delivery.deliver(message.pk) is None  # nothing more to do
+
+
+def test_an_endpoint_only_gets_the_events_it_subscribes_to(
+    receiver, people, django_capture_on_commit_callbacks
+):
+    WebhookEndpoint.objects.update(events=[EventType.APPROVED])
+    issue(people[0], django_capture_on_commit_callbacks)
+    assert receiver.received == [] and not Brief.objects.filter(status="failed").exists()
+    assert admin.site.is_registered(WebhookEndpoint)
+
+
+# --- Chat robots (DingTalk, Feishu, WeCom) -----------------------------------------------------
+
+
+def dingtalk_signature(secret: str, timestamp: str) -> str:
+    """DingTalk's "加签": base64 HMAC-SHA256 of "timestamp\\nsecret", keyed with the secret."""
+    signed = f"{timestamp}\n{secret}".encode()
+    return base64.b64encode(hmac.new(secret.encode(), signed, hashlib.sha256).digest()).decode()
+
+
+def feishu_signature(secret: str, timestamp: str) -> str:
+    """Feishu's signature: base64 HMAC-SHA256 of nothing, keyed with "timestamp\\nsecret"."""
+    key = f"{timestamp}\n{secret}".encode()
+    return base64.b64encode(hmac.new(key, b"", hashlib.sha256).digest()).decode()
+
+
+@pytest.mark.parametrize("kind", ["dingtalk", "feishu", "wecom"])
+def test_a_chat_robot_gets_a_message_people_read_signed_its_way(
+    kind, people, django_capture_on_commit_callbacks
+):
+    robot_secret = "SEC0123456789abcdef" if kind != "wecom" else ""
+    ok = {"errcode": 0, "errmsg": "ok"} if kind != "feishu" else {"code": 0, "msg": "success"}
+    refused = {"errcode": 310000, "errmsg": "sign not match"}
+    receiver, server = webhook_receiver.start("whsec_AAAA", answers=[(200, refused), (200, ok)])
+    try:
+        WebhookEndpoint.objects.create(
+            name=kind,
+            format=kind,
+            url=receiver.url + "?access_token=robot",
+            secret=robot_secret,
+            events=[EventType.ISSUED],
+        )
+        brief = issue(people[0], django_capture_on_commit_callbacks)
+    finally:
+        server.shutdown()
+        server.server_close()
+    message = WebhookMessage.objects.get()
+    log = list(message.attempt_log.order_by("number"))
+    assert "refused by the robot: 310000 sign not match" in log[0].error
+    assert message.status == DeliveryStatus.DELIVERED and message.attempts == 2
+    delivered = receiver.received[-1]
+    body = json.loads(delivered.body)
+    query = parse_qs(urlsplit(delivered.path).query)
+    assert query["access_token"] == ["robot"]
+    if kind == "dingtalk":
+        words = body["markdown"]["text"]
+        (stamp,) = query["timestamp"]
+        assert query["sign"] == [dingtalk_signature(robot_secret, stamp)]
+    elif kind == "feishu":
+        words = body["content"]["text"]
+        assert body["sign"] == feishu_signature(robot_secret, body["timestamp"])
+    else:
+        words = body["markdown"]["content"]
+    assert words.splitlines()[0] == f"简报已出具: {brief.number}"
