@@ -18,12 +18,12 @@ from django.utils import translation
 from openpyxl import load_workbook
 
 from advisor.brief.comparison import PER_MODE, comparison_workbook, sheet_title, shortlist
-from advisor.brief.models import AuditAction, AuditEvent, Brief
+from advisor.brief.models import AuditAction, AuditEvent
 from advisor.presentation.numbers import cny
 from advisor.recommendation.run import run_recommendation
 from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
-from tests.support.assessments import finished_assessment
+from tests.support.briefs import issue_through_the_page
 from tests.support.catalog import load_catalog
 from tests.support.scenarios import QWEN_32B_LORA
 from tests.support.users import make_user
@@ -215,15 +215,9 @@ def test_brief_page_offers_the_sheet_of_its_snapshot_recorded_and_reproducible(
     client, django_capture_on_commit_callbacks
 ):
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw")
-    assessment = finished_assessment(buyer)
+    brief = issue_through_the_page(client, buyer, django_capture_on_commit_callbacks)
+    assessment = brief.assessment
     option = assessment_results(assessment).recommendation.rankings["recommended"][0]
-    client.force_login(buyer)
-    with django_capture_on_commit_callbacks(execute=True):
-        client.post(
-            reverse("brief:issue"),
-            {"assessment": assessment.pk, "option": option.key, "language": "en"},
-        )
-    brief = Brief.objects.get()
     detail = reverse("brief:detail", args=(brief.pk,))
     page = client.get(detail, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     url = reverse("brief:document", args=(brief.pk, "comparison"))

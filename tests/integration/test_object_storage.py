@@ -24,12 +24,11 @@ from moto.server import ThreadedMotoServer
 from storages.backends.s3 import S3Storage
 
 from advisor.brief import storage as brief_storage
-from advisor.brief.models import Brief, BriefStatus
+from advisor.brief.models import BriefStatus
 from advisor.brief.verification import verify_upload
-from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from config.settings.serving import default_file_storage
-from tests.support.assessments import finished_assessment
+from tests.support.briefs import issue_through_the_page
 from tests.support.production_data import (
     SHARED,
     environment,
@@ -236,15 +235,7 @@ def test_brief_is_stored_in_the_bucket_downloads_and_verifies(
     client, s3_storage, s3_endpoint, django_capture_on_commit_callbacks, settings
 ):
     buyer = make_user("buyer", PROCUREMENT_STAFF)
-    assessment = finished_assessment(buyer)
-    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
-    client.force_login(buyer)
-    with django_capture_on_commit_callbacks(execute=True):
-        client.post(
-            reverse("brief:issue"),
-            {"assessment": assessment.pk, "option": option.key, "language": "en"},
-        )
-    brief = Brief.objects.get()
+    brief = issue_through_the_page(client, buyer, django_capture_on_commit_callbacks)
     assert brief.status == BriefStatus.AWAITING_APPROVAL, brief.failure
 
     # The object is in the bucket, under the prefix, and nothing went to MEDIA_ROOT.

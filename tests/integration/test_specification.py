@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import translation
 from docx import Document
 
-from advisor.brief.models import AuditAction, AuditEvent, Brief
+from advisor.brief.models import AuditAction, AuditEvent
 from advisor.brief.snapshot import brief_snapshot
 from advisor.brief.specification import (
     IMPORTANT,
@@ -30,9 +30,8 @@ from advisor.brief.specification import (
 )
 from advisor.presentation.text import render_text
 from advisor.recommendation.run import run_recommendation
-from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
-from tests.support.assessments import finished_assessment
+from tests.support.briefs import issue_through_the_page
 from tests.support.catalog import load_catalog
 from tests.support.scenarios import QWEN_32B_LORA
 from tests.support.users import make_user
@@ -215,15 +214,9 @@ def test_brief_offers_its_specification_recorded_and_reproducible(
     client, django_capture_on_commit_callbacks
 ):
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw")
-    assessment = finished_assessment(buyer)
-    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
-    client.force_login(buyer)
-    with django_capture_on_commit_callbacks(execute=True):
-        client.post(
-            reverse("brief:issue"),
-            {"assessment": assessment.pk, "option": option.key, "language": "zh-hans"},
-        )
-    brief = Brief.objects.get()
+    brief = issue_through_the_page(
+        client, buyer, django_capture_on_commit_callbacks, language="zh-hans"
+    )
     page = client.get(reverse("brief:detail", args=(brief.pk,))).content.decode()
     for kind in ("specification-docx", "specification-pdf"):
         assert reverse("brief:document", args=(brief.pk, kind)) in page

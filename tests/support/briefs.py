@@ -96,3 +96,25 @@ def one_page_brief(snapshot: dict, meta) -> bytes:
         f"<p>{escape(str(meta.status_label))}</p>{draft}</body></html>"
     )
     return brief_pdf(html, snapshot, meta)
+
+
+def issue_through_the_page(client, buyer, capture_on_commit, *, language: str = "en"):
+    """A finished assessment of ``buyer`` whose top recommended option is issued as a brief
+    through the page, the worker running on commit as in production; the ``Brief``.
+
+    ``capture_on_commit``: pytest-django's ``django_capture_on_commit_callbacks`` fixture."""
+    from django.urls import reverse
+
+    from advisor.brief.models import Brief
+    from advisor.recommendation.services import assessment_results
+    from tests.support.assessments import finished_assessment
+
+    assessment = finished_assessment(buyer)
+    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
+    client.force_login(buyer)
+    with capture_on_commit(execute=True):
+        client.post(
+            reverse("brief:issue"),
+            {"assessment": assessment.pk, "option": option.key, "language": language},
+        )
+    return Brief.objects.get()
