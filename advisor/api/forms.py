@@ -1,5 +1,6 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from advisor.api.models import Scope
 from advisor.api.tokens import MAX_DAYS
@@ -13,7 +14,7 @@ class TokenForm(forms.Form):
         help_text=_("What the token is for, e.g. “CI sizing” (only you see it)."),
     )
     scope = forms.ChoiceField(
-        label=_("Scope"),
+        label=pgettext_lazy("what an API token may do", "Scope"),
         choices=Scope.choices,
         initial=Scope.READ,
         widget=forms.RadioSelect,

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Scope(models.TextChoices):
@@ -28,7 +29,10 @@ class ApiToken(models.Model):
     prefix = models.CharField(verbose_name=_("prefix"), max_length=8, unique=True)
     digest = models.CharField(verbose_name=_("SHA-256 of the token"), max_length=64, unique=True)
     scope = models.CharField(
-        verbose_name=_("scope"), max_length=8, choices=Scope.choices, default=Scope.READ
+        verbose_name=pgettext_lazy("what an API token may do", "scope"),
+        max_length=8,
+        choices=Scope.choices,
+        default=Scope.READ,
     )
     created_at = models.DateTimeField(verbose_name=_("created"), auto_now_add=True)
     expires_at = models.DateTimeField(verbose_name=_("expires"), null=True, blank=True)

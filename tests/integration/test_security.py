@@ -232,7 +232,7 @@ def test_a_sign_in_expires_after_its_hours(client):
 
 TEMPLATE_DIRS = [ROOT / "templates", *sorted((ROOT / "advisor").glob("**/templates"))]
 # Rendered by WeasyPrint into the PDF, never served to a browser.
-NOT_SERVED = {"brief/pdf.html", "questionnaire/letter.html"}
+NOT_SERVED = {"brief/pdf.html", "brief/specification.html", "questionnaire/letter.html"}
 INLINE_STYLE_ATTRIBUTE = re.compile(r"""\sstyle\s*=\s*["']""", re.I)
 INLINE_HANDLER = re.compile(r"""\s(on[a-z]+|hx-on[:\w-]*)\s*=\s*["']""", re.I)
 OPENING = re.compile(r"<(script|style)\b([^>]*)>", re.I)

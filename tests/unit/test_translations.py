@@ -57,3 +57,21 @@ def test_catalogue_compiles_cleanly(po_path, tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_a_message_reads_the_same_in_every_catalogue():
+    """Django looks a message up in the project's catalogue (LOCALE_PATHS) before an app's: a
+    msgid translated two ways shows the project's words everywhere (an API token's "Scope" once
+    renamed the brief memo's 采购范围). A word meant two ways needs a context (pgettext)."""
+    first: dict[tuple, tuple] = {}
+    clashes = []
+    for path in PO_FILES:
+        for entry in polib.pofile(str(path)):
+            if entry.obsolete:
+                continue
+            key = (entry.msgctxt, entry.msgid, entry.msgid_plural)
+            words = (entry.msgstr, tuple(sorted(entry.msgstr_plural.items())))
+            earlier = first.setdefault(key, (path, words))
+            if earlier[1] != words:
+                clashes.append(f"{entry.msgid!r}: {earlier[0].parent.parent.parent} vs {path}")
+    assert not clashes, clashes
