@@ -1,5 +1,6 @@
 """The company sign-in (OpenID Connect, DingTalk and Feishu through django-allauth): each
-provider's login and callback (a 404 while its settings are not given), and the few pages allauth sends a person to when it does not complete."""
+provider's login and callback (404s while its settings are not given), and the few pages
+allauth sends a person to when it does not complete."""
 
 from django.urls import include, path
 

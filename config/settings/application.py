@@ -34,7 +34,8 @@ INSTALLED_APPS = [
     "advisor.questionnaire",
     "advisor.api",
     "advisor.webhooks",
-    # Company sign-in (OpenID Connect, DingTalk, Feishu) through django-allauth: docs/company-sign-in.md.
+    # Company sign-in (OpenID Connect, DingTalk, Feishu) through django-allauth:
+    # docs/company-sign-in.md.
     "allauth",
     "allauth.account",
     "allauth.socialaccount",

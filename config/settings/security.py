@@ -152,7 +152,7 @@ API_RATE_LIMIT = os.environ.get("ADVISOR_API_RATE_LIMIT", "120/m")
 
 
 def _secret(prefix: str, name: str = "SECRET") -> str:
-    """``PREFIX_SECRET``, or the first line of the file ``PREFIX_SECRET_FILE`` names."""
+    """``PREFIX_NAME``, or what the file ``PREFIX_NAME_FILE`` names holds (stripped)."""
     path = os.environ.get(f"{prefix}_{name}_FILE")
     if path:
         with open(path, encoding="utf-8") as handle:

@@ -180,3 +180,17 @@ def test_a_forged_state_signs_in_nobody(configured, provider_http):
     forged = client.get(callback, {"code": "c", "state": "wrong"}, HTTP_ACCEPT_LANGUAGE="en")
     assert forged.status_code == 401 and "did not complete" in forged.content.decode()
     assert not User.objects.exists() and provider_http.requests == []
+
+
+def test_the_settings_read_the_secret_or_its_file_and_stay_off_without_an_id(monkeypatch, tmp_path):
+    from config.settings.security import _secret
+
+    monkeypatch.setenv("ADVISOR_FEISHU_APP_SECRET", "from-the-variable")
+    assert _secret("ADVISOR_FEISHU", "APP_SECRET") == "from-the-variable"
+    (tmp_path / "secret").write_text("from-the-file\n", encoding="utf-8")
+    monkeypatch.setenv("ADVISOR_FEISHU_APP_SECRET_FILE", str(tmp_path / "secret"))
+    assert _secret("ADVISOR_FEISHU", "APP_SECRET") == "from-the-file"
+    assert app_providers("feishu", "", "from-the-file") == {}
+    assert app_providers("dingtalk", "id", "s") == {
+        "dingtalk": {"APPS": [{"client_id": "id", "secret": "s"}]}
+    }
