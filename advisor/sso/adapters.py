@@ -3,7 +3,9 @@ new people signing in through the provider get an account at once, with their ma
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
+from allauth.socialaccount.models import SocialApp
 from django.contrib import messages
+from django.http import Http404
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 
@@ -19,7 +21,23 @@ class AccountAdapter(DefaultAccountAdapter):
         return redirect("login")
 
 
+# Providers whose user info names no groups: the roles of people signing in through them are
+# given (and kept) by an administrator, never taken away at sign-in.
+WITHOUT_GROUPS = {"dingtalk", "feishu"}
+
+
+def maps_roles(sociallogin) -> bool:
+    return sociallogin.account.provider not in WITHOUT_GROUPS
+
+
 class CompanySignInAdapter(DefaultSocialAccountAdapter):
+    def get_provider(self, request, provider, client_id=None):
+        """A provider whose settings are not given does not exist: its pages are 404s."""
+        try:
+            return super().get_provider(request, provider, client_id)
+        except SocialApp.DoesNotExist:
+            raise Http404 from None
+
     def is_open_for_signup(self, request, sociallogin):
         return True
 
@@ -28,10 +46,11 @@ class CompanySignInAdapter(DefaultSocialAccountAdapter):
 
     def save_user(self, request, sociallogin, form=None):
         user = super().save_user(request, sociallogin, form)
-        apply_roles(user, claimed_groups(sociallogin.account.extra_data))
+        if maps_roles(sociallogin):
+            apply_roles(user, claimed_groups(sociallogin.account.extra_data))
         return user
 
     def pre_social_login(self, request, sociallogin):
         """A returning person's roles follow the provider's groups at every sign-in."""
-        if sociallogin.is_existing:
+        if sociallogin.is_existing and maps_roles(sociallogin):
             apply_roles(sociallogin.user, claimed_groups(sociallogin.account.extra_data))

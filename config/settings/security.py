@@ -151,12 +151,13 @@ API_RATE_LIMIT = os.environ.get("ADVISOR_API_RATE_LIMIT", "120/m")
 #                           "ft-approvers": "approver", "ft-catalog": "catalog admin"}
 
 
-def _oidc_secret() -> str:
-    path = os.environ.get("ADVISOR_OIDC_SECRET_FILE")
+def _secret(prefix: str, name: str = "SECRET") -> str:
+    """``PREFIX_NAME``, or what the file ``PREFIX_NAME_FILE`` names holds (stripped)."""
+    path = os.environ.get(f"{prefix}_{name}_FILE")
     if path:
         with open(path, encoding="utf-8") as handle:
             return handle.read().strip()
-    return os.environ.get("ADVISOR_OIDC_SECRET", "")
+    return os.environ.get(f"{prefix}_{name}", "")
 
 
 def oidc_providers(server_url: str, client_id: str, secret: str, name: str) -> dict:
@@ -172,17 +173,40 @@ def oidc_providers(server_url: str, client_id: str, secret: str, name: str) -> d
     return {"openid_connect": {"APPS": [app]}}
 
 
+def app_providers(provider: str, client_id: str, secret: str) -> dict:
+    """DingTalk or Feishu (allauth's own providers): on only when the client id is given."""
+    if not client_id:
+        return {}
+    return {provider: {"APPS": [{"client_id": client_id, "secret": secret}]}}
+
+
 COMPANY_SIGN_IN = {
     "NAME": os.environ.get("ADVISOR_OIDC_NAME", "Company account"),
     "GROUPS_CLAIM": os.environ.get("ADVISOR_OIDC_GROUPS_CLAIM", "groups"),
     "ROLES": json.loads(os.environ.get("ADVISOR_OIDC_ROLES", "{}") or "{}"),
 }
-SOCIALACCOUNT_PROVIDERS = oidc_providers(
-    os.environ.get("ADVISOR_OIDC_SERVER_URL", ""),
-    os.environ.get("ADVISOR_OIDC_CLIENT_ID", ""),
-    _oidc_secret(),
-    COMPANY_SIGN_IN["NAME"],
-)
+# DingTalk and Feishu (each on when its id is given; they name no groups: an administrator
+# gives the roles of people who sign in through them, docs/company-sign-in.md):
+# ADVISOR_DINGTALK_CLIENT_ID, ADVISOR_DINGTALK_CLIENT_SECRET (or ..._CLIENT_SECRET_FILE)
+# ADVISOR_FEISHU_APP_ID, ADVISOR_FEISHU_APP_SECRET (or ..._APP_SECRET_FILE)
+SOCIALACCOUNT_PROVIDERS = {
+    **oidc_providers(
+        os.environ.get("ADVISOR_OIDC_SERVER_URL", ""),
+        os.environ.get("ADVISOR_OIDC_CLIENT_ID", ""),
+        _secret("ADVISOR_OIDC"),
+        COMPANY_SIGN_IN["NAME"],
+    ),
+    **app_providers(
+        "dingtalk",
+        os.environ.get("ADVISOR_DINGTALK_CLIENT_ID", ""),
+        _secret("ADVISOR_DINGTALK", "CLIENT_SECRET"),
+    ),
+    **app_providers(
+        "feishu",
+        os.environ.get("ADVISOR_FEISHU_APP_ID", ""),
+        _secret("ADVISOR_FEISHU", "APP_SECRET"),
+    ),
+}
 SOCIALACCOUNT_ADAPTER = "advisor.sso.adapters.CompanySignInAdapter"
 ACCOUNT_ADAPTER = "advisor.sso.adapters.AccountAdapter"
 SOCIALACCOUNT_AUTO_SIGNUP = True

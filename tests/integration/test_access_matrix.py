@@ -228,6 +228,11 @@ EXPECTED: dict[str, list[Case]] = {
     "openid_connect_callback": [
         Case(lambda w: "/accounts/company/oidc/company/login/callback/", (401,) * 5)
     ],
+    # DingTalk and Feishu: their settings are not given here, so their pages do not exist.
+    "dingtalk_login": [Case(to("dingtalk_login"), (404,) * 5)],
+    "dingtalk_callback": [Case(to("dingtalk_callback"), (404,) * 5)],
+    "feishu_login": [Case(to("feishu_login"), (404,) * 5)],
+    "feishu_callback": [Case(to("feishu_callback"), (404,) * 5)],
     "socialaccount_login_cancelled": [Case(to("socialaccount_login_cancelled"), PUBLIC)],
     "socialaccount_login_error": [Case(to("socialaccount_login_error"), PUBLIC)],
     "socialaccount_signup": [Case(to("socialaccount_signup"), PUBLIC)],

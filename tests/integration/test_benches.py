@@ -4,7 +4,8 @@ The benches are run as a person runs them (``.venv/bin/python bench/NAME.py``), 
 subprocess from the repository root, with nothing prepared beforehand: the Django benches make
 their own throw-away database (migrations, cache table, catalog). The load and fault benches
 start their own PostgreSQL cluster and production stack; they and the reference-case benches
-are checked here through --help only (their figures are checked by their own tests).
+are checked here through --help only (their figures are checked by their own tests). The API
+bench runs its tiny mode against the session's production stack (``--url``).
 """
 
 import os
@@ -14,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.servers import STACK, manage
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHES = sorted(path.name for path in (ROOT / "bench").glob("[!_]*.py"))
@@ -65,6 +68,38 @@ def test_sizing_speed_bench_sweeps_the_whole_catalog():
     assert "layouts evaluated" in lines[0] and lines[-1] in ("PASS", "FAIL"), done.stdout[-2000:]
     table = [line.split()[0] for line in lines if line.startswith("  ")][1:]  # after the header
     assert len(table) >= 20 and "h100-pcie-80gb" in table, done.stdout
+
+
+API_BENCH_USER = (
+    "from django.contrib.auth.models import Group, User\n"
+    "from advisor.roles import PROCUREMENT_STAFF\n"
+    "user, _ = User.objects.get_or_create(username='apibench')\n"
+    "user.groups.add(Group.objects.get(name=PROCUREMENT_STAFF))\n"
+)
+
+
+@pytest.mark.xdist_group(STACK)
+def test_api_bench_tiny_mode_against_the_production_stack(production_stack):
+    env = production_stack.env
+    manage(env, "load_catalog")
+    manage(env, "shell", "-c", API_BENCH_USER)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "api_load.py"), "--tiny"]
+        + ["--url", production_stack.url, "--user", "apibench"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    # One round: three scenarios to each endpoint, the hostile one answered 400 as expected.
+    assert any(line.split()[:4] == ["POST", "/api/size", "3", "0"] for line in lines), lines
+    assert any(line.split()[:4] == ["POST", "/api/recommend", "3", "0"] for line in lines)
+    assert "6 requests in" in done.stdout, done.stdout
+    assert lines[-1] == "errors: 0", lines
 
 
 TESTS_IMPORT = re.compile(r"^\s*(?:from|import)\s+tests(?:\.|\s|$)", re.MULTILINE)
