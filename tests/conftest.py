@@ -120,3 +120,13 @@ def fresh_recommendation_memory():
 
     services._LOCAL_RUNS.clear()
     memo.forget()
+
+
+@pytest.fixture(autouse=True)
+def no_language_left_active():
+    """A test that activates a language (a command, a page, a brief in Chinese) leaves none
+    behind: the next test on this worker starts in the default language, whatever ran before."""
+    yield
+    from django.utils import translation
+
+    translation.deactivate()

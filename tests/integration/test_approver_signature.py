@@ -12,6 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import translation
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
@@ -200,7 +201,10 @@ def test_a_wrong_passphrase_registers_nothing(client, people, approver_pki):
 def test_a_registered_certificate_must_sign(people, brief, approver_pki):
     _buyer, boss = people
     services.register_certificate(boss, approver_pki.signer_pkcs12_path.read_bytes(), PASSPHRASE)
-    with pytest.raises(services.BriefError, match="Enter the passphrase"):
+    with (
+        translation.override("en"),
+        pytest.raises(services.BriefError, match="Enter the passphrase"),
+    ):
         services.approve(brief, boss, acknowledged=True)
     assert Brief.objects.get(pk=brief.pk).status == BriefStatus.AWAITING_APPROVAL
 
