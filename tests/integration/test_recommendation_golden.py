@@ -22,7 +22,7 @@ import pytest
 from django.utils import translation
 
 from advisor.demo_scenarios import QWEN_7B_LORA, QWEN_7B_LORA_COMPARED, QWEN_32B_LORA
-from advisor.management.commands.recommend import option_json
+from advisor.management.commands.recommend import recommendation_json
 from advisor.recommendation.run import run_recommendation
 from tests.support.catalog import load_catalog
 
@@ -64,12 +64,8 @@ def _compact(row: dict) -> dict:
 
 def answer(document: dict) -> list[dict]:
     run = run_recommendation(document, today=TODAY)
-    qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
     with translation.override("en"):
-        rows = [
-            option_json(o, rank, o.key in qualifying, run.declared)
-            for rank, o in enumerate(run.recommendation.options, start=1)
-        ]
+        rows = recommendation_json(run)["options"]
     return [_compact(json.loads(json.dumps(row, default=str))) for row in rows]
 
 

@@ -39,7 +39,6 @@ class Command(BaseCommand):
         document = read_json_or_fail(options["input"])
         check_scenario_or_fail(document)
         run = run_recommendation(document)
-        qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
         with translation.override(options["language"]):
             if options["format"] == "json":
                 payload = recommendation_json(run)
@@ -47,6 +46,7 @@ class Command(BaseCommand):
             else:
                 options_shown = run.recommendation.options
                 if not options["all"]:
+                    qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
                     options_shown = [o for o in options_shown if o.key in qualifying]
                 self.stdout.write(render_table(options_shown))
 
