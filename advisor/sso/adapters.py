@@ -30,6 +30,11 @@ def maps_roles(sociallogin) -> bool:
     return sociallogin.account.provider not in WITHOUT_GROUPS
 
 
+def give_roles(user, account) -> None:
+    groups = claimed_groups(account.provider, account.extra_data)
+    apply_roles(user, groups, account.provider)
+
+
 class CompanySignInAdapter(DefaultSocialAccountAdapter):
     def get_provider(self, request, provider, client_id=None):
         """A provider whose settings are not given does not exist: its pages are 404s."""
@@ -47,10 +52,10 @@ class CompanySignInAdapter(DefaultSocialAccountAdapter):
     def save_user(self, request, sociallogin, form=None):
         user = super().save_user(request, sociallogin, form)
         if maps_roles(sociallogin):
-            apply_roles(user, claimed_groups(sociallogin.account.extra_data))
+            give_roles(user, sociallogin.account)
         return user
 
     def pre_social_login(self, request, sociallogin):
         """A returning person's roles follow the provider's groups at every sign-in."""
         if sociallogin.is_existing and maps_roles(sociallogin):
-            apply_roles(sociallogin.user, claimed_groups(sociallogin.account.extra_data))
+            give_roles(sociallogin.user, sociallogin.account)

@@ -34,12 +34,13 @@ INSTALLED_APPS = [
     "advisor.questionnaire",
     "advisor.api",
     "advisor.webhooks",
-    # Company sign-in (OpenID Connect, DingTalk, Feishu) through django-allauth:
+    # Company sign-in (OpenID Connect, SAML 2.0, DingTalk, Feishu) through django-allauth:
     # docs/company-sign-in.md.
     "allauth",
     "allauth.account",
     "allauth.socialaccount",
     "allauth.socialaccount.providers.openid_connect",
+    "allauth.socialaccount.providers.saml",
     "allauth.socialaccount.providers.dingtalk",
     "allauth.socialaccount.providers.feishu",
     "advisor.sso",  # after allauth: its admin module takes allauth's admin pages away

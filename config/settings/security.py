@@ -180,10 +180,80 @@ def app_providers(provider: str, client_id: str, secret: str) -> dict:
     return {provider: {"APPS": [{"client_id": client_id, "secret": secret}]}}
 
 
+# --- Company sign-in: SAML 2.0 (docs/company-sign-in.md, decision 0054) ---------------------
+# ADVISOR_SAML_IDP_ENTITY_ID  the identity provider's entity ID; unset: no SAML sign-in
+# ADVISOR_SAML_IDP_SSO_URL    its single sign-on service (HTTP-Redirect binding)
+# ADVISOR_SAML_IDP_X509CERT (or ADVISOR_SAML_IDP_X509CERT_FILE)  its signing certificate (PEM)
+# ADVISOR_SAML_NAME           the button's name ("Company account (SAML)")
+# ADVISOR_SAML_SP_ENTITY_ID   this site's entity ID (default: its metadata URL)
+# ADVISOR_SAML_GROUPS_ATTRIBUTE  the attribute listing a person's groups (default "groups")
+# ADVISOR_SAML_ROLES          JSON: group -> role, as ADVISOR_OIDC_ROLES (default: that mapping)
+# ADVISOR_SAML_ATTRIBUTES     JSON: uid / username / email / first_name / last_name -> attribute
+#                             names, replacing the defaults below for the fields it names
+
+SAML_ATTRIBUTES = {
+    "uid": ["urn:oasis:names:tc:SAML:attribute:subject-id"],
+    "username": ["username", "uid", "urn:oid:0.9.2342.19200300.100.1.1"],
+    "email": [
+        "email",
+        "mail",
+        "urn:oid:0.9.2342.19200300.100.1.3",
+        "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress",
+    ],
+    "first_name": [
+        "givenName",
+        "urn:oid:2.5.4.42",
+        "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname",
+    ],
+    "last_name": [
+        "sn",
+        "surname",
+        "urn:oid:2.5.4.4",
+        "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname",
+    ],
+}
+
+
+def saml_providers(
+    entity_id: str,
+    sso_url: str,
+    certificate: str,
+    name: str,
+    sp_entity_id: str = "",
+    attributes: dict | None = None,
+) -> dict:
+    """One SAML identity provider (allauth's SAML provider, organisation slug ``company``):
+    signed assertions required, sign-ins the identity provider starts on its own refused."""
+    if not entity_id:
+        return {}
+    app = {
+        "provider_id": "saml",
+        "client_id": "company",
+        "name": name,
+        "settings": {
+            "idp": {"entity_id": entity_id, "sso_url": sso_url, "x509cert": certificate},
+            "sp": {"entity_id": sp_entity_id} if sp_entity_id else {},
+            "attribute_mapping": {**SAML_ATTRIBUTES, **(attributes or {})},
+            "advanced": {
+                "strict": True,
+                "want_assertion_signed": True,
+                "reject_idp_initiated_sso": True,
+                "reject_deprecated_algorithm": True,
+                # this site's own URLs may be on an intranet name ("http://advisor/")
+                "allow_single_label_domains": True,
+            },
+        },
+    }
+    return {"saml": {"APPS": [app]}}
+
+
+_OIDC_ROLES = os.environ.get("ADVISOR_OIDC_ROLES", "{}") or "{}"
 COMPANY_SIGN_IN = {
     "NAME": os.environ.get("ADVISOR_OIDC_NAME", "Company account"),
     "GROUPS_CLAIM": os.environ.get("ADVISOR_OIDC_GROUPS_CLAIM", "groups"),
-    "ROLES": json.loads(os.environ.get("ADVISOR_OIDC_ROLES", "{}") or "{}"),
+    "ROLES": json.loads(_OIDC_ROLES),
+    "SAML_GROUPS_ATTRIBUTE": os.environ.get("ADVISOR_SAML_GROUPS_ATTRIBUTE", "groups"),
+    "SAML_ROLES": json.loads(os.environ.get("ADVISOR_SAML_ROLES", "") or _OIDC_ROLES),
 }
 # DingTalk and Feishu (each on when its id is given; they name no groups: an administrator
 # gives the roles of people who sign in through them, docs/company-sign-in.md):
@@ -195,6 +265,14 @@ SOCIALACCOUNT_PROVIDERS = {
         os.environ.get("ADVISOR_OIDC_CLIENT_ID", ""),
         _secret("ADVISOR_OIDC"),
         COMPANY_SIGN_IN["NAME"],
+    ),
+    **saml_providers(
+        os.environ.get("ADVISOR_SAML_IDP_ENTITY_ID", ""),
+        os.environ.get("ADVISOR_SAML_IDP_SSO_URL", ""),
+        _secret("ADVISOR_SAML_IDP", "X509CERT"),
+        os.environ.get("ADVISOR_SAML_NAME", "Company account (SAML)"),
+        os.environ.get("ADVISOR_SAML_SP_ENTITY_ID", ""),
+        json.loads(os.environ.get("ADVISOR_SAML_ATTRIBUTES", "") or "{}"),
     ),
     **app_providers(
         "dingtalk",

@@ -228,6 +228,13 @@ EXPECTED: dict[str, list[Case]] = {
     "openid_connect_callback": [
         Case(lambda w: "/accounts/company/oidc/company/login/callback/", (401,) * 5)
     ],
+    # SAML: not configured here, so its pages do not exist; the assertion consumer only keeps
+    # what was posted and sends the browser on to the finish page, which does not exist either.
+    "saml_login": [Case(lambda w: "/accounts/company/saml/company/login/", (404,) * 5)],
+    "saml_acs": [Case(lambda w: "/accounts/company/saml/company/acs/", PUBLIC, "post")],
+    "saml_finish_acs": [Case(lambda w: "/accounts/company/saml/company/acs/finish/", (404,) * 5)],
+    "saml_sls": [Case(lambda w: "/accounts/company/saml/company/sls/", (404,) * 5)],
+    "saml_metadata": [Case(lambda w: "/accounts/company/saml/company/metadata/", (404,) * 5)],
     # DingTalk and Feishu: their settings are not given here, so their pages do not exist.
     "dingtalk_login": [Case(to("dingtalk_login"), (404,) * 5)],
     "dingtalk_callback": [Case(to("dingtalk_callback"), (404,) * 5)],
