@@ -21,6 +21,7 @@ from django.utils.translation import override
 from advisor.brief.config import signing_config
 from advisor.brief.models import Brief, BriefStatus, new_failure_reference
 from advisor.brief.render import BriefMeta, render_pdf
+from advisor.brief.signals import brief_generated
 from advisor.brief.signing import SignatureRequest, sign_pdf
 from advisor.brief.verify import sha256_hex
 
@@ -177,4 +178,5 @@ def generate(brief_id: int) -> Brief:
         brief.failure = ""
         brief.lease_until = None
         brief.save()
+        brief_generated.send(sender=Brief, brief=brief)
     return brief

@@ -1,5 +1,6 @@
-"""Brief events from the audit trail (issued, approved, sent back) and from a new stored
-recommendation (a brief whose option's verdict changed: superseded) become webhook messages."""
+"""Brief events become webhook messages: issued once its signed PDF is stored (a receiver told
+can download it), approved and sent back from the audit trail, superseded from a new stored
+recommendation (a brief whose option's verdict changed)."""
 
 from django.db import transaction
 from django.db.models.signals import post_save
@@ -7,12 +8,12 @@ from django.dispatch import receiver
 
 from advisor.brief.lifecycle import glance
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus
+from advisor.brief.signals import brief_generated
 from advisor.recommendation.models import StoredRecommendation
 from advisor.webhooks import events
 from advisor.webhooks.models import EventType
 
 FROM_AUDIT = {
-    AuditAction.BRIEF_ISSUED: EventType.ISSUED,
     AuditAction.BRIEF_APPROVED: EventType.APPROVED,
     AuditAction.BRIEF_SENT_BACK: EventType.SENT_BACK,
 }
@@ -30,6 +31,11 @@ def brief_event(sender, instance, created, **kwargs):
     event_type = FROM_AUDIT.get(instance.action)
     if created and event_type and instance.brief_id:
         events.emit(event_type, instance.brief)
+
+
+@receiver(brief_generated, dispatch_uid="webhooks-brief-issued")
+def issued(sender, brief, **kwargs):
+    events.emit(EventType.ISSUED, brief)
 
 
 @receiver(post_save, sender=StoredRecommendation, dispatch_uid="webhooks-superseded")

@@ -91,6 +91,8 @@ def test_every_brief_event_reaches_the_receiver_signed(
         ("brief.superseded", approved.number),
     ]
     assert all(r.verified for r in receiver.received)
+    # Told it was issued, a receiver can download the PDF: the draft is stored by then.
+    assert receiver.received[0].event["data"]["status"] == "awaiting_approval"
     superseded = receiver.received[-1].event["data"]
     assert superseded["superseded"] and superseded["status"] == "approved"
     assert receiver.received[3].event["data"]["review_comment"] == "Ask for a second quote"
@@ -236,3 +238,28 @@ def test_a_chat_robot_gets_a_message_people_read_signed_its_way(
     else:
         words = body["markdown"]["content"]
     assert words.splitlines()[0] == f"简报已出具: {brief.number}"
+
+
+def test_a_brief_whose_generation_fails_is_not_announced_until_it_is_ready(
+    receiver, people, django_capture_on_commit_callbacks, monkeypatch
+):
+    from advisor.brief import generation
+
+    buyer, _boss = people
+    real = generation.signed_pdf
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(generation, "signed_pdf", broken)
+    brief = issue(buyer, django_capture_on_commit_callbacks)
+    assert brief.status == "failed" and receiver.received == []
+    assert not WebhookMessage.objects.exists()
+
+    monkeypatch.setattr(generation, "signed_pdf", real)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.retry(brief, buyer)
+    brief.refresh_from_db()
+    assert brief.status == "awaiting_approval"
+    assert [r.event["type"] for r in receiver.received] == ["brief.issued"]
+    assert receiver.received[0].event["data"]["number"] == brief.number
