@@ -1,6 +1,8 @@
 """django-allauth for the company sign-in only: local accounts keep Django's own sign-in page,
 new people signing in through the provider get an account at once, with their mapped roles."""
 
+import logging
+
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from allauth.socialaccount.models import SocialApp
@@ -9,7 +11,10 @@ from django.http import Http404
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 
-from advisor.sso.roles import apply_roles, claimed_groups
+from advisor.sso.directories import DirectoryError, departments
+from advisor.sso.roles import apply_roles, claimed_groups, role_mapping
+
+logger = logging.getLogger(__name__)
 
 
 class AccountAdapter(DefaultAccountAdapter):
@@ -21,18 +26,15 @@ class AccountAdapter(DefaultAccountAdapter):
         return redirect("login")
 
 
-# Providers whose user info names no groups: the roles of people signing in through them are
-# given (and kept) by an administrator, never taken away at sign-in.
-WITHOUT_GROUPS = {"dingtalk", "feishu"}
+# Providers whose sign-in names no groups: their people's departments are read from the
+# company directory when a mapping for them is set; otherwise an administrator gives (and
+# keeps) their roles, and a sign-in never takes them away.
+FROM_THE_DIRECTORY = {"dingtalk", "feishu"}
 
 
 def maps_roles(sociallogin) -> bool:
-    return sociallogin.account.provider not in WITHOUT_GROUPS
-
-
-def give_roles(user, account) -> None:
-    groups = claimed_groups(account.provider, account.extra_data)
-    apply_roles(user, groups, account.provider)
+    provider = sociallogin.account.provider
+    return provider not in FROM_THE_DIRECTORY or bool(role_mapping(provider))
 
 
 class CompanySignInAdapter(DefaultSocialAccountAdapter):
@@ -52,10 +54,26 @@ class CompanySignInAdapter(DefaultSocialAccountAdapter):
     def save_user(self, request, sociallogin, form=None):
         user = super().save_user(request, sociallogin, form)
         if maps_roles(sociallogin):
-            give_roles(user, sociallogin.account)
+            self.give_roles(request, user, sociallogin.account)
         return user
 
     def pre_social_login(self, request, sociallogin):
         """A returning person's roles follow the provider's groups at every sign-in."""
         if sociallogin.is_existing and maps_roles(sociallogin):
-            give_roles(sociallogin.user, sociallogin.account)
+            self.give_roles(request, sociallogin.user, sociallogin.account)
+
+    def give_roles(self, request, user, account) -> None:
+        provider = account.provider
+        if provider not in FROM_THE_DIRECTORY:
+            apply_roles(user, claimed_groups(provider, account.extra_data), provider)
+            return
+        app = self.get_provider(request, provider).app
+        try:
+            groups = departments(
+                provider, account.extra_data, app.client_id, app.secret, self.get_requests_session()
+            )
+        except DirectoryError as error:
+            # The person signs in; their roles stay as they were (none for a new account).
+            logger.warning("Departments of %s from %s not read: %s", user, provider, error)
+            return
+        apply_roles(user, groups, provider)

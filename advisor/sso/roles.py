@@ -1,5 +1,6 @@
-"""Roles from the identity provider's groups (OpenID Connect claims, SAML attributes): the mapping comes from settings (one company's
-group names, no code), and the three role groups follow it at every company sign-in."""
+"""Roles from the identity provider's groups (OpenID Connect claims, SAML attributes, DingTalk
+and Feishu departments): the mapping comes from settings (one company's group names, no code),
+and the three role groups follow it at every company sign-in."""
 
 from __future__ import annotations
 
@@ -30,8 +31,16 @@ def strings(value) -> list[str]:
     return []
 
 
+# Which mapping in settings.COMPANY_SIGN_IN each provider's groups go through.
+MAPPING_OF = {"saml": "SAML_ROLES", "dingtalk": "DINGTALK_ROLES", "feishu": "FEISHU_ROLES"}
+
+
+def role_mapping(provider: str) -> dict:
+    return settings.COMPANY_SIGN_IN.get(MAPPING_OF.get(provider, "ROLES")) or {}
+
+
 def roles_for(groups: list[str], provider: str = "openid_connect") -> set[str]:
-    mapping = settings.COMPANY_SIGN_IN["SAML_ROLES" if provider == "saml" else "ROLES"]
+    mapping = role_mapping(provider)
     return {mapping[g] for g in groups if mapping.get(g) in ROLE_LABELS}
 
 

@@ -254,11 +254,15 @@ COMPANY_SIGN_IN = {
     "ROLES": json.loads(_OIDC_ROLES),
     "SAML_GROUPS_ATTRIBUTE": os.environ.get("ADVISOR_SAML_GROUPS_ATTRIBUTE", "groups"),
     "SAML_ROLES": json.loads(os.environ.get("ADVISOR_SAML_ROLES", "") or _OIDC_ROLES),
+    # department id -> role; unset: an administrator gives these people's roles
+    "DINGTALK_ROLES": json.loads(os.environ.get("ADVISOR_DINGTALK_ROLES", "") or "{}"),
+    "FEISHU_ROLES": json.loads(os.environ.get("ADVISOR_FEISHU_ROLES", "") or "{}"),
 }
-# DingTalk and Feishu (each on when its id is given; they name no groups: an administrator
-# gives the roles of people who sign in through them, docs/company-sign-in.md):
+# DingTalk and Feishu (each on when its id is given; docs/company-sign-in.md):
 # ADVISOR_DINGTALK_CLIENT_ID, ADVISOR_DINGTALK_CLIENT_SECRET (or ..._CLIENT_SECRET_FILE)
 # ADVISOR_FEISHU_APP_ID, ADVISOR_FEISHU_APP_SECRET (or ..._APP_SECRET_FILE)
+# ADVISOR_DINGTALK_ROLES, ADVISOR_FEISHU_ROLES  JSON: department id -> role, read from the
+#   company directory at every sign-in; unset: an administrator gives these people's roles
 SOCIALACCOUNT_PROVIDERS = {
     **oidc_providers(
         os.environ.get("ADVISOR_OIDC_SERVER_URL", ""),

@@ -1,8 +1,9 @@
 """DingTalk and Feishu company sign-in (django-allauth's providers): each on only when its
 settings are given, its button on the sign-in page in both languages, the round trip to the
-provider and back with the provider's token and user-info endpoints answered in the test (a
-stand-in for allauth's HTTP session); the roles of people signing in this way are given by an
-administrator (the providers name no groups) and a sign-in never takes them away."""
+provider and back with the provider's token, user-info and contact-directory endpoints answered
+in the test (a stand-in for allauth's HTTP session). Without a department mapping the roles of
+people signing in this way are given by an administrator and a sign-in never takes them away;
+with one, their departments in the company directory give the roles at every sign-in."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
 
-from advisor.roles import APPROVER, ensure_roles
+from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF, ensure_roles
 from advisor.sso.adapters import CompanySignInAdapter
 from config.settings.security import app_providers
 
@@ -71,6 +72,9 @@ class FakeProvider:
 
     def get(self, url, **kwargs):
         return self.request("GET", url, **kwargs)
+
+    def post(self, url, **kwargs):
+        return self.request("POST", url, **kwargs)
 
 
 DINGTALK_ANSWERS = {
@@ -194,3 +198,109 @@ def test_the_settings_read_the_secret_or_its_file_and_stay_off_without_an_id(mon
     assert app_providers("dingtalk", "id", "s") == {
         "dingtalk": {"APPS": [{"client_id": "id", "secret": "s"}]}
     }
+
+
+DIRECTORY = {
+    "dingtalk": {
+        "https://oapi.dingtalk.com/gettoken": {"errcode": 0, "access_token": "ding-app-token"},
+        "https://oapi.dingtalk.com/topapi/user/getbyunionid": {
+            "errcode": 0,
+            "result": {"contact_type": 0, "userid": "zhangmin01"},
+        },
+        "https://oapi.dingtalk.com/topapi/v2/user/get": {
+            "errcode": 0,
+            "result": {"userid": "zhangmin01", "name": "张敏", "dept_id_list": [2, 57]},
+        },
+    },
+    "feishu": {
+        "https://open.feishu.cn/open-apis/auth/v3/tenant_access_token/internal": {
+            "code": 0,
+            "tenant_access_token": "t-feishu-tenant",
+            "expire": 7200,
+        },
+        "https://open.feishu.cn/open-apis/contact/v3/users/ou_42": {
+            "code": 0,
+            "data": {"user": {"open_id": "ou_42", "department_ids": ["2", "57"]}},
+        },
+    },
+}
+ROLES_BY_DEPARTMENT = {"2": PROCUREMENT_STAFF, "57": APPROVER, "90": CATALOG_ADMIN}
+
+
+@pytest.fixture
+def directory(configured, monkeypatch, settings):
+    """The provider plus its contact directory, and a department mapping for it."""
+    provider = configured["provider"]
+    answers = {**(DINGTALK_ANSWERS if provider == "dingtalk" else FEISHU_ANSWERS)}
+    answers.update(copy.deepcopy(DIRECTORY[provider]))
+    fake = FakeProvider(answers)
+    monkeypatch.setattr(CompanySignInAdapter, "get_requests_session", lambda self: fake)
+    key = f"{provider.upper()}_ROLES"
+    settings.COMPANY_SIGN_IN = {**settings.COMPANY_SIGN_IN, key: ROLES_BY_DEPARTMENT}
+    return fake
+
+
+def departments_answer(fake: FakeProvider, provider: str) -> dict:
+    url = next(u for u in DIRECTORY[provider] if u.endswith(("user/get", "users/ou_42")))
+    return fake.answers[url]
+
+
+def sign_in(case: dict):
+    client = Client()
+    query = start(client, case)
+    callback = reverse(f"{case['provider']}_callback")
+    done = client.get(callback, {"code": "code-1", "state": query["state"]})
+    assert done.status_code == 302 and done["Location"] == reverse("home"), done.content
+    return client
+
+
+def test_with_a_department_mapping_the_directory_gives_the_roles_every_time(configured, directory):
+    provider = configured["provider"]
+    client = sign_in(configured)
+    user = User.objects.get(username="zhang.min")
+    assert client.session["_auth_user_id"] == str(user.pk)
+    assert set(user.groups.values_list("name", flat=True)) == {PROCUREMENT_STAFF, APPROVER}
+    assert not user.is_staff
+    sent = {url: kwargs for _method, url, kwargs in directory.requests}
+    if provider == "feishu":
+        token = sent["https://open.feishu.cn/open-apis/auth/v3/tenant_access_token/internal"]
+        assert token["json"] == {"app_id": configured["client_id"], "app_secret": SECRET}
+        user_call = sent["https://open.feishu.cn/open-apis/contact/v3/users/ou_42"]
+        assert user_call["headers"]["Authorization"] == "Bearer t-feishu-tenant"
+        assert user_call["params"]["department_id_type"] == "department_id"
+    else:
+        token = sent["https://oapi.dingtalk.com/gettoken"]
+        assert token["params"] == {"appkey": configured["client_id"], "appsecret": SECRET}
+        lookup = sent["https://oapi.dingtalk.com/topapi/user/getbyunionid"]
+        assert lookup["json"] == {"unionid": "ding-union-42"}
+        user_call = sent["https://oapi.dingtalk.com/topapi/v2/user/get"]
+        assert user_call["json"]["userid"] == "zhangmin01"
+        assert user_call["params"] == {"access_token": "ding-app-token"}
+    assert all(sent[url].get("timeout") for url in DIRECTORY[provider])
+
+    # Moved in the directory: out of the approvers' department, into the catalog team's.
+    answer = departments_answer(directory, provider)
+    moved = ["2", "90"] if provider == "feishu" else [2, 90]
+    (answer["data"]["user"] if provider == "feishu" else answer["result"])[
+        "department_ids" if provider == "feishu" else "dept_id_list"
+    ] = moved
+    sign_in(configured)
+    user.refresh_from_db()
+    assert set(user.groups.values_list("name", flat=True)) == {PROCUREMENT_STAFF, CATALOG_ADMIN}
+    assert user.is_staff and User.objects.count() == 1
+
+
+def test_a_directory_that_does_not_answer_keeps_the_roles_and_signs_in(
+    configured, directory, caplog
+):
+    provider = configured["provider"]
+    sign_in(configured)
+    user = User.objects.get(username="zhang.min")
+    before = set(user.groups.values_list("name", flat=True))
+    assert before == {PROCUREMENT_STAFF, APPROVER}
+    answer = departments_answer(directory, provider)
+    answer["code" if provider == "feishu" else "errcode"] = 40014  # e.g. no permission
+    client = sign_in(configured)
+    assert client.session["_auth_user_id"] == str(user.pk)
+    assert set(user.groups.values_list("name", flat=True)) == before
+    assert "not read" in caplog.text and "40014" in caplog.text
