@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from advisor.assessments import services
+from advisor.assessments.answers import DOCUMENT_KEY
 from advisor.assessments.selectors import assessment_for
 from advisor.domain.scenario import ScenarioError
 from advisor.recommendation.services import shown_results
@@ -114,6 +115,14 @@ def delete(request, pk):
 def task_list(request, pk):
     assessment = assessment_for(request.user, pk)
     answers = assessment.answers
+    if from_document(assessment):
+        # Made from a scenario document (the HTTP API): the steps were never answered, and
+        # saving one would replace the document. The page shows the job the document states.
+        return render(
+            request,
+            "wizard/from_document.html",
+            {"assessment": assessment, "s": answers[DOCUMENT_KEY]},
+        )
     tasks = []
     for step in steps.active_steps(answers):
         status = step.status(answers)
@@ -136,6 +145,10 @@ def task_list(request, pk):
             "ready": ready,
         },
     )
+
+
+def from_document(assessment) -> bool:
+    return bool(assessment.answers.get(DOCUMENT_KEY))
 
 
 def _back_url(assessment, step, to_check: bool) -> str:
@@ -176,6 +189,8 @@ def step_page(request, pk, slug):
     step = steps.get(slug)
     if step is None or not step.condition(assessment.answers):
         raise Http404
+    if from_document(assessment):
+        return redirect("wizard:task_list", assessment.pk)
     to_check = request.GET.get("next") == "check" or request.POST.get("next") == "check"
     if request.method == "GET":
         form = step.form(assessment.answers)
@@ -229,6 +244,8 @@ def _compute_options(assessment) -> None:
 @require_http_methods(["GET", "POST"])
 def check(request, pk):
     assessment = assessment_for(request.user, pk)
+    if from_document(assessment):
+        return redirect("wizard:task_list", assessment.pk)
     answers = assessment.answers
     sections = [
         {

@@ -1,16 +1,21 @@
-"""The sign-in page with every company sign-in on (OpenID Connect, DingTalk, Feishu): one button
+"""The sign-in page with every company sign-in on (OpenID Connect, SAML, DingTalk, Feishu): one button
 each, in both languages, meeting WCAG AA and not scrolling sideways at 320 px."""
 
 import pytest
 
-from config.settings.security import app_providers, oidc_providers
+from config.settings.security import app_providers, oidc_providers, saml_providers
 from tests.browser.test_accessibility import review
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BUTTONS = {
-    "en": ["Sign in with Example SSO", "Sign in with DingTalk", "Sign in with Feishu"],
-    "zh-hans": ["使用 Example SSO 登录", "使用钉钉登录", "使用飞书登录"],
+    "en": [
+        "Sign in with Example SSO",
+        "Sign in with Example SAML",
+        "Sign in with DingTalk",
+        "Sign in with Feishu",
+    ],
+    "zh-hans": ["使用 Example SSO 登录", "使用 Example SAML 登录", "使用钉钉登录", "使用飞书登录"],
 }
 
 
@@ -20,6 +25,7 @@ def test_every_company_button_on_the_sign_in_page(
 ):
     settings.SOCIALACCOUNT_PROVIDERS = {
         **oidc_providers("http://127.0.0.1:9", "c", "s", "Example SSO"),
+        **saml_providers("urn:idp", "https://idp.example.cn/sso", "CERT", "Example SAML"),
         **app_providers("dingtalk", "ding-client", "s"),
         **app_providers("feishu", "cli_feishu", "s"),
     }

@@ -233,6 +233,28 @@ def test_an_assessment_made_from_a_document_is_read_listed_and_ranked(buyer, api
     assert event.detail["token"] == ApiToken.objects.get().prefix
 
 
+def test_an_assessment_made_from_a_document_shows_its_job_and_keeps_its_document(buyer, api):
+    """Its wizard steps were never answered: the task list says where it came from and shows
+    the job the document states; the steps and the check page lead back there, so a saved
+    step cannot replace the document."""
+    created = post_document(api, "/api/assessments", QWEN_7B_LORA_COMPARED, title="From CI")
+    pk = created.json()["id"]
+    page = signed_in_client(buyer)
+    task_list = reverse("wizard:task_list", args=[pk])
+    english = page.get(task_list, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "made from a scenario document sent through the API" in english
+    assert "Qwen2.5 7B (7.62 billion parameters)" in english
+    assert "LoRA, rank 16" in english and "4,096" in english
+    assert "Not started" not in english and reverse("results:list", args=[pk]) in english
+    chinese = page.get(task_list, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "本评估由通过 API 提交的场景文档创建" in chinese and "序列长度" in chinese
+    for url in (reverse("wizard:step", args=[pk, "model"]), reverse("wizard:check", args=[pk])):
+        assert page.get(url)["Location"] == task_list
+        assert page.post(url, {"version": 1})["Location"] == task_list
+    detail = api.get(f"/api/assessments/{pk}").json()
+    assert detail["document"] == QWEN_7B_LORA_COMPARED
+
+
 def test_a_wizard_assessment_reads_as_its_document(buyer, api):
     assessment = finished_assessment(buyer)
     detail = api.get(f"/api/assessments/{assessment.pk}").json()
