@@ -1,7 +1,9 @@
 """What a person sees when a company sign-in does not complete (cancelled, refused, failed), and
 django-allauth's SAML pages, loaded on first use and given the host Django checked."""
 
+import binascii
 import logging
+import zlib
 
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
@@ -27,13 +29,26 @@ def saml_page(name: str, *, posted_by_the_identity_provider: bool = False):
         from onelogin.saml2.xmlparser import DTDForbidden, EntitiesForbidden, NotSupportedError
 
         request.META["HTTP_HOST"] = request.get_host()
+        unreadable = (
+            XMLSyntaxError,
+            DTDForbidden,
+            EntitiesForbidden,
+            NotSupportedError,
+            binascii.Error,
+            zlib.error,
+        )
         try:
-            return getattr(saml, name)(request, *args, **kwargs)
-        except (XMLSyntaxError, DTDForbidden, EntitiesForbidden, NotSupportedError) as error:
-            # allauth lets python3-saml's parser errors through: a posted response that is no
-            # XML, or declares a DTD or entities, is refused like any other bad response.
-            logger.warning("SAML response refused: %s: %s", type(error).__name__, error)
+            response = getattr(saml, name)(request, *args, **kwargs)
+        except unreadable as error:
+            # allauth lets python3-saml's decoding and parser errors through: a message that is
+            # no base64, no deflate, no XML, or declares a DTD or entities, is refused like any
+            # other bad one.
+            logger.warning("SAML message refused: %s: %s", type(error).__name__, error)
             return render(request, "socialaccount/authentication_error.html", status=401)
+        if name == "sls" and response.status_code == 400:
+            # allauth answers a refused logout message in plain English text.
+            return render(request, "socialaccount/authentication_error.html", status=400)
+        return response
 
     page.__name__ = f"saml_{name}"
     return csrf_exempt(page) if posted_by_the_identity_provider else page

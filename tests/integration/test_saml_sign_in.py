@@ -268,3 +268,16 @@ def test_the_finish_page_without_a_posted_response_is_the_refusal_page(configure
 def test_a_request_naming_a_host_not_allowed_is_refused_before_any_saml(configured):
     page = Client(raise_request_exception=False).post(LOGIN, HTTP_HOST="evil.example.com")
     assert page.status_code == 400
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{}, {"SAMLRequest": "x"}, {"SAMLRequest": "bm90IGRlZmxhdGU="}, {"SAMLResponse": "%%%"}],
+    ids=["nothing", "not-base64", "not-deflate", "not-xml"],
+)
+def test_the_logout_page_refuses_what_it_cannot_read_with_the_refusal_page(configured, query):
+    page = Client(raise_request_exception=False).get(
+        "/accounts/company/saml/company/sls/", query, HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert page.status_code in (400, 401)
+    assert "Company sign-in did not complete" in page.content.decode()
