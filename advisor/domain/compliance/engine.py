@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from functools import cached_property
 
 from advisor.domain.compliance.base import Area, Finding, Rule, Severity, Status
 from advisor.domain.compliance.facts import ComplianceInput
@@ -78,6 +79,12 @@ class ComplianceReport:
     @property
     def counts(self) -> dict[str, int]:
         """Findings per status, e.g. ``{"pass": 20, "warn": 3, "fail": 1, "unknown": 2}``."""
+        return dict(self._counted)
+
+    @cached_property
+    def _counted(self) -> dict[str, int]:
+        """``counts``, counted once per report (rankings and rows read it for every option);
+        ``counts`` hands out copies."""
         counted = Counter(finding.status for finding in self.findings)
         return {str(status): counted.get(status, 0) for status in Status}
 
