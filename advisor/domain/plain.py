@@ -20,6 +20,13 @@ def jsonable(value):
     kind = type(value)
     if kind in _PLAIN:  # most values: returned as they are, without the checks below
         return value
+    # The other common exact types, before the checks below (which they would pass the same way)
+    if kind is Decimal:
+        return str(value)
+    if kind is dict:
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [jsonable(v) for v in value]
     if kind is float:
         return None if value != value else value  # NaN never reaches a brief
     if isinstance(value, Message):

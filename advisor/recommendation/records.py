@@ -6,6 +6,7 @@ from django.forms.models import model_to_dict
 from django.utils import translation
 from django.utils.translation import gettext
 
+from advisor.catalog.memo import inputs_key, memoized_for_inputs
 from advisor.domain.i18n import local_name
 from advisor.domain.plain import jsonable
 from vendors.models import Accelerator, DataCenter, HostingVendor, Offer, PolicyZone, ServerModel
@@ -117,10 +118,14 @@ def frozen_records(options) -> dict:
         o.key: (o.hardware.server.key, o.hardware.accelerator.key, o.site.data_center.key)
         for o in options
     }
-    linked = _linked_records(
-        {k[0] for k in keys.values()},
-        {k[1] for k in keys.values()},
-        {k[2] for k in keys.values() if k[2]},
+    servers = sorted({k[0] for k in keys.values()})
+    accelerators = sorted({k[1] for k in keys.values()})
+    dcs = sorted({k[2] for k in keys.values() if k[2]})
+    # Inside catalog_reads(stamp) (the stored-result service) kept per catalog stamp and keys:
+    # the records of the same servers and sites read and worded once (decision 0050).
+    linked = memoized_for_inputs(
+        ("linked records", inputs_key(servers, accelerators, dcs)),
+        lambda: _linked_records(set(servers), set(accelerators), set(dcs)),
     )
     by_option = {}
     for key, (server, accelerator, dc) in keys.items():

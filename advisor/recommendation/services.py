@@ -18,6 +18,7 @@ from django.db import transaction
 
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.assessments.models import Assessment
+from advisor.catalog.memo import catalog_reads
 from advisor.catalog.stamp import CatalogState, catalog_state
 from advisor.domain.recommend import RecommendRun
 from advisor.recommendation import codec
@@ -124,7 +125,8 @@ def _store(assessment: Assessment, catalog: CatalogState):
         assessment_document(assessment), today=local_today(), catalog_stamp=catalog.stamp
     )
     payload = zlib.compress(codec.dumps(run).encode(), 6)
-    records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)
+    with catalog_reads(catalog.stamp):  # the records kept per stamp, as the candidates are
+        records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)
     with transaction.atomic():
         stored = StoredRecommendation.objects.create(
             assessment=assessment,

@@ -4,9 +4,12 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import translation
 
 from advisor.brief.models import Brief
 from advisor.brief.verification import verify_upload
+from advisor.management.commands.recommend import json_text, recommendation_json
+from advisor.recommendation.run import run_recommendation
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.briefs import make_pki, signing_settings
 from tests.support.catalog import load_catalog
@@ -76,6 +79,22 @@ def test_recommend_json_has_the_documented_keys(scenario_file):
         "example-guian",
         "example-shanghai-qingpu",
     }
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_recommend_json_text_is_json_dumps_indented(language):
+    """``json_text`` writes each shared finding row once (issue 34); the text is byte for byte
+    what ``json.dumps(indent=2)`` writes, with declared facts and with a NUL of its own too."""
+    site = {"data_centers": ["example-guian", "jianmi-guiyang"]}
+    declared = {"jianmi-guiyang": {"ups_minutes": {"value": 12, "evidence": "UPS test report"}}}
+    run_ = run_recommendation({**SCENARIO, "site": site, "declared": declared})
+    with translation.override(language):
+        payload = recommendation_json(run_)
+    assert any(f["declared"] for o in payload["options"] for f in o["findings"])
+    assert json_text(payload) == json.dumps(payload, indent=2, ensure_ascii=False)
+    first = payload["options"][0]
+    nul = {**payload, "options": [{**first, "findings": [{"message": "\x00"}]}]}
+    assert json_text(nul) == json.dumps(nul, indent=2, ensure_ascii=False)
 
 
 def test_recommend_table_in_chinese(scenario_file):

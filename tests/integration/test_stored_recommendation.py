@@ -97,6 +97,26 @@ def test_a_catalog_change_keeps_the_result_says_so_and_recompute_replaces_it(
     assert NOTICE not in html and "computed again with the current catalog" in html
 
 
+def test_the_stored_records_follow_a_catalog_edit(client, world, computed):
+    """frozen_records are kept per catalog stamp (issue 34): a result computed after an edit
+    stores the edited record, not the one kept for the earlier stamp."""
+    run = services.assessment_results(world)
+    key, offer = priced_offer(run)
+
+    def stored_offer():
+        stored = StoredRecommendation.objects.get(assessment=world)
+        records = services.stored_records(stored)["records"]
+        return next(r for r in records if r["kind"] == "offer" and r["key"] == offer.key)
+
+    price_field = Offer.PRICE_FIELD[offer.kind]
+    assert Decimal(stored_offer()["fields"][price_field]) == offer.price
+    setattr(offer, price_field, offer.price * 2)
+    offer.save()
+    client.post(reverse("results:recompute", args=(world.pk,)), HTTP_ACCEPT_LANGUAGE="en")
+    assert len(computed) == 2
+    assert Decimal(stored_offer()["fields"][price_field]) == offer.price
+
+
 def test_a_deleted_catalog_row_is_a_change_too(client, world, computed):
     services.assessment_results(world)
     unused = (

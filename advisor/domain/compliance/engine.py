@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from functools import cached_property
 
 from advisor.domain.compliance.base import Area, Finding, Rule, Severity, Status
 from advisor.domain.compliance.facts import ComplianceInput
@@ -78,6 +79,12 @@ class ComplianceReport:
     @property
     def counts(self) -> dict[str, int]:
         """Findings per status, e.g. ``{"pass": 20, "warn": 3, "fail": 1, "unknown": 2}``."""
+        return dict(self._counted)
+
+    @cached_property
+    def _counted(self) -> dict[str, int]:
+        """``counts``, counted once per report (rankings and rows read it for every option);
+        ``counts`` hands out copies."""
         counted = Counter(finding.status for finding in self.findings)
         return {str(status): counted.get(status, 0) for status in Status}
 
@@ -163,8 +170,10 @@ class SharedFindings:
     def findings(
         self, rules: tuple[Rule, ...], facts: ComplianceInput, params: Parameters
     ) -> tuple[Finding, ...]:
-        signatures, plan = self._plan(rules)
-        buckets = [self._bucket(reads, facts, params) for reads in signatures]
+        signatures, plan, names = self._plan(rules)
+        values = {name: getattr(facts, name) for name in names}  # each fact read once
+        ids = {name: id(value) for name, value in values.items()}
+        buckets = [self._bucket(reads, values, ids, params) for reads in signatures]
         found = []
         for rule, index in plan:
             bucket = buckets[index]
@@ -177,25 +186,26 @@ class SharedFindings:
         return tuple(found)
 
     def _plan(self, rules: tuple[Rule, ...]) -> tuple:
-        """The distinct ``reads`` of ``rules`` and each rule with the index of its own."""
+        """The distinct ``reads`` of ``rules``, each rule with the index of its own, and every
+        fact name any of them reads."""
         kept = self._plans.get(id(rules))
         if kept is None:
             signatures = list(dict.fromkeys(rule.reads for rule in rules))
             plan = tuple((rule, signatures.index(rule.reads)) for rule in rules)
-            kept = self._plans[id(rules)] = (rules, tuple(signatures), plan)
-        return kept[1], kept[2]
+            names = tuple(dict.fromkeys(name for reads in signatures for name in reads))
+            kept = self._plans[id(rules)] = (rules, tuple(signatures), plan, names)
+        return kept[1], kept[2], kept[3]
 
-    def _bucket(self, reads: tuple[str, ...], facts, params) -> dict | None:
+    def _bucket(self, reads: tuple[str, ...], values: dict, ids: dict, params) -> dict | None:
         """The findings of the rules reading ``reads``, for these very facts (None: a rule that
         declares no reads is evaluated for every option)."""
         if not reads:
             return None
-        read = tuple(getattr(facts, name) for name in reads)
-        key = (reads, id(params), *map(id, read))
+        key = (reads, id(params), *[ids[name] for name in reads])
         bucket = self._buckets.get(key)
         if bucket is None:
             bucket = self._buckets[key] = {}
-            self._kept.append((params, read))
+            self._kept.append((params, tuple(values[name] for name in reads)))
         return bucket
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import cached_property
 
 from advisor.domain.economics.costs import (
     BUY,
@@ -173,14 +174,27 @@ def payback(inputs: EconomicsInputs, buy: ModeCost, rent: ModeCost) -> Payback:
 
 @dataclass(frozen=True)
 class EconomicsResult:
+    """The priced modes of one option. ``monthly`` and ``assumptions`` follow from ``costs``
+    and ``inputs`` and are made when first read: a recommendation prices hundreds of options,
+    and only the page, chart or brief of a few reads them (they are not stored either; a stored
+    result makes them again from the same values)."""
+
     inputs: EconomicsInputs
     racks: int
     costs: dict[str, ModeCost]
     payback: Payback | None  # buying against renting the same servers (a programme)
-    monthly: MonthlySeries
-    assumptions: list[Assumption]
     messages: list[Message] = field(default_factory=list)
     fits_in_a_year: bool = True  # a programme's runs fit in a year's hours on this capacity
+
+    @cached_property
+    def monthly(self) -> MonthlySeries:
+        """The cumulative cash by month per mode (the chart)."""
+        return monthly_series(self.costs)
+
+    @cached_property
+    def assumptions(self) -> list[Assumption]:
+        """Every figure the costs rest on, with its provenance."""
+        return _records(self.inputs)
 
     @property
     def cheapest_mode(self) -> str | None:
@@ -262,8 +276,6 @@ def evaluate(inputs: EconomicsInputs, overrides: Overrides | None = None) -> Eco
         racks=racks_needed(inputs),
         costs=costs,
         payback=owned,
-        monthly=monthly_series(costs),
-        assumptions=_records(inputs),
         messages=messages,
         fits_in_a_year=fits_in_a_year(inputs),
     )

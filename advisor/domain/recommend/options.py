@@ -12,6 +12,7 @@ candidate dataclasses below.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -389,6 +390,9 @@ def _servers_per_rack(result: SizingResult) -> int | None:
     return 1 if result.servers == 1 else None
 
 
+_UNSET = object()  # a keyword not given (None is a value: no load known)
+
+
 def server_load(result: SizingResult) -> ServerLoad | None:
     time, power, server = result.time, result.power, result.server
     if time is None or time.time_to_train_hours is None or power is None or server is None:
@@ -404,8 +408,10 @@ def server_load(result: SizingResult) -> ServerLoad | None:
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def run_hours(hours: float) -> Decimal:
-    """A run's wall-clock hours as every page, cost line and brief states them (0.01 h)."""
+    """A run's wall-clock hours as every page, cost line and brief states them (0.01 h); kept
+    per value (the rankings read each option's hours several times)."""
     return max(Decimal("0.01"), Decimal(str(round(hours, 2))))
 
 
@@ -420,10 +426,17 @@ def _idle_kw(result: SizingResult) -> float:
 
 
 def price(
-    result: SizingResult, hardware: HardwareCandidate, site: SiteCandidate, procurement
+    result: SizingResult,
+    hardware: HardwareCandidate,
+    site: SiteCandidate,
+    procurement,
+    *,
+    load: ServerLoad | None = _UNSET,
 ) -> economics.EconomicsResult | None:
-    """Buying and renting ``hardware`` at ``site`` (the modes asked for that have a price)."""
-    load = server_load(result)
+    """Buying and renting ``hardware`` at ``site`` (the modes asked for that have a price).
+    ``load``: ``server_load(result)``, when the caller has it (once per hardware)."""
+    if load is _UNSET:
+        load = server_load(result)
     if load is None:
         return None
     costs = site.costs
@@ -606,13 +619,15 @@ def site_options(
     *,
     shared: SharedFindings | None = None,
     option: OptionFacts | None = None,
+    load: ServerLoad | None = _UNSET,
 ) -> list[Option]:
     """``hardware`` at ``site``: one option per asked mode (buy, rent) that has a price there,
     or one unpriced option when none has (a missing price never removes the option). In the
     buyer's own room only buying applies ("buy for your own room").
 
     ``shared`` and ``option`` (the sizing's facts, made once per hardware): findings whose facts
-    other options share are evaluated once (``SharedFindings``)."""
+    other options share are evaluated once (``SharedFindings``); ``load`` (``server_load``,
+    also once per hardware)."""
     facts = ComplianceInput(
         today=today,
         option=option or option_facts(result),
@@ -625,7 +640,7 @@ def site_options(
         buyer=hardware.buyer or procurement.buyer,
     )
     report = with_required(evaluate(facts, params, shared=shared), procurement)
-    priced = price(result, hardware, site, procurement)
+    priced = price(result, hardware, site, procurement, load=load)
     own = site.data_center.key == OWN_ROOM_KEY
     asked = [m for m in ("buy", "rent") if m in procurement.modes and not (own and m == "rent")]
     modes = [m for m in asked if priced is not None and m in priced.costs]
@@ -727,10 +742,18 @@ def recommend(
     for candidate in hardware:
         if hosted and sites:
             result = size_hardware(scenario, candidate, procurement)
-            facts = option_facts(result)
+            facts, load = option_facts(result), server_load(result)
             for site in sites:
                 options += site_options(
-                    result, candidate, site, procurement, today, params, shared=shared, option=facts
+                    result,
+                    candidate,
+                    site,
+                    procurement,
+                    today,
+                    params,
+                    shared=shared,
+                    option=facts,
+                    load=load,
                 )
         options += cloud_options(scenario, candidate, procurement, today, params, shared=shared)
     return rank(options, procurement)
