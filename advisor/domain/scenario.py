@@ -46,6 +46,12 @@ QUANT_BITS = (4, 8)
 # (and what is built on them: TRL, LLaMA-Factory, ms-swift's default backend, Qwen's
 # finetune.py); "megatron" is Megatron-LM and its ports (NeMo, MindSpeed, Megatron-SWIFT).
 FRAMEWORKS = ("hf", "torchtune", "litgpt", "megatron")
+# How AdamW's step is implemented (optional field ``optimizer_impl``): "fused" (one kernel per
+# parameter group that updates in place: torch.optim.AdamW(fused=True), DeepSpeed FusedAdam,
+# Apex/Transformer Engine FusedAdam in Megatron) or "foreach" (PyTorch's multi-tensor
+# implementation, its default on CUDA, which allocates a moment-sized temporary). ``None``: the
+# framework's default (docs/scenario-format.md).
+OPTIMIZER_IMPLS = ("fused", "foreach")
 LORA_TARGET_PRESETS = ("attention", "all-linear")
 LORA_TARGET_NAMES = (
     "q_proj",
@@ -259,6 +265,10 @@ class Scenario:
     # stated, read as the loop, the default of both Transformers v4 and Megatron-Core. Ignored
     # for dense models.
     moe_grouped_gemm: bool | None = None
+    # Optional (a compatible v1 extension): AdamW's implementation, one of OPTIMIZER_IMPLS.
+    # ``None``: the framework's default (DeepSpeed's and Megatron's fused Adam under ZeRO and
+    # Megatron, PyTorch's foreach otherwise). Only with ``optimizer: adamw``.
+    optimizer_impl: str | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -467,6 +477,7 @@ _TOP_KEYS = (
     "framework",
     "avg_tokens_per_sample",
     "moe_grouped_gemm",
+    "optimizer_impl",
 )
 
 
@@ -650,6 +661,10 @@ def _load_training(data) -> Training:
 QUANT_BITS_ONLY_QLORA = N_(
     "Quantised base weights apply only to QLoRA. Choose QLoRA as the method, or leave this empty."
 )
+OPTIMIZER_IMPL_ONLY_ADAMW = N_(
+    "A fused or foreach implementation applies only to AdamW. Choose AdamW as the optimizer, or "
+    "leave the implementation to the framework's default."
+)
 ADAPTER_ONLY_ADAPTER_METHODS = N_(
     "Adapter rank, alpha and targets apply only to LoRA, QLoRA or DoRA. Choose one of those "
     "methods, or clear the adapter settings."
@@ -690,9 +705,16 @@ def seq_len_problem(seq_len: int | None, context_length: int | None) -> Message 
     return None
 
 
+def optimizer_impl_problem(optimizer: str | None, optimizer_impl) -> Message | None:
+    if optimizer_impl not in (None, "") and (optimizer or "adamw") != "adamw":
+        return Message(OPTIMIZER_IMPL_ONLY_ADAMW)
+    return None
+
+
 def _check_consistency(s: Scenario) -> None:
     """Rules that involve more than one field."""
     for field_path, problem in (
+        ("optimizer_impl", optimizer_impl_problem(s.optimizer, s.optimizer_impl)),
         ("lora", adapter_problem(s.method, s.lora is not None)),
         ("quant_bits", quant_bits_problem(s.method, s.quant_bits)),
         ("precision", precision_problem(s.method, s.precision)),
@@ -805,6 +827,7 @@ def load_scenario(data: dict) -> Scenario:
             data, "avg_tokens_per_sample", "avg_tokens_per_sample", nullable=True
         ),
         moe_grouped_gemm=_bool(data, "moe_grouped_gemm", "moe_grouped_gemm", nullable=True),
+        optimizer_impl=_optional_choice(data, "optimizer_impl", "optimizer_impl", OPTIMIZER_IMPLS),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -883,6 +906,8 @@ def dump_scenario(s: Scenario) -> dict:
         out["avg_tokens_per_sample"] = s.avg_tokens_per_sample
     if s.moe_grouped_gemm is not None or "moe_grouped_gemm" in s.key_order:
         out["moe_grouped_gemm"] = s.moe_grouped_gemm
+    if s.optimizer_impl is not None or "optimizer_impl" in s.key_order:
+        out["optimizer_impl"] = s.optimizer_impl
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

@@ -72,6 +72,28 @@ PAGED_OPTIMIZERS = ("paged-adamw", "paged-adamw-8bit")
 # buffer (its distributed optimizer is recorded as zero1), DeepSpeed ZeRO-2/3's gradient
 # partition in the 16-bit parameter dtype, FSDP's fp32 reduce dtype (sharded).
 AMP_BACKWARD_GRAD_BYTES = {"single": 4, "ddp": 4, "zero1": 4, "zero2": 2, "zero3": 2, "fsdp": 4}
+# Gradient lifetime. PyTorch creates a parameter's .grad when autograd's AccumulateGrad node
+# runs for it in the backward pass, and Optimizer.zero_grad() frees them (set_to_none=True, the
+# default since PyTorch 2.0: torch/optim/optimizer.py, Optimizer.zero_grad; PyTorch 2.0 release
+# notes, 2023-03-15). Without gradient accumulation (grad_accum 1) no gradient exists when the
+# backward pass starts: they appear layer by layer as the saved activations of that layer are
+# freed, so the backward pass peaks at its start (activations, no gradients) or at its end
+# (gradients, no activations), never both; the output layer's gradient is the first made, beside
+# the logits. With accumulation, the previous micro-batches' gradients are alive at the start.
+# Megatron allocates its fp32 main_grad buffer once for the whole run
+# (megatron/core/distributed/param_and_grad_buffer.py), so it is alive throughout.
+GRADIENT_BUFFER_PERSISTENT_FRAMEWORKS = ("megatron",)
+# The optimizer step's transient. PyTorch's multi-tensor AdamW (torch/optim/adam.py,
+# _multi_tensor_adam, used by AdamW: ``exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)``
+# then _foreach_div_/_foreach_add_/_foreach_addcdiv_) allocates one new tensor per parameter the
+# size of the second moment for the whole parameter group at once: one moment-sized temporary
+# alive at the step. The fused implementations update in place in one kernel (torch
+# _fused_adamw_, DeepSpeed FusedAdam csrc/adam/multi_tensor_adam.cu, Apex/Transformer Engine
+# FusedAdam used by Megatron) and allocate none. PyTorch picks foreach by default for CUDA
+# tensors (torch/optim/optimizer.py, _default_to_fused_or_foreach; fused=False unless asked);
+# DeepSpeed builds FusedAdam when its configuration names an "AdamW" optimizer, as the Qwen and
+# ms-swift ZeRO configurations do; Megatron always uses a fused Adam.
+FOREACH_TEMPORARY_MOMENTS = 1
 # DeepSpeed ZeRO-1/2/3 convert the rank's gradient partition to fp32 for the optimizer step
 # (stage_1_and_2.py single_partition_of_fp32_groups[i].grad; stage3.py per optimizer
 # sub-group), after the activations are freed.
@@ -187,6 +209,27 @@ def traits_of(scenario: Scenario) -> FrameworkTraits:
     return FRAMEWORK_TRAITS[scenario.framework]
 
 
+def optimizer_step_is_foreach(scenario: Scenario, strategy: str) -> bool:
+    """Whether AdamW's step allocates the foreach temporary (``optimizer_impl``, else the
+    framework's default: fused under DeepSpeed ZeRO and Megatron, PyTorch's foreach otherwise)."""
+    if scenario.optimizer != "adamw":
+        return False
+    if scenario.optimizer_impl is not None:
+        return scenario.optimizer_impl == "foreach"
+    fused_by_default = scenario.framework == "megatron" or strategy in ("zero1", "zero2", "zero3")
+    return not fused_by_default
+
+
+def gradients_made_in_backward(scenario: Scenario) -> bool:
+    """Whether the gradients are created during the backward pass (so not alive at its start):
+    one micro-batch per step, and no persistent gradient buffer (Megatron's main_grad)."""
+    return (
+        scenario.grad_accum == 1
+        and not scenario.optimizer_in_backward
+        and scenario.framework not in GRADIENT_BUFFER_PERSISTENT_FRAMEWORKS
+    )
+
+
 def loss_is_chunked(scenario: Scenario) -> bool:
     """Whether the loss is computed in chunks: as stated, else the framework's default."""
     if scenario.loss_chunking is not None:
@@ -269,9 +312,9 @@ FIT_RESERVE_SHARE = 0.05
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
 MEMORY_ERROR_P10 = -0.123
-MEMORY_ERROR_P90 = 0.200
+MEMORY_ERROR_P90 = 0.209
 MEMORY_ERROR_UNSTATED_P10 = -0.123
-MEMORY_ERROR_UNSTATED_P90 = 0.201
+MEMORY_ERROR_UNSTATED_P90 = 0.209
 
 
 def memory_error_band(scenario: Scenario) -> tuple[float, float]:
@@ -512,6 +555,12 @@ class MemoryModel:
             trained = total
             self.frozen_bytes = 0.0
         self.trained_params = trained
+        # The share of the gradients made first in the backward pass, beside the logits: the
+        # output layer's (the embedding's, when tied) under full fine-tuning.
+        self.first_gradient_share = 0.0
+        if not s.uses_adapters and trained:
+            self.first_gradient_share = min(1.0, m.vocab * m.hidden / trained)
+        self.gradients_in_backward = gradients_made_in_backward(s)
         self.traits = traits_of(s)
         self.length_drift_share = length_drift_share(s)
         self.length_drift_high_share = length_drift_share(s, high=True)
@@ -847,6 +896,11 @@ class MemoryModel:
             if self.amp:
                 host += self.trained_params * FP32 / mp / shard_optimizer
             optimizer = master = 0.0
+        # AdamW's foreach step: one moment-sized temporary (FOREACH_TEMPORARY_MOMENTS) beside
+        # the states it updates; none when the step runs on the CPU or in the backward pass.
+        transient = 0.0
+        if optimizer_step_is_foreach(self.scenario, strategy) and not self.optimizer_in_backward:
+            transient = optimizer * FOREACH_TEMPORARY_MOMENTS / ADAM_MOMENTS
         buffers = self.dequant_bytes + self.dora_bytes + self.mask_bytes
         if params_offloaded:
             # Parameters and gradients live in host RAM and stream in one unit at a time.
@@ -870,6 +924,11 @@ class MemoryModel:
         # the rank's process with its data-loader workers.
         host += paged + (self.frozen_bytes + self.trainable_bytes) / layout.gpus
         host += HOST_PROCESS_GIB * GIB
+        # At the start of the backward pass: all gradients when they outlive a step (gradient
+        # accumulation, Megatron's buffer), else only the output layer's (gradients_made_in_backward).
+        at_start = gradients
+        if self.gradients_in_backward:
+            at_start = gradients * self.first_gradient_share
         result = (
             frozen,
             trainable,
@@ -880,6 +939,8 @@ class MemoryModel:
             paged,
             host,
             step_gradients,
+            transient,
+            at_start,
         )
         self._state_cache[key] = result
         return result
@@ -909,10 +970,12 @@ class MemoryModel:
     def _phase_bytes(self, layout: Layout, micro_batch: int, seq_len: int):
         """(backward-phase allocated, step-phase allocated, states, activations, logits)."""
         states = self._state_bytes(layout)
-        frozen, trainable, master, gradients, optimizer, buffers, _paged, _host, step = states
+        frozen, trainable, master, gradients, optimizer, buffers, _paged, _host, step = states[:9]
+        transient, at_start = states[9:]
         activations, logits = self._dynamic_bytes(layout, micro_batch, seq_len)
-        resident = frozen + trainable + master + gradients + optimizer + buffers
-        return resident + activations + logits, resident + step, states, activations, logits
+        resident = frozen + trainable + master + optimizer + buffers
+        backward = resident + at_start + activations + logits
+        return backward, resident + gradients + step + transient, states, activations, logits
 
     def reserved_gib(
         self, layout: Layout, *, micro_batch: int | None = None, seq_len: int | None = None
@@ -974,7 +1037,10 @@ class MemoryModel:
         backward, step, states, activations, logits = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
-        frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states
+        frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states[
+            :9
+        ]
+        transient, at_start = states[9:]
         allocated = max(backward, step)
         training_total = _reserved_gib(allocated) + context
         dynamic = (activations + logits) / GIB
@@ -1007,7 +1073,10 @@ class MemoryModel:
         at_step = step > backward
         if at_step:
             gradients += step_extra
+            buffers += transient
             activations = logits = 0.0
+        else:
+            gradients = at_start
         return MemoryBreakdown(
             frozen_weights=frozen / GIB,
             trainable_weights=trainable / GIB,

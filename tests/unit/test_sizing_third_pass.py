@@ -1,0 +1,158 @@
+"""Mechanisms of issue 29 (sizing, third pass), each against hand-worked numbers.
+
+A small dense model keeps the arithmetic checkable by hand: 2 layers, hidden 1024, 8 heads
+(full attention), a gated MLP of width 2048, vocabulary 1,000, untied. Attention per layer
+4 x 1024^2 = 4,194,304; MLP 3 x 1024 x 2048 = 6,291,456; a layer 10,485,760, both 20,971,520;
+embeddings 2 x 1,000 x 1024 = 2,048,000. Total 23,019,520 parameters (norms left out).
+"""
+
+import copy
+
+import pytest
+
+from advisor.domain.scenario import ScenarioError, dump_scenario, load_scenario
+from advisor.domain.sizing.memory import MemoryModel, layout_of
+
+TOTAL = 23_019_520
+OUTPUT_LAYER = 1000 * 1024
+
+SMALL = {
+    "model": {
+        "name": "small dense",
+        "params_b": TOTAL / 1e9,
+        "layers": 2,
+        "hidden": 1024,
+        "heads": 8,
+        "kv_heads": 8,
+        "intermediate": 2048,
+        "vocab": 1000,
+        "tied_embeddings": False,
+        "experts": None,
+        "experts_per_token": None,
+    },
+    "method": "full",
+    "lora": None,
+    "precision": "bf16",
+    "quant_bits": None,
+    "optimizer": "adamw",
+    "optimizer_in_backward": False,
+    "seq_len": 1024,
+    "micro_batch": 1,
+    "grad_accum": 1,
+    "gradient_checkpointing": False,
+    "flash_attention": True,
+    "packed": True,
+    "hardware": {"accelerator": None, "count": 1, "nodes": 1},
+    "parallelism": {"strategy": "single", "offload": "none"},
+    "training": None,
+}
+
+
+def small(**changes):
+    data = copy.deepcopy(SMALL)
+    for key, value in changes.items():
+        if key.startswith("parallelism."):
+            data["parallelism"][key.split(".")[1]] = value
+        elif key.startswith("hardware."):
+            data["hardware"][key.split(".")[1]] = value
+        else:
+            data[key] = value
+    return load_scenario(data)
+
+
+def phases(scenario):
+    """(backward-start bytes without activations and logits, optimizer-step bytes)."""
+    model = MemoryModel(scenario)
+    backward, step, _states, activations, logits = model._phase_bytes(
+        layout_of(scenario), scenario.micro_batch, scenario.seq_len
+    )
+    return backward - activations - logits, step
+
+
+# --- Item 1: gradient lifetime and the optimizer step ---------------------------------------
+
+
+def test_the_small_model_is_counted_by_hand():
+    model = MemoryModel(small())
+    assert model.trained_params == TOTAL
+    assert model.first_gradient_share == pytest.approx(OUTPUT_LAYER / TOTAL)
+
+
+@pytest.mark.parametrize(
+    ("impl", "step_bytes"),
+    [
+        # bf16 weights 2 + gradients 2 + two bf16 moments 4 = 8 B; foreach adds one moment, 2 B.
+        ("foreach", TOTAL * 10),
+        (None, TOTAL * 10),  # PyTorch's default on CUDA: foreach
+        ("fused", TOTAL * 8),
+    ],
+)
+def test_the_foreach_step_adds_one_moment(impl, step_bytes):
+    _start, step = phases(small(optimizer_impl=impl))
+    assert step == pytest.approx(step_bytes)
+
+
+def test_without_accumulation_only_the_output_layers_gradient_is_alive_at_backward_start():
+    # Weights 2 + moments 4 = 6 B per parameter, plus the output layer's 2-byte gradient.
+    start, _step = phases(small())
+    assert start == pytest.approx(TOTAL * 6 + OUTPUT_LAYER * 2)
+
+
+def test_with_accumulation_every_gradient_is_alive_at_backward_start():
+    start, _step = phases(small(grad_accum=2))
+    assert start == pytest.approx(TOTAL * 8)
+
+
+def test_megatron_keeps_its_gradient_buffer_and_steps_fused():
+    # Megatron's main_grad buffer lives for the whole run; its Adam is fused.
+    start, step = phases(small(framework="megatron"))
+    assert start == pytest.approx(TOTAL * 8)
+    assert step == pytest.approx(TOTAL * 8)
+
+
+def test_deepspeed_zero_defaults_to_its_fused_adam_unless_foreach_is_stated():
+    # ZeRO-2 on 2 GPUs: weights 2 B each; gradients 2 B and moments 4 B halved; two 2e8-element
+    # 16-bit gradient buckets (8e8 bytes).
+    scenario = dict(
+        **{"hardware.count": 2, "parallelism.strategy": "zero2"},
+    )
+    buckets = 2 * 2e8 * 2
+    _start, fused = phases(small(**scenario))
+    assert fused == pytest.approx(TOTAL * (2 + 1 + 2) + buckets)
+    _start, foreach = phases(small(optimizer_impl="foreach", **scenario))
+    assert foreach == pytest.approx(TOTAL * (2 + 1 + 2 + 1) + buckets)
+
+
+def test_an_offloaded_step_has_no_device_temporary():
+    _start, step = phases(small(**{"parallelism.offload": "optimizer"}))
+    assert step == pytest.approx(TOTAL * 4)  # weights and gradients only
+
+
+def test_the_breakdown_shows_the_temporary_at_the_step():
+    scenario = small(seq_len=16)  # tiny activations: the step is the peak
+    breakdown = MemoryModel(scenario).per_gpu(layout_of(scenario), context=0.0)
+    assert breakdown.peak_at_optimizer_step
+    assert breakdown.work_buffers * 2**30 == pytest.approx(TOTAL * 2)
+    assert breakdown.gradients * 2**30 == pytest.approx(TOTAL * 2)
+
+
+def test_optimizer_impl_is_optional_and_written_back_only_when_given():
+    plain = small()
+    assert plain.optimizer_impl is None
+    assert "optimizer_impl" not in dump_scenario(plain)
+    for value in ("fused", "foreach"):
+        assert dump_scenario(small(optimizer_impl=value))["optimizer_impl"] == value
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"optimizer_impl": "apex"}, "optimizer_impl"),
+        ({"optimizer_impl": True}, "optimizer_impl"),
+        ({"optimizer_impl": "fused", "optimizer": "adafactor"}, "optimizer_impl"),
+    ],
+)
+def test_optimizer_impl_is_refused_when_it_cannot_apply(changes, field):
+    with pytest.raises(ScenarioError) as error:
+        small(**changes)
+    assert error.value.field == field
