@@ -269,6 +269,11 @@ class Scenario:
     # ``None``: the framework's default (DeepSpeed's and Megatron's fused Adam under ZeRO and
     # Megatron, PyTorch's foreach otherwise). Only with ``optimizer: adamw``.
     optimizer_impl: str | None = None
+    # Optional (a compatible v1 extension): the output layer and the cross-entropy run as one
+    # fused kernel over chunks of tokens that never materialises the logits (Liger Kernel's
+    # LigerFusedLinearCrossEntropyLoss, Apple's Cut Cross-Entropy). ``None``: not stated, read as
+    # false (the logits exist, whole or chunked as loss_chunking says).
+    fused_loss: bool | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -478,6 +483,7 @@ _TOP_KEYS = (
     "avg_tokens_per_sample",
     "moe_grouped_gemm",
     "optimizer_impl",
+    "fused_loss",
 )
 
 
@@ -665,6 +671,10 @@ OPTIMIZER_IMPL_ONLY_ADAMW = N_(
     "A fused or foreach implementation applies only to AdamW. Choose AdamW as the optimizer, or "
     "leave the implementation to the framework's default."
 )
+FUSED_LOSS_IS_CHUNKED = N_(
+    "A fused linear cross-entropy works through the tokens in chunks, so it cannot go with "
+    "loss_chunking false. Leave loss_chunking empty or true, or the fused loss false."
+)
 ADAPTER_ONLY_ADAPTER_METHODS = N_(
     "Adapter rank, alpha and targets apply only to LoRA, QLoRA or DoRA. Choose one of those "
     "methods, or clear the adapter settings."
@@ -711,9 +721,16 @@ def optimizer_impl_problem(optimizer: str | None, optimizer_impl) -> Message | N
     return None
 
 
+def fused_loss_problem(fused_loss, loss_chunking) -> Message | None:
+    if fused_loss is True and loss_chunking is False:
+        return Message(FUSED_LOSS_IS_CHUNKED)
+    return None
+
+
 def _check_consistency(s: Scenario) -> None:
     """Rules that involve more than one field."""
     for field_path, problem in (
+        ("fused_loss", fused_loss_problem(s.fused_loss, s.loss_chunking)),
         ("optimizer_impl", optimizer_impl_problem(s.optimizer, s.optimizer_impl)),
         ("lora", adapter_problem(s.method, s.lora is not None)),
         ("quant_bits", quant_bits_problem(s.method, s.quant_bits)),
@@ -828,6 +845,7 @@ def load_scenario(data: dict) -> Scenario:
         ),
         moe_grouped_gemm=_bool(data, "moe_grouped_gemm", "moe_grouped_gemm", nullable=True),
         optimizer_impl=_optional_choice(data, "optimizer_impl", "optimizer_impl", OPTIMIZER_IMPLS),
+        fused_loss=_bool(data, "fused_loss", "fused_loss", nullable=True),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -908,6 +926,8 @@ def dump_scenario(s: Scenario) -> dict:
         out["moe_grouped_gemm"] = s.moe_grouped_gemm
     if s.optimizer_impl is not None or "optimizer_impl" in s.key_order:
         out["optimizer_impl"] = s.optimizer_impl
+    if s.fused_loss is not None or "fused_loss" in s.key_order:
+        out["fused_loss"] = s.fused_loss
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

@@ -156,3 +156,38 @@ def test_optimizer_impl_is_refused_when_it_cannot_apply(changes, field):
     with pytest.raises(ScenarioError) as error:
         small(**changes)
     assert error.value.field == field
+
+
+# --- Item 2: the third loss regime, fused linear cross-entropy --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "bytes_per_token"),
+    [
+        ({}, 1000 * 12),  # whole fp32 logits: 16-bit, fp32 upcast, fp32 log-softmax, 16-bit grad
+        ({"loss_chunking": True}, 1000 * 4),  # chunked: the 16-bit logits and their gradient
+        ({"fused_loss": True}, 2 * 1024 * 2 + 4),  # fused: two hidden-wide bf16 copies, fp32 loss
+        ({"fused_loss": True, "loss_chunking": True}, 2 * 1024 * 2 + 4),
+        ({"fused_loss": False}, 1000 * 12),
+    ],
+)
+def test_three_loss_regimes_by_hand(changes, bytes_per_token):
+    assert MemoryModel(small(**changes)).logit_bytes_per_token == bytes_per_token
+
+
+def test_the_fused_loss_keeps_no_logits_at_the_peak():
+    # 4 x 4096 tokens: whole logits 16,384 x 1,000 x 12 = 196,608,000 bytes; fused
+    # 16,384 x (2 x 1024 x 2 + 4) = 67,174,400 bytes.
+    whole = small(micro_batch=4, seq_len=4096)
+    fused = small(micro_batch=4, seq_len=4096, fused_loss=True)
+    layout = layout_of(whole)
+    assert MemoryModel(whole).activation_bytes(layout)[1] == 196_608_000
+    assert MemoryModel(fused).activation_bytes(layout)[1] == 67_174_400
+
+
+def test_fused_loss_is_optional_and_refused_with_unchunked_loss():
+    assert "fused_loss" not in dump_scenario(small())
+    assert dump_scenario(small(fused_loss=True))["fused_loss"] is True
+    with pytest.raises(ScenarioError) as error:
+        small(fused_loss=True, loss_chunking=False)
+    assert error.value.field == "fused_loss"

@@ -99,6 +99,15 @@ FOREACH_TEMPORARY_MOMENTS = 1
 # sub-group), after the activations are freed.
 AMP_STEP_GRAD_BYTES = {"zero1": 4, "zero2": 4, "zero3": 4}
 
+# Fused linear cross-entropy (scenario field ``fused_loss``): Liger Kernel's
+# LigerFusedLinearCrossEntropyLoss (Hsu et al., "Liger Kernel: Efficient Triton Kernels for LLM
+# Training", LinkedIn, arXiv:2410.10989, 2024-10; src/liger_kernel/ops/fused_linear_cross_entropy.py,
+# fused_linear_cross_entropy_forward) never materialises the logits: it allocates grad_input
+# (zeros_like the hidden states) and walks the tokens in chunks of
+# next_power_of_2(BT / ceil(V / H)) tokens, so a chunk's logits hold about BT x H values. Two
+# hidden-sized tensors per token in the compute dtype, and a fp32 loss per token.
+FUSED_LOSS_HIDDEN_COPIES = 2
+
 # --- Frameworks' buffers -------------------------------------------------------------------
 # DeepSpeed ZeRO gradient buckets: reduce_bucket_size 2e8 elements in the configs shipped by Qwen
 # and ms-swift (swift/llm/ds_config/zero2.json) and in the Hugging Face examples. ZeRO-1/2
@@ -754,7 +763,15 @@ class MemoryModel:
         # gradient remain and the fp32 work exists for one chunk at a time (a chunk is 1/8 of
         # the tokens in torchtune, 128 tokens in LitGPT: not counted). Not stated: the whole
         # logits at once (the heavier case).
-        if loss_is_chunked(s):
+        if s.fused_loss:
+            # Fused linear cross-entropy (scenario field fused_loss; Liger Kernel,
+            # src/liger_kernel/ops/fused_linear_cross_entropy.py): no logits tensor. The kernel
+            # computes the input's gradient in the forward pass and keeps it for the backward
+            # (tokens x hidden, compute dtype), works through chunks of about tokens x hidden /
+            # vocab tokens (a chunk's logits are about tokens x hidden values in the compute
+            # dtype, their gradient written in place) and keeps one fp32 loss per token.
+            self.logit_bytes_per_token = FUSED_LOSS_HIDDEN_COPIES * h * b + FP32
+        elif loss_is_chunked(s):
             self.logit_bytes_per_token = m.vocab * (b + b)
         else:
             self.logit_bytes_per_token = m.vocab * (b + FP32 + FP32 + b)
@@ -1280,7 +1297,16 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 {"params": f"{scenario.model.params_b:g}"},
             )
         )
-    if scenario.loss_chunking:
+    if scenario.fused_loss:
+        out.append(
+            Message(
+                N_(
+                    "The output layer and the loss run as one fused kernel, as stated: no "
+                    "logits are kept, only the hidden states' gradient and one chunk at a time."
+                )
+            )
+        )
+    elif scenario.loss_chunking:
         out.append(
             Message(
                 N_(
