@@ -41,6 +41,12 @@ OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "
 STRATEGIES = ("single", "ddp", "fsdp", "zero1", "zero2", "zero3")
 OFFLOADS = ("none", "optimizer", "optimizer+params")
 QUANT_BITS = (4, 8)
+# How a QLoRA base is quantised (optional field ``quant_format``): bitsandbytes NF4 (the QLoRA
+# paper's format), GPTQ or AWQ checkpoints (group-wise integer weights). ``None``: bitsandbytes
+# (NF4 at 4 bits, LLM.int8 at 8), what a document without the field meant.
+QUANT_FORMATS = ("nf4", "gptq", "awq")
+# The formats that exist only at 4 bits.
+QUANT_FORMATS_4BIT = ("nf4", "awq")
 # Training frameworks whose memory behaviour differs in ways v1 cannot otherwise say (optional
 # field ``framework``): "hf" is Hugging Face Transformers/PEFT with the Trainer or Accelerate
 # (and what is built on them: TRL, LLaMA-Factory, ms-swift's default backend, Qwen's
@@ -274,6 +280,9 @@ class Scenario:
     # LigerFusedLinearCrossEntropyLoss, Apple's Cut Cross-Entropy). ``None``: not stated, read as
     # false (the logits exist, whole or chunked as loss_chunking says).
     fused_loss: bool | None = None
+    # Optional (a compatible v1 extension): the QLoRA base's quantisation format, one of
+    # QUANT_FORMATS. ``None``: bitsandbytes (NF4 at 4 bits). Only with ``method: qlora``.
+    quant_format: str | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -484,6 +493,7 @@ _TOP_KEYS = (
     "moe_grouped_gemm",
     "optimizer_impl",
     "fused_loss",
+    "quant_format",
 )
 
 
@@ -671,6 +681,13 @@ OPTIMIZER_IMPL_ONLY_ADAMW = N_(
     "A fused or foreach implementation applies only to AdamW. Choose AdamW as the optimizer, or "
     "leave the implementation to the framework's default."
 )
+QUANT_FORMAT_ONLY_QLORA = N_(
+    "A quantisation format applies only to QLoRA. Choose QLoRA as the method, or leave this empty."
+)
+QUANT_FORMAT_4BIT = N_(
+    "{format} stores its weights in 4 bits. Set the quantised base weights to 4 bits, or leave "
+    "them empty."
+)
 FUSED_LOSS_IS_CHUNKED = N_(
     "A fused linear cross-entropy works through the tokens in chunks, so it cannot go with "
     "loss_chunking false. Leave loss_chunking empty or true, or the fused loss false."
@@ -727,9 +744,20 @@ def fused_loss_problem(fused_loss, loss_chunking) -> Message | None:
     return None
 
 
+def quant_format_problem(method: str | None, quant_format, quant_bits) -> Message | None:
+    if quant_format in (None, ""):
+        return None
+    if method != "qlora":
+        return Message(QUANT_FORMAT_ONLY_QLORA)
+    if quant_format in QUANT_FORMATS_4BIT and quant_bits not in (None, "", 4, "4"):
+        return Message(QUANT_FORMAT_4BIT, {"format": quant_format.upper()})
+    return None
+
+
 def _check_consistency(s: Scenario) -> None:
     """Rules that involve more than one field."""
     for field_path, problem in (
+        ("quant_format", quant_format_problem(s.method, s.quant_format, s.quant_bits)),
         ("fused_loss", fused_loss_problem(s.fused_loss, s.loss_chunking)),
         ("optimizer_impl", optimizer_impl_problem(s.optimizer, s.optimizer_impl)),
         ("lora", adapter_problem(s.method, s.lora is not None)),
@@ -846,6 +874,7 @@ def load_scenario(data: dict) -> Scenario:
         moe_grouped_gemm=_bool(data, "moe_grouped_gemm", "moe_grouped_gemm", nullable=True),
         optimizer_impl=_optional_choice(data, "optimizer_impl", "optimizer_impl", OPTIMIZER_IMPLS),
         fused_loss=_bool(data, "fused_loss", "fused_loss", nullable=True),
+        quant_format=_optional_choice(data, "quant_format", "quant_format", QUANT_FORMATS),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -928,6 +957,8 @@ def dump_scenario(s: Scenario) -> dict:
         out["optimizer_impl"] = s.optimizer_impl
     if s.fused_loss is not None or "fused_loss" in s.key_order:
         out["fused_loss"] = s.fused_loss
+    if s.quant_format is not None or "quant_format" in s.key_order:
+        out["quant_format"] = s.quant_format
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

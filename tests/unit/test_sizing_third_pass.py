@@ -191,3 +191,83 @@ def test_fused_loss_is_optional_and_refused_with_unchunked_loss():
     with pytest.raises(ScenarioError) as error:
         small(fused_loss=True, loss_chunking=False)
     assert error.value.field == "fused_loss"
+
+
+# --- Item 4: quantisation formats, and quantised bases gathered at their stored width ---------
+
+BLOCKS = 20_971_520  # the block linears, quantised under QLoRA
+EMBEDDINGS = 2_048_000  # embedding and output layer, 16 bits
+
+
+def qlora(**changes):
+    return small(method="qlora", framework="hf", **changes)
+
+
+@pytest.mark.parametrize(
+    ("quant_format", "bits_per_weight"),
+    [
+        (None, 4 + 0.5),  # bitsandbytes NF4: one fp32 absmax per 64 weights
+        ("nf4", 4 + 0.5),
+        ("gptq", 4 + 20 / 128),  # an fp16 scale and a 4-bit zero per group of 128
+        ("awq", 4 + 20 / 128),
+    ],
+)
+def test_frozen_base_by_format(quant_format, bits_per_weight):
+    model = MemoryModel(qlora(quant_format=quant_format))
+    assert model.frozen_bytes == pytest.approx(BLOCKS * bits_per_weight / 8 + EMBEDDINGS * 2)
+
+
+def test_gptq_at_8_bits_spends_24_bits_per_group():
+    model = MemoryModel(qlora(quant_format="gptq", quant_bits=8))
+    assert model.frozen_bytes == pytest.approx(BLOCKS * (8 + 24 / 128) / 8 + EMBEDDINGS * 2)
+
+
+@pytest.mark.parametrize(
+    ("quant_format", "framework", "copies", "width"),
+    [
+        # bitsandbytes: two 16-bit copies (quantisation and compute dtype) of the widest matrix:
+        # a 1024 x 2048 MLP projection, or the 1000 x 1024 output layer where it is quantised.
+        (None, "hf", 2, 1024 * 2048),
+        ("gptq", "hf", 1, 1024 * 2048),  # one temp_dq / dequantised copy
+        ("awq", None, 1, 1024 * 2048),  # the output layer stays 16-bit whatever the framework
+    ],
+)
+def test_dequantisation_buffer_by_format(quant_format, framework, copies, width):
+    scenario = small(method="qlora", framework=framework, quant_format=quant_format)
+    assert MemoryModel(scenario).dequant_bytes == copies * width * 2
+
+
+def test_a_quantised_base_is_gathered_at_its_stored_width():
+    # FSDP gathers three units: the largest is a block, 10,485,760 weights at 4.5 bits
+    # (5,898,240 bytes), larger than the 16-bit embedding (2,048,000 bytes).
+    quantised = MemoryModel(qlora())
+    assert quantised._gathered_bytes("fsdp", 1, 4, offloaded=True) == pytest.approx(
+        3 * 10_485_760 * 4.5 / 8
+    )
+    # ZeRO-3's live window holds the whole small model: its stored bytes.
+    assert quantised._gathered_bytes("zero3", 1, 4, offloaded=True) == pytest.approx(
+        BLOCKS * 4.5 / 8 + EMBEDDINGS * 2
+    )
+    # A 16-bit base: the same units at 2 bytes.
+    plain = MemoryModel(small(method="lora", framework="hf"))
+    assert plain._gathered_bytes("fsdp", 1, 4, offloaded=True) == 3 * 10_485_760 * 2
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"method": "lora", "quant_format": "gptq"}, "quant_format"),
+        ({"method": "qlora", "quant_format": "awq", "quant_bits": 8}, "quant_format"),
+        ({"method": "qlora", "quant_format": "nf4", "quant_bits": 8}, "quant_format"),
+        ({"method": "qlora", "quant_format": "int3"}, "quant_format"),
+    ],
+)
+def test_quant_format_is_refused_where_it_cannot_apply(changes, field):
+    with pytest.raises(ScenarioError) as error:
+        small(**changes)
+    assert error.value.field == field
+
+
+def test_quant_format_is_optional_and_written_back_only_when_given():
+    assert "quant_format" not in dump_scenario(qlora())
+    assert dump_scenario(qlora(quant_format="gptq", quant_bits=8))["quant_format"] == "gptq"

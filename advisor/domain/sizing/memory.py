@@ -54,6 +54,27 @@ FP32 = 4
 # (GPTQ int4 with group 128 needs 0.16 bit, below it). LLM.int8 keeps one fp32 scale per row:
 # negligible, counted as 0.
 QUANT_CONSTANT_BITS = {4: 0.5, 8: 0.0}
+# GPTQ (Frantar et al. 2023, arXiv:2210.17323; AutoGPTQ QuantLinear: qweight, qzeros packed in
+# int32, fp16 scales, group_size 128 in the Qwen, TheBloke and Hugging Face GPTQConfig
+# defaults) and AWQ (Lin et al. 2024, arXiv:2306.00978; AutoAWQ WQLinear_GEMM: 4-bit qweight,
+# packed 4-bit qzeros and fp16 scales per group of 128 input rows) keep per group of 128 weights
+# one fp16 scale and one packed zero of the weight's width: (16 + bits) / 128 bit per weight.
+QUANT_GROUP_SIZE = 128
+GROUPWISE_FORMATS = ("gptq", "awq")
+
+
+def quant_constant_bits(scenario: Scenario) -> float:
+    """Bits per quantised weight spent on quantisation constants (block or group scales)."""
+    bits = scenario.quant_bits_or_default
+    if scenario.quant_format in GROUPWISE_FORMATS:
+        return (16 + bits) / QUANT_GROUP_SIZE
+    return QUANT_CONSTANT_BITS[bits]
+
+
+def quantised_weight_bytes(scenario: Scenario) -> float:
+    """Bytes per quantised base weight as stored (and as ZeRO-3/FSDP gather it)."""
+    return (scenario.quant_bits_or_default + quant_constant_bits(scenario)) / 8
+
 
 # --- Optimizer states ----------------------------------------------------------------------
 # AdamW keeps two moments per trained parameter (Loshchilov & Hutter 2019), in the parameter's
@@ -138,6 +159,13 @@ FSDP_GATHERED_UNITS = 3
 # saved activation is alive. v1 does not say which, so the output layer's size is counted for
 # the buffer while its storage stays 16-bit (the heavier reading of each).
 DEQUANT_COPIES = 2
+# GPTQ and AWQ kernels dequantise a matrix once, into one 16-bit buffer: AutoAWQ's
+# WQLinear_GEMM (awq/modules/linear/gemm.py) calls awq_ext.dequantize_weights_cuda for batches
+# of 1,024 tokens or more and multiplies with torch.matmul; AutoGPTQ's ExLlamaV2 QuantLinear
+# reserves one temp_dq scratch of the largest layer's in x out 16-bit values
+# (auto_gptq/nn_modules/qlinear/qlinear_exllamav2.py, ExLlamaV2DeviceTensors). Both keep the
+# output layer in 16 bits (they quantise the decoder blocks' linear layers only).
+DEQUANT_COPIES_GROUPWISE = 1
 # A causal mask kept as a model buffer (scenario field model.causal_mask_positions): Qwen-1's
 # remote modeling code registers ``torch.tril(torch.ones((max_positions, max_positions),
 # dtype=torch.bool))`` as the non-persistent buffer ``registered_causal_mask`` of QWenModel
@@ -599,12 +627,22 @@ class MemoryModel:
         state_bytes = FP32 if (amp or weight_bytes == FP32) else DTYPE_BYTES[s.precision]
         self.optimizer_bytes = trained * self._optimizer_bytes_per_param(s, state_bytes, m)
         self.paged = s.optimizer in PAGED_OPTIMIZERS
+        # Bytes per parameter gathered under ZeRO-3/FSDP: the stored width (DTYPE of the weights,
+        # or the quantised width of a QLoRA base's block linears; on average over the model for
+        # ZeRO-3's live-parameter window).
+        self.gather_block_bytes = float(self.weight_elem_bytes)
+        self.gather_average_bytes = float(self.weight_elem_bytes)
+        if s.method == "qlora":
+            self.gather_block_bytes = quantised_weight_bytes(s)
+            self.gather_average_bytes = self.frozen_bytes / total
         self.dequant_bytes = 0.0
         if s.method == "qlora":
             widest = m.hidden * max(m.intermediate, lay.q_out)
-            if self.traits.quantises_output_layer:
+            groupwise = s.quant_format in GROUPWISE_FORMATS
+            if self.traits.quantises_output_layer and not groupwise:
                 widest = max(widest, m.hidden * m.vocab)
-            self.dequant_bytes = DEQUANT_COPIES * widest * 2
+            copies = DEQUANT_COPIES_GROUPWISE if groupwise else DEQUANT_COPIES
+            self.dequant_bytes = copies * widest * 2
         self._expert_states(s, m, state_bytes)
         positions = s.model.causal_mask_positions or 0
         self.mask_bytes = CAUSAL_MASK_BYTES_PER_ENTRY * positions * positions
@@ -628,9 +666,7 @@ class MemoryModel:
         routed = routed_expert_params(m)
         if s.uses_adapters:
             bits = s.quant_bits_or_default
-            per_weight = (
-                (bits + QUANT_CONSTANT_BITS[bits]) / 8 if bits else DTYPE_BYTES.get(s.precision, 2)
-            )
+            per_weight = quantised_weight_bytes(s) if bits else DTYPE_BYTES.get(s.precision, 2)
             self.routed_frozen_bytes = routed * per_weight
         else:
             self.routed_frozen_bytes = 0.0
@@ -648,7 +684,7 @@ class MemoryModel:
             return total * base_bytes
         # Quantised: the linear layers of the blocks; embeddings, output head and norms stay
         # in 16 bits (bitsandbytes/PEFT and torchao quantise nn.Linear modules of the blocks).
-        quantised = block_params * (bits + QUANT_CONSTANT_BITS[bits]) / 8
+        quantised = block_params * quantised_weight_bytes(s)
         return quantised + (total - block_params) * base_bytes
 
     @staticmethod
@@ -848,16 +884,21 @@ class MemoryModel:
         # Under expert parallelism a GPU gathers only the routed experts its group holds
         # (``not_held``: the share of them it does not, 1 - 1/ep).
         layer = self.layer_params - self.routed_params_per_layer * not_held
-        unit = max(layer, self.embedding_unit_params) / mp
+        # A quantised base is gathered at its stored width (bitsandbytes bnb_4bit_quant_storage,
+        # which lets FSDP and ZeRO-3 shard the packed 4-bit weights as 16-bit elements: Answer.AI,
+        # "You can now train a 70b language model at home", 2024-03-06; Hugging Face PEFT docs,
+        # "DeepSpeed" / "FSDP", QLoRA sections): a block's linears at their quantised bytes, the
+        # embedding unit in 16 bits.
+        layer_bytes = layer * self.gather_block_bytes
+        unit = max(layer_bytes, self.embedding_unit_params * self.weight_elem_bytes) / mp
         if strategy == "fsdp":
             gathered = FSDP_GATHERED_UNITS * unit
         else:
             params = self.scenario.model.params - self.routed_params_per_layer * (
                 self.arch.layers * not_held
             )
-            live = min(params / mp, ZERO3_MAX_LIVE_PARAMETERS)
+            live = min(params / mp, ZERO3_MAX_LIVE_PARAMETERS) * self.gather_average_bytes
             gathered = max(live, unit)
-        gathered *= self.weight_elem_bytes
         if not offloaded and dp > 1:
             weights = (self.frozen_bytes + self.trainable_bytes) / mp
             gathered = min(gathered, weights * (1 - 1 / dp))
@@ -1235,7 +1276,7 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 ),
                 {
                     "bits": scenario.quant_bits_or_default,
-                    "constants": QUANT_CONSTANT_BITS[scenario.quant_bits_or_default],
+                    "constants": f"{quant_constant_bits(scenario):.2g}",
                 },
             )
         )
