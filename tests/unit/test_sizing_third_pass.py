@@ -271,3 +271,50 @@ def test_quant_format_is_refused_where_it_cannot_apply(changes, field):
 def test_quant_format_is_optional_and_written_back_only_when_given():
     assert "quant_format" not in dump_scenario(qlora())
     assert dump_scenario(qlora(quant_format="gptq", quant_bits=8))["quant_format"] == "gptq"
+
+
+# --- Item 9: a config.json that states its quantisation fills quant_format and quant_bits ------
+
+LLAMA = {
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+}
+
+
+@pytest.mark.parametrize(
+    ("quantization_config", "expected"),
+    [
+        (None, (None, None)),
+        ({"quant_method": "gptq", "bits": 4, "group_size": 128}, ("gptq", 4)),
+        ({"quant_method": "gptq", "bits": 8}, ("gptq", 8)),
+        ({"quant_method": "gptq", "bits": 3}, (None, None)),  # the scenario has no 3 bits
+        ({"quant_method": "awq", "bits": 4, "version": "gemm"}, ("awq", 4)),
+        ({"quant_method": "awq", "bits": 8}, (None, None)),
+        (
+            {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
+            ("nf4", 4),
+        ),
+        (
+            {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "fp4"},
+            (None, None),
+        ),
+        ({"quant_method": "bitsandbytes", "load_in_8bit": True}, (None, 8)),
+        ({"quant_method": "fp8"}, (None, None)),
+        ({"quant_method": "gptq", "bits": True}, (None, None)),
+        ("gptq", (None, None)),
+    ],
+)
+def test_a_config_states_its_quantisation(quantization_config, expected):
+    import json
+
+    from advisor.domain import model_config
+
+    data = dict(LLAMA)
+    if quantization_config is not None:
+        data["quantization_config"] = quantization_config
+    fields = model_config.read(json.dumps(data).encode())
+    assert (fields["quant_format"], fields["quant_bits"]) == expected
