@@ -318,3 +318,25 @@ def test_a_config_states_its_quantisation(quantization_config, expected):
         data["quantization_config"] = quantization_config
     fields = model_config.read(json.dumps(data).encode())
     assert (fields["quant_format"], fields["quant_bits"]) == expected
+
+
+@pytest.mark.parametrize(
+    ("changes", "foreach", "fused", "lifetime"),
+    [
+        ({}, True, False, True),
+        ({"optimizer_impl": "fused"}, False, True, True),
+        ({"grad_accum": 4}, True, False, False),
+        ({"hardware.count": 2, "parallelism.strategy": "zero2"}, False, True, True),
+        ({"parallelism.offload": "optimizer"}, False, False, True),
+        ({"method": "lora"}, True, False, False),  # adapters' gradients: too small to say
+    ],
+)
+def test_the_assumptions_say_how_the_step_and_the_gradients_were_counted(
+    changes, foreach, fused, lifetime
+):
+    from advisor.domain.sizing.memory import memory_assumptions
+
+    texts = [m.render() for m in memory_assumptions(small(**changes))]
+    assert any("foreach implementation" in t for t in texts) is foreach
+    assert any("fused implementation" in t for t in texts) is fused
+    assert any("Without gradient accumulation" in t for t in texts) is lifetime

@@ -1294,6 +1294,7 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 "bits)."
             )
         out.append(Message(buffer))
+    out.extend(_optimizer_step_assumptions(scenario))
     if scenario.parallelism.strategy in ("zero1", "zero2"):
         out.append(
             Message(
@@ -1387,6 +1388,44 @@ FRAMEWORK_NAMES = {
     "litgpt": "LitGPT",
     "megatron": "Megatron-LM",
 }
+
+
+def _optimizer_step_assumptions(scenario: Scenario) -> list[Message]:
+    """What the optimizer step and the gradients' lifetime add (decision 0052)."""
+    out: list[Message] = []
+    p = scenario.parallelism
+    on_device = p.offload == "none" and not scenario.optimizer_in_backward
+    if scenario.optimizer == "adamw" and on_device:
+        if optimizer_step_is_foreach(scenario, p.strategy):
+            out.append(
+                Message(
+                    N_(
+                        "AdamW's step is counted as PyTorch's foreach implementation (its "
+                        "default unless fused is stated): a temporary the size of one moment "
+                        "at the step."
+                    )
+                )
+            )
+        else:
+            out.append(
+                Message(
+                    N_(
+                        "AdamW's step is counted as a fused implementation (stated, or the "
+                        "default of DeepSpeed and Megatron-LM): no temporary at the step."
+                    )
+                )
+            )
+    if not scenario.uses_adapters and gradients_made_in_backward(scenario):
+        out.append(
+            Message(
+                N_(
+                    "Without gradient accumulation the gradients are made during the backward "
+                    "pass as the activations are freed: only the output layer's gradient is "
+                    "counted at its start."
+                )
+            )
+        )
+    return out
 
 
 def _framework_assumptions(scenario: Scenario, traits: FrameworkTraits) -> list[Message]:
