@@ -213,8 +213,29 @@ def qlora(**changes):
     ],
 )
 def test_frozen_base_by_format(quant_format, bits_per_weight):
-    model = MemoryModel(qlora(quant_format=quant_format))
+    # torchtune keeps the embedding and output layer in bf16 (2 bytes each).
+    model = MemoryModel(small(method="qlora", framework="torchtune", quant_format=quant_format))
     assert model.frozen_bytes == pytest.approx(BLOCKS * bits_per_weight / 8 + EMBEDDINGS * 2)
+
+
+@pytest.mark.parametrize(
+    ("framework", "quant_format", "rest_bytes"),
+    [
+        (None, None, 4),  # not stated: the heavier reading, PEFT's k-bit preparation
+        ("hf", None, 4),  # prepare_model_for_kbit_training casts the 16-bit rest to fp32
+        ("hf", "nf4", 4),
+        ("hf", "gptq", 2),  # skipped for GPTQ models
+        ("hf", "awq", 2),
+        ("torchtune", None, 2),
+        ("litgpt", None, 2),
+        ("megatron", None, 2),
+    ],
+)
+def test_kbit_preparation_upcasts_the_unquantised_weights(framework, quant_format, rest_bytes):
+    scenario = small(method="qlora", framework=framework, quant_format=quant_format)
+    bits = 4.5 if quant_format in (None, "nf4") else 4 + 20 / 128
+    expected = BLOCKS * bits / 8 + EMBEDDINGS * rest_bytes
+    assert MemoryModel(scenario).frozen_bytes == pytest.approx(expected)
 
 
 def test_gptq_at_8_bits_spends_24_bits_per_group():
@@ -244,9 +265,10 @@ def test_a_quantised_base_is_gathered_at_its_stored_width():
     assert quantised._gathered_bytes("fsdp", 1, 4, offloaded=True) == pytest.approx(
         3 * 10_485_760 * 4.5 / 8
     )
-    # ZeRO-3's live window holds the whole small model: its stored bytes.
+    # ZeRO-3's live window holds the whole small model: its stored bytes (the embedding and
+    # output layer in fp32 after PEFT's k-bit preparation).
     assert quantised._gathered_bytes("zero3", 1, 4, offloaded=True) == pytest.approx(
-        BLOCKS * 4.5 / 8 + EMBEDDINGS * 2
+        BLOCKS * 4.5 / 8 + EMBEDDINGS * 4
     )
     # A 16-bit base: the same units at 2 bytes.
     plain = MemoryModel(small(method="lora", framework="hf"))
@@ -340,3 +362,18 @@ def test_the_assumptions_say_how_the_step_and_the_gradients_were_counted(
     assert any("foreach implementation" in t for t in texts) is foreach
     assert any("fused implementation" in t for t in texts) is fused
     assert any("Without gradient accumulation" in t for t in texts) is lifetime
+
+
+@pytest.mark.parametrize(
+    ("framework", "quant_format", "upcast"),
+    [(None, None, True), ("hf", "gptq", False), ("litgpt", None, False)],
+)
+def test_the_assumptions_say_whether_the_unquantised_weights_are_upcast(
+    framework, quant_format, upcast
+):
+    from advisor.domain.sizing.memory import memory_assumptions
+
+    scenario = small(method="qlora", framework=framework, quant_format=quant_format)
+    texts = [m.render() for m in memory_assumptions(scenario)]
+    assert any("cast to fp32" in t for t in texts) is upcast
+    assert any("stay in 16 bits" in t for t in texts) is not upcast

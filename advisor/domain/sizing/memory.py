@@ -204,12 +204,18 @@ class FrameworkTraits:
     quantises_output_layer: bool
     naive_pipeline: bool
     whole_load_under_zero3: bool
+    # QLoRA's non-quantised weights (embeddings, output layer, norms) upcast to fp32 before
+    # training: PEFT's prepare_model_for_kbit_training (peft/utils/other.py: "cast all non INT8
+    # parameters to fp32", skipped for GPTQ, AQLM, EETQ and HQQ models), which the Hugging Face
+    # QLoRA recipes call (PEFT's examples, TRL's SFTTrainer for a k-bit model, Qwen's
+    # finetune.py, Axolotl). torchtune, LitGPT and Megatron keep them in the training dtype.
+    upcasts_kbit_rest: bool = False
 
 
 # Not stated: the heavier reading of every behaviour.
 FRAMEWORK_TRAITS = {
-    None: FrameworkTraits(False, False, True, False, True),
-    "hf": FrameworkTraits(False, False, False, True, True),
+    None: FrameworkTraits(False, False, True, False, True, upcasts_kbit_rest=True),
+    "hf": FrameworkTraits(False, False, False, True, True, upcasts_kbit_rest=True),
     "torchtune": FrameworkTraits(True, True, False, False, False),
     "litgpt": FrameworkTraits(False, True, True, False, False),
     "megatron": FrameworkTraits(False, True, False, False, False),
@@ -351,7 +357,7 @@ FIT_RESERVE_SHARE = 0.05
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
 MEMORY_ERROR_P10 = -0.111
 MEMORY_ERROR_P90 = 0.209
-MEMORY_ERROR_UNSTATED_P10 = -0.110
+MEMORY_ERROR_UNSTATED_P10 = -0.088
 MEMORY_ERROR_UNSTATED_P90 = 0.209
 
 
@@ -586,6 +592,7 @@ class MemoryModel:
         weight_bytes = 2 if amp else DTYPE_BYTES[s.precision]
         self.weight_elem_bytes = weight_bytes
         adapters = adapter_count(s)
+        self.traits = traits_of(s)
         if s.uses_adapters:
             trained = adapters.total
             self.frozen_bytes = self._frozen_base_bytes(s, total, block_params)
@@ -684,8 +691,12 @@ class MemoryModel:
         if bits is None:
             return total * base_bytes
         # Quantised: the linear layers of the blocks; embeddings, output head and norms stay
-        # in 16 bits (bitsandbytes/PEFT and torchao quantise nn.Linear modules of the blocks).
+        # in 16 bits (bitsandbytes/PEFT and torchao quantise nn.Linear modules of the blocks),
+        # or fp32 where the framework prepares a bitsandbytes base with PEFT's
+        # prepare_model_for_kbit_training (FrameworkTraits.upcasts_kbit_rest; not GPTQ/AWQ).
         quantised = block_params * quantised_weight_bytes(s)
+        if self.traits.upcasts_kbit_rest and s.quant_format not in GROUPWISE_FORMATS:
+            base_bytes = FP32
         return quantised + (total - block_params) * base_bytes
 
     @staticmethod
@@ -1269,19 +1280,29 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
             )
         )
     if scenario.method == "qlora":
+        upcast = traits.upcasts_kbit_rest and scenario.quant_format not in GROUPWISE_FORMATS
+        stored = (
+            N_(
+                "The frozen base is stored in {bits} bits with {constants} bit per weight of "
+                "quantisation constants; embeddings, the output layer and norms are cast to fp32, "
+                "as PEFT's k-bit preparation in the Hugging Face recipes does."
+            )
+            if upcast
+            else N_(
+                "The frozen base is stored in {bits} bits with {constants} bit per weight of "
+                "quantisation constants; embeddings and the output layer stay in 16 bits."
+            )
+        )
         out.append(
             Message(
-                N_(
-                    "The frozen base is stored in {bits} bits with {constants} bit per weight of "
-                    "quantisation constants; embeddings and the output layer stay in 16 bits."
-                ),
+                stored,
                 {
                     "bits": scenario.quant_bits_or_default,
                     "constants": f"{quant_constant_bits(scenario):.2g}",
                 },
             )
         )
-        if traits.quantises_output_layer:
+        if traits.quantises_output_layer and scenario.quant_format not in GROUPWISE_FORMATS:
             buffer = N_(
                 "Each quantised matrix is dequantised to 16 bits when it is used; the work "
                 "buffer is sized for the output layer, which some frameworks (LitGPT) "
