@@ -20,6 +20,8 @@ from advisor.domain.scenario import (
     ADAPTER_METHODS,
     DEFAULT_QUANT_BITS,
     FRAMEWORKS,
+    OPTIMIZER_IMPLS,
+    QUANT_FORMATS,
     ScenarioError,
     load_scenario,
 )
@@ -147,6 +149,17 @@ def scenario_document(
             "epochs": training.get("epochs"),
         },
     }
+    # Fields added by issue 29: written only when answered, so the documents of earlier answers
+    # stay as they were ("not sure" is the framework's default, the same as absent).
+    quant_format = model_answers.get("quant_format")
+    if model_answers["method"] == "qlora" and quant_format in QUANT_FORMATS:
+        document["quant_format"] = quant_format
+    optimizer_impl = training.get("optimizer_impl")
+    if document["optimizer"] == "adamw" and optimizer_impl in OPTIMIZER_IMPLS:
+        document["optimizer_impl"] = optimizer_impl
+    fused_loss = _yes(training.get("fused_loss"))
+    if fused_loss is not None:
+        document["fused_loss"] = fused_loss
     site = site_section(answers.get("site"))
     if site is not None:
         document["site"] = site

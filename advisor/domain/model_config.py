@@ -19,7 +19,7 @@ import math
 import sys
 
 from advisor.domain.i18n import N_, Message
-from advisor.domain.scenario import LIMITS, architecture_problem
+from advisor.domain.scenario import LIMITS, QUANT_BITS, architecture_problem
 
 MAX_BYTES = 256 * 1024  # a real config.json is a few KiB
 
@@ -264,11 +264,35 @@ def read(raw: bytes) -> dict:
         )
     out["head_dim"] = head_dim if head_dim and head_dim * out["heads"] != out["hidden"] else None
     out["family"] = family_of(data)
+    out["quant_format"], out["quant_bits"] = quantisation(data)
     name = data.get("_name_or_path") or data.get("model_type") or ""
     if not name and isinstance(data.get("architectures"), list) and data["architectures"]:
         name = data["architectures"][0]
     out["name"] = name if isinstance(name, str) else ""
     return out
+
+
+def quantisation(data: dict) -> tuple[str | None, int | None]:
+    """(quant_format, quant_bits) where the config states how its weights are quantised, else
+    (None, None). Transformers writes ``quantization_config`` into a quantised checkpoint's
+    config.json: ``quant_method`` "gptq" or "awq" with ``bits``; "bitsandbytes" with
+    ``load_in_4bit`` and ``bnb_4bit_quant_type`` "nf4" (NF4), or ``load_in_8bit`` (LLM.int8, the
+    scenario's default 8-bit format). Anything else (fp4, other methods, odd values) states
+    nothing the scenario can say, so nothing is filled in."""
+    config = data.get("quantization_config")
+    if not isinstance(config, dict):
+        return None, None
+    method = config.get("quant_method")
+    bits = config.get("bits")
+    bits = bits if isinstance(bits, int) and not isinstance(bits, bool) else None
+    if method in ("gptq", "awq") and bits in QUANT_BITS and not (method == "awq" and bits != 4):
+        return method, bits
+    if method == "bitsandbytes":
+        if config.get("load_in_4bit") is True and config.get("bnb_4bit_quant_type") == "nf4":
+            return "nf4", 4
+        if config.get("load_in_8bit") is True:
+            return None, 8
+    return None, None
 
 
 def _attention(data: dict, m: dict, head_dim: int | None) -> float:

@@ -41,11 +41,23 @@ OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw-8bit", "paged-adamw", "sgd", "
 STRATEGIES = ("single", "ddp", "fsdp", "zero1", "zero2", "zero3")
 OFFLOADS = ("none", "optimizer", "optimizer+params")
 QUANT_BITS = (4, 8)
+# How a QLoRA base is quantised (optional field ``quant_format``): bitsandbytes NF4 (the QLoRA
+# paper's format), GPTQ or AWQ checkpoints (group-wise integer weights). ``None``: bitsandbytes
+# (NF4 at 4 bits, LLM.int8 at 8), what a document without the field meant.
+QUANT_FORMATS = ("nf4", "gptq", "awq")
+# The formats that exist only at 4 bits.
+QUANT_FORMATS_4BIT = ("nf4", "awq")
 # Training frameworks whose memory behaviour differs in ways v1 cannot otherwise say (optional
 # field ``framework``): "hf" is Hugging Face Transformers/PEFT with the Trainer or Accelerate
 # (and what is built on them: TRL, LLaMA-Factory, ms-swift's default backend, Qwen's
 # finetune.py); "megatron" is Megatron-LM and its ports (NeMo, MindSpeed, Megatron-SWIFT).
 FRAMEWORKS = ("hf", "torchtune", "litgpt", "megatron")
+# How AdamW's step is implemented (optional field ``optimizer_impl``): "fused" (one kernel per
+# parameter group that updates in place: torch.optim.AdamW(fused=True), DeepSpeed FusedAdam,
+# Apex/Transformer Engine FusedAdam in Megatron) or "foreach" (PyTorch's multi-tensor
+# implementation, its default on CUDA, which allocates a moment-sized temporary). ``None``: the
+# framework's default (docs/scenario-format.md).
+OPTIMIZER_IMPLS = ("fused", "foreach")
 LORA_TARGET_PRESETS = ("attention", "all-linear")
 LORA_TARGET_NAMES = (
     "q_proj",
@@ -259,6 +271,18 @@ class Scenario:
     # stated, read as the loop, the default of both Transformers v4 and Megatron-Core. Ignored
     # for dense models.
     moe_grouped_gemm: bool | None = None
+    # Optional (a compatible v1 extension): AdamW's implementation, one of OPTIMIZER_IMPLS.
+    # ``None``: the framework's default (DeepSpeed's and Megatron's fused Adam under ZeRO and
+    # Megatron, PyTorch's foreach otherwise). Only with ``optimizer: adamw``.
+    optimizer_impl: str | None = None
+    # Optional (a compatible v1 extension): the output layer and the cross-entropy run as one
+    # fused kernel over chunks of tokens that never materialises the logits (Liger Kernel's
+    # LigerFusedLinearCrossEntropyLoss, Apple's Cut Cross-Entropy). ``None``: not stated, read as
+    # false (the logits exist, whole or chunked as loss_chunking says).
+    fused_loss: bool | None = None
+    # Optional (a compatible v1 extension): the QLoRA base's quantisation format, one of
+    # QUANT_FORMATS. ``None``: bitsandbytes (NF4 at 4 bits). Only with ``method: qlora``.
+    quant_format: str | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -467,6 +491,9 @@ _TOP_KEYS = (
     "framework",
     "avg_tokens_per_sample",
     "moe_grouped_gemm",
+    "optimizer_impl",
+    "fused_loss",
+    "quant_format",
 )
 
 
@@ -650,6 +677,21 @@ def _load_training(data) -> Training:
 QUANT_BITS_ONLY_QLORA = N_(
     "Quantised base weights apply only to QLoRA. Choose QLoRA as the method, or leave this empty."
 )
+OPTIMIZER_IMPL_ONLY_ADAMW = N_(
+    "A fused or foreach implementation applies only to AdamW. Choose AdamW as the optimizer, or "
+    "leave the implementation to the framework's default."
+)
+QUANT_FORMAT_ONLY_QLORA = N_(
+    "A quantisation format applies only to QLoRA. Choose QLoRA as the method, or leave this empty."
+)
+QUANT_FORMAT_4BIT = N_(
+    "{format} stores its weights in 4 bits. Set the quantised base weights to 4 bits, or leave "
+    "them empty."
+)
+FUSED_LOSS_IS_CHUNKED = N_(
+    "A fused linear cross-entropy works through the tokens in chunks, so it cannot go with "
+    "loss_chunking false. Leave loss_chunking empty or true, or the fused loss false."
+)
 ADAPTER_ONLY_ADAPTER_METHODS = N_(
     "Adapter rank, alpha and targets apply only to LoRA, QLoRA or DoRA. Choose one of those "
     "methods, or clear the adapter settings."
@@ -690,9 +732,34 @@ def seq_len_problem(seq_len: int | None, context_length: int | None) -> Message 
     return None
 
 
+def optimizer_impl_problem(optimizer: str | None, optimizer_impl) -> Message | None:
+    if optimizer_impl not in (None, "") and (optimizer or "adamw") != "adamw":
+        return Message(OPTIMIZER_IMPL_ONLY_ADAMW)
+    return None
+
+
+def fused_loss_problem(fused_loss, loss_chunking) -> Message | None:
+    if fused_loss is True and loss_chunking is False:
+        return Message(FUSED_LOSS_IS_CHUNKED)
+    return None
+
+
+def quant_format_problem(method: str | None, quant_format, quant_bits) -> Message | None:
+    if quant_format in (None, ""):
+        return None
+    if method != "qlora":
+        return Message(QUANT_FORMAT_ONLY_QLORA)
+    if quant_format in QUANT_FORMATS_4BIT and quant_bits not in (None, "", 4, "4"):
+        return Message(QUANT_FORMAT_4BIT, {"format": quant_format.upper()})
+    return None
+
+
 def _check_consistency(s: Scenario) -> None:
     """Rules that involve more than one field."""
     for field_path, problem in (
+        ("quant_format", quant_format_problem(s.method, s.quant_format, s.quant_bits)),
+        ("fused_loss", fused_loss_problem(s.fused_loss, s.loss_chunking)),
+        ("optimizer_impl", optimizer_impl_problem(s.optimizer, s.optimizer_impl)),
         ("lora", adapter_problem(s.method, s.lora is not None)),
         ("quant_bits", quant_bits_problem(s.method, s.quant_bits)),
         ("precision", precision_problem(s.method, s.precision)),
@@ -805,6 +872,9 @@ def load_scenario(data: dict) -> Scenario:
             data, "avg_tokens_per_sample", "avg_tokens_per_sample", nullable=True
         ),
         moe_grouped_gemm=_bool(data, "moe_grouped_gemm", "moe_grouped_gemm", nullable=True),
+        optimizer_impl=_optional_choice(data, "optimizer_impl", "optimizer_impl", OPTIMIZER_IMPLS),
+        fused_loss=_bool(data, "fused_loss", "fused_loss", nullable=True),
+        quant_format=_optional_choice(data, "quant_format", "quant_format", QUANT_FORMATS),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -883,6 +953,12 @@ def dump_scenario(s: Scenario) -> dict:
         out["avg_tokens_per_sample"] = s.avg_tokens_per_sample
     if s.moe_grouped_gemm is not None or "moe_grouped_gemm" in s.key_order:
         out["moe_grouped_gemm"] = s.moe_grouped_gemm
+    if s.optimizer_impl is not None or "optimizer_impl" in s.key_order:
+        out["optimizer_impl"] = s.optimizer_impl
+    if s.fused_loss is not None or "fused_loss" in s.key_order:
+        out["fused_loss"] = s.fused_loss
+    if s.quant_format is not None or "quant_format" in s.key_order:
+        out["quant_format"] = s.quant_format
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

@@ -21,6 +21,14 @@ def quant_bits_problem(method: str | None, quant_bits) -> str | None:
     return _text(scenario.quant_bits_problem(method, quant_bits))
 
 
+def quant_format_problem(method: str | None, quant_format, quant_bits) -> str | None:
+    return _text(scenario.quant_format_problem(method, quant_format, quant_bits))
+
+
+def optimizer_impl_problem(optimizer: str | None, optimizer_impl) -> str | None:
+    return _text(scenario.optimizer_impl_problem(optimizer, optimizer_impl))
+
+
 def adapter_problem(method: str | None, values: dict) -> str | None:
     given = any(values.get(name) not in (None, "", []) for name in ADAPTER_FIELDS)
     return _text(scenario.adapter_problem(method, given))

@@ -213,5 +213,7 @@ def test_the_device_reading_is_shown_only_when_lengths_vary(catalog, tmp_path, p
     else:
         assert result["memory_reading_gib"] > total
         low, high = result["memory_reading_range_gib"]
-        assert low == pytest.approx(total, abs=0.01) and high > result["memory_reading_gib"] + 1
+        # With checkpointing the planning figure is the range's upper end (decision 0052).
+        assert low == pytest.approx(total, abs=0.01)
+        assert high >= result["memory_reading_gib"] > total + 1
         assert len(rows) == 1 and rows[0].endswith(f"{high:,.2f} GiB")

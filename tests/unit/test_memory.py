@@ -41,7 +41,11 @@ LLAMA_8B = {
     "optimizer_in_backward": False,
     "seq_len": 2048,
     "micro_batch": 1,
-    "grad_accum": 1,
+    # Two micro-batches per step and a fused AdamW: every gradient is alive when the backward
+    # pass starts and the step has no temporary, so the backward pass is the peak and the
+    # breakdown shows the activations and logits these tests work out (issue 29's gradient
+    # lifetime and foreach step are tested in test_sizing_third_pass.py).
+    "grad_accum": 2,
     "gradient_checkpointing": True,
     "flash_attention": True,
     "packed": True,
@@ -53,6 +57,7 @@ LLAMA_8B = {
         "pipeline_parallel": 1,
     },
     "training": {"dataset_tokens": None, "epochs": None},
+    "optimizer_impl": "fused",
 }
 
 
@@ -64,6 +69,8 @@ def scenario(**changes):
         for key in parents:
             target = target[key]
         target[last] = value
+    if data["optimizer"] != "adamw":
+        data.pop("optimizer_impl")  # an implementation only AdamW has
     return load_scenario(data)
 
 
@@ -169,7 +176,13 @@ def test_lora_freezes_the_base_in_16_bits_and_trains_fp32_adapters():
 
 
 def test_qlora_quantises_the_block_linears_only():
-    s = scenario(method="qlora", quant_bits=4, lora={"rank": 8, "alpha": 16, "targets": None})
+    # LitGPT keeps the rest in 16 bits (no PEFT k-bit preparation, test_sizing_third_pass).
+    s = scenario(
+        method="qlora",
+        quant_bits=4,
+        framework="litgpt",
+        lora={"rank": 8, "alpha": 16, "targets": None},
+    )
     blocks = 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336)
     rest = P - blocks  # embeddings, output head, norms in bf16
     expected = blocks * 4.5 / 8 + rest * 2

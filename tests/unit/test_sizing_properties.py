@@ -122,6 +122,10 @@ def scenarios(draw):
     data["packed"] = draw(st.sampled_from([True, False, None]))
     data["framework"] = draw(st.sampled_from([None, *FRAMEWORKS]))
     data["loss_chunking"] = draw(st.sampled_from([None, True, False]))
+    if data["loss_chunking"] is not False:
+        data["fused_loss"] = draw(st.sampled_from([None, True, False]))
+    if data["optimizer"] == "adamw":
+        data["optimizer_impl"] = draw(st.sampled_from([None, "fused", "foreach"]))
     tp = draw(st.sampled_from([t for t in (1, 2, 4, 8) if heads % t == 0]))
     pp = draw(st.sampled_from([p for p in (1, 2, 4) if p <= layers]))
     dp = draw(st.integers(1, 16))

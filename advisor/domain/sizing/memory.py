@@ -54,6 +54,27 @@ FP32 = 4
 # (GPTQ int4 with group 128 needs 0.16 bit, below it). LLM.int8 keeps one fp32 scale per row:
 # negligible, counted as 0.
 QUANT_CONSTANT_BITS = {4: 0.5, 8: 0.0}
+# GPTQ (Frantar et al. 2023, arXiv:2210.17323; AutoGPTQ QuantLinear: qweight, qzeros packed in
+# int32, fp16 scales, group_size 128 in the Qwen, TheBloke and Hugging Face GPTQConfig
+# defaults) and AWQ (Lin et al. 2024, arXiv:2306.00978; AutoAWQ WQLinear_GEMM: 4-bit qweight,
+# packed 4-bit qzeros and fp16 scales per group of 128 input rows) keep per group of 128 weights
+# one fp16 scale and one packed zero of the weight's width: (16 + bits) / 128 bit per weight.
+QUANT_GROUP_SIZE = 128
+GROUPWISE_FORMATS = ("gptq", "awq")
+
+
+def quant_constant_bits(scenario: Scenario) -> float:
+    """Bits per quantised weight spent on quantisation constants (block or group scales)."""
+    bits = scenario.quant_bits_or_default
+    if scenario.quant_format in GROUPWISE_FORMATS:
+        return (16 + bits) / QUANT_GROUP_SIZE
+    return QUANT_CONSTANT_BITS[bits]
+
+
+def quantised_weight_bytes(scenario: Scenario) -> float:
+    """Bytes per quantised base weight as stored (and as ZeRO-3/FSDP gather it)."""
+    return (scenario.quant_bits_or_default + quant_constant_bits(scenario)) / 8
+
 
 # --- Optimizer states ----------------------------------------------------------------------
 # AdamW keeps two moments per trained parameter (Loshchilov & Hutter 2019), in the parameter's
@@ -72,10 +93,41 @@ PAGED_OPTIMIZERS = ("paged-adamw", "paged-adamw-8bit")
 # buffer (its distributed optimizer is recorded as zero1), DeepSpeed ZeRO-2/3's gradient
 # partition in the 16-bit parameter dtype, FSDP's fp32 reduce dtype (sharded).
 AMP_BACKWARD_GRAD_BYTES = {"single": 4, "ddp": 4, "zero1": 4, "zero2": 2, "zero3": 2, "fsdp": 4}
+# Gradient lifetime. PyTorch creates a parameter's .grad when autograd's AccumulateGrad node
+# runs for it in the backward pass, and Optimizer.zero_grad() frees them (set_to_none=True, the
+# default since PyTorch 2.0: torch/optim/optimizer.py, Optimizer.zero_grad; PyTorch 2.0 release
+# notes, 2023-03-15). Without gradient accumulation (grad_accum 1) no gradient exists when the
+# backward pass starts: they appear layer by layer as the saved activations of that layer are
+# freed, so the backward pass peaks at its start (activations, no gradients) or at its end
+# (gradients, no activations), never both; the output layer's gradient is the first made, beside
+# the logits. With accumulation, the previous micro-batches' gradients are alive at the start.
+# Megatron allocates its fp32 main_grad buffer once for the whole run
+# (megatron/core/distributed/param_and_grad_buffer.py), so it is alive throughout.
+GRADIENT_BUFFER_PERSISTENT_FRAMEWORKS = ("megatron",)
+# The optimizer step's transient. PyTorch's multi-tensor AdamW (torch/optim/adam.py,
+# _multi_tensor_adam, used by AdamW: ``exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)``
+# then _foreach_div_/_foreach_add_/_foreach_addcdiv_) allocates one new tensor per parameter the
+# size of the second moment for the whole parameter group at once: one moment-sized temporary
+# alive at the step. The fused implementations update in place in one kernel (torch
+# _fused_adamw_, DeepSpeed FusedAdam csrc/adam/multi_tensor_adam.cu, Apex/Transformer Engine
+# FusedAdam used by Megatron) and allocate none. PyTorch picks foreach by default for CUDA
+# tensors (torch/optim/optimizer.py, _default_to_fused_or_foreach; fused=False unless asked);
+# DeepSpeed builds FusedAdam when its configuration names an "AdamW" optimizer, as the Qwen and
+# ms-swift ZeRO configurations do; Megatron always uses a fused Adam.
+FOREACH_TEMPORARY_MOMENTS = 1
 # DeepSpeed ZeRO-1/2/3 convert the rank's gradient partition to fp32 for the optimizer step
 # (stage_1_and_2.py single_partition_of_fp32_groups[i].grad; stage3.py per optimizer
 # sub-group), after the activations are freed.
 AMP_STEP_GRAD_BYTES = {"zero1": 4, "zero2": 4, "zero3": 4}
+
+# Fused linear cross-entropy (scenario field ``fused_loss``): Liger Kernel's
+# LigerFusedLinearCrossEntropyLoss (Hsu et al., "Liger Kernel: Efficient Triton Kernels for LLM
+# Training", LinkedIn, arXiv:2410.10989, 2024-10; src/liger_kernel/ops/fused_linear_cross_entropy.py,
+# fused_linear_cross_entropy_forward) never materialises the logits: it allocates grad_input
+# (zeros_like the hidden states) and walks the tokens in chunks of
+# next_power_of_2(BT / ceil(V / H)) tokens, so a chunk's logits hold about BT x H values. Two
+# hidden-sized tensors per token in the compute dtype, and a fp32 loss per token.
+FUSED_LOSS_HIDDEN_COPIES = 2
 
 # --- Frameworks' buffers -------------------------------------------------------------------
 # DeepSpeed ZeRO gradient buckets: reduce_bucket_size 2e8 elements in the configs shipped by Qwen
@@ -107,6 +159,13 @@ FSDP_GATHERED_UNITS = 3
 # saved activation is alive. v1 does not say which, so the output layer's size is counted for
 # the buffer while its storage stays 16-bit (the heavier reading of each).
 DEQUANT_COPIES = 2
+# GPTQ and AWQ kernels dequantise a matrix once, into one 16-bit buffer: AutoAWQ's
+# WQLinear_GEMM (awq/modules/linear/gemm.py) calls awq_ext.dequantize_weights_cuda for batches
+# of 1,024 tokens or more and multiplies with torch.matmul; AutoGPTQ's ExLlamaV2 QuantLinear
+# reserves one temp_dq scratch of the largest layer's in x out 16-bit values
+# (auto_gptq/nn_modules/qlinear/qlinear_exllamav2.py, ExLlamaV2DeviceTensors). Both keep the
+# output layer in 16 bits (they quantise the decoder blocks' linear layers only).
+DEQUANT_COPIES_GROUPWISE = 1
 # A causal mask kept as a model buffer (scenario field model.causal_mask_positions): Qwen-1's
 # remote modeling code registers ``torch.tril(torch.ones((max_positions, max_positions),
 # dtype=torch.bool))`` as the non-persistent buffer ``registered_causal_mask`` of QWenModel
@@ -145,12 +204,18 @@ class FrameworkTraits:
     quantises_output_layer: bool
     naive_pipeline: bool
     whole_load_under_zero3: bool
+    # QLoRA's non-quantised weights (embeddings, output layer, norms) upcast to fp32 before
+    # training: PEFT's prepare_model_for_kbit_training (peft/utils/other.py: "cast all non INT8
+    # parameters to fp32", skipped for GPTQ, AQLM, EETQ and HQQ models), which the Hugging Face
+    # QLoRA recipes call (PEFT's examples, TRL's SFTTrainer for a k-bit model, Qwen's
+    # finetune.py, Axolotl). torchtune, LitGPT and Megatron keep them in the training dtype.
+    upcasts_kbit_rest: bool = False
 
 
 # Not stated: the heavier reading of every behaviour.
 FRAMEWORK_TRAITS = {
-    None: FrameworkTraits(False, False, True, False, True),
-    "hf": FrameworkTraits(False, False, False, True, True),
+    None: FrameworkTraits(False, False, True, False, True, upcasts_kbit_rest=True),
+    "hf": FrameworkTraits(False, False, False, True, True, upcasts_kbit_rest=True),
     "torchtune": FrameworkTraits(True, True, False, False, False),
     "litgpt": FrameworkTraits(False, True, True, False, False),
     "megatron": FrameworkTraits(False, True, False, False, False),
@@ -185,6 +250,27 @@ def traits_of(scenario: Scenario) -> FrameworkTraits:
     if scenario.framework is None and p.strategy == "single" and p.tensor_parallel == 1:
         return _UNSTATED_LAYER_SPLIT
     return FRAMEWORK_TRAITS[scenario.framework]
+
+
+def optimizer_step_is_foreach(scenario: Scenario, strategy: str) -> bool:
+    """Whether AdamW's step allocates the foreach temporary (``optimizer_impl``, else the
+    framework's default: fused under DeepSpeed ZeRO and Megatron, PyTorch's foreach otherwise)."""
+    if scenario.optimizer != "adamw":
+        return False
+    if scenario.optimizer_impl is not None:
+        return scenario.optimizer_impl == "foreach"
+    fused_by_default = scenario.framework == "megatron" or strategy in ("zero1", "zero2", "zero3")
+    return not fused_by_default
+
+
+def gradients_made_in_backward(scenario: Scenario) -> bool:
+    """Whether the gradients are created during the backward pass (so not alive at its start):
+    one micro-batch per step, and no persistent gradient buffer (Megatron's main_grad)."""
+    return (
+        scenario.grad_accum == 1
+        and not scenario.optimizer_in_backward
+        and scenario.framework not in GRADIENT_BUFFER_PERSISTENT_FRAMEWORKS
+    )
 
 
 def loss_is_chunked(scenario: Scenario) -> bool:
@@ -226,16 +312,17 @@ FRAGMENTATION_SHARE = 0.05
 # sample orders: the drift, as a multiple of the step's dynamic peak (activations and logits),
 # is a range. Its upper end (LENGTH_DRIFT_HIGH_OF_DYNAMIC) is the heaviest distribution's median
 # over orders: what a reading may reach. The planning figure compared with a reading
-# (LENGTH_DRIFT_OF_DYNAMIC) is, with gradient checkpointing, the median over the distributions
-# of those medians (1.15 at 200 samples), not the heaviest (2.0 at 200 samples, 2.1 settled at
-# 500): recomputation interleaves short-lived blocks with the long-lived checkpoints (GMLake,
-# Guo et al., ASPLOS 2024, names recomputation and LoRA among the causes of fragmentation).
-# Without checkpointing the activations are freed in the reverse order of allocation; the
+# (LENGTH_DRIFT_OF_DYNAMIC) is, with gradient checkpointing, that upper end too (2.0 at 200
+# samples, 2.1 settled at 500), not the median over the distributions (1.15), because the
+# planning figure must not fall short of a reading (issue 29, item 10; decision 0052):
+# recomputation interleaves short-lived blocks with the long-lived checkpoints (GMLake, Guo et
+# al., ASPLOS 2024, names recomputation and LoRA among the causes of fragmentation), and a
+# scenario does not say which length distribution it trains on. Without checkpointing the activations are freed in the reverse order of allocation; the
 # replay's medians there (0.06 to 0.58) over-predict the readings of runs outside the reference
 # set (issue 15), so the planning figure is the lowest distribution's (0.06, near zero) and the
 # range still reaches 0.6. A reading cannot exceed the card; the fit total never includes
 # either figure.
-LENGTH_DRIFT_OF_DYNAMIC = {True: 1.15, False: 0.06}
+LENGTH_DRIFT_OF_DYNAMIC = {True: 2.1, False: 0.06}
 LENGTH_DRIFT_HIGH_OF_DYNAMIC = {True: 2.1, False: 0.6}
 # Below this (GiB) a reading rounds to the total as figures are shown: nothing worth saying.
 LENGTH_DRIFT_SHOWN_GIB = 0.05
@@ -268,10 +355,10 @@ FIT_RESERVE_SHARE = 0.05
 # predicted / (1 + P10) for 80 % of the cases. Two bands: with the framework each case's source
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
-MEMORY_ERROR_P10 = -0.123
-MEMORY_ERROR_P90 = 0.200
-MEMORY_ERROR_UNSTATED_P10 = -0.123
-MEMORY_ERROR_UNSTATED_P90 = 0.201
+MEMORY_ERROR_P10 = -0.111
+MEMORY_ERROR_P90 = 0.209
+MEMORY_ERROR_UNSTATED_P10 = -0.088
+MEMORY_ERROR_UNSTATED_P90 = 0.209
 
 
 def memory_error_band(scenario: Scenario) -> tuple[float, float]:
@@ -505,6 +592,7 @@ class MemoryModel:
         weight_bytes = 2 if amp else DTYPE_BYTES[s.precision]
         self.weight_elem_bytes = weight_bytes
         adapters = adapter_count(s)
+        self.traits = traits_of(s)
         if s.uses_adapters:
             trained = adapters.total
             self.frozen_bytes = self._frozen_base_bytes(s, total, block_params)
@@ -512,6 +600,12 @@ class MemoryModel:
             trained = total
             self.frozen_bytes = 0.0
         self.trained_params = trained
+        # The share of the gradients made first in the backward pass, beside the logits: the
+        # output layer's (the embedding's, when tied) under full fine-tuning.
+        self.first_gradient_share = 0.0
+        if not s.uses_adapters and trained:
+            self.first_gradient_share = min(1.0, m.vocab * m.hidden / trained)
+        self.gradients_in_backward = gradients_made_in_backward(s)
         self.traits = traits_of(s)
         self.length_drift_share = length_drift_share(s)
         self.length_drift_high_share = length_drift_share(s, high=True)
@@ -541,12 +635,22 @@ class MemoryModel:
         state_bytes = FP32 if (amp or weight_bytes == FP32) else DTYPE_BYTES[s.precision]
         self.optimizer_bytes = trained * self._optimizer_bytes_per_param(s, state_bytes, m)
         self.paged = s.optimizer in PAGED_OPTIMIZERS
+        # Bytes per parameter gathered under ZeRO-3/FSDP: the stored width (DTYPE of the weights,
+        # or the quantised width of a QLoRA base's block linears; on average over the model for
+        # ZeRO-3's live-parameter window).
+        self.gather_block_bytes = float(self.weight_elem_bytes)
+        self.gather_average_bytes = float(self.weight_elem_bytes)
+        if s.method == "qlora":
+            self.gather_block_bytes = quantised_weight_bytes(s)
+            self.gather_average_bytes = self.frozen_bytes / total
         self.dequant_bytes = 0.0
         if s.method == "qlora":
             widest = m.hidden * max(m.intermediate, lay.q_out)
-            if self.traits.quantises_output_layer:
+            groupwise = s.quant_format in GROUPWISE_FORMATS
+            if self.traits.quantises_output_layer and not groupwise:
                 widest = max(widest, m.hidden * m.vocab)
-            self.dequant_bytes = DEQUANT_COPIES * widest * 2
+            copies = DEQUANT_COPIES_GROUPWISE if groupwise else DEQUANT_COPIES
+            self.dequant_bytes = copies * widest * 2
         self._expert_states(s, m, state_bytes)
         positions = s.model.causal_mask_positions or 0
         self.mask_bytes = CAUSAL_MASK_BYTES_PER_ENTRY * positions * positions
@@ -570,9 +674,7 @@ class MemoryModel:
         routed = routed_expert_params(m)
         if s.uses_adapters:
             bits = s.quant_bits_or_default
-            per_weight = (
-                (bits + QUANT_CONSTANT_BITS[bits]) / 8 if bits else DTYPE_BYTES.get(s.precision, 2)
-            )
+            per_weight = quantised_weight_bytes(s) if bits else DTYPE_BYTES.get(s.precision, 2)
             self.routed_frozen_bytes = routed * per_weight
         else:
             self.routed_frozen_bytes = 0.0
@@ -589,8 +691,12 @@ class MemoryModel:
         if bits is None:
             return total * base_bytes
         # Quantised: the linear layers of the blocks; embeddings, output head and norms stay
-        # in 16 bits (bitsandbytes/PEFT and torchao quantise nn.Linear modules of the blocks).
-        quantised = block_params * (bits + QUANT_CONSTANT_BITS[bits]) / 8
+        # in 16 bits (bitsandbytes/PEFT and torchao quantise nn.Linear modules of the blocks),
+        # or fp32 where the framework prepares a bitsandbytes base with PEFT's
+        # prepare_model_for_kbit_training (FrameworkTraits.upcasts_kbit_rest; not GPTQ/AWQ).
+        quantised = block_params * quantised_weight_bytes(s)
+        if self.traits.upcasts_kbit_rest and s.quant_format not in GROUPWISE_FORMATS:
+            base_bytes = FP32
         return quantised + (total - block_params) * base_bytes
 
     @staticmethod
@@ -705,7 +811,15 @@ class MemoryModel:
         # gradient remain and the fp32 work exists for one chunk at a time (a chunk is 1/8 of
         # the tokens in torchtune, 128 tokens in LitGPT: not counted). Not stated: the whole
         # logits at once (the heavier case).
-        if loss_is_chunked(s):
+        if s.fused_loss:
+            # Fused linear cross-entropy (scenario field fused_loss; Liger Kernel,
+            # src/liger_kernel/ops/fused_linear_cross_entropy.py): no logits tensor. The kernel
+            # computes the input's gradient in the forward pass and keeps it for the backward
+            # (tokens x hidden, compute dtype), works through chunks of about tokens x hidden /
+            # vocab tokens (a chunk's logits are about tokens x hidden values in the compute
+            # dtype, their gradient written in place) and keeps one fp32 loss per token.
+            self.logit_bytes_per_token = FUSED_LOSS_HIDDEN_COPIES * h * b + FP32
+        elif loss_is_chunked(s):
             self.logit_bytes_per_token = m.vocab * (b + b)
         else:
             self.logit_bytes_per_token = m.vocab * (b + FP32 + FP32 + b)
@@ -782,16 +896,21 @@ class MemoryModel:
         # Under expert parallelism a GPU gathers only the routed experts its group holds
         # (``not_held``: the share of them it does not, 1 - 1/ep).
         layer = self.layer_params - self.routed_params_per_layer * not_held
-        unit = max(layer, self.embedding_unit_params) / mp
+        # A quantised base is gathered at its stored width (bitsandbytes bnb_4bit_quant_storage,
+        # which lets FSDP and ZeRO-3 shard the packed 4-bit weights as 16-bit elements: Answer.AI,
+        # "You can now train a 70b language model at home", 2024-03-06; Hugging Face PEFT docs,
+        # "DeepSpeed" / "FSDP", QLoRA sections): a block's linears at their quantised bytes, the
+        # embedding unit in 16 bits.
+        layer_bytes = layer * self.gather_block_bytes
+        unit = max(layer_bytes, self.embedding_unit_params * self.weight_elem_bytes) / mp
         if strategy == "fsdp":
             gathered = FSDP_GATHERED_UNITS * unit
         else:
             params = self.scenario.model.params - self.routed_params_per_layer * (
                 self.arch.layers * not_held
             )
-            live = min(params / mp, ZERO3_MAX_LIVE_PARAMETERS)
+            live = min(params / mp, ZERO3_MAX_LIVE_PARAMETERS) * self.gather_average_bytes
             gathered = max(live, unit)
-        gathered *= self.weight_elem_bytes
         if not offloaded and dp > 1:
             weights = (self.frozen_bytes + self.trainable_bytes) / mp
             gathered = min(gathered, weights * (1 - 1 / dp))
@@ -847,6 +966,11 @@ class MemoryModel:
             if self.amp:
                 host += self.trained_params * FP32 / mp / shard_optimizer
             optimizer = master = 0.0
+        # AdamW's foreach step: one moment-sized temporary (FOREACH_TEMPORARY_MOMENTS) beside
+        # the states it updates; none when the step runs on the CPU or in the backward pass.
+        transient = 0.0
+        if optimizer_step_is_foreach(self.scenario, strategy) and not self.optimizer_in_backward:
+            transient = optimizer * FOREACH_TEMPORARY_MOMENTS / ADAM_MOMENTS
         buffers = self.dequant_bytes + self.dora_bytes + self.mask_bytes
         if params_offloaded:
             # Parameters and gradients live in host RAM and stream in one unit at a time.
@@ -870,6 +994,11 @@ class MemoryModel:
         # the rank's process with its data-loader workers.
         host += paged + (self.frozen_bytes + self.trainable_bytes) / layout.gpus
         host += HOST_PROCESS_GIB * GIB
+        # At the start of the backward pass: all gradients when they outlive a step (gradient
+        # accumulation, Megatron's buffer), else only the output layer's (gradients_made_in_backward).
+        at_start = gradients
+        if self.gradients_in_backward:
+            at_start = gradients * self.first_gradient_share
         result = (
             frozen,
             trainable,
@@ -880,6 +1009,8 @@ class MemoryModel:
             paged,
             host,
             step_gradients,
+            transient,
+            at_start,
         )
         self._state_cache[key] = result
         return result
@@ -909,10 +1040,12 @@ class MemoryModel:
     def _phase_bytes(self, layout: Layout, micro_batch: int, seq_len: int):
         """(backward-phase allocated, step-phase allocated, states, activations, logits)."""
         states = self._state_bytes(layout)
-        frozen, trainable, master, gradients, optimizer, buffers, _paged, _host, step = states
+        frozen, trainable, master, gradients, optimizer, buffers, _paged, _host, step = states[:9]
+        transient, at_start = states[9:]
         activations, logits = self._dynamic_bytes(layout, micro_batch, seq_len)
-        resident = frozen + trainable + master + gradients + optimizer + buffers
-        return resident + activations + logits, resident + step, states, activations, logits
+        resident = frozen + trainable + master + optimizer + buffers
+        backward = resident + at_start + activations + logits
+        return backward, resident + gradients + step + transient, states, activations, logits
 
     def reserved_gib(
         self, layout: Layout, *, micro_batch: int | None = None, seq_len: int | None = None
@@ -974,7 +1107,10 @@ class MemoryModel:
         backward, step, states, activations, logits = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
-        frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states
+        frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states[
+            :9
+        ]
+        transient, at_start = states[9:]
         allocated = max(backward, step)
         training_total = _reserved_gib(allocated) + context
         dynamic = (activations + logits) / GIB
@@ -1007,7 +1143,10 @@ class MemoryModel:
         at_step = step > backward
         if at_step:
             gradients += step_extra
+            buffers += transient
             activations = logits = 0.0
+        else:
+            gradients = at_start
         return MemoryBreakdown(
             frozen_weights=frozen / GIB,
             trainable_weights=trainable / GIB,
@@ -1141,19 +1280,29 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
             )
         )
     if scenario.method == "qlora":
+        upcast = traits.upcasts_kbit_rest and scenario.quant_format not in GROUPWISE_FORMATS
+        stored = (
+            N_(
+                "The frozen base is stored in {bits} bits with {constants} bit per weight of "
+                "quantisation constants; embeddings, the output layer and norms are cast to fp32, "
+                "as PEFT's k-bit preparation in the Hugging Face recipes does."
+            )
+            if upcast
+            else N_(
+                "The frozen base is stored in {bits} bits with {constants} bit per weight of "
+                "quantisation constants; embeddings and the output layer stay in 16 bits."
+            )
+        )
         out.append(
             Message(
-                N_(
-                    "The frozen base is stored in {bits} bits with {constants} bit per weight of "
-                    "quantisation constants; embeddings and the output layer stay in 16 bits."
-                ),
+                stored,
                 {
                     "bits": scenario.quant_bits_or_default,
-                    "constants": QUANT_CONSTANT_BITS[scenario.quant_bits_or_default],
+                    "constants": f"{quant_constant_bits(scenario):.2g}",
                 },
             )
         )
-        if traits.quantises_output_layer:
+        if traits.quantises_output_layer and scenario.quant_format not in GROUPWISE_FORMATS:
             buffer = N_(
                 "Each quantised matrix is dequantised to 16 bits when it is used; the work "
                 "buffer is sized for the output layer, which some frameworks (LitGPT) "
@@ -1166,6 +1315,7 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 "bits)."
             )
         out.append(Message(buffer))
+    out.extend(_optimizer_step_assumptions(scenario))
     if scenario.parallelism.strategy in ("zero1", "zero2"):
         out.append(
             Message(
@@ -1211,7 +1361,16 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 {"params": f"{scenario.model.params_b:g}"},
             )
         )
-    if scenario.loss_chunking:
+    if scenario.fused_loss:
+        out.append(
+            Message(
+                N_(
+                    "The output layer and the loss run as one fused kernel, as stated: no "
+                    "logits are kept, only the hidden states' gradient and one chunk at a time."
+                )
+            )
+        )
+    elif scenario.loss_chunking:
         out.append(
             Message(
                 N_(
@@ -1250,6 +1409,44 @@ FRAMEWORK_NAMES = {
     "litgpt": "LitGPT",
     "megatron": "Megatron-LM",
 }
+
+
+def _optimizer_step_assumptions(scenario: Scenario) -> list[Message]:
+    """What the optimizer step and the gradients' lifetime add (decision 0052)."""
+    out: list[Message] = []
+    p = scenario.parallelism
+    on_device = p.offload == "none" and not scenario.optimizer_in_backward
+    if scenario.optimizer == "adamw" and on_device:
+        if optimizer_step_is_foreach(scenario, p.strategy):
+            out.append(
+                Message(
+                    N_(
+                        "AdamW's step is counted as PyTorch's foreach implementation (its "
+                        "default unless fused is stated): a temporary the size of one moment "
+                        "at the step."
+                    )
+                )
+            )
+        else:
+            out.append(
+                Message(
+                    N_(
+                        "AdamW's step is counted as a fused implementation (stated, or the "
+                        "default of DeepSpeed and Megatron-LM): no temporary at the step."
+                    )
+                )
+            )
+    if not scenario.uses_adapters and gradients_made_in_backward(scenario):
+        out.append(
+            Message(
+                N_(
+                    "Without gradient accumulation the gradients are made during the backward "
+                    "pass as the activations are freed: only the output layer's gradient is "
+                    "counted at its start."
+                )
+            )
+        )
+    return out
 
 
 def _framework_assumptions(scenario: Scenario, traits: FrameworkTraits) -> list[Message]:

@@ -53,6 +53,12 @@ QUANT_CHOICES = [
     ("4", _("4 bits (NF4)")),
     ("8", _("8 bits")),
 ]
+QUANT_FORMAT_CHOICES = [
+    ("", _("Not set (bitsandbytes NF4, the QLoRA default)")),
+    ("nf4", _("NF4 (bitsandbytes)")),
+    ("gptq", _("A GPTQ checkpoint")),
+    ("awq", _("An AWQ checkpoint")),
+]
 TARGET_CHOICES = [
     ("", _("Default (query and value projections)")),
     ("attention", _("All attention projections")),
@@ -120,6 +126,16 @@ class ModelStepForm(StepForm):
     quant_bits = forms.ChoiceField(
         label=_("QLoRA base weights"), choices=QUANT_CHOICES, required=False
     )
+    quant_format = forms.ChoiceField(
+        label=_("Quantisation format"),
+        choices=QUANT_FORMAT_CHOICES,
+        required=False,
+        help_text=_(
+            "How the frozen model is quantised. GPTQ and AWQ checkpoints keep smaller constants "
+            "and the output layer in 16 bits. Filled in from an uploaded config.json that states "
+            "it."
+        ),
+    )
     lora_rank = whole(
         _("Adapter rank"), "lora.rank", help_text=_("Empty: 8, the PEFT default. 8 to 64 is usual.")
     )
@@ -163,7 +179,7 @@ class ModelStepForm(StepForm):
             names += [n for n in cls.ARCH_FIELDS if n != "tied_embeddings"]
         names.append("method")
         if stored.get("method") == "qlora":
-            names.append("quant_bits")
+            names += ["quant_bits", "quant_format"]
         if stored.get("method") in ("lora", "qlora", "dora"):
             names += ["lora_rank", "lora_alpha", "lora_targets"]
             if stored.get("lora_targets") == "custom":
@@ -219,6 +235,13 @@ class ModelStepForm(StepForm):
         if not self.cleaned_data.get("name"):
             self.cleaned_data["name"] = upload.name[:NAME_MAX_LENGTH]
         self.cleaned_data["config_filename"] = upload.name[:NAME_MAX_LENGTH]
+        if self.cleaned_data.get("method") == "qlora":
+            # A quantised checkpoint states its format and bits (quantization_config): they
+            # fill the answers left empty, never one the buyer gave.
+            if fields.get("quant_format") and not self.cleaned_data.get("quant_format"):
+                self.cleaned_data["quant_format"] = fields["quant_format"]
+            if fields.get("quant_bits") and not self.cleaned_data.get("quant_bits"):
+                self.cleaned_data["quant_bits"] = str(fields["quant_bits"])
 
     def _clean_method(self):
         data = self.cleaned_data
@@ -226,6 +249,11 @@ class ModelStepForm(StepForm):
         problem = rules.quant_bits_problem(method, data.get("quant_bits"))
         if problem:
             self.add_error("quant_bits", problem)
+        problem = rules.quant_format_problem(
+            method, data.get("quant_format"), data.get("quant_bits")
+        )
+        if problem:
+            self.add_error("quant_format", problem)
         problem = rules.adapter_problem(method, data)
         if problem:
             for name in rules.ADAPTER_FIELDS:

@@ -69,6 +69,18 @@ FRAMEWORK_CHOICES = [
 ]
 
 
+OPTIMIZER_IMPL_CHOICES = [
+    (NOT_SURE, _("Not sure: the framework's default")),
+    ("fused", _("Fused (one kernel, no extra memory at the step)")),
+    ("foreach", _("Foreach (PyTorch's default: a temporary the size of one moment at the step)")),
+]
+FUSED_LOSS_CHOICES = [
+    (NOT_SURE, _("Not sure: the logits are kept")),
+    ("yes", _("Yes, a fused linear cross-entropy (no logits kept)")),
+    ("no", _("No")),
+]
+
+
 PACKING_CHOICES = [
     (NOT_SURE, _("Not sure")),
     ("yes", PACKING_LABELS[True]),
@@ -144,6 +156,26 @@ class TrainingStepForm(StepForm):
             "“Not sure” assumes the heavier behaviour wherever they differ."
         ),
     )
+    optimizer_impl = radios(
+        _("AdamW implementation"),
+        OPTIMIZER_IMPL_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "Only for AdamW. “Not sure” takes the framework's default: fused under DeepSpeed "
+            "and Megatron, foreach otherwise."
+        ),
+    )
+    fused_loss = radios(
+        _("Fused loss kernel"),
+        FUSED_LOSS_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "Kernels such as Liger's fused linear cross-entropy compute the loss without ever "
+            "holding the logits, which saves memory on large vocabularies."
+        ),
+    )
 
     packed = radios(
         _("Sample lengths"),
@@ -176,6 +208,8 @@ class TrainingStepForm(StepForm):
             "gradient_checkpointing",
             "flash_attention",
             "framework",
+            "optimizer_impl",
+            "fused_loss",
             "packed",
         ]
 
@@ -210,4 +244,7 @@ class TrainingStepForm(StepForm):
         problem = rules.precision_problem(model.get("method"), data.get("precision"))
         if problem:
             self.add_error("precision", problem)
+        problem = rules.optimizer_impl_problem(data.get("optimizer"), data.get("optimizer_impl"))
+        if problem:
+            self.add_error("optimizer_impl", problem)
         return data

@@ -1,0 +1,379 @@
+"""Mechanisms of issue 29 (sizing, third pass), each against hand-worked numbers.
+
+A small dense model keeps the arithmetic checkable by hand: 2 layers, hidden 1024, 8 heads
+(full attention), a gated MLP of width 2048, vocabulary 1,000, untied. Attention per layer
+4 x 1024^2 = 4,194,304; MLP 3 x 1024 x 2048 = 6,291,456; a layer 10,485,760, both 20,971,520;
+embeddings 2 x 1,000 x 1024 = 2,048,000. Total 23,019,520 parameters (norms left out).
+"""
+
+import copy
+
+import pytest
+
+from advisor.domain.scenario import ScenarioError, dump_scenario, load_scenario
+from advisor.domain.sizing.memory import MemoryModel, layout_of
+
+TOTAL = 23_019_520
+OUTPUT_LAYER = 1000 * 1024
+
+SMALL = {
+    "model": {
+        "name": "small dense",
+        "params_b": TOTAL / 1e9,
+        "layers": 2,
+        "hidden": 1024,
+        "heads": 8,
+        "kv_heads": 8,
+        "intermediate": 2048,
+        "vocab": 1000,
+        "tied_embeddings": False,
+        "experts": None,
+        "experts_per_token": None,
+    },
+    "method": "full",
+    "lora": None,
+    "precision": "bf16",
+    "quant_bits": None,
+    "optimizer": "adamw",
+    "optimizer_in_backward": False,
+    "seq_len": 1024,
+    "micro_batch": 1,
+    "grad_accum": 1,
+    "gradient_checkpointing": False,
+    "flash_attention": True,
+    "packed": True,
+    "hardware": {"accelerator": None, "count": 1, "nodes": 1},
+    "parallelism": {"strategy": "single", "offload": "none"},
+    "training": None,
+}
+
+
+def small(**changes):
+    data = copy.deepcopy(SMALL)
+    for key, value in changes.items():
+        if key.startswith("parallelism."):
+            data["parallelism"][key.split(".")[1]] = value
+        elif key.startswith("hardware."):
+            data["hardware"][key.split(".")[1]] = value
+        else:
+            data[key] = value
+    return load_scenario(data)
+
+
+def phases(scenario):
+    """(backward-start bytes without activations and logits, optimizer-step bytes)."""
+    model = MemoryModel(scenario)
+    backward, step, _states, activations, logits = model._phase_bytes(
+        layout_of(scenario), scenario.micro_batch, scenario.seq_len
+    )
+    return backward - activations - logits, step
+
+
+# --- Item 1: gradient lifetime and the optimizer step ---------------------------------------
+
+
+def test_the_small_model_is_counted_by_hand():
+    model = MemoryModel(small())
+    assert model.trained_params == TOTAL
+    assert model.first_gradient_share == pytest.approx(OUTPUT_LAYER / TOTAL)
+
+
+@pytest.mark.parametrize(
+    ("impl", "step_bytes"),
+    [
+        # bf16 weights 2 + gradients 2 + two bf16 moments 4 = 8 B; foreach adds one moment, 2 B.
+        ("foreach", TOTAL * 10),
+        (None, TOTAL * 10),  # PyTorch's default on CUDA: foreach
+        ("fused", TOTAL * 8),
+    ],
+)
+def test_the_foreach_step_adds_one_moment(impl, step_bytes):
+    _start, step = phases(small(optimizer_impl=impl))
+    assert step == pytest.approx(step_bytes)
+
+
+def test_without_accumulation_only_the_output_layers_gradient_is_alive_at_backward_start():
+    # Weights 2 + moments 4 = 6 B per parameter, plus the output layer's 2-byte gradient.
+    start, _step = phases(small())
+    assert start == pytest.approx(TOTAL * 6 + OUTPUT_LAYER * 2)
+
+
+def test_with_accumulation_every_gradient_is_alive_at_backward_start():
+    start, _step = phases(small(grad_accum=2))
+    assert start == pytest.approx(TOTAL * 8)
+
+
+def test_megatron_keeps_its_gradient_buffer_and_steps_fused():
+    # Megatron's main_grad buffer lives for the whole run; its Adam is fused.
+    start, step = phases(small(framework="megatron"))
+    assert start == pytest.approx(TOTAL * 8)
+    assert step == pytest.approx(TOTAL * 8)
+
+
+def test_deepspeed_zero_defaults_to_its_fused_adam_unless_foreach_is_stated():
+    # ZeRO-2 on 2 GPUs: weights 2 B each; gradients 2 B and moments 4 B halved; two 2e8-element
+    # 16-bit gradient buckets (8e8 bytes).
+    scenario = dict(
+        **{"hardware.count": 2, "parallelism.strategy": "zero2"},
+    )
+    buckets = 2 * 2e8 * 2
+    _start, fused = phases(small(**scenario))
+    assert fused == pytest.approx(TOTAL * (2 + 1 + 2) + buckets)
+    _start, foreach = phases(small(optimizer_impl="foreach", **scenario))
+    assert foreach == pytest.approx(TOTAL * (2 + 1 + 2 + 1) + buckets)
+
+
+def test_an_offloaded_step_has_no_device_temporary():
+    _start, step = phases(small(**{"parallelism.offload": "optimizer"}))
+    assert step == pytest.approx(TOTAL * 4)  # weights and gradients only
+
+
+def test_the_breakdown_shows_the_temporary_at_the_step():
+    scenario = small(seq_len=16)  # tiny activations: the step is the peak
+    breakdown = MemoryModel(scenario).per_gpu(layout_of(scenario), context=0.0)
+    assert breakdown.peak_at_optimizer_step
+    assert breakdown.work_buffers * 2**30 == pytest.approx(TOTAL * 2)
+    assert breakdown.gradients * 2**30 == pytest.approx(TOTAL * 2)
+
+
+def test_optimizer_impl_is_optional_and_written_back_only_when_given():
+    plain = small()
+    assert plain.optimizer_impl is None
+    assert "optimizer_impl" not in dump_scenario(plain)
+    for value in ("fused", "foreach"):
+        assert dump_scenario(small(optimizer_impl=value))["optimizer_impl"] == value
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"optimizer_impl": "apex"}, "optimizer_impl"),
+        ({"optimizer_impl": True}, "optimizer_impl"),
+        ({"optimizer_impl": "fused", "optimizer": "adafactor"}, "optimizer_impl"),
+    ],
+)
+def test_optimizer_impl_is_refused_when_it_cannot_apply(changes, field):
+    with pytest.raises(ScenarioError) as error:
+        small(**changes)
+    assert error.value.field == field
+
+
+# --- Item 2: the third loss regime, fused linear cross-entropy --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "bytes_per_token"),
+    [
+        ({}, 1000 * 12),  # whole fp32 logits: 16-bit, fp32 upcast, fp32 log-softmax, 16-bit grad
+        ({"loss_chunking": True}, 1000 * 4),  # chunked: the 16-bit logits and their gradient
+        ({"fused_loss": True}, 2 * 1024 * 2 + 4),  # fused: two hidden-wide bf16 copies, fp32 loss
+        ({"fused_loss": True, "loss_chunking": True}, 2 * 1024 * 2 + 4),
+        ({"fused_loss": False}, 1000 * 12),
+    ],
+)
+def test_three_loss_regimes_by_hand(changes, bytes_per_token):
+    assert MemoryModel(small(**changes)).logit_bytes_per_token == bytes_per_token
+
+
+def test_the_fused_loss_keeps_no_logits_at_the_peak():
+    # 4 x 4096 tokens: whole logits 16,384 x 1,000 x 12 = 196,608,000 bytes; fused
+    # 16,384 x (2 x 1024 x 2 + 4) = 67,174,400 bytes.
+    whole = small(micro_batch=4, seq_len=4096)
+    fused = small(micro_batch=4, seq_len=4096, fused_loss=True)
+    layout = layout_of(whole)
+    assert MemoryModel(whole).activation_bytes(layout)[1] == 196_608_000
+    assert MemoryModel(fused).activation_bytes(layout)[1] == 67_174_400
+
+
+def test_fused_loss_is_optional_and_refused_with_unchunked_loss():
+    assert "fused_loss" not in dump_scenario(small())
+    assert dump_scenario(small(fused_loss=True))["fused_loss"] is True
+    with pytest.raises(ScenarioError) as error:
+        small(fused_loss=True, loss_chunking=False)
+    assert error.value.field == "fused_loss"
+
+
+# --- Item 4: quantisation formats, and quantised bases gathered at their stored width ---------
+
+BLOCKS = 20_971_520  # the block linears, quantised under QLoRA
+EMBEDDINGS = 2_048_000  # embedding and output layer, 16 bits
+
+
+def qlora(**changes):
+    return small(method="qlora", framework="hf", **changes)
+
+
+@pytest.mark.parametrize(
+    ("quant_format", "bits_per_weight"),
+    [
+        (None, 4 + 0.5),  # bitsandbytes NF4: one fp32 absmax per 64 weights
+        ("nf4", 4 + 0.5),
+        ("gptq", 4 + 20 / 128),  # an fp16 scale and a 4-bit zero per group of 128
+        ("awq", 4 + 20 / 128),
+    ],
+)
+def test_frozen_base_by_format(quant_format, bits_per_weight):
+    # torchtune keeps the embedding and output layer in bf16 (2 bytes each).
+    model = MemoryModel(small(method="qlora", framework="torchtune", quant_format=quant_format))
+    assert model.frozen_bytes == pytest.approx(BLOCKS * bits_per_weight / 8 + EMBEDDINGS * 2)
+
+
+@pytest.mark.parametrize(
+    ("framework", "quant_format", "rest_bytes"),
+    [
+        (None, None, 4),  # not stated: the heavier reading, PEFT's k-bit preparation
+        ("hf", None, 4),  # prepare_model_for_kbit_training casts the 16-bit rest to fp32
+        ("hf", "nf4", 4),
+        ("hf", "gptq", 2),  # skipped for GPTQ models
+        ("hf", "awq", 2),
+        ("torchtune", None, 2),
+        ("litgpt", None, 2),
+        ("megatron", None, 2),
+    ],
+)
+def test_kbit_preparation_upcasts_the_unquantised_weights(framework, quant_format, rest_bytes):
+    scenario = small(method="qlora", framework=framework, quant_format=quant_format)
+    bits = 4.5 if quant_format in (None, "nf4") else 4 + 20 / 128
+    expected = BLOCKS * bits / 8 + EMBEDDINGS * rest_bytes
+    assert MemoryModel(scenario).frozen_bytes == pytest.approx(expected)
+
+
+def test_gptq_at_8_bits_spends_24_bits_per_group():
+    model = MemoryModel(qlora(quant_format="gptq", quant_bits=8))
+    assert model.frozen_bytes == pytest.approx(BLOCKS * (8 + 24 / 128) / 8 + EMBEDDINGS * 2)
+
+
+@pytest.mark.parametrize(
+    ("quant_format", "framework", "copies", "width"),
+    [
+        # bitsandbytes: two 16-bit copies (quantisation and compute dtype) of the widest matrix:
+        # a 1024 x 2048 MLP projection, or the 1000 x 1024 output layer where it is quantised.
+        (None, "hf", 2, 1024 * 2048),
+        ("gptq", "hf", 1, 1024 * 2048),  # one temp_dq / dequantised copy
+        ("awq", None, 1, 1024 * 2048),  # the output layer stays 16-bit whatever the framework
+    ],
+)
+def test_dequantisation_buffer_by_format(quant_format, framework, copies, width):
+    scenario = small(method="qlora", framework=framework, quant_format=quant_format)
+    assert MemoryModel(scenario).dequant_bytes == copies * width * 2
+
+
+def test_a_quantised_base_is_gathered_at_its_stored_width():
+    # FSDP gathers three units: the largest is a block, 10,485,760 weights at 4.5 bits
+    # (5,898,240 bytes), larger than the 16-bit embedding (2,048,000 bytes).
+    quantised = MemoryModel(qlora())
+    assert quantised._gathered_bytes("fsdp", 1, 4, offloaded=True) == pytest.approx(
+        3 * 10_485_760 * 4.5 / 8
+    )
+    # ZeRO-3's live window holds the whole small model: its stored bytes (the embedding and
+    # output layer in fp32 after PEFT's k-bit preparation).
+    assert quantised._gathered_bytes("zero3", 1, 4, offloaded=True) == pytest.approx(
+        BLOCKS * 4.5 / 8 + EMBEDDINGS * 4
+    )
+    # A 16-bit base: the same units at 2 bytes.
+    plain = MemoryModel(small(method="lora", framework="hf"))
+    assert plain._gathered_bytes("fsdp", 1, 4, offloaded=True) == 3 * 10_485_760 * 2
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"method": "lora", "quant_format": "gptq"}, "quant_format"),
+        ({"method": "qlora", "quant_format": "awq", "quant_bits": 8}, "quant_format"),
+        ({"method": "qlora", "quant_format": "nf4", "quant_bits": 8}, "quant_format"),
+        ({"method": "qlora", "quant_format": "int3"}, "quant_format"),
+    ],
+)
+def test_quant_format_is_refused_where_it_cannot_apply(changes, field):
+    with pytest.raises(ScenarioError) as error:
+        small(**changes)
+    assert error.value.field == field
+
+
+def test_quant_format_is_optional_and_written_back_only_when_given():
+    assert "quant_format" not in dump_scenario(qlora())
+    assert dump_scenario(qlora(quant_format="gptq", quant_bits=8))["quant_format"] == "gptq"
+
+
+# --- Item 9: a config.json that states its quantisation fills quant_format and quant_bits ------
+
+LLAMA = {
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+}
+
+
+@pytest.mark.parametrize(
+    ("quantization_config", "expected"),
+    [
+        (None, (None, None)),
+        ({"quant_method": "gptq", "bits": 4, "group_size": 128}, ("gptq", 4)),
+        ({"quant_method": "gptq", "bits": 8}, ("gptq", 8)),
+        ({"quant_method": "gptq", "bits": 3}, (None, None)),  # the scenario has no 3 bits
+        ({"quant_method": "awq", "bits": 4, "version": "gemm"}, ("awq", 4)),
+        ({"quant_method": "awq", "bits": 8}, (None, None)),
+        (
+            {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
+            ("nf4", 4),
+        ),
+        (
+            {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "fp4"},
+            (None, None),
+        ),
+        ({"quant_method": "bitsandbytes", "load_in_8bit": True}, (None, 8)),
+        ({"quant_method": "fp8"}, (None, None)),
+        ({"quant_method": "gptq", "bits": True}, (None, None)),
+        ("gptq", (None, None)),
+    ],
+)
+def test_a_config_states_its_quantisation(quantization_config, expected):
+    import json
+
+    from advisor.domain import model_config
+
+    data = dict(LLAMA)
+    if quantization_config is not None:
+        data["quantization_config"] = quantization_config
+    fields = model_config.read(json.dumps(data).encode())
+    assert (fields["quant_format"], fields["quant_bits"]) == expected
+
+
+@pytest.mark.parametrize(
+    ("changes", "foreach", "fused", "lifetime"),
+    [
+        ({}, True, False, True),
+        ({"optimizer_impl": "fused"}, False, True, True),
+        ({"grad_accum": 4}, True, False, False),
+        ({"hardware.count": 2, "parallelism.strategy": "zero2"}, False, True, True),
+        ({"parallelism.offload": "optimizer"}, False, False, True),
+        ({"method": "lora"}, True, False, False),  # adapters' gradients: too small to say
+    ],
+)
+def test_the_assumptions_say_how_the_step_and_the_gradients_were_counted(
+    changes, foreach, fused, lifetime
+):
+    from advisor.domain.sizing.memory import memory_assumptions
+
+    texts = [m.render() for m in memory_assumptions(small(**changes))]
+    assert any("foreach implementation" in t for t in texts) is foreach
+    assert any("fused implementation" in t for t in texts) is fused
+    assert any("Without gradient accumulation" in t for t in texts) is lifetime
+
+
+@pytest.mark.parametrize(
+    ("framework", "quant_format", "upcast"),
+    [(None, None, True), ("hf", "gptq", False), ("litgpt", None, False)],
+)
+def test_the_assumptions_say_whether_the_unquantised_weights_are_upcast(
+    framework, quant_format, upcast
+):
+    from advisor.domain.sizing.memory import memory_assumptions
+
+    scenario = small(method="qlora", framework=framework, quant_format=quant_format)
+    texts = [m.render() for m in memory_assumptions(scenario)]
+    assert any("cast to fp32" in t for t in texts) is upcast
+    assert any("stay in 16 bits" in t for t in texts) is not upcast
