@@ -108,6 +108,25 @@ FULL_METHODS = ("full", "freeze")
 # run all of a GPU's experts in one launch: no per-expert term.
 EXPERT_CALL_SHARE_OF_LAYER = 12 / 37
 
+# Roofline (Williams, Waterman and Patterson, "Roofline: An Insightful Visual Performance Model
+# for Multicore Architectures", CACM 52(4), 2009; NVIDIA, "Matrix Multiplication Background User's
+# Guide", docs.nvidia.com/deeplearning/performance, "Math and Memory Bounds"): a matrix product of
+# M x K by K x N in 16 bits does 2 M N K FLOPs and moves at least 2 (M K + K N + M N) bytes, an
+# arithmetic intensity of M N K / (M K + K N + M N) FLOP per byte; the accelerator's own ratio is
+# its peak FLOP/s over its memory bandwidth (H100 SXM 989 TFLOP/s / 3.35 TB/s = 295 FLOP/B, A100
+# 153, L40S 419, H20 148 / 4.0 = 37). The weight products of a micro-batch of T tokens through a
+# layer of width h (N = h / tensor-parallel degree: each rank holds a slice; the gradients
+# dX = dY W^T and dW = X^T dY are the same shapes transposed) take the longer of their two
+# ceilings: FLOPs at the calibrated share of peak, or their minimum traffic at the memory
+# bandwidth. Below the chip's ratio (a micro-batch of 256 tokens through a 4,096-wide layer is
+# 228 FLOP/B, under the L40S's 419) the matrix work is memory-bound and no share of peak applies.
+# Attention (FlashAttention keeps its tiles on chip) is not given this ceiling. The summed
+# (no-overlap) form, time = FLOPs / (peak x u) + bytes / bandwidth, in which every chip's share
+# of peak falls with its ratio (compute-cut chips such as the H20 reaching a larger share, what
+# issue 29 item 8 looked for), made the leave-one-source-out throughput median worse (18.1 % ->
+# 21.5 %; with the traffic of tiled kernels instead of the minimum, 22-38 %), so the ceiling is
+# the roofline's own max (docs/decisions/0056-roofline-ceiling.md).
+
 
 @lru_cache(maxsize=256)
 def trainable_params(scenario: Scenario) -> float:
@@ -131,6 +150,16 @@ class FlopsPerToken:
     @property
     def total(self) -> float:
         return self.forward + self.backward + self.recompute
+
+    @property
+    def attention(self) -> float:
+        """Attention's FLOPs in every pass: forward, backward (twice), recomputation."""
+        return self.attention_forward * (3 + (1 if self.recompute else 0))
+
+    @property
+    def weights(self) -> float:
+        """The weight (and adapter) products' FLOPs in every pass: all but attention."""
+        return self.total - self.attention
 
 
 @dataclass(frozen=True)
@@ -325,6 +354,9 @@ class JobFigures:
     # Routed experts per layer that run one after another in a loop (0: dense, or grouped GEMM
     # stated); a GPU runs experts_in_loop / expert_parallel of them.
     experts_in_loop: int = 0
+    # Roofline: the minimum memory traffic of the weight products, bytes per token on the whole
+    # model (see gemm_intensity), paid at the memory bandwidth next to their FLOPs.
+    gemm_bytes_per_token: float = 0.0
 
     @property
     def model_parallel(self) -> int:
@@ -411,7 +443,37 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         routed_trainable_params=routed_trainable_params(scenario),
         experts_per_token=scenario.model.experts_per_token or 1,
         experts_in_loop=experts_in_loop(scenario),
+        gemm_bytes_per_token=gemm_bytes_per_token(timed),
     )
+
+
+def gemm_intensity(tokens: float, d_in: float, d_out: float, value_bytes: float = 2) -> float:
+    """FLOP per byte of one matrix product of ``tokens x d_in`` by ``d_in x d_out``: 2 T K N
+    FLOPs over the bytes read and written at least once, (T K + K N + T N) values (roofline;
+    NVIDIA's Matrix Multiplication Background User's Guide, "Math and Memory Bounds")."""
+    values = tokens * d_in + d_in * d_out + tokens * d_out
+    return 2 * tokens * d_in * d_out / (values * value_bytes) if values else 0.0
+
+
+def weight_gemm_intensity(scenario: Scenario) -> float:
+    """Intensity of the step's weight products: a micro-batch of ``micro_batch x seq_len``
+    tokens through ``hidden x hidden / tensor_parallel`` (every rank holds a slice of each
+    matrix; pipeline stages see the whole micro-batch)."""
+    shape = model_shape(scenario)
+    tokens = scenario.micro_batch * scenario.seq_len
+    value_bytes = 4 if scenario.precision == "fp32" else BYTES_16BIT
+    width = shape.hidden / scenario.parallelism.tensor_parallel
+    return gemm_intensity(tokens, shape.hidden, width, value_bytes)
+
+
+def gemm_bytes_per_token(scenario: Scenario) -> float:
+    """Minimum memory traffic of the weight products per token (whole model): their FLOPs
+    (every pass: forward, backward, recomputation; attention excluded) over their intensity."""
+    flops = flops_per_token(scenario)
+    intensity = weight_gemm_intensity(scenario)
+    if intensity <= 0:
+        return 0.0
+    return flops.weights / intensity
 
 
 def experts_in_loop(scenario: Scenario) -> int:
@@ -474,13 +536,17 @@ def micro_batch_seconds(
     and the launch overhead of every layer this GPU holds in every pass.
     """
     tokens = job.tokens_per_micro_batch / job.model_parallel
-    matmul_s = job.flops.total * tokens / (peak_tflops_per_gpu * 1e12 * utilisation)
+    rate = peak_tflops_per_gpu * 1e12 * utilisation
+    weights_s = job.flops.weights * tokens / rate
+    attention_s = job.flops.attention * tokens / rate
     memory_s = 0.0
     if accelerator.memory_bandwidth_tbps:
         dequant = job.dequant_bytes_per_micro_batch / job.model_parallel
-        memory_s = (job.elementwise_bytes_per_token * tokens + dequant) / (
-            accelerator.memory_bandwidth_tbps * 1e12
-        )
+        bandwidth = accelerator.memory_bandwidth_tbps * 1e12
+        memory_s = (job.elementwise_bytes_per_token * tokens + dequant) / bandwidth
+        # Roofline: the weight products take the longer of their two ceilings.
+        weights_s = max(weights_s, job.gemm_bytes_per_token * tokens / bandwidth)
+    matmul_s = weights_s + attention_s
     layers_here = job.layers / job.pipeline_parallel
     launch_s = cal.layer_pass_overhead_s * layers_here * job.activation_passes
     return matmul_s + memory_s + launch_s
@@ -906,6 +972,9 @@ def estimate_time(
         step.communication,
         spans,
     )
+    bound = _memory_bound_message(scenario, job, accelerator, peak, utilisation)
+    if bound is not None:
+        assumptions.append(bound)
     ep = expert_parallel_degree(job, data_parallel)
     if ep > 1:
         assumptions.append(
@@ -1043,8 +1112,7 @@ def _method_assumptions(scenario: Scenario, flops: FlopsPerToken) -> list[Messag
 
 
 def _attention_total(scenario: Scenario, flops: FlopsPerToken) -> float:
-    passes = 3 + (1 if flops.recompute else 0)
-    return flops.attention_forward * passes
+    return flops.attention
 
 
 def _hardware_assumptions(
@@ -1152,6 +1220,38 @@ def _hardware_assumptions(
             )
         )
     return out
+
+
+def _memory_bound_message(
+    scenario: Scenario,
+    job: JobFigures,
+    accelerator: AcceleratorSpec,
+    peak: float,
+    utilisation: float,
+) -> Message | None:
+    """Said when the weight products are memory-bound: their intensity is below the FLOP per
+    byte the accelerator needs to run them at the calibrated share of its peak."""
+    if not accelerator.memory_bandwidth_tbps:
+        return None
+    intensity = weight_gemm_intensity(_at_sample_length(scenario))
+    # TFLOP/s over TB/s: FLOP per byte at the share of peak the matrix work reaches.
+    ratio = peak * utilisation / accelerator.memory_bandwidth_tbps
+    if intensity <= 0 or intensity >= ratio:
+        return None
+    return Message(
+        N_(
+            "Matrix work is memory-bound here: a micro-batch of {tokens} tokens does about "
+            "{intensity} FLOP per byte it moves, fewer than the {ratio} FLOP per byte "
+            "{accelerator} needs to keep its matrix units busy, so it runs at the memory "
+            "bandwidth; more tokens per micro-batch would use the card better."
+        ),
+        {
+            "tokens": f"{job.tokens_per_micro_batch:,}",
+            "intensity": _fmt(intensity, 0),
+            "ratio": _fmt(ratio, 0),
+            "accelerator": accelerator.name,
+        },
+    )
 
 
 def _band_message(cal: Calibration, low_hours: float, high_hours: float) -> Message:
