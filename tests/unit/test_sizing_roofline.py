@@ -12,12 +12,14 @@ import pytest
 from advisor.domain.sizing.calibration import Calibration
 from advisor.domain.sizing.compute import (
     estimate_time,
+    expert_gemm_intensity,
     gemm_intensity,
     job_figures,
     micro_batch_seconds,
     weight_gemm_intensity,
 )
 from tests.unit.test_compute import ACCELERATORS, LORA, scenario, synthetic_accelerator
+from tests.unit.test_sizing_mechanisms import ROUTED, moe
 
 TOTAL_FLOPS = 41_254_674_432
 ATTENTION_FLOPS = 3 * 536_870_912
@@ -143,3 +145,35 @@ def test_the_ceiling_only_slows_and_long_sequences_never_reach_it():
         replace(short, gemm_bytes_per_token=0.0), l40s, l40s.bf16_dense_tflops, 0.63, HALF
     )
     assert bound > unbound
+
+
+# --- Routed experts: each sees only its share of the tokens -------------------------------------
+
+
+def test_expert_products_have_their_own_intensity_hand_computed():
+    # The small MoE of test_sizing_mechanisms: 4,096 tokens, 8 experts of width 512, top 2,
+    # hidden 1,024. Dense products: 4,096 x 1,024 / (2 x 4,096 + 1,024) = 455.1 FLOP/B.
+    # An expert sees 4,096 x 2 / 8 = 1,024 tokens: 1,024 x 1,024 x 512 / (1,024 x 1,024 +
+    # 1,024 x 512 + 1,024 x 512) = 256 FLOP/B.
+    s = moe()
+    assert weight_gemm_intensity(s) == pytest.approx(4096 * 1024 / (2 * 4096 + 1024))
+    assert expert_gemm_intensity(s) == pytest.approx(256)
+    # Expert parallelism 4: each GPU's experts receive tokens from 4 GPUs: 4,096 per expert,
+    # 4,096 x 1,024 x 512 / (4,194,304 + 524,288 + 2,097,152) = 315.08 FLOP/B.
+    assert expert_gemm_intensity(moe(ep=4)) == pytest.approx(4096 * 1024 * 512 / 6_815_744)
+    # Bytes per token: the routed experts' active share (ROUTED x 2 / 8 = 6,291,456 of the
+    # 15,704,064 parameters a token passes through: 35,602,432 - 6/8 x 25,165,824 less the
+    # 1,024,000-entry input embedding) of the 6 x 15,704,064 weight FLOPs at 256 FLOP/B, the
+    # rest at 455.1: 56,475,648 / 455.11 + 37,748,736 / 256 = 124,092 + 147,456 B.
+    job = job_figures(s)
+    assert job.flops.matmul_params == pytest.approx(15_704_064)
+    routed = 6 * ROUTED * 2 / 8
+    assert routed == pytest.approx(37_748_736)
+    dense = 6 * 15_704_064 - routed
+    expected = dense / (4096 * 1024 / (2 * 4096 + 1024)) + routed / 256
+    assert job.gemm_bytes_per_token == pytest.approx(expected)
+    assert job.gemm_bytes_per_token == pytest.approx(124_092 + 147_456, rel=1e-5)
+
+
+def test_dense_models_have_no_expert_intensity():
+    assert expert_gemm_intensity(scenario()) == 0

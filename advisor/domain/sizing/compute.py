@@ -120,12 +120,14 @@ EXPERT_CALL_SHARE_OF_LAYER = 12 / 37
 # ceilings: FLOPs at the calibrated share of peak, or their minimum traffic at the memory
 # bandwidth. Below the chip's ratio (a micro-batch of 256 tokens through a 4,096-wide layer is
 # 228 FLOP/B, under the L40S's 419) the matrix work is memory-bound and no share of peak applies.
-# Attention (FlashAttention keeps its tiles on chip) is not given this ceiling. The summed
-# (no-overlap) form, time = FLOPs / (peak x u) + bytes / bandwidth, in which every chip's share
-# of peak falls with its ratio (compute-cut chips such as the H20 reaching a larger share, what
-# issue 29 item 8 looked for), made the leave-one-source-out throughput median worse (18.1 % ->
-# 21.5 %; with the traffic of tiled kernels instead of the minimum, 22-38 %), so the ceiling is
-# the roofline's own max (docs/decisions/0056-roofline-ceiling.md).
+# A routed expert sees only the tokens sent to it (expert_gemm_intensity), so its products are
+# the first to become memory-bound. Attention (FlashAttention keeps its tiles on chip) is not
+# given this ceiling. The summed (no-overlap) form, time = FLOPs / (peak x u) + bytes /
+# bandwidth, in which every chip's share of peak falls with its ratio (compute-cut chips such as
+# the H20 reaching a larger share, what issue 29 item 8 looked for), made the leave-one-source-
+# out throughput median worse (18.1 % -> 21.5 %; with the traffic of tiled kernels instead of
+# the minimum, 22-38 %), so the ceiling is the roofline's own max (docs/decisions/0056-roofline-
+# ceiling.md).
 
 
 @lru_cache(maxsize=256)
@@ -466,14 +468,41 @@ def weight_gemm_intensity(scenario: Scenario) -> float:
     return gemm_intensity(tokens, shape.hidden, width, value_bytes)
 
 
+def expert_gemm_intensity(scenario: Scenario) -> float:
+    """Intensity of a routed expert's products (0 for dense models and generic shapes).
+
+    An expert sees only the tokens routed to it: ``micro_batch x seq_len x top-k / experts``
+    on average, times the expert-parallel degree (each GPU holds 1/ep of the experts and
+    receives their tokens from ep GPUs), through ``hidden x intermediate / tensor_parallel``.
+    With many small experts this is far below the dense products' intensity (Qwen1.5-MoE at
+    8,192 tokens: 546 tokens per expert through 2,048 x 1,408, 329 FLOP/B).
+    """
+    m = scenario.model
+    if not m.is_moe or m.layout is None:
+        return 0.0
+    tokens = scenario.micro_batch * scenario.seq_len * m.experts_per_token / m.experts
+    tokens *= scenario.parallelism.expert_parallel
+    value_bytes = 4 if scenario.precision == "fp32" else BYTES_16BIT
+    width = m.intermediate / scenario.parallelism.tensor_parallel
+    return gemm_intensity(tokens, m.hidden, width, value_bytes)
+
+
 def gemm_bytes_per_token(scenario: Scenario) -> float:
     """Minimum memory traffic of the weight products per token (whole model): their FLOPs
-    (every pass: forward, backward, recomputation; attention excluded) over their intensity."""
+    (every pass: forward, backward, recomputation; attention excluded) over their intensity,
+    the routed experts' share (their active parameters over those a token passes through) at
+    the experts' own intensity."""
     flops = flops_per_token(scenario)
     intensity = weight_gemm_intensity(scenario)
     if intensity <= 0:
         return 0.0
-    return flops.weights / intensity
+    expert_intensity = expert_gemm_intensity(scenario)
+    if expert_intensity <= 0 or flops.matmul_params <= 0:
+        return flops.weights / intensity
+    m = scenario.model
+    routed_active = routed_expert_params(m) * m.experts_per_token / m.experts
+    routed = flops.weights * min(1.0, routed_active / flops.matmul_params)
+    return (flops.weights - routed) / intensity + routed / expert_intensity
 
 
 def experts_in_loop(scenario: Scenario) -> int:
@@ -1233,7 +1262,11 @@ def _memory_bound_message(
     byte the accelerator needs to run them at the calibrated share of its peak."""
     if not accelerator.memory_bandwidth_tbps:
         return None
-    intensity = weight_gemm_intensity(_at_sample_length(scenario))
+    timed = _at_sample_length(scenario)
+    intensity = weight_gemm_intensity(timed)
+    expert = expert_gemm_intensity(timed)
+    if 0 < expert < intensity:
+        intensity = expert  # the routed experts' products are the first to be memory-bound
     # TFLOP/s over TB/s: FLOP per byte at the share of peak the matrix work reaches.
     ratio = peak * utilisation / accelerator.memory_bandwidth_tbps
     if intensity <= 0 or intensity >= ratio:
