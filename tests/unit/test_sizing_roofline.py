@@ -9,12 +9,13 @@ from dataclasses import replace
 
 import pytest
 
-from advisor.domain.sizing.calibration import Calibration
+from advisor.domain.sizing.calibration import STORED, Calibration
 from advisor.domain.sizing.compute import (
     estimate_time,
     expert_gemm_intensity,
     gemm_intensity,
     job_figures,
+    matmul_utilisation,
     micro_batch_seconds,
     weight_gemm_intensity,
 )
@@ -177,3 +178,15 @@ def test_expert_products_have_their_own_intensity_hand_computed():
 
 def test_dense_models_have_no_expert_intensity():
     assert expert_gemm_intensity(scenario()) == 0
+
+
+# --- No MoE factor (decision 0056) --------------------------------------------------------------
+
+
+def test_mixture_of_experts_takes_the_shared_utilisation():
+    # The same calibrated share of peak for the small MoE and for Llama 2 7B, on every card.
+    for key in ("h100-sxm-80gb", "a800-sxm-80gb", "ascend-910b-64gb"):
+        accelerator = ACCELERATORS[key]
+        dense = matmul_utilisation(job_figures(scenario()), accelerator, STORED)[0]
+        sparse = matmul_utilisation(job_figures(moe()), accelerator, STORED)[0]
+        assert sparse == dense == pytest.approx(STORED.utilisation)

@@ -544,11 +544,13 @@ def _head_params(shape) -> float:
 def matmul_utilisation(
     job: JobFigures, accelerator: AcceleratorSpec, cal: Calibration
 ) -> tuple[float, bool, str]:
-    """Calibrated share of peak reached by matrix work: (value, family measured?, family)."""
+    """Calibrated share of peak reached by matrix work: (value, family measured?, family).
+
+    The same for dense and mixture-of-experts models: the shared MoE factor fitted until
+    2026-12-03 did not hold out of fold (decision 0056); what it stood for is modelled.
+    """
     family = calibration.family_of(accelerator)
     value, calibrated = cal.family_utilisation(family)
-    if job.is_moe:
-        value *= cal.moe_factor
     return min(value, 1.0), calibrated, family
 
 
