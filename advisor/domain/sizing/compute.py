@@ -359,6 +359,9 @@ class JobFigures:
     # Roofline: the minimum memory traffic of the weight products, bytes per token on the whole
     # model (see gemm_intensity), paid at the memory bandwidth next to their FLOPs.
     gemm_bytes_per_token: float = 0.0
+    # The optimizer step on the GPUs: bytes read and written per trained parameter (0 when the
+    # optimizer runs on the host: offload), see optimizer_bytes_per_param.
+    optimizer_bytes_per_param: float = 0.0
 
     @property
     def model_parallel(self) -> int:
@@ -446,6 +449,7 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         experts_per_token=scenario.model.experts_per_token or 1,
         experts_in_loop=experts_in_loop(scenario),
         gemm_bytes_per_token=gemm_bytes_per_token(timed),
+        optimizer_bytes_per_param=optimizer_bytes_per_param(scenario),
     )
 
 
@@ -709,6 +713,60 @@ def _host_optimizer_bytes_per_param(scenario: Scenario) -> float:
     return 2 * master + grads + 4 * moments + copy
 
 
+# Optimizer states per trained parameter an update reads and writes on the GPU: AdamW's two
+# moments (Loshchilov and Hutter 2019), SGD's momentum buffer, Adafactor's factored second moment
+# (a row and a column per matrix: nothing per parameter, Shazeer and Stern 2018).
+OPTIMIZER_STATES = {
+    "adamw": 2,
+    "paged-adamw": 2,
+    "adamw-8bit": 2,
+    "paged-adamw-8bit": 2,
+    "sgd": 1,
+    "adafactor": 0,
+}
+
+
+def optimizer_bytes_per_param(scenario: Scenario) -> float:
+    """Bytes the optimizer step reads and writes per trained parameter on the GPU.
+
+    The update is element-wise, so it runs at the memory bandwidth (PyTorch's foreach/fused
+    AdamW, DeepSpeed's FusedAdam and Megatron's fused Adam are multi-tensor kernels over every
+    parameter): the weight (the fp32 master under amp-*) read and written, the gradient read,
+    each state read and written (4 bytes, 16-bit in pure 16-bit training, 1 for 8-bit AdamW),
+    and under amp-* the 16-bit copy written: 4 + 4 + 2 + 2 x (4 + 4) + 2 = 28 bytes for amp-bf16
+    AdamW, 2 + 2 + 2 + 2 x (2 + 2) = 14 for pure bf16. 0 when the optimizer runs on the host
+    (offload: its time is in offload_seconds).
+    """
+    if scenario.parallelism.offload != "none":
+        return 0.0
+    amp = scenario.precision in ("fp32", "amp-bf16", "amp-fp16")
+    master = 4 if amp else BYTES_16BIT
+    state = 1 if scenario.optimizer in ("adamw-8bit", "paged-adamw-8bit") else master
+    states = OPTIMIZER_STATES.get(scenario.optimizer, 2)
+    copy = BYTES_16BIT if scenario.precision.startswith("amp") else 0
+    return 2 * master + _gradient_bytes_per_param(scenario) + 2 * states * state + copy
+
+
+def optimizer_seconds(
+    job: JobFigures, strategy: str, data_parallel: int, memory_bandwidth_tbps: float | None
+) -> float:
+    """Per optimizer step: the update of the trained parameters this GPU holds, at the memory
+    bandwidth (see optimizer_bytes_per_param). Model parallelism splits them over its ranks;
+    ZeRO-1/2/3 and FSDP also over the data-parallel ranks (each updates its shard); DDP
+    updates every replica. 0 when the bandwidth is unknown."""
+    if not memory_bandwidth_tbps or not job.optimizer_bytes_per_param:
+        return 0.0
+    shards = job.model_parallel
+    if strategy in ("zero1", "zero2", "zero3", "fsdp"):
+        shards *= data_parallel
+    held = job.trainable_params / shards
+    return held * job.optimizer_bytes_per_param / (memory_bandwidth_tbps * 1e12)
+
+
+# The optimizer step's time is said when it is at least this share of a step.
+OPTIMIZER_SHARE_SAID = 0.1
+
+
 def offload_seconds(job: JobFigures, links: Links, gpus: int) -> float:
     """Per optimizer step: PCIe transfers and the CPU optimizer step of CPU offload.
 
@@ -742,6 +800,7 @@ class StepTime:
     communication: CommunicationCost
     step_s: float
     tokens_per_step: float
+    optimizer_s: float = 0.0  # the optimizer step on the GPU (memory-bound), in step_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -764,9 +823,17 @@ def step_time(
     data_parallel = max(1, gpus // job.model_parallel)
     ep_s = expert_parallel_seconds(job, links, data_parallel)
     ep_s += expert_loop_seconds(job, data_parallel, cal.layer_pass_overhead_s)
-    slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = _step_parts(
-        job, gpus, strategy, links, micro_s, cal.layer_pass_overhead_s
+    parts = _step_parts(
+        job,
+        gpus,
+        strategy,
+        links,
+        micro_s,
+        cal.layer_pass_overhead_s,
+        accelerator.memory_bandwidth_tbps,
     )
+    slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = parts[:9]
+    optimizer_s = parts[9]
     comm = CommunicationCost(
         tensor_parallel_s=tp_s * slots,
         data_parallel_s=dp_s,
@@ -781,8 +848,9 @@ def step_time(
         micro_batch_s=micro_s + ep_s,
         compute_s=compute_s,
         communication=comm,
-        step_s=compute_s + exposed_s + offload_s,
+        step_s=compute_s + exposed_s + offload_s + optimizer_s,
         tokens_per_step=tokens,
+        optimizer_s=optimizer_s,
     )
 
 
@@ -793,13 +861,14 @@ def _step_parts(
     links: Links,
     micro_s: float,
     layer_pass_overhead_s: float,
+    memory_bandwidth_tbps: float | None = None,
 ) -> tuple:
     """One optimizer step from one micro-batch's seconds (tensor-parallel traffic included;
     the all-to-all of expert parallelism and the expert loop are added here, where the
     data-parallel degree is known).
 
     Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
-    tokens_per_step): plain floats, so that :class:`ThroughputSweep` can use it without
+    tokens_per_step, optimizer_s): plain floats, so that :class:`ThroughputSweep` can use it without
     building the dataclasses.
     """
     data_parallel = max(1, gpus // job.model_parallel)
@@ -828,7 +897,19 @@ def _step_parts(
     exposed_s = max(0.0, dp_s - window)
     offload_s = offload_seconds(job, links, gpus)
     tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
-    return slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens
+    optimizer_s = optimizer_seconds(job, strategy, data_parallel, memory_bandwidth_tbps)
+    return (
+        slots,
+        compute_s,
+        dp_bytes,
+        dp_gbs,
+        dp_s,
+        window,
+        exposed_s,
+        offload_s,
+        tokens,
+        optimizer_s,
+    )
 
 
 # --- The estimate -------------------------------------------------------------------------------------
@@ -906,9 +987,17 @@ class ThroughputSweep:
             results[key] = None
             return None
         micro_s, links = micro
-        parts = _step_parts(job, gpus, strategy, links, micro_s, self.cal.layer_pass_overhead_s)
-        _, compute_s, _, _, _, _, exposed_s, offload_s, tokens = parts
-        value = tokens / (compute_s + exposed_s + offload_s)
+        parts = _step_parts(
+            job,
+            gpus,
+            strategy,
+            links,
+            micro_s,
+            self.cal.layer_pass_overhead_s,
+            accelerator.memory_bandwidth_tbps,
+        )
+        _, compute_s, _, _, _, _, exposed_s, offload_s, tokens, optimizer_s = parts
+        value = tokens / (compute_s + exposed_s + offload_s + optimizer_s)
         results[key] = value
         return value
 
@@ -1003,6 +1092,21 @@ def estimate_time(
         step.communication,
         spans,
     )
+    if step.optimizer_s >= OPTIMIZER_SHARE_SAID * step.step_s:
+        assumptions.append(
+            Message(
+                N_(
+                    "The optimizer step reads and writes {bytes} bytes per trained parameter at "
+                    "the memory bandwidth: {seconds} s of each {step} s step, a large share "
+                    "because each step trains few tokens."
+                ),
+                {
+                    "bytes": _fmt(job.optimizer_bytes_per_param, 0),
+                    "seconds": _fmt(step.optimizer_s, 3),
+                    "step": _fmt(step.step_s, 3),
+                },
+            )
+        )
     bound = _memory_bound_message(scenario, job, accelerator, peak, utilisation)
     if bound is not None:
         assumptions.append(bound)
