@@ -757,11 +757,14 @@ def optimizer_seconds(
     if not memory_bandwidth_tbps or not job.optimizer_bytes_per_param:
         return 0.0
     shards = job.model_parallel
-    if strategy in ("zero1", "zero2", "zero3", "fsdp"):
+    if strategy in SHARDED_OPTIMIZER_STRATEGIES:
         shards *= data_parallel
     held = job.trainable_params / shards
     return held * job.optimizer_bytes_per_param / (memory_bandwidth_tbps * 1e12)
 
+
+# Strategies whose optimizer states (and step) are split over the data-parallel ranks.
+SHARDED_OPTIMIZER_STRATEGIES = frozenset(("zero1", "zero2", "zero3", "fsdp"))
 
 # The optimizer step's time is said when it is at least this share of a step.
 OPTIMIZER_SHARE_SAID = 0.1
@@ -897,7 +900,9 @@ def _step_parts(
     exposed_s = max(0.0, dp_s - window)
     offload_s = offload_seconds(job, links, gpus)
     tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
-    optimizer_s = optimizer_seconds(job, strategy, data_parallel, memory_bandwidth_tbps)
+    optimizer_s = 0.0
+    if memory_bandwidth_tbps and job.optimizer_bytes_per_param:
+        optimizer_s = optimizer_seconds(job, strategy, data_parallel, memory_bandwidth_tbps)
     return (
         slots,
         compute_s,
