@@ -173,7 +173,7 @@ def predict_tokens(observation, cal) -> float:
 
 def fitted_constant_count(cal: calibration.Calibration) -> int:
     """Constants fitted on the cases that move a prediction (bands excluded)."""
-    throughput = 3  # the shared utilisation, the MoE factor, the launch overhead
+    throughput = 2  # the shared utilisation, the launch overhead (no MoE factor: decision 0056)
     return len(MEMORY_FITTED) + throughput
 
 

@@ -7,7 +7,7 @@ catalog's accelerator figures (``fixtures/catalog``), fits the calibration descr
 ``advisor/domain/sizing/calibration.py``, and prints:
 
 * the launch-overhead grid with the median error at each point,
-* the fitted calibration (family utilisations, QLoRA and MoE factors, error band),
+* the fitted calibration (the shared utilisation, the launch overhead, error band),
 * the per-case table: case, accelerator, predicted and measured tokens/s, error,
 * the summary (median |error|, share within +/-25 %, by family), and the worst five cases with
   the features that explain them.
@@ -133,7 +133,6 @@ def write_stored(cal: Calibration) -> None:
         "STORED = Calibration(\n"
         f"    utilisation={cal.utilisation},\n"
         f"    cases_by_family={{{counts}}},\n"
-        f"    moe_factor={cal.moe_factor},\n"
         f"    layer_pass_overhead_s={cal.layer_pass_overhead_s},\n"
         f"    error_ratio_low={cal.error_ratio_low},\n"
         f"    error_ratio_high={cal.error_ratio_high},\n"
@@ -163,10 +162,7 @@ def main(argv=None) -> int:
     print(f"  matrix utilisation {fitted.utilisation:.3f} (every accelerator)")
     for family, count in sorted(fitted.cases_by_family.items()):
         print(f"  {family:10s} {count} measured cases")
-    print(
-        f"  MoE factor {fitted.moe_factor}, "
-        f"overhead {fitted.layer_pass_overhead_s * 1e3:.2f} ms per layer and pass"
-    )
+    print(f"  overhead {fitted.layer_pass_overhead_s * 1e3:.2f} ms per layer and pass")
     print(
         f"  error band (measured/predicted, p10..p90): {fitted.error_ratio_low} .. "
         f"{fitted.error_ratio_high} over {fitted.error_cases} cases"

@@ -108,6 +108,27 @@ FULL_METHODS = ("full", "freeze")
 # run all of a GPU's experts in one launch: no per-expert term.
 EXPERT_CALL_SHARE_OF_LAYER = 12 / 37
 
+# Roofline (Williams, Waterman and Patterson, "Roofline: An Insightful Visual Performance Model
+# for Multicore Architectures", CACM 52(4), 2009; NVIDIA, "Matrix Multiplication Background User's
+# Guide", docs.nvidia.com/deeplearning/performance, "Math and Memory Bounds"): a matrix product of
+# M x K by K x N in 16 bits does 2 M N K FLOPs and moves at least 2 (M K + K N + M N) bytes, an
+# arithmetic intensity of M N K / (M K + K N + M N) FLOP per byte; the accelerator's own ratio is
+# its peak FLOP/s over its memory bandwidth (H100 SXM 989 TFLOP/s / 3.35 TB/s = 295 FLOP/B, A100
+# 153, L40S 419, H20 148 / 4.0 = 37). The weight products of a micro-batch of T tokens through a
+# layer of width h (N = h / tensor-parallel degree: each rank holds a slice; the gradients
+# dX = dY W^T and dW = X^T dY are the same shapes transposed) take the longer of their two
+# ceilings: FLOPs at the calibrated share of peak, or their minimum traffic at the memory
+# bandwidth. Below the chip's ratio (a micro-batch of 256 tokens through a 4,096-wide layer is
+# 228 FLOP/B, under the L40S's 419) the matrix work is memory-bound and no share of peak applies.
+# A routed expert sees only the tokens sent to it (expert_gemm_intensity), so its products are
+# the first to become memory-bound. Attention (FlashAttention keeps its tiles on chip) is not
+# given this ceiling. The summed (no-overlap) form, time = FLOPs / (peak x u) + bytes /
+# bandwidth, in which every chip's share of peak falls with its ratio (compute-cut chips such as
+# the H20 reaching a larger share, what issue 29 item 8 looked for), made the leave-one-source-
+# out throughput median worse (18.1 % -> 21.5 %; with the traffic of tiled kernels instead of
+# the minimum, 22-38 %), so the ceiling is the roofline's own max (docs/decisions/0056-roofline-
+# ceiling.md).
+
 
 @lru_cache(maxsize=256)
 def trainable_params(scenario: Scenario) -> float:
@@ -131,6 +152,16 @@ class FlopsPerToken:
     @property
     def total(self) -> float:
         return self.forward + self.backward + self.recompute
+
+    @property
+    def attention(self) -> float:
+        """Attention's FLOPs in every pass: forward, backward (twice), recomputation."""
+        return self.attention_forward * (3 + (1 if self.recompute else 0))
+
+    @property
+    def weights(self) -> float:
+        """The weight (and adapter) products' FLOPs in every pass: all but attention."""
+        return self.total - self.attention
 
 
 @dataclass(frozen=True)
@@ -325,6 +356,12 @@ class JobFigures:
     # Routed experts per layer that run one after another in a loop (0: dense, or grouped GEMM
     # stated); a GPU runs experts_in_loop / expert_parallel of them.
     experts_in_loop: int = 0
+    # Roofline: the minimum memory traffic of the weight products, bytes per token on the whole
+    # model (see gemm_intensity), paid at the memory bandwidth next to their FLOPs.
+    gemm_bytes_per_token: float = 0.0
+    # The optimizer step on the GPUs: bytes read and written per trained parameter (0 when the
+    # optimizer runs on the host: offload), see optimizer_bytes_per_param.
+    optimizer_bytes_per_param: float = 0.0
 
     @property
     def model_parallel(self) -> int:
@@ -411,7 +448,65 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         routed_trainable_params=routed_trainable_params(scenario),
         experts_per_token=scenario.model.experts_per_token or 1,
         experts_in_loop=experts_in_loop(scenario),
+        gemm_bytes_per_token=gemm_bytes_per_token(timed),
+        optimizer_bytes_per_param=optimizer_bytes_per_param(scenario),
     )
+
+
+def gemm_intensity(tokens: float, d_in: float, d_out: float, value_bytes: float = 2) -> float:
+    """FLOP per byte of one matrix product of ``tokens x d_in`` by ``d_in x d_out``: 2 T K N
+    FLOPs over the bytes read and written at least once, (T K + K N + T N) values (roofline;
+    NVIDIA's Matrix Multiplication Background User's Guide, "Math and Memory Bounds")."""
+    values = tokens * d_in + d_in * d_out + tokens * d_out
+    return 2 * tokens * d_in * d_out / (values * value_bytes) if values else 0.0
+
+
+def weight_gemm_intensity(scenario: Scenario) -> float:
+    """Intensity of the step's weight products: a micro-batch of ``micro_batch x seq_len``
+    tokens through ``hidden x hidden / tensor_parallel`` (every rank holds a slice of each
+    matrix; pipeline stages see the whole micro-batch)."""
+    shape = model_shape(scenario)
+    tokens = scenario.micro_batch * scenario.seq_len
+    value_bytes = 4 if scenario.precision == "fp32" else BYTES_16BIT
+    width = shape.hidden / scenario.parallelism.tensor_parallel
+    return gemm_intensity(tokens, shape.hidden, width, value_bytes)
+
+
+def expert_gemm_intensity(scenario: Scenario) -> float:
+    """Intensity of a routed expert's products (0 for dense models and generic shapes).
+
+    An expert sees only the tokens routed to it: ``micro_batch x seq_len x top-k / experts``
+    on average, times the expert-parallel degree (each GPU holds 1/ep of the experts and
+    receives their tokens from ep GPUs), through ``hidden x intermediate / tensor_parallel``.
+    With many small experts this is far below the dense products' intensity (Qwen1.5-MoE at
+    8,192 tokens: 546 tokens per expert through 2,048 x 1,408, 329 FLOP/B).
+    """
+    m = scenario.model
+    if not m.is_moe or m.layout is None:
+        return 0.0
+    tokens = scenario.micro_batch * scenario.seq_len * m.experts_per_token / m.experts
+    tokens *= scenario.parallelism.expert_parallel
+    value_bytes = 4 if scenario.precision == "fp32" else BYTES_16BIT
+    width = m.intermediate / scenario.parallelism.tensor_parallel
+    return gemm_intensity(tokens, m.hidden, width, value_bytes)
+
+
+def gemm_bytes_per_token(scenario: Scenario) -> float:
+    """Minimum memory traffic of the weight products per token (whole model): their FLOPs
+    (every pass: forward, backward, recomputation; attention excluded) over their intensity,
+    the routed experts' share (their active parameters over those a token passes through) at
+    the experts' own intensity."""
+    flops = flops_per_token(scenario)
+    intensity = weight_gemm_intensity(scenario)
+    if intensity <= 0:
+        return 0.0
+    expert_intensity = expert_gemm_intensity(scenario)
+    if expert_intensity <= 0 or flops.matmul_params <= 0:
+        return flops.weights / intensity
+    m = scenario.model
+    routed_active = routed_expert_params(m) * m.experts_per_token / m.experts
+    routed = flops.weights * min(1.0, routed_active / flops.matmul_params)
+    return (flops.weights - routed) / intensity + routed / expert_intensity
 
 
 def experts_in_loop(scenario: Scenario) -> int:
@@ -453,11 +548,13 @@ def _head_params(shape) -> float:
 def matmul_utilisation(
     job: JobFigures, accelerator: AcceleratorSpec, cal: Calibration
 ) -> tuple[float, bool, str]:
-    """Calibrated share of peak reached by matrix work: (value, family measured?, family)."""
+    """Calibrated share of peak reached by matrix work: (value, family measured?, family).
+
+    The same for dense and mixture-of-experts models: the shared MoE factor fitted until
+    2026-12-03 did not hold out of fold (decision 0056); what it stood for is modelled.
+    """
     family = calibration.family_of(accelerator)
     value, calibrated = cal.family_utilisation(family)
-    if job.is_moe:
-        value *= cal.moe_factor
     return min(value, 1.0), calibrated, family
 
 
@@ -474,13 +571,17 @@ def micro_batch_seconds(
     and the launch overhead of every layer this GPU holds in every pass.
     """
     tokens = job.tokens_per_micro_batch / job.model_parallel
-    matmul_s = job.flops.total * tokens / (peak_tflops_per_gpu * 1e12 * utilisation)
+    rate = peak_tflops_per_gpu * 1e12 * utilisation
+    weights_s = job.flops.weights * tokens / rate
+    attention_s = job.flops.attention * tokens / rate
     memory_s = 0.0
     if accelerator.memory_bandwidth_tbps:
         dequant = job.dequant_bytes_per_micro_batch / job.model_parallel
-        memory_s = (job.elementwise_bytes_per_token * tokens + dequant) / (
-            accelerator.memory_bandwidth_tbps * 1e12
-        )
+        bandwidth = accelerator.memory_bandwidth_tbps * 1e12
+        memory_s = (job.elementwise_bytes_per_token * tokens + dequant) / bandwidth
+        # Roofline: the weight products take the longer of their two ceilings.
+        weights_s = max(weights_s, job.gemm_bytes_per_token * tokens / bandwidth)
+    matmul_s = weights_s + attention_s
     layers_here = job.layers / job.pipeline_parallel
     launch_s = cal.layer_pass_overhead_s * layers_here * job.activation_passes
     return matmul_s + memory_s + launch_s
@@ -612,6 +713,63 @@ def _host_optimizer_bytes_per_param(scenario: Scenario) -> float:
     return 2 * master + grads + 4 * moments + copy
 
 
+# Optimizer states per trained parameter an update reads and writes on the GPU: AdamW's two
+# moments (Loshchilov and Hutter 2019), SGD's momentum buffer, Adafactor's factored second moment
+# (a row and a column per matrix: nothing per parameter, Shazeer and Stern 2018).
+OPTIMIZER_STATES = {
+    "adamw": 2,
+    "paged-adamw": 2,
+    "adamw-8bit": 2,
+    "paged-adamw-8bit": 2,
+    "sgd": 1,
+    "adafactor": 0,
+}
+
+
+def optimizer_bytes_per_param(scenario: Scenario) -> float:
+    """Bytes the optimizer step reads and writes per trained parameter on the GPU.
+
+    The update is element-wise, so it runs at the memory bandwidth (PyTorch's foreach/fused
+    AdamW, DeepSpeed's FusedAdam and Megatron's fused Adam are multi-tensor kernels over every
+    parameter): the weight (the fp32 master under amp-*) read and written, the gradient read,
+    each state read and written (4 bytes, 16-bit in pure 16-bit training, 1 for 8-bit AdamW),
+    and under amp-* the 16-bit copy written: 4 + 4 + 2 + 2 x (4 + 4) + 2 = 28 bytes for amp-bf16
+    AdamW, 2 + 2 + 2 + 2 x (2 + 2) = 14 for pure bf16. 0 when the optimizer runs on the host
+    (offload: its time is in offload_seconds).
+    """
+    if scenario.parallelism.offload != "none":
+        return 0.0
+    amp = scenario.precision in ("fp32", "amp-bf16", "amp-fp16")
+    master = 4 if amp else BYTES_16BIT
+    state = 1 if scenario.optimizer in ("adamw-8bit", "paged-adamw-8bit") else master
+    states = OPTIMIZER_STATES.get(scenario.optimizer, 2)
+    copy = BYTES_16BIT if scenario.precision.startswith("amp") else 0
+    return 2 * master + _gradient_bytes_per_param(scenario) + 2 * states * state + copy
+
+
+def optimizer_seconds(
+    job: JobFigures, strategy: str, data_parallel: int, memory_bandwidth_tbps: float | None
+) -> float:
+    """Per optimizer step: the update of the trained parameters this GPU holds, at the memory
+    bandwidth (see optimizer_bytes_per_param). Model parallelism splits them over its ranks;
+    ZeRO-1/2/3 and FSDP also over the data-parallel ranks (each updates its shard); DDP
+    updates every replica. 0 when the bandwidth is unknown."""
+    if not memory_bandwidth_tbps or not job.optimizer_bytes_per_param:
+        return 0.0
+    shards = job.model_parallel
+    if strategy in SHARDED_OPTIMIZER_STRATEGIES:
+        shards *= data_parallel
+    held = job.trainable_params / shards
+    return held * job.optimizer_bytes_per_param / (memory_bandwidth_tbps * 1e12)
+
+
+# Strategies whose optimizer states (and step) are split over the data-parallel ranks.
+SHARDED_OPTIMIZER_STRATEGIES = frozenset(("zero1", "zero2", "zero3", "fsdp"))
+
+# The optimizer step's time is said when it is at least this share of a step.
+OPTIMIZER_SHARE_SAID = 0.1
+
+
 def offload_seconds(job: JobFigures, links: Links, gpus: int) -> float:
     """Per optimizer step: PCIe transfers and the CPU optimizer step of CPU offload.
 
@@ -645,6 +803,7 @@ class StepTime:
     communication: CommunicationCost
     step_s: float
     tokens_per_step: float
+    optimizer_s: float = 0.0  # the optimizer step on the GPU (memory-bound), in step_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -667,9 +826,17 @@ def step_time(
     data_parallel = max(1, gpus // job.model_parallel)
     ep_s = expert_parallel_seconds(job, links, data_parallel)
     ep_s += expert_loop_seconds(job, data_parallel, cal.layer_pass_overhead_s)
-    slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = _step_parts(
-        job, gpus, strategy, links, micro_s, cal.layer_pass_overhead_s
+    parts = _step_parts(
+        job,
+        gpus,
+        strategy,
+        links,
+        micro_s,
+        cal.layer_pass_overhead_s,
+        accelerator.memory_bandwidth_tbps,
     )
+    slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = parts[:9]
+    optimizer_s = parts[9]
     comm = CommunicationCost(
         tensor_parallel_s=tp_s * slots,
         data_parallel_s=dp_s,
@@ -684,8 +851,9 @@ def step_time(
         micro_batch_s=micro_s + ep_s,
         compute_s=compute_s,
         communication=comm,
-        step_s=compute_s + exposed_s + offload_s,
+        step_s=compute_s + exposed_s + offload_s + optimizer_s,
         tokens_per_step=tokens,
+        optimizer_s=optimizer_s,
     )
 
 
@@ -696,13 +864,14 @@ def _step_parts(
     links: Links,
     micro_s: float,
     layer_pass_overhead_s: float,
+    memory_bandwidth_tbps: float | None = None,
 ) -> tuple:
     """One optimizer step from one micro-batch's seconds (tensor-parallel traffic included;
     the all-to-all of expert parallelism and the expert loop are added here, where the
     data-parallel degree is known).
 
     Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
-    tokens_per_step): plain floats, so that :class:`ThroughputSweep` can use it without
+    tokens_per_step, optimizer_s): plain floats, so that :class:`ThroughputSweep` can use it without
     building the dataclasses.
     """
     data_parallel = max(1, gpus // job.model_parallel)
@@ -731,7 +900,21 @@ def _step_parts(
     exposed_s = max(0.0, dp_s - window)
     offload_s = offload_seconds(job, links, gpus)
     tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
-    return slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens
+    optimizer_s = 0.0
+    if memory_bandwidth_tbps and job.optimizer_bytes_per_param:
+        optimizer_s = optimizer_seconds(job, strategy, data_parallel, memory_bandwidth_tbps)
+    return (
+        slots,
+        compute_s,
+        dp_bytes,
+        dp_gbs,
+        dp_s,
+        window,
+        exposed_s,
+        offload_s,
+        tokens,
+        optimizer_s,
+    )
 
 
 # --- The estimate -------------------------------------------------------------------------------------
@@ -809,9 +992,17 @@ class ThroughputSweep:
             results[key] = None
             return None
         micro_s, links = micro
-        parts = _step_parts(job, gpus, strategy, links, micro_s, self.cal.layer_pass_overhead_s)
-        _, compute_s, _, _, _, _, exposed_s, offload_s, tokens = parts
-        value = tokens / (compute_s + exposed_s + offload_s)
+        parts = _step_parts(
+            job,
+            gpus,
+            strategy,
+            links,
+            micro_s,
+            self.cal.layer_pass_overhead_s,
+            accelerator.memory_bandwidth_tbps,
+        )
+        _, compute_s, _, _, _, _, exposed_s, offload_s, tokens, optimizer_s = parts
+        value = tokens / (compute_s + exposed_s + offload_s + optimizer_s)
         results[key] = value
         return value
 
@@ -906,6 +1097,24 @@ def estimate_time(
         step.communication,
         spans,
     )
+    if step.optimizer_s >= OPTIMIZER_SHARE_SAID * step.step_s:
+        assumptions.append(
+            Message(
+                N_(
+                    "The optimizer step reads and writes {bytes} bytes per trained parameter at "
+                    "the memory bandwidth: {seconds} s of each {step} s step, a large share "
+                    "because each step trains few tokens."
+                ),
+                {
+                    "bytes": _fmt(job.optimizer_bytes_per_param, 0),
+                    "seconds": _fmt(step.optimizer_s, 3),
+                    "step": _fmt(step.step_s, 3),
+                },
+            )
+        )
+    bound = _memory_bound_message(scenario, job, accelerator, peak, utilisation)
+    if bound is not None:
+        assumptions.append(bound)
     ep = expert_parallel_degree(job, data_parallel)
     if ep > 1:
         assumptions.append(
@@ -1043,8 +1252,7 @@ def _method_assumptions(scenario: Scenario, flops: FlopsPerToken) -> list[Messag
 
 
 def _attention_total(scenario: Scenario, flops: FlopsPerToken) -> float:
-    passes = 3 + (1 if flops.recompute else 0)
-    return flops.attention_forward * passes
+    return flops.attention
 
 
 def _hardware_assumptions(
@@ -1152,6 +1360,42 @@ def _hardware_assumptions(
             )
         )
     return out
+
+
+def _memory_bound_message(
+    scenario: Scenario,
+    job: JobFigures,
+    accelerator: AcceleratorSpec,
+    peak: float,
+    utilisation: float,
+) -> Message | None:
+    """Said when the weight products are memory-bound: their intensity is below the FLOP per
+    byte the accelerator needs to run them at the calibrated share of its peak."""
+    if not accelerator.memory_bandwidth_tbps:
+        return None
+    timed = _at_sample_length(scenario)
+    intensity = weight_gemm_intensity(timed)
+    expert = expert_gemm_intensity(timed)
+    if 0 < expert < intensity:
+        intensity = expert  # the routed experts' products are the first to be memory-bound
+    # TFLOP/s over TB/s: FLOP per byte at the share of peak the matrix work reaches.
+    ratio = peak * utilisation / accelerator.memory_bandwidth_tbps
+    if intensity <= 0 or intensity >= ratio:
+        return None
+    return Message(
+        N_(
+            "Matrix work is memory-bound here: a micro-batch of {tokens} tokens does about "
+            "{intensity} FLOP per byte it moves, fewer than the {ratio} FLOP per byte "
+            "{accelerator} needs to keep its matrix units busy, so it runs at the memory "
+            "bandwidth; more tokens per micro-batch would use the card better."
+        ),
+        {
+            "tokens": f"{job.tokens_per_micro_batch:,}",
+            "intensity": _fmt(intensity, 0),
+            "ratio": _fmt(ratio, 0),
+            "accelerator": accelerator.name,
+        },
+    )
 
 
 def _band_message(cal: Calibration, low_hours: float, high_hours: float) -> Message:
