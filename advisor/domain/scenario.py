@@ -911,6 +911,18 @@ def _dump_lora(lora: LoraConfig | None):
     return {"rank": lora.rank, "alpha": lora.alpha, "targets": targets}
 
 
+# Optional top-level fields, written back only when the document gave them (or they are set).
+WRITTEN_WHEN_GIVEN = (
+    "loss_chunking",
+    "framework",
+    "avg_tokens_per_sample",
+    "moe_grouped_gemm",
+    "optimizer_impl",
+    "fused_loss",
+    "quant_format",
+)
+
+
 def dump_scenario(s: Scenario) -> dict:
     """The scenario as a JSON-ready ``dict`` (the inverse of :func:`load_scenario`)."""
     out = {
@@ -945,20 +957,10 @@ def dump_scenario(s: Scenario) -> dict:
     }
     if s.parallelism.expert_parallel != 1:
         out["parallelism"]["expert_parallel"] = s.parallelism.expert_parallel  # optional
-    if s.loss_chunking is not None or "loss_chunking" in s.key_order:
-        out["loss_chunking"] = s.loss_chunking  # optional: written only when it was given
-    if s.framework is not None or "framework" in s.key_order:
-        out["framework"] = s.framework
-    if s.avg_tokens_per_sample is not None or "avg_tokens_per_sample" in s.key_order:
-        out["avg_tokens_per_sample"] = s.avg_tokens_per_sample
-    if s.moe_grouped_gemm is not None or "moe_grouped_gemm" in s.key_order:
-        out["moe_grouped_gemm"] = s.moe_grouped_gemm
-    if s.optimizer_impl is not None or "optimizer_impl" in s.key_order:
-        out["optimizer_impl"] = s.optimizer_impl
-    if s.fused_loss is not None or "fused_loss" in s.key_order:
-        out["fused_loss"] = s.fused_loss
-    if s.quant_format is not None or "quant_format" in s.key_order:
-        out["quant_format"] = s.quant_format
+    for name in WRITTEN_WHEN_GIVEN:
+        value = getattr(s, name)
+        if value is not None or name in s.key_order:
+            out[name] = value
     out.update(s.extensions)
     order = [key for key in s.key_order if key in out]
     order += [key for key in out if key not in order]

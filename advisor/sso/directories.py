@@ -36,54 +36,49 @@ def departments(provider: str, extra_data: dict, client_id: str, secret: str, ht
 
 
 def feishu_departments(open_id: str, app_id: str, app_secret: str, http) -> list[str]:
-    token = answer(
-        http.post(
-            f"{FEISHU}/auth/v3/tenant_access_token/internal",
-            json={"app_id": app_id, "app_secret": app_secret},
-            timeout=TIMEOUT_S,
-        ),
+    token = call(
+        http.post,
+        f"{FEISHU}/auth/v3/tenant_access_token/internal",
         "code",
+        json={"app_id": app_id, "app_secret": app_secret},
     )["tenant_access_token"]
-    user = answer(
-        http.get(
-            f"{FEISHU}/contact/v3/users/{quote(open_id, safe='')}",
-            params={"user_id_type": "open_id", "department_id_type": "department_id"},
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=TIMEOUT_S,
-        ),
+    user = call(
+        http.get,
+        f"{FEISHU}/contact/v3/users/{quote(open_id, safe='')}",
         "code",
+        params={"user_id_type": "open_id", "department_id_type": "department_id"},
+        headers={"Authorization": f"Bearer {token}"},
     )["data"]["user"]
     return [str(d) for d in user.get("department_ids") or []]
 
 
 def dingtalk_departments(union_id: str, app_key: str, app_secret: str, http) -> list[str]:
-    token = answer(
-        http.get(
-            f"{DINGTALK}/gettoken",
-            params={"appkey": app_key, "appsecret": app_secret},
-            timeout=TIMEOUT_S,
-        ),
+    token = call(
+        http.get,
+        f"{DINGTALK}/gettoken",
         "errcode",
+        params={"appkey": app_key, "appsecret": app_secret},
     )["access_token"]
-    user_id = answer(
-        http.post(
-            f"{DINGTALK}/topapi/user/getbyunionid",
-            params={"access_token": token},
-            json={"unionid": union_id},
-            timeout=TIMEOUT_S,
-        ),
+    user_id = call(
+        http.post,
+        f"{DINGTALK}/topapi/user/getbyunionid",
         "errcode",
+        params={"access_token": token},
+        json={"unionid": union_id},
     )["result"]["userid"]
-    user = answer(
-        http.post(
-            f"{DINGTALK}/topapi/v2/user/get",
-            params={"access_token": token},
-            json={"userid": user_id, "language": "zh_CN"},
-            timeout=TIMEOUT_S,
-        ),
+    user = call(
+        http.post,
+        f"{DINGTALK}/topapi/v2/user/get",
         "errcode",
+        params={"access_token": token},
+        json={"userid": user_id, "language": "zh_CN"},
     )["result"]
     return [str(d) for d in user.get("dept_id_list") or []]
+
+
+def call(method, url: str, code_field: str, **kwargs) -> dict:
+    """One directory call, with the timeout every call has: its JSON body if it succeeded."""
+    return answer(method(url, timeout=TIMEOUT_S, **kwargs), code_field)
 
 
 def answer(response, code_field: str) -> dict:

@@ -15,7 +15,9 @@ def problem(request, *args, **kwargs):
     return render(request, "sso/problem.html", status=400)
 
 
-def saml_page(name: str, *, posted_by_the_identity_provider: bool = False):
+def saml_page(
+    name: str, *, posted_by_the_identity_provider: bool = False, refuses_in_plain_text=False
+):
     """allauth's SAML view ``name``. python3-saml and xmlsec load when a SAML page is first
     asked for, not with the URLs (decision 0054): most sites never turn SAML on. python3-saml
     reads the Host header itself (a request without one would fail): it gets the host Django
@@ -45,7 +47,7 @@ def saml_page(name: str, *, posted_by_the_identity_provider: bool = False):
             # other bad one.
             logger.warning("SAML message refused: %s: %s", type(error).__name__, error)
             return render(request, "socialaccount/authentication_error.html", status=401)
-        if name == "sls" and response.status_code == 400:
+        if refuses_in_plain_text and response.status_code == 400:
             # allauth answers a refused logout message in plain English text.
             return render(request, "socialaccount/authentication_error.html", status=400)
         return response
@@ -57,5 +59,5 @@ def saml_page(name: str, *, posted_by_the_identity_provider: bool = False):
 saml_login = saml_page("login")
 saml_acs = saml_page("acs", posted_by_the_identity_provider=True)
 saml_finish_acs = saml_page("finish_acs")
-saml_sls = saml_page("sls", posted_by_the_identity_provider=True)
+saml_sls = saml_page("sls", posted_by_the_identity_provider=True, refuses_in_plain_text=True)
 saml_metadata = saml_page("metadata")
