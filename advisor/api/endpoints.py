@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import FileResponse, Http404, HttpResponse
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 from django_ratelimit.core import is_ratelimited
@@ -158,6 +159,22 @@ def _audit_write(request, what: str, **detail) -> None:
         token=request.auth.prefix,
         **detail,
     )
+
+
+# --- Where to start ---------------------------------------------------------------------------
+
+
+@api.get("/", auth=None, include_in_schema=False, response=dict)
+def index(request):
+    """The API's root: where its documentation, schema and tokens are (no token needed)."""
+    return {
+        "name": api.title,
+        "version": api.version,
+        "docs": reverse("api:openapi-view"),
+        "openapi": reverse("api:openapi-json"),
+        "tokens": reverse("api_tokens:list"),
+        "authentication": "Authorization: Bearer <personal API token>",
+    }
 
 
 # --- Sizing and ranking, as the commands print them -----------------------------------------

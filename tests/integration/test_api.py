@@ -112,6 +112,17 @@ def test_docs_and_schema_are_for_signed_in_users_or_tokens(buyer, api):
     assert "/static/ninja/swagger-ui-bundle.js" in page  # served here, not from a CDN
 
 
+def test_the_root_says_where_the_docs_schema_and_tokens_are_without_a_token():
+    response = Client().get("/api/")
+    assert response.status_code == 200
+    index = response.json()
+    assert index["version"] == "1"
+    assert index["docs"] == "/api/docs"
+    assert index["openapi"] == "/api/openapi.json"
+    assert index["tokens"] == reverse("api_tokens:list")
+    assert Client().get("/api").status_code in (200, 301)  # APPEND_SLASH, never a 404
+
+
 # --- Size and recommend: the command line's figures and words ---------------------------------
 
 
