@@ -160,6 +160,9 @@ def scenario_document(
     fused_loss = _yes(training.get("fused_loss"))
     if fused_loss is not None:
         document["fused_loss"] = fused_loss
+    torch_compile = _yes(training.get("torch_compile"))
+    if torch_compile is not None:
+        document["torch_compile"] = torch_compile
     site = site_section(answers.get("site"))
     if site is not None:
         document["site"] = site

@@ -283,6 +283,11 @@ class Scenario:
     # Optional (a compatible v1 extension): the QLoRA base's quantisation format, one of
     # QUANT_FORMATS. ``None``: bitsandbytes (NF4 at 4 bits). Only with ``method: qlora``.
     quant_format: str | None = None
+    # Optional (a compatible v1 extension): the training step runs under torch.compile (true),
+    # or eagerly (false). ``None``: not stated, read as eager. The memory model reads it only for
+    # a chunked loss: compiled, the fp32 upcast and cross-entropy of each chunk are one kernel
+    # that keeps the 16-bit chunk itself for the backward (torchtune's compile_loss).
+    torch_compile: bool | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -494,6 +499,7 @@ _TOP_KEYS = (
     "optimizer_impl",
     "fused_loss",
     "quant_format",
+    "torch_compile",
 )
 
 
@@ -875,6 +881,7 @@ def load_scenario(data: dict) -> Scenario:
         optimizer_impl=_optional_choice(data, "optimizer_impl", "optimizer_impl", OPTIMIZER_IMPLS),
         fused_loss=_bool(data, "fused_loss", "fused_loss", nullable=True),
         quant_format=_optional_choice(data, "quant_format", "quant_format", QUANT_FORMATS),
+        torch_compile=_bool(data, "torch_compile", "torch_compile", nullable=True),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -920,6 +927,7 @@ WRITTEN_WHEN_GIVEN = (
     "optimizer_impl",
     "fused_loss",
     "quant_format",
+    "torch_compile",
 )
 
 

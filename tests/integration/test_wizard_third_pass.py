@@ -113,3 +113,18 @@ def test_an_implementation_for_another_optimizer_is_refused(client, draft):
     response = post_training(client, draft, data)
     assert response.status_code == 200
     assert "applies only to AdamW" in response.content.decode()
+
+
+@pytest.mark.parametrize(("answer", "compiled"), [("yes", True), ("no", False)])
+def test_the_compiled_step_reaches_the_scenario_and_the_check_page(client, draft, answer, compiled):
+    response = post_training(client, draft, {**TRAINING, "torch_compile": answer})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert scenario_of(draft).torch_compile is compiled
+    assert "Compiled training step" in check_page(client, draft)
+    assert "编译训练步" in check_page(client, draft, "zh-hans")
+
+
+def test_not_sure_about_compile_writes_nothing(client, draft):
+    post_training(client, draft, {**TRAINING, "torch_compile": ""})
+    draft.refresh_from_db()
+    assert "torch_compile" not in answers.scenario_document(draft.answers)

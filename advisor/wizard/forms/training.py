@@ -80,6 +80,11 @@ FUSED_LOSS_CHOICES = [
     ("no", _("No")),
 ]
 
+TORCH_COMPILE_CHOICES = [
+    (NOT_SURE, _("Not sure: run eagerly")),
+    ("yes", _("Yes, torch.compile")),
+    ("no", _("No")),
+]
 
 PACKING_CHOICES = [
     (NOT_SURE, _("Not sure")),
@@ -176,6 +181,16 @@ class TrainingStepForm(StepForm):
             "holding the logits, which saves memory on large vocabularies."
         ),
     )
+    torch_compile = radios(
+        _("Compiled training step"),
+        TORCH_COMPILE_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "Whether the training step runs under torch.compile (torchtune's compile: True). "
+            "With a chunked loss it keeps only the 16-bit logits, not their fp32 log-softmax."
+        ),
+    )
 
     packed = radios(
         _("Sample lengths"),
@@ -210,6 +225,7 @@ class TrainingStepForm(StepForm):
             "framework",
             "optimizer_impl",
             "fused_loss",
+            "torch_compile",
             "packed",
         ]
 
