@@ -93,6 +93,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "lora.alpha": (0, 1_048_576),
     "seq_len": (1, 1_048_576),
     "avg_tokens_per_sample": (1, 1_048_576),
+    "empty_cache_steps": (1, 1_000_000),
     "micro_batch": (1, 4096),
     "grad_accum": (1, 65_536),
     "hardware.count": (1, 4096),
@@ -288,6 +289,12 @@ class Scenario:
     # a chunked loss: compiled, the fp32 upcast and cross-entropy of each chunk are one kernel
     # that keeps the 16-bit chunk itself for the backward (torchtune's compile_loss).
     torch_compile: bool | None = None
+    # Optional (compatible v1 extensions) on the allocator's length drift of unpacked runs:
+    # samples grouped by length with the longest batch first (Transformers' group_by_length),
+    # and the cache emptied every N optimizer steps (Transformers' torch_empty_cache_steps).
+    # ``None``: not stated, read as neither (what a document without them meant).
+    length_grouped: bool | None = None
+    empty_cache_steps: int | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -500,6 +507,8 @@ _TOP_KEYS = (
     "fused_loss",
     "quant_format",
     "torch_compile",
+    "length_grouped",
+    "empty_cache_steps",
 )
 
 
@@ -882,6 +891,8 @@ def load_scenario(data: dict) -> Scenario:
         fused_loss=_bool(data, "fused_loss", "fused_loss", nullable=True),
         quant_format=_optional_choice(data, "quant_format", "quant_format", QUANT_FORMATS),
         torch_compile=_bool(data, "torch_compile", "torch_compile", nullable=True),
+        length_grouped=_bool(data, "length_grouped", "length_grouped", nullable=True),
+        empty_cache_steps=_int(data, "empty_cache_steps", "empty_cache_steps", nullable=True),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -928,6 +939,8 @@ WRITTEN_WHEN_GIVEN = (
     "fused_loss",
     "quant_format",
     "torch_compile",
+    "length_grouped",
+    "empty_cache_steps",
 )
 
 

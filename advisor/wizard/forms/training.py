@@ -86,6 +86,12 @@ TORCH_COMPILE_CHOICES = [
     ("no", _("No")),
 ]
 
+LENGTH_GROUPED_CHOICES = [
+    (NOT_SURE, _("Not sure: shuffled")),
+    ("yes", _("Yes, grouped by length, longest batch first")),
+    ("no", _("No")),
+]
+
 PACKING_CHOICES = [
     (NOT_SURE, _("Not sure")),
     ("yes", PACKING_LABELS[True]),
@@ -204,6 +210,25 @@ class TrainingStepForm(StepForm):
         ),
     )
 
+    length_grouped = radios(
+        _("Samples grouped by length"),
+        LENGTH_GROUPED_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "For samples of varying length: Transformers' group_by_length puts the longest "
+            "batch first, so GPU monitoring shows little more than the job needs."
+        ),
+    )
+    empty_cache_steps = whole(
+        _("Cache emptied every N steps"),
+        "empty_cache_steps",
+        help_text=_(
+            "For samples of varying length: Transformers' torch_empty_cache_steps. Only 1 "
+            "(every step) is counted as lowering what GPU monitoring shows. Leave empty if not."
+        ),
+    )
+
     @classmethod
     def shown_fields(cls, stored: dict) -> list[str]:
         dataset = (
@@ -227,6 +252,7 @@ class TrainingStepForm(StepForm):
             "fused_loss",
             "torch_compile",
             "packed",
+            *(["length_grouped", "empty_cache_steps"] if stored.get("packed") != "yes" else []),
         ]
 
     def clean_deadline(self):
