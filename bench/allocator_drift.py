@@ -1,6 +1,6 @@
 """How far a device reading drifts above what a training job needs when sample lengths vary.
 
-Usage: ``.venv/bin/python bench/allocator_drift.py [--steps N] [--seeds N]``
+Usage: ``.venv/bin/python bench/allocator_drift.py [--steps N] [--seeds N] [--controls]``
 
 PyTorch (and torch_npu, which ports it) hands GPU memory out through a caching allocator: it
 keeps freed blocks cached for reuse and only gives memory back to the driver when a new
@@ -34,6 +34,12 @@ fall short of a reading, decision 0052; it was the median over the distributions
 without it the lowest distribution's (the replay's no-checkpointing medians over-predict the readings of
 runs outside the reference set, issue 15). A scenario does not state its distribution; the order
 is chance, so its median is taken.
+
+``--controls`` replays instead what removes most of the drift when a scenario states it
+(decision 0059): samples grouped by length with the longest batch first (Transformers'
+``group_by_length``), the cache emptied at every step between the loss and the backward pass
+(``torch_empty_cache_steps: 1``), and both; ``LENGTH_DRIFT_CONTROLLED_OF_DYNAMIC`` stores the
+heaviest distribution's median of each.
 
 This is a model of the allocator, not a measurement on a GPU.
 """
@@ -144,6 +150,10 @@ class CachingAllocator:
         self.peak_reserved = max(self.peak_reserved, self.reserved)
         return block
 
+    def empty_cache(self) -> None:
+        """torch.cuda.empty_cache(): every cached segment with nothing live in it goes back."""
+        self._release_unused_segments()
+
     def _release_unused_segments(self) -> None:
         for pool in self._pools.values():
             kept = []
@@ -239,8 +249,15 @@ def block_backward(alloc: CachingAllocator, kept: list[Block]) -> None:
         alloc.free(grad)
 
 
-def loss_forward_backward(alloc: CachingAllocator, s: Shape, n: int) -> None:
-    """Logits, their fp32 upcast, the shifted copy, log-softmax and the way back."""
+def loss_forward_backward(
+    alloc: CachingAllocator, s: Shape, n: int, empty_cache: bool = False
+) -> None:
+    """Logits, their fp32 upcast, the shifted copy, log-softmax and the way back.
+
+    ``empty_cache``: the cache is emptied between the loss and the backward pass, where the
+    Hugging Face Trainer calls torch.cuda.empty_cache() when ``torch_empty_cache_steps`` is set
+    (Trainer.training_step: after compute_loss and ``del inputs``, before the backward).
+    """
     v = s.vocab
     logits16 = alloc.malloc(v * n * 2)
     logits32 = alloc.malloc(v * n * 4)
@@ -249,6 +266,8 @@ def loss_forward_backward(alloc: CachingAllocator, s: Shape, n: int) -> None:
     log_probs = alloc.malloc(v * n * 4)
     alloc.free(shifted)
     alloc.free(logits32)
+    if empty_cache:
+        alloc.empty_cache()
     grad_log_probs = alloc.malloc(v * n * 4)
     grad_shifted = alloc.malloc(v * n * 4)
     alloc.free(grad_log_probs)
@@ -260,7 +279,9 @@ def loss_forward_backward(alloc: CachingAllocator, s: Shape, n: int) -> None:
     alloc.free(grad_logits16)
 
 
-def train_step(alloc: CachingAllocator, s: Shape, n: int, checkpointing: bool) -> None:
+def train_step(
+    alloc: CachingAllocator, s: Shape, n: int, checkpointing: bool, empty_cache: bool = False
+) -> None:
     hidden = alloc.malloc(s.hidden * n * 2)  # embedding output
     saved: list[list[Block]] = []
     checkpoints = [hidden]
@@ -270,7 +291,7 @@ def train_step(alloc: CachingAllocator, s: Shape, n: int, checkpointing: bool) -
             checkpoints.append(alloc.malloc(s.hidden * n * 2))  # the next block's input
         else:
             saved.append(block_forward(alloc, s, n, keep=True))
-    loss_forward_backward(alloc, s, n)
+    loss_forward_backward(alloc, s, n, empty_cache)
     grad = alloc.malloc(s.hidden * n * 2)
     for _ in range(s.layers):
         if checkpointing:
@@ -298,13 +319,40 @@ class Run:
         return (self.peak_reserved - self.peak_allocated) / dynamic
 
 
-def run(s: Shape, lengths: list[int], checkpointing: bool, capacity_gib: float = 1e6) -> Run:
+def run(
+    s: Shape,
+    lengths: list[int],
+    checkpointing: bool,
+    capacity_gib: float = 1e6,
+    empty_cache: bool = False,
+) -> Run:
+    """One run, a sample per step; ``empty_cache``: the cache emptied at every step."""
     alloc = CachingAllocator(int(capacity_gib * GIB))
     alloc.malloc(s.weight_bytes)
     weights = alloc.allocated
     for n in lengths:
-        train_step(alloc, s, n, checkpointing)
+        train_step(alloc, s, n, checkpointing, empty_cache)
     return Run(weights, alloc.peak_allocated, alloc.peak_reserved)
+
+
+# Length grouping (Transformers' group_by_length: trainer_pt_utils.get_length_grouped_indices):
+# the shuffled samples are cut into megabatches of mega_batch_mult x batch size (at most 50
+# batches), each sorted longest first, and the megabatch holding the longest sample swaps that
+# sample to the very front: "The rest is to get the biggest batch first".
+GROUPED_MEGABATCHES = 50
+
+
+def grouped_order(lengths: list[int], batch_size: int = 1) -> list[int]:
+    """The lengths in the order LengthGroupedSampler draws them (``lengths`` already shuffled)."""
+    mult = max(1, min(len(lengths) // (batch_size * 4), GROUPED_MEGABATCHES))
+    size = mult * batch_size
+    megabatches = [
+        sorted(lengths[i : i + size], reverse=True) for i in range(0, len(lengths), size)
+    ]
+    longest = max(range(len(megabatches)), key=lambda k: megabatches[k][0])
+    first = megabatches[0]
+    first[0], megabatches[longest][0] = megabatches[longest][0], first[0]
+    return [n for megabatch in megabatches for n in megabatch]
 
 
 @dataclass(frozen=True)
@@ -335,15 +383,28 @@ DISTRIBUTIONS = (
 
 
 def drift_by_distribution(
-    shapes, distributions, checkpointing: bool, steps: int, seeds: int, max_len: int = 2048
+    shapes,
+    distributions,
+    checkpointing: bool,
+    steps: int,
+    seeds: int,
+    max_len: int = 2048,
+    *,
+    grouped: bool = False,
+    empty_cache: bool = False,
 ) -> dict[Lengths, list[float]]:
+    """Drift per distribution over shapes and orders: shuffled, or ``grouped`` by length, with
+    the cache emptied every step when ``empty_cache``."""
     out: dict[Lengths, list[float]] = {}
     for dist in distributions:
-        out[dist] = [
-            run(s, dist.draw(steps, max_len, seed), checkpointing).drift
-            for s in shapes
-            for seed in range(seeds)
-        ]
+        runs = []
+        for s in shapes:
+            for seed in range(seeds):
+                lengths = dist.draw(steps, max_len, seed)
+                if grouped:
+                    lengths = grouped_order(lengths)
+                runs.append(run(s, lengths, checkpointing, empty_cache=empty_cache).drift)
+        out[dist] = runs
     return out
 
 
@@ -376,12 +437,39 @@ def smallest_device_gib(s: Shape, lengths: list[int], checkpointing: bool, free:
     return high
 
 
+CONTROLS = {
+    "grouped by length": {"grouped": True},
+    "cache emptied every step": {"empty_cache": True},
+    "both": {"grouped": True, "empty_cache": True},
+}
+
+
+def print_controls(steps: int, seeds: int) -> None:
+    """The heaviest distribution's median drift under each control (decision 0059)."""
+    print("Drift with the controls a scenario may state: heaviest distribution's median")
+    for checkpointing in (False, True):
+        label = "checkpointed" if checkpointing else "no checkpointing"
+        for name, options in CONTROLS.items():
+            varying = drift_by_distribution(
+                SHAPES, DISTRIBUTIONS, checkpointing, steps, seeds, **options
+            )
+            medians = ", ".join(f"{statistics.median(v):.2f}" for v in varying.values())
+            print(f"  {name + ', ' + label:46s} {heaviest_drift(varying):.2f}  ({medians})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS, help="samples per run")
     parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help="orders per distribution")
+    parser.add_argument(
+        "--controls", action="store_true", help="replay length grouping and cache emptying"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.controls:
+        print_controls(args.steps, args.seeds)
+        print(f"\n{time.perf_counter() - started:.0f} s")
+        return
     print("Drift = (peak reserved - peak allocated) / dynamic peak, per run")
     print(f"{'condition':44s} {'p10':>6s} {'p50':>6s} {'p90':>6s}")
     for checkpointing in (False, True):

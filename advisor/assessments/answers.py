@@ -160,6 +160,15 @@ def scenario_document(
     fused_loss = _yes(training.get("fused_loss"))
     if fused_loss is not None:
         document["fused_loss"] = fused_loss
+    torch_compile = _yes(training.get("torch_compile"))
+    if torch_compile is not None:
+        document["torch_compile"] = torch_compile
+    if document["packed"] is not True:
+        grouped = _yes(training.get("length_grouped"))
+        if grouped is not None:
+            document["length_grouped"] = grouped
+        if training.get("empty_cache_steps"):
+            document["empty_cache_steps"] = training["empty_cache_steps"]
     site = site_section(answers.get("site"))
     if site is not None:
         document["site"] = site

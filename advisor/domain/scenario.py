@@ -93,6 +93,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "lora.alpha": (0, 1_048_576),
     "seq_len": (1, 1_048_576),
     "avg_tokens_per_sample": (1, 1_048_576),
+    "empty_cache_steps": (1, 1_000_000),
     "micro_batch": (1, 4096),
     "grad_accum": (1, 65_536),
     "hardware.count": (1, 4096),
@@ -283,6 +284,17 @@ class Scenario:
     # Optional (a compatible v1 extension): the QLoRA base's quantisation format, one of
     # QUANT_FORMATS. ``None``: bitsandbytes (NF4 at 4 bits). Only with ``method: qlora``.
     quant_format: str | None = None
+    # Optional (a compatible v1 extension): the training step runs under torch.compile (true),
+    # or eagerly (false). ``None``: not stated, read as eager. The memory model reads it only for
+    # a chunked loss: compiled, the fp32 upcast and cross-entropy of each chunk are one kernel
+    # that keeps the 16-bit chunk itself for the backward (torchtune's compile_loss).
+    torch_compile: bool | None = None
+    # Optional (compatible v1 extensions) on the allocator's length drift of unpacked runs:
+    # samples grouped by length with the longest batch first (Transformers' group_by_length),
+    # and the cache emptied every N optimizer steps (Transformers' torch_empty_cache_steps).
+    # ``None``: not stated, read as neither (what a document without them meant).
+    length_grouped: bool | None = None
+    empty_cache_steps: int | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -494,6 +506,9 @@ _TOP_KEYS = (
     "optimizer_impl",
     "fused_loss",
     "quant_format",
+    "torch_compile",
+    "length_grouped",
+    "empty_cache_steps",
 )
 
 
@@ -875,6 +890,9 @@ def load_scenario(data: dict) -> Scenario:
         optimizer_impl=_optional_choice(data, "optimizer_impl", "optimizer_impl", OPTIMIZER_IMPLS),
         fused_loss=_bool(data, "fused_loss", "fused_loss", nullable=True),
         quant_format=_optional_choice(data, "quant_format", "quant_format", QUANT_FORMATS),
+        torch_compile=_bool(data, "torch_compile", "torch_compile", nullable=True),
+        length_grouped=_bool(data, "length_grouped", "length_grouped", nullable=True),
+        empty_cache_steps=_int(data, "empty_cache_steps", "empty_cache_steps", nullable=True),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -920,6 +938,9 @@ WRITTEN_WHEN_GIVEN = (
     "optimizer_impl",
     "fused_loss",
     "quant_format",
+    "torch_compile",
+    "length_grouped",
+    "empty_cache_steps",
 )
 
 

@@ -113,3 +113,39 @@ def test_an_implementation_for_another_optimizer_is_refused(client, draft):
     response = post_training(client, draft, data)
     assert response.status_code == 200
     assert "applies only to AdamW" in response.content.decode()
+
+
+@pytest.mark.parametrize(("answer", "compiled"), [("yes", True), ("no", False)])
+def test_the_compiled_step_reaches_the_scenario_and_the_check_page(client, draft, answer, compiled):
+    response = post_training(client, draft, {**TRAINING, "torch_compile": answer})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert scenario_of(draft).torch_compile is compiled
+    assert "Compiled training step" in check_page(client, draft)
+    assert "编译训练步" in check_page(client, draft, "zh-hans")
+
+
+def test_not_sure_about_compile_writes_nothing(client, draft):
+    post_training(client, draft, {**TRAINING, "torch_compile": ""})
+    draft.refresh_from_db()
+    assert "torch_compile" not in answers.scenario_document(draft.answers)
+
+
+def test_what_lowers_the_drift_reaches_the_scenario_and_the_check_page(client, draft):
+    data = {**TRAINING, "packed": "no", "length_grouped": "yes", "empty_cache_steps": "1"}
+    response = post_training(client, draft, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    scenario = scenario_of(draft)
+    assert scenario.length_grouped is True and scenario.empty_cache_steps == 1
+    html = check_page(client, draft)
+    assert "Samples grouped by length" in html and "Cache emptied every N steps" in html
+    chinese = check_page(client, draft, "zh-hans")
+    assert "样本按长度分组" in chinese and "每 N 步清空一次缓存" in chinese
+
+
+def test_packed_samples_leave_the_drift_questions_out(client, draft):
+    data = {**TRAINING, "packed": "yes", "length_grouped": "yes", "empty_cache_steps": "1"}
+    post_training(client, draft, data)
+    draft.refresh_from_db()
+    document = answers.scenario_document(draft.answers)
+    assert "length_grouped" not in document and "empty_cache_steps" not in document
+    assert "Samples grouped by length" not in check_page(client, draft)

@@ -124,6 +124,7 @@ def scenarios(draw):
     data["loss_chunking"] = draw(st.sampled_from([None, True, False]))
     if data["loss_chunking"] is not False:
         data["fused_loss"] = draw(st.sampled_from([None, True, False]))
+    data["torch_compile"] = draw(st.sampled_from([None, True, False]))
     if data["optimizer"] == "adamw":
         data["optimizer_impl"] = draw(st.sampled_from([None, "fused", "foreach"]))
     tp = draw(st.sampled_from([t for t in (1, 2, 4, 8) if heads % t == 0]))

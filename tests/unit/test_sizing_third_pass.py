@@ -165,7 +165,7 @@ def test_optimizer_impl_is_refused_when_it_cannot_apply(changes, field):
     ("changes", "bytes_per_token"),
     [
         ({}, 1000 * 12),  # whole fp32 logits: 16-bit, fp32 upcast, fp32 log-softmax, 16-bit grad
-        ({"loss_chunking": True}, 1000 * 4),  # chunked: the 16-bit logits and their gradient
+        ({"loss_chunking": True}, 1000 * 6),  # chunked, eager: 16-bit logits, fp32 log-softmax
         ({"fused_loss": True}, 2 * 1024 * 2 + 4),  # fused: two hidden-wide bf16 copies, fp32 loss
         ({"fused_loss": True, "loss_chunking": True}, 2 * 1024 * 2 + 4),
         ({"fused_loss": False}, 1000 * 12),

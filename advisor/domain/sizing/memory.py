@@ -128,6 +128,37 @@ AMP_STEP_GRAD_BYTES = {"zero1": 4, "zero2": 4, "zero3": 4}
 # next_power_of_2(BT / ceil(V / H)) tokens, so a chunk's logits hold about BT x H values. Two
 # hidden-sized tensors per token in the compute dtype, and a fp32 loss per token.
 FUSED_LOSS_HIDDEN_COPIES = 2
+# Whole-vocabulary cross-entropy, as the Hugging Face Trainer runs it (Transformers'
+# loss/loss_utils.py ForCausalLMLoss since 4.46: ``logits = logits.float()``, labels shifted by
+# padding, then F.cross_entropy; before 4.46 the model's forward upcast the logits and the loss
+# took ``logits[..., :-1, :].contiguous()``, a second fp32 copy). Forward, at the loss: the
+# 16-bit logits (held by the model's output), the fp32 upcast and the fp32 log-softmax output
+# that cross_entropy saves for the backward: 2 + 4 + 4 bytes per logit (before 4.46 the fp32
+# logits, their shifted copy and the log-softmax: 4 + 4 + 4). The Trainer drops the output
+# (compute_loss returns the loss alone) before the backward, which then holds the saved
+# log-softmax, nll_loss's fp32 gradient and log_softmax's fp32 gradient at once: 4 + 4 + 4;
+# the cast back to 16 bits comes after the first two are freed. Three fp32 tensors per logit
+# at the peak in every case, whatever the compute dtype (fp32 logits are not copied by
+# ``.float()``).
+WHOLE_LOSS_FP32_TENSORS = 3
+# Chunked cross-entropy (scenario field ``loss_chunking``; torchtune's CEWithChunkedOutputLoss,
+# torchtune/modules/loss/ce_chunked_output_loss.py, and LitGPT's lm_head_chunk_size with
+# chunked_cross_entropy): the output layer projects each chunk of tokens on its own
+# (TransformerDecoder.chunked_output: ``[self.output(chunk) for chunk in h.chunk(n)]``), so the
+# logits' gradient exists one chunk at a time, consumed by that chunk's own projection. What
+# stays for the whole batch: the 16-bit logit chunks, alive until the loss is computed
+# (torchtune's recipes then ``del logits``: "free logits otherwise it peaks backward memory"),
+# and what each chunk's cross-entropy saves for the backward. Eager, torchtune's
+# compute_cross_entropy upcasts the chunk (``logits.float()``) and F.cross_entropy's
+# log_softmax saves its fp32 output: 4 bytes per logit, for every chunk (LitGPT's 16-bit
+# log-softmax saves 2: the heavier one is counted). Under torch.compile (scenario field
+# ``torch_compile``; torchtune's training.compile_loss compiles compute_cross_entropy alone,
+# "The CE and upcasting have to be compiled together"), the upcast and the cross-entropy are
+# one generated kernel whose backward recomputes the upcast from the 16-bit chunk it keeps
+# (PyTorch's min-cut partitioner, torch/_functorch/partitioners.py,
+# min_cut_rematerialization_partition, saves the fewest bytes and recomputes pointwise ops):
+# nothing beyond the chunks and one fp32 value per token.
+CHUNKED_LOSS_EAGER_SAVED_BYTES = FP32
 
 # --- Frameworks' buffers -------------------------------------------------------------------
 # DeepSpeed ZeRO gradient buckets: reduce_bucket_size 2e8 elements in the configs shipped by Qwen
@@ -273,6 +304,13 @@ def gradients_made_in_backward(scenario: Scenario) -> bool:
     )
 
 
+def chunked_loss_bytes(scenario: Scenario, compute_bytes: int) -> int:
+    """Bytes per logit a chunked loss keeps for the whole batch: the 16-bit chunks, and unless
+    the step is compiled each chunk's fp32 log-softmax (CHUNKED_LOSS_EAGER_SAVED_BYTES)."""
+    saved = 0 if scenario.torch_compile else CHUNKED_LOSS_EAGER_SAVED_BYTES
+    return compute_bytes + saved
+
+
 def loss_is_chunked(scenario: Scenario) -> bool:
     """Whether the loss is computed in chunks: as stated, else the framework's default."""
     if scenario.loss_chunking is not None:
@@ -324,6 +362,24 @@ FRAGMENTATION_SHARE = 0.05
 # either figure.
 LENGTH_DRIFT_OF_DYNAMIC = {True: 2.1, False: 0.06}
 LENGTH_DRIFT_HIGH_OF_DYNAMIC = {True: 2.1, False: 0.6}
+# What removes most of that drift, when a scenario states it (decision 0059), replayed through
+# the same allocator (bench/allocator_drift.py, the heaviest distribution's median over
+# orders; never above the unstated figures above, so stating either never raises a reading):
+# * length grouping (``length_grouped``; Transformers' group_by_length, whose
+#   LengthGroupedSampler sorts megabatches of up to 50 batches longest first and puts the
+#   longest batch of all at the very front, trainer_pt_utils.get_length_grouped_indices): the
+#   first step reserves the longest batch's blocks and every later batch fits into them;
+# * the cache emptied at every step (``empty_cache_steps: 1``; Transformers'
+#   torch_empty_cache_steps, whose Trainer.training_step calls torch.cuda.empty_cache() after
+#   the loss and before the backward pass): segments cached for earlier, longer batches go back
+#   before each backward pass, though the next forward pass may still climb. Emptying every N > 1
+#   steps lets N steps' batches accumulate and is not replayed: read as not emptied.
+# Keyed by (grouped, emptied every step), then by gradient checkpointing.
+LENGTH_DRIFT_CONTROLLED_OF_DYNAMIC = {
+    (True, False): {True: 0.27, False: 0.08},
+    (False, True): {True: 0.73, False: 0.41},
+    (True, True): {True: 0.29, False: 0.09},
+}
 # Below this (GiB) a reading rounds to the total as figures are shown: nothing worth saying.
 LENGTH_DRIFT_SHOWN_GIB = 0.05
 
@@ -356,9 +412,9 @@ FIT_RESERVE_SHARE = 0.05
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
 MEMORY_ERROR_P10 = -0.111
-MEMORY_ERROR_P90 = 0.209
-MEMORY_ERROR_UNSTATED_P10 = -0.088
-MEMORY_ERROR_UNSTATED_P90 = 0.209
+MEMORY_ERROR_P90 = 0.200
+MEMORY_ERROR_UNSTATED_P10 = -0.092
+MEMORY_ERROR_UNSTATED_P90 = 0.202
 
 
 def memory_error_band(scenario: Scenario) -> tuple[float, float]:
@@ -802,15 +858,11 @@ class MemoryModel:
         self.checkpoint_bytes_per_token = h * b
         # Outside the blocks: the embedding output and the final norm's input and output.
         self.outside_bytes_per_token = 3 * h * b
-        # Logits and loss (the "loss spike"): the 16-bit logits, their fp32 upcast kept as the
-        # log-softmax output, and the fp32 gradient of the logits in the backward pass, then its
-        # 16-bit cast (Hugging Face: logits.float() before cross_entropy; torchtune without
-        # chunking likewise). With the loss computed in chunks (scenario field loss_chunking,
-        # stated true: torchtune CEWithChunkedOutputLoss, LitGPT's chunked output layer and
-        # loss, fused linear-cross-entropy kernels), the 16-bit logits and their 16-bit
-        # gradient remain and the fp32 work exists for one chunk at a time (a chunk is 1/8 of
-        # the tokens in torchtune, 128 tokens in LitGPT: not counted). Not stated: the whole
-        # logits at once (the heavier case).
+        # Logits and loss (the "loss spike"), per logit (token x vocabulary entry). Whole
+        # vocabulary at once (the Hugging Face Trainer path): WHOLE_LOSS_FP32_TENSORS fp32
+        # tensors at the loss's peak (see there). With the loss computed in chunks (scenario
+        # field loss_chunking, or the framework's default): chunked_loss_bytes. Not stated: the
+        # whole logits at once (the heavier case).
         if s.fused_loss:
             # Fused linear cross-entropy (scenario field fused_loss; Liger Kernel,
             # src/liger_kernel/ops/fused_linear_cross_entropy.py): no logits tensor. The kernel
@@ -820,9 +872,9 @@ class MemoryModel:
             # dtype, their gradient written in place) and keeps one fp32 loss per token.
             self.logit_bytes_per_token = FUSED_LOSS_HIDDEN_COPIES * h * b + FP32
         elif loss_is_chunked(s):
-            self.logit_bytes_per_token = m.vocab * (b + b)
+            self.logit_bytes_per_token = m.vocab * chunked_loss_bytes(s, b)
         else:
-            self.logit_bytes_per_token = m.vocab * (b + FP32 + FP32 + b)
+            self.logit_bytes_per_token = m.vocab * WHOLE_LOSS_FP32_TENSORS * FP32
 
     @staticmethod
     def _adapter_input_width(s: Scenario, m: ModelArch, lay: ArchLayout) -> float:
@@ -1197,8 +1249,17 @@ def length_drift_share(scenario: Scenario, *, high: bool = False) -> float:
     planning figure, or with ``high`` the upper end of the range."""
     if scenario.packed is True:
         return 0.0
+    checkpointed = bool(scenario.gradient_checkpointing)
     table = LENGTH_DRIFT_HIGH_OF_DYNAMIC if high else LENGTH_DRIFT_OF_DYNAMIC
-    return table[bool(scenario.gradient_checkpointing)]
+    controlled = LENGTH_DRIFT_CONTROLLED_OF_DYNAMIC.get(drift_controls(scenario))
+    if controlled is None:
+        return table[checkpointed]
+    return min(table[checkpointed], controlled[checkpointed])
+
+
+def drift_controls(scenario: Scenario) -> tuple[bool, bool]:
+    """(samples grouped by length, cache emptied at every step), as the scenario states them."""
+    return bool(scenario.length_grouped), scenario.empty_cache_steps == 1
 
 
 def _largest_fitting(fits, limit: int) -> int:
@@ -1257,6 +1318,7 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 {"seq_len": scenario.seq_len},
             )
         )
+    out.extend(_drift_control_assumptions(scenario))
     traits = traits_of(scenario)
     out.extend(_framework_assumptions(scenario, traits))
     if scenario.uses_adapters and traits.adapters_in_compute_dtype:
@@ -1374,22 +1436,24 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
         out.append(
             Message(
                 N_(
-                    "The loss is computed in chunks, as stated: the 16-bit logits and their "
-                    "16-bit gradient are counted, the fp32 work of one chunk at a time is not."
+                    "The loss is computed in chunks, as stated: the 16-bit logits are counted; "
+                    "their gradient and the fp32 work exist one chunk at a time."
                 )
             )
         )
+        out.append(_compiled_loss_assumption(scenario))
     elif loss_is_chunked(scenario):
         out.append(
             Message(
                 N_(
                     "The loss is computed in chunks, as {framework}'s recipes do: the 16-bit "
-                    "logits and their 16-bit gradient are counted, the fp32 work of one chunk "
-                    "at a time is not."
+                    "logits are counted; their gradient and the fp32 work exist one chunk at a "
+                    "time."
                 ),
                 {"framework": FRAMEWORK_NAMES[scenario.framework]},
             )
         )
+        out.append(_compiled_loss_assumption(scenario))
     else:
         out.append(
             Message(
@@ -1400,6 +1464,62 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
             )
         )
     return out
+
+
+def _drift_control_assumptions(scenario: Scenario) -> list[Message]:
+    """What lowers the device reading of an unpacked run (length_grouped, empty_cache_steps)."""
+    if scenario.packed is True:
+        return []
+    out: list[Message] = []
+    grouped, emptied = drift_controls(scenario)
+    if grouped:
+        out.append(
+            Message(
+                N_(
+                    "Samples are grouped by length with the longest batch first, as stated: "
+                    "later batches fit into the blocks cached for it, so a device reading "
+                    "stays close to what the job needs."
+                )
+            )
+        )
+    if emptied:
+        out.append(
+            Message(
+                N_(
+                    "The cache is emptied at every step, as stated: blocks cached for longer "
+                    "batches are given back before each backward pass, so a device reading "
+                    "climbs less above what the job needs."
+                )
+            )
+        )
+    elif scenario.empty_cache_steps is not None:
+        out.append(
+            Message(
+                N_(
+                    "The cache is emptied every {steps} steps: only emptying at every step is "
+                    "counted as lowering the device reading."
+                ),
+                {"steps": f"{scenario.empty_cache_steps:,}"},
+            )
+        )
+    return out
+
+
+def _compiled_loss_assumption(scenario: Scenario) -> Message:
+    """What a chunked loss keeps besides the 16-bit logits: compiled or eager (torch_compile)."""
+    if scenario.torch_compile:
+        return Message(
+            N_(
+                "The step is compiled (torch.compile), as stated: each chunk's fp32 upcast and "
+                "cross-entropy are one kernel that keeps only the 16-bit logits."
+            )
+        )
+    return Message(
+        N_(
+            "The step is taken as eager (torch.compile not stated): each chunk's fp32 "
+            "log-softmax is counted as kept for the backward pass."
+        )
+    )
 
 
 # How the assumptions name each framework (product names, not translated).

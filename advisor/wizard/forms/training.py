@@ -80,6 +80,17 @@ FUSED_LOSS_CHOICES = [
     ("no", _("No")),
 ]
 
+TORCH_COMPILE_CHOICES = [
+    (NOT_SURE, _("Not sure: run eagerly")),
+    ("yes", _("Yes, torch.compile")),
+    ("no", _("No")),
+]
+
+LENGTH_GROUPED_CHOICES = [
+    (NOT_SURE, _("Not sure: shuffled")),
+    ("yes", _("Yes, grouped by length, longest batch first")),
+    ("no", _("No")),
+]
 
 PACKING_CHOICES = [
     (NOT_SURE, _("Not sure")),
@@ -176,6 +187,16 @@ class TrainingStepForm(StepForm):
             "holding the logits, which saves memory on large vocabularies."
         ),
     )
+    torch_compile = radios(
+        _("Compiled training step"),
+        TORCH_COMPILE_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "Whether the training step runs under torch.compile (torchtune's compile: True). "
+            "With a chunked loss it keeps only the 16-bit logits, not their fp32 log-softmax."
+        ),
+    )
 
     packed = radios(
         _("Sample lengths"),
@@ -186,6 +207,25 @@ class TrainingStepForm(StepForm):
             "Packing joins samples into full-length sequences. When lengths vary, GPU monitoring "
             "shows more memory than the job needs (the allocator keeps blocks sized for earlier "
             "batches); it does not change which servers fit."
+        ),
+    )
+
+    length_grouped = radios(
+        _("Samples grouped by length"),
+        LENGTH_GROUPED_CHOICES,
+        initial=NOT_SURE,
+        required=False,
+        help_text=_(
+            "For samples of varying length: Transformers' group_by_length puts the longest "
+            "batch first, so GPU monitoring shows little more than the job needs."
+        ),
+    )
+    empty_cache_steps = whole(
+        _("Cache emptied every N steps"),
+        "empty_cache_steps",
+        help_text=_(
+            "For samples of varying length: Transformers' torch_empty_cache_steps. Only 1 "
+            "(every step) is counted as lowering what GPU monitoring shows. Leave empty if not."
         ),
     )
 
@@ -210,7 +250,9 @@ class TrainingStepForm(StepForm):
             "framework",
             "optimizer_impl",
             "fused_loss",
+            "torch_compile",
             "packed",
+            *(["length_grouped", "empty_cache_steps"] if stored.get("packed") != "yes" else []),
         ]
 
     def clean_deadline(self):
