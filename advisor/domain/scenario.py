@@ -303,11 +303,6 @@ class Scenario:
     # Optional (a compatible v1 extension): the QLoRA base's quantisation format, one of
     # QUANT_FORMATS. ``None``: bitsandbytes (NF4 at 4 bits). Only with ``method: qlora``.
     quant_format: str | None = None
-    # Optional (a compatible v1 extension): the tensor-parallel collectives run fused with the
-    # matrix products they follow, tile by tile, so that each hides the other (Ascend
-    # MindSpeed's MC2, --use-ascend-mc2; Megatron-Core/Transformer Engine --tp-comm-overlap).
-    # ``None``: not stated, read as false (the collectives wait for the products).
-    tp_comm_overlap: bool | None = None
     # Unknown top-level sections, kept for compatible extension (excluded from hashing).
     extensions: dict = field(default_factory=dict, hash=False, compare=True, repr=False)
     # The key order of the source document, so that dump_scenario reproduces it.
@@ -523,7 +518,6 @@ _TOP_KEYS = (
     "optimizer_impl",
     "fused_loss",
     "quant_format",
-    "tp_comm_overlap",
 )
 
 
@@ -951,7 +945,6 @@ def load_scenario(data: dict) -> Scenario:
         optimizer_impl=_optional_choice(data, "optimizer_impl", "optimizer_impl", OPTIMIZER_IMPLS),
         fused_loss=_bool(data, "fused_loss", "fused_loss", nullable=True),
         quant_format=_optional_choice(data, "quant_format", "quant_format", QUANT_FORMATS),
-        tp_comm_overlap=_bool(data, "tp_comm_overlap", "tp_comm_overlap", nullable=True),
         extensions=extensions,
         key_order=tuple(data.keys()),
     )
@@ -997,7 +990,6 @@ WRITTEN_WHEN_GIVEN = (
     "optimizer_impl",
     "fused_loss",
     "quant_format",
-    "tp_comm_overlap",
 )
 
 

@@ -360,7 +360,6 @@ class JobFigures:
     routed_params: float = 0.0
     routed_trainable_params: float = 0.0
     experts_per_token: int = 1
-    experts_total: int = 1
     # Routed experts per layer that run one after another in a loop (0: dense, or grouped GEMM
     # stated); a GPU runs experts_in_loop / expert_parallel of them.
     experts_in_loop: int = 0
@@ -376,8 +375,6 @@ class JobFigures:
     context_parallel_comm: str = "ring"
     kv_width: float = 0.0
     q_width: float = 0.0
-    # Tensor-parallel collectives fused with the products they follow (tp_comm_overlap).
-    tp_comm_overlap: bool = False
 
     @property
     def model_parallel(self) -> int:
@@ -456,7 +453,6 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         context_parallel_comm=scenario.parallelism.context_parallel_comm or "ring",
         kv_width=_kv_width(scenario),
         q_width=model_shape(scenario).q_out,
-        tp_comm_overlap=bool(scenario.tp_comm_overlap),
         grad_accum=scenario.grad_accum,
         layers=shape.layers,
         hidden=shape.hidden,
@@ -480,7 +476,6 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         routed_params=routed_expert_params(scenario.model),
         routed_trainable_params=routed_trainable_params(scenario),
         experts_per_token=scenario.model.experts_per_token or 1,
-        experts_total=scenario.model.experts or 1,
         experts_in_loop=experts_in_loop(scenario),
         gemm_bytes_per_token=gemm_bytes_per_token(timed),
         optimizer_bytes_per_param=optimizer_bytes_per_param(scenario),
@@ -650,14 +645,14 @@ def micro_batch_with_traffic(
     utilisation: float,
     cal: Calibration,
 ) -> tuple[float, float, float]:
-    """One micro-batch with the traffic inside it: (seconds, tensor-parallel seconds exposed,
-    tensor-parallel GB/s). Tensor-parallel collectives wait for the products unless fused with
-    them (tp_comm_overlap_seconds); context parallelism's exchanges are added here too."""
+    """One micro-batch with the traffic inside it: (seconds, tensor-parallel seconds,
+    tensor-parallel GB/s). Tensor-parallel collectives wait for the products (fusing them with
+    the products, Ascend MC2, was scored and not kept: docs/decisions/0060); context
+    parallelism's exchanges, partly hidden behind attention, are added here too."""
     weights_s, attention_s, memory_s, launch_s = micro_batch_parts(
         job, accelerator, peak_tflops_per_gpu, utilisation, cal
     )
     tp_s, tp_gbs = tensor_parallel_seconds(job, links)
-    tp_s = tp_comm_overlap_seconds(job, tp_s, weights_s)
     cp_s = context_parallel_seconds(job, links, attention_s)
     return weights_s + attention_s + memory_s + launch_s + tp_s + cp_s, tp_s, tp_gbs
 
@@ -686,34 +681,6 @@ def tensor_parallel_seconds(job: JobFigures, links: Links) -> tuple[float, float
     sent = 2 * _ring_share(tp) * buffer * per_layer * layers_here
     gbs = links.collective_gbs(tp, spans_servers=tp > links.gpus_per_server)
     return sent / (gbs * 1e9), gbs
-
-
-def tp_comm_overlap_seconds(job: JobFigures, tp_s: float, weights_s: float) -> float:
-    """The tensor-parallel seconds left on the critical path.
-
-    Without ``tp_comm_overlap`` all of them. With it the collectives run fused with the
-    products they follow or feed, cut into tiles so that one tile's transfer runs during the
-    next one's product (Ascend MindSpeed MC2, docs/features/mc2.md: "the matmul and the
-    all_gather / reduce_scatter ... split into smaller sub-tasks ... pipelined so that they
-    mask each other"; Megatron-Core / Transformer Engine --tp-comm-overlap; Wang et al.,
-    "Overlap Communication with Dependent Computation via Decomposition", ASPLOS 2023): the
-    longer of the two is paid, as for any two overlapped streams. MindSpeed leaves the MLP of
-    Megatron-Core mixture-of-experts layers out of MC2, so there only the attention's half of
-    the collectives is fused, with the weight products outside the routed experts.
-    """
-    if not job.tp_comm_overlap or tp_s <= 0:
-        return tp_s
-    fused, products = tp_s, weights_s
-    if job.is_moe:
-        fused = tp_s / 2
-        routed_active = job.routed_params * job.experts_per_token / max(job.experts_total, 1)
-        share = (
-            1 - min(1.0, routed_active / job.flops.matmul_params)
-            if job.flops.matmul_params
-            else 0.0
-        )
-        products = weights_s * share
-    return tp_s - fused + max(0.0, fused - products)
 
 
 def context_parallel_seconds(job: JobFigures, links: Links, attention_s: float) -> float:
