@@ -163,3 +163,16 @@ def test_the_fields_round_trip_and_stay_absent_when_not_given():
     del plain["model"]["head_dim"]
     dumped = dump_scenario(load_scenario(plain))
     assert "head_dim" not in dumped["model"] and "context_parallel" not in dumped["parallelism"]
+
+
+def test_the_estimate_says_how_context_parallelism_is_counted():
+    from advisor.domain.sizing.compute import estimate_time
+    from tests.unit.test_compute import synthetic_accelerator
+
+    scenario = job(
+        **{"parallelism.context_parallel": 2, "parallelism.context_parallel_comm": "all-to-all"}
+    )
+    said = [m.template for m in estimate_time(scenario, synthetic_accelerator()).assumptions]
+    assert any(t.startswith("Context parallelism over {cp}") and "all-to-all" in t for t in said)
+    # Two GPUs, one 8,192-token sequence split over both: 8,192 tokens per step.
+    assert estimate_time(scenario, synthetic_accelerator()).tokens_per_step == 8192

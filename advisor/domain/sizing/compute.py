@@ -1231,6 +1231,10 @@ def estimate_time(
                 {"ep": ep, "seconds": _fmt(expert_parallel_seconds(job, links, data_parallel), 3)},
             )
         )
+    if job.context_parallel > 1:
+        assumptions.append(
+            _context_parallel_message(job, accelerator, links, peak, utilisation, cal)
+        )
     if hours is not None:
         assumptions.append(_band_message(cal, hours_low, hours_high))
     return TimeEstimate(
@@ -1250,6 +1254,34 @@ def estimate_time(
         gpu_hours=gpu_hours,
         assumptions=assumptions,
     )
+
+
+def _context_parallel_message(
+    job: JobFigures,
+    accelerator: AcceleratorSpec,
+    links: Links,
+    peak: float,
+    utilisation: float,
+    cal: Calibration,
+) -> Message:
+    attention_s = micro_batch_parts(job, accelerator, peak, utilisation, cal)[1]
+    values = {
+        "cp": job.context_parallel,
+        "seconds": _fmt(context_parallel_seconds(job, links, attention_s), 3),
+    }
+    if job.context_parallel_comm == "all-to-all":
+        template = N_(
+            "Context parallelism over {cp} GPUs: each holds 1/{cp} of every sequence and its "
+            "activations; q, k, v and the attention output are exchanged by all-to-all, {seconds} "
+            "s per micro-batch not hidden behind compute."
+        )
+    else:
+        template = N_(
+            "Context parallelism over {cp} GPUs: each holds 1/{cp} of every sequence and its "
+            "activations; keys and values go round the ring during attention, {seconds} s per "
+            "micro-batch not hidden behind it."
+        )
+    return Message(template, values)
 
 
 def _without_model_parallelism(scenario: Scenario) -> Scenario:
