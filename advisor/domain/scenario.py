@@ -821,6 +821,7 @@ def _check_consistency(s: Scenario) -> None:
                 {"model_parallel": model_parallel},
             ),
         )
+    _check_window(s.model)
     _check_context_parallel(s)
     single = model_parallel * s.parallelism.context_parallel
     if s.parallelism.strategy == "single" and s.hardware.count != single:
@@ -838,10 +839,8 @@ def _check_consistency(s: Scenario) -> None:
     _check_expert_parallel(s)
 
 
-def _check_context_parallel(s: Scenario) -> None:
-    """The window's layers need a window; context parallelism splits whole data-parallel
-    groups (Megatron-Core: world = tensor x pipeline x context x data)."""
-    m, cp = s.model, s.parallelism.context_parallel
+def _check_window(m: ModelArch) -> None:
+    """The windowed layers need a window, and are at most all the layers."""
     if m.sliding_window_layers is not None:
         if m.sliding_window is None:
             raise ScenarioError(
@@ -853,6 +852,12 @@ def _check_context_parallel(s: Scenario) -> None:
                 "model.sliding_window_layers",
                 Message(N_("must be at most model.layers ({layers})"), {"layers": m.layers}),
             )
+
+
+def _check_context_parallel(s: Scenario) -> None:
+    """Context parallelism splits whole data-parallel groups (Megatron-Core: world = tensor x
+    pipeline x context x data)."""
+    cp = s.parallelism.context_parallel
     if s.data_parallel % cp:
         raise ScenarioError(
             "parallelism.context_parallel",
