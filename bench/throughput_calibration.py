@@ -80,7 +80,7 @@ EXPLANATIONS = (
     (r"packed=false", "unpacked short samples: real tokens per batch far below seq_len"),
     (r"\bEP \d|expert parallelism", "expert parallelism (all-to-all and per-expert efficiency)"),
     (r"sliding-window", "sliding-window attention (less attention work than full causal)"),
-    (r"context parallel", "context parallelism (not in v1)"),
+    (r"context parallel", "context parallelism (stated: parallelism.context_parallel)"),
     (r"offload", "CPU offload"),
     (r"pre-?training|PRE-TRAINING", "pre-training benchmark configuration"),
     (r"torch\.compile", "torch.compile"),

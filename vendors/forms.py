@@ -64,6 +64,8 @@ PRESET_FIELDS = (
     "heads",
     "kv_heads",
     "head_dim",
+    "sliding_window",
+    "sliding_window_layers",
     "intermediate",
     "vocab",
     "tied_embeddings",

@@ -35,6 +35,10 @@ DECLARED_KEY = "declared"
 DOCUMENT_KEY = "document"
 
 
+# Optional scenario model fields a preset or the model step may state (written only when set).
+OPTIONAL_ARCH_FIELDS = ("head_dim", "sliding_window", "sliding_window_layers")
+
+
 class Incomplete(Exception):
     """The assessment's answers do not yet describe a job."""
 
@@ -59,7 +63,15 @@ def model_fields(answers: dict) -> dict | None:
     if not fields.get("experts") or fields["experts"] <= 1:
         fields["experts"] = fields["experts_per_token"] = None
     order = ("name", *catalog.ARCH_FIELDS)
-    return {name: fields.get(name) for name in order}
+    model = {name: fields.get(name) for name in order}
+    # Optional attention-shape fields (issue 29): only when stated, so that earlier documents
+    # stay as they were.
+    source_of = (lambda name: getattr(row, name, None)) if source == "preset" else answers.get
+    for name in OPTIONAL_ARCH_FIELDS:
+        value = source_of(name)
+        if value is not None:
+            model[name] = value
+    return model
 
 
 def dataset_tokens(training: dict) -> int | None:

@@ -246,7 +246,8 @@ def _moe(data: dict) -> bool:
 
 def read(raw: bytes) -> dict:
     """Everything a config gives: the shape (:func:`shape`), ``head_dim`` when it differs from
-    hidden ÷ heads, ``params_b`` and (mixture of experts) ``active_params_b``, ``family`` and
+    hidden ÷ heads, the sliding window and the layers using it (:func:`attention_window`),
+    ``params_b`` and (mixture of experts) ``active_params_b``, ``family`` and
     the ``name`` the file gives (untrusted text: the caller cleans it)."""
     data = parse_config(raw)
     out = shape(data)
@@ -264,12 +265,38 @@ def read(raw: bytes) -> dict:
         )
     out["head_dim"] = head_dim if head_dim and head_dim * out["heads"] != out["hidden"] else None
     out["family"] = family_of(data)
+    out["sliding_window"], out["sliding_window_layers"] = attention_window(data, out["layers"])
     out["quant_format"], out["quant_bits"] = quantisation(data)
     name = data.get("_name_or_path") or data.get("model_type") or ""
     if not name and isinstance(data.get("architectures"), list) and data["architectures"]:
         name = data["architectures"][0]
     out["name"] = name if isinstance(name, str) else ""
     return out
+
+
+def attention_window(data: dict, layers: int) -> tuple[int | None, int | None]:
+    """(sliding_window, sliding_window_layers) where the config states a window, else
+    (None, None); the layers are None when every layer uses it (Mistral 7B v0.1).
+
+    Transformers' configs say it three ways: ``layer_types``, one "sliding_attention" or
+    "full_attention" per layer (gpt-oss, Gemma 3, recent Qwen and Gemma 2 configs); Gemma 2's
+    older configs, whose code windows the even-numbered layers (``Gemma2DecoderLayer``:
+    ``is_sliding = not bool(layer_idx % 2)``); and Qwen2's ``use_sliding_window``, false in
+    every released Qwen2/2.5/3 config, which turns the stated window off."""
+    key, window = _first(data, ("sliding_window",))
+    if key is None or isinstance(window, bool) or data.get("use_sliding_window") is False:
+        return None, None
+    window = _whole(key, window, LIMITS["model.sliding_window"])
+    types = data.get("layer_types")
+    if isinstance(types, list) and len(types) == layers:
+        windowed = sum(kind == "sliding_attention" for kind in types)
+    elif "gemma2" in kind_of(data):
+        windowed = (layers + 1) // 2
+    else:
+        windowed = layers
+    if windowed == 0:
+        return None, None
+    return window, (None if windowed == layers else windowed)
 
 
 def quantisation(data: dict) -> tuple[str | None, int | None]:

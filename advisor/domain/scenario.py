@@ -47,6 +47,11 @@ QUANT_BITS = (4, 8)
 QUANT_FORMATS = ("nf4", "gptq", "awq")
 # The formats that exist only at 4 bits.
 QUANT_FORMATS_4BIT = ("nf4", "awq")
+# How context parallelism exchanges attention (optional ``parallelism.context_parallel_comm``):
+# "ring" passes key/value blocks around the ring, overlapped with the blocks' attention
+# (Megatron-Core --cp-comm-type p2p, its default); "all-to-all" re-splits q, k, v and the output
+# by heads (DeepSpeed-Ulysses; MindSpeed --context-parallel-algo ulysses_cp_algo).
+CONTEXT_PARALLEL_COMMS = ("ring", "all-to-all")
 # Training frameworks whose memory behaviour differs in ways v1 cannot otherwise say (optional
 # field ``framework``): "hf" is Hugging Face Transformers/PEFT with the Trainer or Accelerate
 # (and what is built on them: TRL, LLaMA-Factory, ms-swift's default backend, Qwen's
@@ -86,7 +91,9 @@ LIMITS: dict[str, tuple[float, float]] = {
     "model.vocab": (2, 4_194_304),
     "model.experts": (1, 4096),
     "model.experts_per_token": (1, 4096),
+    "model.head_dim": (1, 65_536),
     "model.sliding_window": (1, 1_048_576),
+    "model.sliding_window_layers": (1, 1024),
     "model.causal_mask_positions": (1, 1_048_576),
     "model.context_length": (1, 1_048_576),
     "lora.rank": (1, 65_536),
@@ -101,6 +108,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "parallelism.tensor_parallel": (1, 1024),
     "parallelism.pipeline_parallel": (1, 1024),
     "parallelism.expert_parallel": (1, 4096),
+    "parallelism.context_parallel": (1, 4096),
     "training.dataset_tokens": (1, 10**15),
     "training.epochs": (0.001, 10_000.0),
 }
@@ -147,6 +155,12 @@ class ModelArch:
     # Optional (a compatible v1 extension): sliding-window attention, the keys each query
     # attends to at most in every layer (Mistral 7B v0.1: 4096). ``None``: full causal attention.
     sliding_window: int | None = None
+    # Optional: the layers that use the window (Gemma 2: every other one, 21 of 42; gpt-oss: 12
+    # of 24); the others attend to the whole sequence. ``None``: every layer.
+    sliding_window_layers: int | None = None
+    # Optional: the size of one attention head when it is not hidden / heads (Gemma 2 9B: 256
+    # with hidden 3584 and 16 heads; Qwen3: 128). ``None``: hidden / heads.
+    head_dim: int | None = None
     # Optional (a compatible v1 extension): the model's code keeps a boolean causal mask of
     # positions x positions on every GPU (Qwen-1's ``registered_causal_mask`` over
     # max_position_embeddings; GPT-2-style ``bias`` buffers). ``None``: no such buffer.
@@ -216,6 +230,12 @@ class Parallelism:
     # Megatron-Core --expert-model-parallel-size, DeepSpeed-MoE ep_size, NeMo AutoModel
     # ep_size). Absent: 1, the frameworks' default (every data-parallel rank holds every expert).
     expert_parallel: int = 1
+    # Optional: context parallelism, the GPUs of one data-parallel group over which each
+    # sequence is split (Megatron-Core --context-parallel-size): activations and attention are
+    # divided by it, the weights are not. Absent: 1. With ``context_parallel_comm`` (one of
+    # CONTEXT_PARALLEL_COMMS; absent: "ring").
+    context_parallel: int = 1
+    context_parallel_comm: str | None = None
 
     @property
     def model_parallel(self) -> int:
@@ -471,6 +491,8 @@ _MODEL_KEYS = (
     "sliding_window",
     "causal_mask_positions",
     "context_length",
+    "sliding_window_layers",
+    "head_dim",
 )
 _LORA_KEYS = ("rank", "alpha", "targets")
 _HARDWARE_KEYS = ("accelerator", "count", "nodes")
@@ -480,6 +502,8 @@ _PARALLELISM_KEYS = (
     "tensor_parallel",
     "pipeline_parallel",
     "expert_parallel",
+    "context_parallel",
+    "context_parallel_comm",
 )
 _TRAINING_KEYS = ("dataset_tokens", "epochs")
 _TOP_KEYS = (
@@ -604,6 +628,10 @@ def _load_model(data: dict) -> ModelArch:
             data, "causal_mask_positions", "model.causal_mask_positions", nullable=True
         ),
         context_length=_int(data, "context_length", "model.context_length", nullable=True),
+        sliding_window_layers=_int(
+            data, "sliding_window_layers", "model.sliding_window_layers", nullable=True
+        ),
+        head_dim=_int(data, "head_dim", "model.head_dim", nullable=True),
     )
     problem = architecture_problem(model.__dict__)
     if problem is not None:
@@ -672,6 +700,13 @@ def _load_parallelism(data: dict) -> Parallelism:
         tensor_parallel=_int_or_one(data, "tensor_parallel", "parallelism.tensor_parallel"),
         pipeline_parallel=_int_or_one(data, "pipeline_parallel", "parallelism.pipeline_parallel"),
         expert_parallel=_int_or_one(data, "expert_parallel", "parallelism.expert_parallel"),
+        context_parallel=_int_or_one(data, "context_parallel", "parallelism.context_parallel"),
+        context_parallel_comm=_optional_choice(
+            data,
+            "context_parallel_comm",
+            "parallelism.context_parallel_comm",
+            CONTEXT_PARALLEL_COMMS,
+        ),
     )
 
 
@@ -801,7 +836,10 @@ def _check_consistency(s: Scenario) -> None:
                 {"model_parallel": model_parallel},
             ),
         )
-    if s.parallelism.strategy == "single" and s.hardware.count != model_parallel:
+    _check_window(s.model)
+    _check_context_parallel(s)
+    single = model_parallel * s.parallelism.context_parallel
+    if s.parallelism.strategy == "single" and s.hardware.count != single:
         raise ScenarioError(
             "parallelism.strategy",
             Message(
@@ -814,6 +852,43 @@ def _check_consistency(s: Scenario) -> None:
             ),
         )
     _check_expert_parallel(s)
+
+
+def _check_window(m: ModelArch) -> None:
+    """The windowed layers need a window, and are at most all the layers."""
+    if m.sliding_window_layers is not None:
+        if m.sliding_window is None:
+            raise ScenarioError(
+                "model.sliding_window_layers",
+                Message(N_("needs model.sliding_window (the window those layers use)")),
+            )
+        if m.layers is not None and m.sliding_window_layers > m.layers:
+            raise ScenarioError(
+                "model.sliding_window_layers",
+                Message(N_("must be at most model.layers ({layers})"), {"layers": m.layers}),
+            )
+
+
+def _check_context_parallel(s: Scenario) -> None:
+    """Context parallelism splits whole data-parallel groups (Megatron-Core: world = tensor x
+    pipeline x context x data)."""
+    cp = s.parallelism.context_parallel
+    if s.data_parallel % cp:
+        raise ScenarioError(
+            "parallelism.context_parallel",
+            Message(
+                N_(
+                    "must divide the data-parallel degree, hardware.count / (tensor_parallel x "
+                    "pipeline_parallel) ({data_parallel})"
+                ),
+                {"data_parallel": s.data_parallel},
+            ),
+        )
+    if s.parallelism.context_parallel_comm is not None and cp == 1:
+        raise ScenarioError(
+            "parallelism.context_parallel_comm",
+            Message(N_("needs parallelism.context_parallel above 1")),
+        )
 
 
 def _check_expert_parallel(s: Scenario) -> None:
@@ -916,7 +991,7 @@ def _quant_bits(value) -> int | None:
 
 def _dump_model(m: ModelArch) -> dict:
     out = {key: getattr(m, key) for key in _MODEL_KEYS}
-    for key in ("sliding_window", "causal_mask_positions", "context_length"):
+    for key in _MODEL_KEYS[_MODEL_KEYS.index("sliding_window") :]:
         if out[key] is None:
             del out[key]  # optional: written only when given
     return out
@@ -978,6 +1053,10 @@ def dump_scenario(s: Scenario) -> dict:
     }
     if s.parallelism.expert_parallel != 1:
         out["parallelism"]["expert_parallel"] = s.parallelism.expert_parallel  # optional
+    if s.parallelism.context_parallel != 1:
+        out["parallelism"]["context_parallel"] = s.parallelism.context_parallel
+    if s.parallelism.context_parallel_comm is not None:
+        out["parallelism"]["context_parallel_comm"] = s.parallelism.context_parallel_comm
     for name in WRITTEN_WHEN_GIVEN:
         value = getattr(s, name)
         if value is not None or name in s.key_order:
@@ -1000,8 +1079,9 @@ MLP_TARGETS = ("gate_proj", "up_proj", "down_proj")
 class ArchLayout:
     """Parameter counts derived from the block shape (all counts, not billions).
 
-    ``head_dim`` is ``hidden / heads``; a few models use another head size (their notes say
-    so); v1 cannot express it and the difference only moves the small attention share.
+    ``head_dim`` is ``model.head_dim`` when given, else ``hidden / heads``: the query and
+    output projections are ``hidden x heads·head_dim``, the key and value ones ``hidden x
+    kv_heads·head_dim`` (Gemma 2 9B: 3584 x 4096 and 3584 x 2048).
     """
 
     head_dim: float
@@ -1033,7 +1113,7 @@ def arch_layout(m: ModelArch) -> ArchLayout:
     """
     heads = m.heads
     kv_heads = m.kv_heads or heads
-    head_dim = m.hidden / heads
+    head_dim = m.head_dim or m.hidden / heads
     q_out = heads * head_dim
     kv_out = kv_heads * head_dim
     attention = m.hidden * q_out * 2 + m.hidden * kv_out * 2

@@ -186,7 +186,11 @@ SCENARIO_ALONE_MEMORY_MEDIAN = 0.088
 OUT_OF_FOLD_MEMORY_MEDIAN = 0.092
 OUT_OF_FOLD_MEMORY_WITHIN_20 = 0.85
 OUT_OF_FOLD_MEMORY_UNDER_15 = 0
-OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.185
+# 18.7 % since decision 0060: stating the head size on the Qwen3-30B-A3B, Gemma 2 and gpt-oss
+# cases (physics: their attention is twice or 1.4 times as wide as hidden / heads) tips the Qwen
+# fold's launch-overhead pick from 1.4 to 2.0 ms on a 0.1-point difference of its objective; the
+# issue's goal (<= 20 %) is the bound that must hold.
+OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.19
 
 
 def test_scenario_alone_never_under_predicts_by_more_than_15_percent(bench, cases):

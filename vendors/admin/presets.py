@@ -41,6 +41,7 @@ class ModelPresetAdmin(CatalogAdmin):
                     "layers",
                     "hidden",
                     ("heads", "kv_heads", "head_dim"),
+                    ("sliding_window", "sliding_window_layers"),
                     "intermediate",
                     "vocab",
                     "tied_embeddings",

@@ -47,6 +47,18 @@ class ModelPreset(CatalogEntry):
         blank=True,
         help_text=_("Only when it differs from hidden size / heads."),
     )
+    sliding_window = models.PositiveIntegerField(
+        verbose_name=_("sliding attention window (tokens)"),
+        null=True,
+        blank=True,
+        help_text=_("Only when the config states one (Mistral 7B v0.1, Gemma 2, gpt-oss)."),
+    )
+    sliding_window_layers = models.PositiveIntegerField(
+        verbose_name=_("layers that use the window"),
+        null=True,
+        blank=True,
+        help_text=_("Empty: every layer uses it (Gemma 2: 21 of 42, gpt-oss: 12 of 24)."),
+    )
     intermediate = models.PositiveIntegerField(
         verbose_name=_("intermediate size (one MLP / one routed expert)"), null=True, blank=True
     )

@@ -88,7 +88,7 @@ STORED = Calibration(
     utilisation=0.63,
     cases_by_family={"ada": 7, "ampere": 20, "davinci": 6, "hopper": 7},
     layer_pass_overhead_s=0.0012000000000000001,
-    error_ratio_low=0.519,
+    error_ratio_low=0.506,
     error_ratio_high=1.434,
     error_cases=40,
 )

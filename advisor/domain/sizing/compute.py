@@ -261,15 +261,22 @@ def flops_per_token(scenario: Scenario) -> FlopsPerToken:
 
 
 def attended_keys(scenario: Scenario) -> float:
-    """Keys a query attends to on average: seq / 2 under the causal mask; with a sliding
-    window of w keys (model.sliding_window; FlashAttention's window_size skips the blocks
-    outside it, Dao 2023) position i attends to min(i, w), on average w - w^2 / (2 seq) for
-    seq >= w (at 32k tokens with Mistral's 4,096-token window, 3,840 keys instead of 16,384)."""
+    """Keys a query attends to on average over the layers: seq / 2 under the causal mask; with
+    a sliding window of w keys (model.sliding_window; FlashAttention's window_size skips the
+    blocks outside it, Dao 2023) position i attends to min(i, w), on average w - w^2 / (2 seq)
+    for seq >= w (at 32k tokens with Mistral's 4,096-token window, 3,840 keys instead of
+    16,384), in the layers that use the window (model.sliding_window_layers; all without it:
+    Gemma 2 and gpt-oss alternate windowed and full layers)."""
     seq = scenario.seq_len
-    window = scenario.model.sliding_window
+    m = scenario.model
+    window = m.sliding_window
     if window is None or window >= seq:
         return seq / 2
-    return window - window * window / (2 * seq)
+    windowed = window - window * window / (2 * seq)
+    if m.sliding_window_layers is None or not m.layers:
+        return windowed
+    share = min(1.0, m.sliding_window_layers / m.layers)
+    return share * windowed + (1 - share) * seq / 2
 
 
 def _activation_passes(scenario: Scenario) -> int:
@@ -362,6 +369,12 @@ class JobFigures:
     # The optimizer step on the GPUs: bytes read and written per trained parameter (0 when the
     # optimizer runs on the host: offload), see optimizer_bytes_per_param.
     optimizer_bytes_per_param: float = 0.0
+    # Context parallelism (parallelism.context_parallel) and how it exchanges attention; the
+    # key/value and query widths (heads x head size) its traffic is made of.
+    context_parallel: int = 1
+    context_parallel_comm: str = "ring"
+    kv_width: float = 0.0
+    q_width: float = 0.0
 
     @property
     def model_parallel(self) -> int:
@@ -369,12 +382,20 @@ class JobFigures:
 
     @cached_property
     def without_model_parallelism(self) -> JobFigures:
-        """The same job with tensor and pipeline parallelism dropped (cached per job)."""
-        return replace(self, tensor_parallel=1, pipeline_parallel=1)
+        """The same job with tensor, pipeline and context parallelism dropped (cached)."""
+        return replace(
+            self,
+            tensor_parallel=1,
+            pipeline_parallel=1,
+            context_parallel=1,
+            tokens_per_micro_batch=self.tokens_per_micro_batch * self.context_parallel,
+        )
 
     def for_gpus(self, gpus: int) -> JobFigures:
-        """Model parallelism kept when it divides ``gpus``, dropped otherwise."""
-        return self if gpus % self.model_parallel == 0 else self.without_model_parallelism
+        """Model and context parallelism kept when they divide ``gpus``, dropped otherwise."""
+        if gpus % (self.model_parallel * self.context_parallel) == 0:
+            return self
+        return self.without_model_parallelism
 
     @property
     def backward_share(self) -> float:
@@ -423,7 +444,15 @@ def _job_figures(scenario: Scenario) -> JobFigures:
     return JobFigures(
         flops=flops_per_token(timed),
         elementwise_bytes_per_token=elementwise_bytes_per_token(timed),
-        tokens_per_micro_batch=scenario.micro_batch * timed.seq_len,
+        # One context-parallel rank's share of the micro-batch (Megatron-Core splits each
+        # sequence over the context-parallel group): per-GPU work, its tensor-parallel and
+        # expert all-to-all traffic follow it; summed over the data-parallel degree (which
+        # counts the context-parallel ranks) it is the step's tokens.
+        tokens_per_micro_batch=scenario.micro_batch * timed.seq_len // context_parallel(scenario),
+        context_parallel=context_parallel(scenario),
+        context_parallel_comm=scenario.parallelism.context_parallel_comm or "ring",
+        kv_width=_kv_width(scenario),
+        q_width=model_shape(scenario).q_out,
         grad_accum=scenario.grad_accum,
         layers=shape.layers,
         hidden=shape.hidden,
@@ -466,7 +495,7 @@ def weight_gemm_intensity(scenario: Scenario) -> float:
     tokens through ``hidden x hidden / tensor_parallel`` (every rank holds a slice of each
     matrix; pipeline stages see the whole micro-batch)."""
     shape = model_shape(scenario)
-    tokens = scenario.micro_batch * scenario.seq_len
+    tokens = scenario.micro_batch * scenario.seq_len / context_parallel(scenario)
     value_bytes = 4 if scenario.precision == "fp32" else BYTES_16BIT
     width = shape.hidden / scenario.parallelism.tensor_parallel
     return gemm_intensity(tokens, shape.hidden, width, value_bytes)
@@ -485,7 +514,7 @@ def expert_gemm_intensity(scenario: Scenario) -> float:
     if not m.is_moe or m.layout is None:
         return 0.0
     tokens = scenario.micro_batch * scenario.seq_len * m.experts_per_token / m.experts
-    tokens *= scenario.parallelism.expert_parallel
+    tokens *= scenario.parallelism.expert_parallel / context_parallel(scenario)
     value_bytes = 4 if scenario.precision == "fp32" else BYTES_16BIT
     width = m.intermediate / scenario.parallelism.tensor_parallel
     return gemm_intensity(tokens, m.hidden, width, value_bytes)
@@ -507,6 +536,17 @@ def gemm_bytes_per_token(scenario: Scenario) -> float:
     routed_active = routed_expert_params(m) * m.experts_per_token / m.experts
     routed = flops.weights * min(1.0, routed_active / flops.matmul_params)
     return (flops.weights - routed) / intensity + routed / expert_intensity
+
+
+def context_parallel(scenario: Scenario) -> int:
+    """The context-parallel degree (1 when not stated)."""
+    return scenario.parallelism.context_parallel
+
+
+def _kv_width(scenario: Scenario) -> float:
+    """Width of the key (or value) projection output, kv_heads x head size (0 if unknown)."""
+    layout = scenario.model.layout
+    return layout.kv_out if layout is not None else model_shape(scenario).q_out
 
 
 def experts_in_loop(scenario: Scenario) -> int:
@@ -570,6 +610,17 @@ def micro_batch_seconds(
     Matrix work at the calibrated share of peak, element-wise traffic at the memory bandwidth,
     and the launch overhead of every layer this GPU holds in every pass.
     """
+    return sum(micro_batch_parts(job, accelerator, peak_tflops_per_gpu, utilisation, cal))
+
+
+def micro_batch_parts(
+    job: JobFigures,
+    accelerator: AcceleratorSpec,
+    peak_tflops_per_gpu: float,
+    utilisation: float,
+    cal: Calibration,
+) -> tuple[float, float, float, float]:
+    """(weight products, attention, element-wise traffic, launches) of one micro-batch, s."""
     tokens = job.tokens_per_micro_batch / job.model_parallel
     rate = peak_tflops_per_gpu * 1e12 * utilisation
     weights_s = job.flops.weights * tokens / rate
@@ -581,10 +632,29 @@ def micro_batch_seconds(
         memory_s = (job.elementwise_bytes_per_token * tokens + dequant) / bandwidth
         # Roofline: the weight products take the longer of their two ceilings.
         weights_s = max(weights_s, job.gemm_bytes_per_token * tokens / bandwidth)
-    matmul_s = weights_s + attention_s
     layers_here = job.layers / job.pipeline_parallel
     launch_s = cal.layer_pass_overhead_s * layers_here * job.activation_passes
-    return matmul_s + memory_s + launch_s
+    return weights_s, attention_s, memory_s, launch_s
+
+
+def micro_batch_with_traffic(
+    job: JobFigures,
+    accelerator: AcceleratorSpec,
+    links: Links,
+    peak_tflops_per_gpu: float,
+    utilisation: float,
+    cal: Calibration,
+) -> tuple[float, float, float]:
+    """One micro-batch with the traffic inside it: (seconds, tensor-parallel seconds,
+    tensor-parallel GB/s). Tensor-parallel collectives wait for the products (fusing them with
+    the products, Ascend MC2, was scored and not kept: docs/decisions/0060); context
+    parallelism's exchanges, partly hidden behind attention, are added here too."""
+    weights_s, attention_s, memory_s, launch_s = micro_batch_parts(
+        job, accelerator, peak_tflops_per_gpu, utilisation, cal
+    )
+    tp_s, tp_gbs = tensor_parallel_seconds(job, links)
+    cp_s = context_parallel_seconds(job, links, attention_s)
+    return weights_s + attention_s + memory_s + launch_s + tp_s + cp_s, tp_s, tp_gbs
 
 
 # --- Communication ---------------------------------------------------------------------------------
@@ -611,6 +681,39 @@ def tensor_parallel_seconds(job: JobFigures, links: Links) -> tuple[float, float
     sent = 2 * _ring_share(tp) * buffer * per_layer * layers_here
     gbs = links.collective_gbs(tp, spans_servers=tp > links.gpus_per_server)
     return sent / (gbs * 1e9), gbs
+
+
+def context_parallel_seconds(job: JobFigures, links: Links, attention_s: float) -> float:
+    """Per micro-batch: context parallelism's attention traffic on the critical path.
+
+    Each GPU holds tokens / cp of every sequence (Megatron-Core's context parallelism; its
+    per-GPU work and activations are already divided). ``ring`` (Megatron-Core
+    ``AttnFuncWithCPAndKVP2P``, --cp-comm-type p2p, after Liu, Zaharia and Abbeel, "Ring
+    Attention with Blockwise Transformers", arXiv:2310.01889): in every layer the key and value
+    blocks (2 x tokens x kv_heads·head_dim / tp, 16-bit) go round the ring in cp - 1 steps in
+    the forward pass, and the backward pass sends them again with their gradients (twice the
+    forward's bytes; a recomputed forward once more); each step's transfer runs during the
+    attention of the block already received, so only what exceeds the attention time is paid.
+    ``all-to-all`` (Jacobs et al., "DeepSpeed Ulysses", arXiv:2309.14509, section 3; MindSpeed
+    ulysses_cp_algo): q, k and v are re-split by heads before attention and the output back
+    after it, (cp - 1) / cp of each leaving the GPU, the same four again for the gradients in
+    the backward pass; attention waits for them, so none is hidden.
+    """
+    cp = job.context_parallel
+    if cp <= 1:
+        return 0.0
+    tokens = job.tokens_per_micro_batch
+    layers_here = job.layers / job.pipeline_parallel
+    passes = 1 + (1 if job.recompute else 0)
+    spans = cp * job.tensor_parallel > links.gpus_per_server
+    gbs = links.collective_gbs(cp, spans_servers=spans) * 1e9
+    if job.context_parallel_comm == "all-to-all":
+        width = 2 * job.q_width + 2 * job.kv_width
+        sent = (passes + 1) * _ring_share(cp) * tokens * width * BYTES_16BIT
+        return sent * layers_here / job.tensor_parallel / gbs
+    blocks = (passes + 2) * (cp - 1) * 2 * tokens * job.kv_width * BYTES_16BIT
+    ring_s = blocks * layers_here / job.tensor_parallel / gbs
+    return max(0.0, ring_s - attention_s)
 
 
 def data_parallel_bytes(job: JobFigures, strategy: str, data_parallel: int) -> tuple[float, str]:
@@ -820,9 +923,9 @@ def step_time(
     utilisation: float,
     cal: Calibration,
 ) -> StepTime:
-    micro_s = micro_batch_seconds(job, accelerator, peak_tflops_per_gpu, utilisation, cal)
-    tp_s, tp_gbs = tensor_parallel_seconds(job, links)
-    micro_s += tp_s
+    micro_s, tp_s, tp_gbs = micro_batch_with_traffic(
+        job, accelerator, links, peak_tflops_per_gpu, utilisation, cal
+    )
     data_parallel = max(1, gpus // job.model_parallel)
     ep_s = expert_parallel_seconds(job, links, data_parallel)
     ep_s += expert_loop_seconds(job, data_parallel, cal.layer_pass_overhead_s)
@@ -928,7 +1031,7 @@ def _servers_for(scenario: Scenario, gpus: int, links: Links, server: ServerSpec
 
 def _for_gpus(scenario: Scenario, gpus: int) -> Scenario:
     """The scenario with its tensor/pipeline parallelism, or without when it does not divide."""
-    if gpus % scenario.parallelism.model_parallel == 0:
+    if gpus % (scenario.parallelism.model_parallel * context_parallel(scenario)) == 0:
         return scenario
     return _without_model_parallelism(scenario)
 
@@ -1015,8 +1118,9 @@ class ThroughputSweep:
         if peak is not None:
             utilisation = matmul_utilisation(job, accelerator, self.cal)[0]
             links = links_for(accelerator, self.server)
-            micro_s = micro_batch_seconds(job, accelerator, peak, utilisation, self.cal)
-            micro_s += tensor_parallel_seconds(job, links)[0]
+            micro_s = micro_batch_with_traffic(
+                job, accelerator, links, peak, utilisation, self.cal
+            )[0]
             out = (micro_s, links)
         self._micro[key] = out
         return out
@@ -1127,6 +1231,10 @@ def estimate_time(
                 {"ep": ep, "seconds": _fmt(expert_parallel_seconds(job, links, data_parallel), 3)},
             )
         )
+    if job.context_parallel > 1:
+        assumptions.append(
+            _context_parallel_message(job, accelerator, links, peak, utilisation, cal)
+        )
     if hours is not None:
         assumptions.append(_band_message(cal, hours_low, hours_high))
     return TimeEstimate(
@@ -1148,8 +1256,42 @@ def estimate_time(
     )
 
 
+def _context_parallel_message(
+    job: JobFigures,
+    accelerator: AcceleratorSpec,
+    links: Links,
+    peak: float,
+    utilisation: float,
+    cal: Calibration,
+) -> Message:
+    attention_s = micro_batch_parts(job, accelerator, peak, utilisation, cal)[1]
+    values = {
+        "cp": job.context_parallel,
+        "seconds": _fmt(context_parallel_seconds(job, links, attention_s), 3),
+    }
+    if job.context_parallel_comm == "all-to-all":
+        template = N_(
+            "Context parallelism over {cp} GPUs: each holds 1/{cp} of every sequence and its "
+            "activations; q, k, v and the attention output are exchanged by all-to-all, {seconds} "
+            "s per micro-batch not hidden behind compute."
+        )
+    else:
+        template = N_(
+            "Context parallelism over {cp} GPUs: each holds 1/{cp} of every sequence and its "
+            "activations; keys and values go round the ring during attention, {seconds} s per "
+            "micro-batch not hidden behind it."
+        )
+    return Message(template, values)
+
+
 def _without_model_parallelism(scenario: Scenario) -> Scenario:
-    parallelism = replace(scenario.parallelism, tensor_parallel=1, pipeline_parallel=1)
+    parallelism = replace(
+        scenario.parallelism,
+        tensor_parallel=1,
+        pipeline_parallel=1,
+        context_parallel=1,
+        context_parallel_comm=None,
+    )
     return replace(scenario, parallelism=parallelism)
 
 

@@ -906,7 +906,9 @@ class MemoryModel:
         """(activations, logits) in bytes per GPU for one micro-batch in this layout."""
         mb = micro_batch or self.micro_batch
         seq = seq_len or self.seq_len
-        tokens = mb * seq
+        # Context parallelism: each GPU holds seq / cp of every sequence (Megatron-Core).
+        cp = self.scenario.parallelism.context_parallel
+        tokens = mb * seq / (cp if layout.data_parallel % cp == 0 else 1)
         m = self.arch
         tp, pp = layout.tensor_parallel, layout.pipeline_parallel
         block = self.block_bytes_per_token

@@ -76,6 +76,9 @@ class ModelStepForm(StepForm):
         "experts": _("None (a dense model)"),
         "experts_per_token": _("None (a dense model)"),
         "quant_bits": _("4 bits (NF4)"),
+        "head_dim": _("Hidden size ÷ attention heads"),
+        "sliding_window": _("None (every layer attends to the whole sequence)"),
+        "sliding_window_layers": _("Every layer, when a window is given"),
     }
 
     source = radios(_("Where should the model come from?"), SOURCE_CHOICES, initial="preset")
@@ -112,6 +115,24 @@ class ModelStepForm(StepForm):
         _("Experts per layer"), "model.experts", help_text=_("Empty for a dense model.")
     )
     experts_per_token = whole(_("Experts each token uses"), "model.experts_per_token")
+    head_dim = whole(
+        _("Attention head size"),
+        "model.head_dim",
+        help_text=_(
+            "Only when it is not the hidden size ÷ the heads (Gemma 2 9B: 256; Qwen3: 128). "
+            "Empty: hidden ÷ heads."
+        ),
+    )
+    sliding_window = whole(
+        _("Sliding attention window (tokens)"),
+        "model.sliding_window",
+        help_text=_("The most tokens a layer looks back (Mistral 7B v0.1: 4096). Empty: none."),
+    )
+    sliding_window_layers = whole(
+        _("Layers that use the window"),
+        "model.sliding_window_layers",
+        help_text=_("Gemma 2 windows every other layer (21 of 42). Empty: every layer."),
+    )
     context_length = whole(
         _("Longest context the model supports (tokens)"),
         low=1,
@@ -166,6 +187,9 @@ class ModelStepForm(StepForm):
         "experts",
         "experts_per_token",
         "context_length",
+        "head_dim",
+        "sliding_window",
+        "sliding_window_layers",
     )
 
     @classmethod
@@ -212,6 +236,23 @@ class ModelStepForm(StepForm):
                 name,
                 _("%(field)s %(problem)s.")
                 % {"field": self.fields[name].label, "problem": render_text(message)},
+            )
+        self._clean_window()
+
+    def _clean_window(self):
+        """The same rules as the scenario's (model.sliding_window_layers), in the form's words."""
+        data = self.cleaned_data
+        windowed, layers = data.get("sliding_window_layers"), data.get("layers")
+        if windowed is None:
+            return
+        if data.get("sliding_window") is None:
+            self.add_error(
+                "sliding_window_layers", _("Give the window's length too, or leave this empty.")
+            )
+        elif layers is not None and windowed > layers:
+            self.add_error(
+                "sliding_window_layers",
+                _("At most the number of layers (%(layers)s).") % {"layers": layers},
             )
 
     def _clean_upload(self):
