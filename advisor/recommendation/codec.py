@@ -88,6 +88,7 @@ class _Encoder:
     def __init__(self):
         self.seen: dict[int, int] = {}
         self.keep: list = []  # holds every numbered object, so that no id() is reused
+        self.aliases: list = []  # objects written as a reference to an equal one, held alike
         self.by_value: dict[tuple[type, str], int] = {}  # SHARED_BY_VALUE: repr → number
         self.classes: dict[type, int] = {}  # class → its place in the written class list
 
@@ -143,30 +144,34 @@ class _Encoder:
             key = (kind, repr(value))
             earlier = self.by_value.get(key)
             if earlier is not None and self.keep[earlier] == value:
+                self.seen[id(value)] = earlier  # met again (another path): no second repr
+                self.aliases.append(value)  # so that its id() is not reused
                 return [REF, earlier]
             self.by_value[key] = len(self.keep)
         self.number(value)
         encode = self.encode
-        written = [self.class_number(kind)]
+        fields = _fields_of(kind)(value)
         try:
-            for item in _fields_of(kind)(value):
-                written.append(encode(item))
-        except _Unstorable as error:  # the field after those written
-            error.path = f".{_field_names(kind)[len(written) - 1]}{error.path}"
+            return [
+                self.class_number(kind),
+                *[item if type(item) in _AS_IS else encode(item) for item in fields],
+            ]
+        except _Unstorable as error:
+            error.path = f".{_failing(_field_names(kind), fields)}{error.path}"
             raise
-        return written
 
     def sequence(self, value):
         shared = self.seen.get(id(value))
         if shared is not None:
             return [REF, shared]
         encode = self.encode
-        written = [TUPLE if isinstance(value, tuple) else LIST]
         try:
-            for item in value:
-                written.append(encode(item))
-        except _Unstorable as error:  # the item after those written
-            error.path = f"[{len(written) - 1}]{error.path}"
+            written = [
+                TUPLE if isinstance(value, tuple) else LIST,
+                *[item if type(item) in _AS_IS else encode(item) for item in value],
+            ]
+        except _Unstorable as error:
+            error.path = f"[{_failing(range(len(value)), value)}]{error.path}"
             raise
         self.number(value)
         return written
@@ -220,6 +225,16 @@ class _Encoder:
 
     def unknown(self, value):
         raise _Unstorable(type(value).__name__)
+
+
+def _failing(names, values):
+    """The name of the first value that cannot be stored (to name the place of the error)."""
+    for name, value in zip(names, values, strict=True):
+        try:
+            _Encoder().encode(value)
+        except _Unstorable:
+            return name
+    return "?"
 
 
 _AS_IS = frozenset({str, int, bool, type(None)})
@@ -381,7 +396,10 @@ class _Decoder:
         instance = object.__new__(kind.cls)  # as pickle does: the stored values, no __init__
         self.objects.append(instance)
         decode = self.decode
-        values = {name: decode(item) for name, item in zip(kind.fields, value[1:], strict=True)}
+        values = {
+            name: decode(item) if type(item) in _TREES else item
+            for name, item in zip(kind.fields, value[1:], strict=True)
+        }
         for name, default, factory in kind.added:
             values[name] = default if factory is None else factory()
         if kind.in_dict:
@@ -411,7 +429,7 @@ class _Decoder:
 
     def items(self, value) -> list:
         decode = self.decode
-        return [decode(item) for item in value[1:]]
+        return [decode(item) if type(item) in _TREES else item for item in value[1:]]
 
     def sequence(self, value):
         decoded = tuple(self.items(value)) if value[0] == TUPLE else self.items(value)
@@ -433,6 +451,7 @@ class _Decoder:
         return decoded
 
 
+_TREES = (list, dict)  # what JSON gives that is not a plain value
 _TAGGED = {
     REF: _Decoder.ref,
     DECIMAL: _Decoder.decimal,
