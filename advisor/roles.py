@@ -8,6 +8,7 @@ every submitted brief for an approver), see docs/decisions/0011-security.md.
 
 from functools import wraps
 
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import PermissionDenied
@@ -66,6 +67,33 @@ def ensure_roles() -> dict[str, Group]:
             query |= Q(content_type__app_label__in=CATALOG_APPS)
         groups[role].permissions.set(Permission.objects.filter(query))
     return groups
+
+
+class PermissionsBackend(ModelBackend):
+    """Reads a user's own and their groups' permissions in one query, where Django's
+    ModelBackend makes two; every page's role check and navigation read them (decision 0058).
+
+    Listed before ModelBackend, which still checks passwords and which sessions name: this one
+    authenticates no one. Both keep the permissions read on the user object for the request.
+    """
+
+    def authenticate(self, request, **credentials):
+        return None
+
+    def get_all_permissions(self, user_obj, obj=None):
+        if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
+            return set()
+        if not hasattr(user_obj, "_perm_cache"):  # ModelBackend's name: it reads them too
+            user_obj._perm_cache = _read_permissions(user_obj)
+        return user_obj._perm_cache
+
+
+def _read_permissions(user) -> set[str]:
+    found = Permission.objects.all()
+    if not user.is_superuser:
+        found = found.filter(Q(user=user) | Q(group__user=user))
+    rows = found.order_by().values_list("content_type__app_label", "codename")
+    return {f"{app_label}.{codename}" for app_label, codename in rows}
 
 
 def has_role(user, role: str) -> bool:

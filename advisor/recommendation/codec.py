@@ -1,21 +1,24 @@
-"""A computed recommendation as JSON text and back (docs/decisions/0033-stored-recommendation.md).
+"""A computed recommendation as JSON text and back (docs/decisions/0033-stored-recommendation.md,
+compact form: docs/decisions/0058-compact-stored-result.md).
 
 The domain's results are frozen dataclasses holding Decimals, dates, tuples, enums and
-nested dataclasses. ``dumps`` writes them as JSON with small type tags, so ``loads`` gives
-back equal objects of the same types:
+nested dataclasses. ``dumps`` writes them as JSON, so ``loads`` gives back equal objects of
+the same types. The text is ``[classes, value]``: ``classes`` names each dataclass and enum
+once (``[name, [field, …]]``, ``[name, null]`` for an enum) and ``value`` refers to them by
+their place in that list. A JSON array is a tagged value, its first item the tag:
 
 =====================  ===========================================================
 value                  JSON
 =====================  ===========================================================
-dataclass              ``{"$c": "module.Class", "f": {field: value, …}}``
-enum member            ``{"$e": "module.Class", "v": value}``
-Decimal                ``{"$d": "12.50"}``
-date / datetime        ``{"$date": "2026-12-01"}`` / ``{"$dt": "2026-12-01T08:00:00+08:00"}``
-tuple, list, frozenset ``{"$t": […]}``, ``{"$l": […]}``, ``{"$fs": […]}``
-shared object          ``{"$r": n}``: the n-th object written, written once (findings
+dataclass              ``[c, value, …]``: c ≥ 0 its class, then its fields in order
+enum member            ``[-3, c, value]``
+Decimal                ``[-2, "12.50"]``
+date / datetime        ``[-4, "2026-12-01"]`` / ``[-5, "2026-12-01T08:00:00+08:00"]``
+tuple, list, frozenset ``[-6, …]``, ``[-7, …]``, ``[-8, …]``
+shared object          ``[-1, n]``: the n-th object written, written once (findings
                        and assumptions: once per distinct value, ``SHARED_BY_VALUE``)
-dict, text keys        a JSON object (``{"$m": [[key, value], …]}`` for any other keys)
-float inf / nan        ``{"$f": "inf"}``
+dict, text keys        a JSON object (``[-9, key, value, …]`` for any other keys)
+float inf / nan        ``[-10, "inf"]``
 =====================  ===========================================================
 
 Only dataclasses and enums of the domain (``advisor.domain.*``), the catalog's choice enums
@@ -23,7 +26,8 @@ Only dataclasses and enums of the domain (``advisor.domain.*``), the catalog's c
 pickle).
 A stored result written by an older version of the code whose classes have changed (a field
 removed, renamed or added without a default, a class moved) raises :class:`StoredFormatError`;
-the caller then computes it again. Pure Python: no Django.
+the caller then computes it again. The class list is checked once per text, not per object.
+Pure Python: no Django.
 """
 
 from __future__ import annotations
@@ -34,11 +38,14 @@ import functools
 import importlib
 import json
 import math
+import operator
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
 
-FORMAT = 1  # bump when the tagging itself changes; class changes are detected field by field
+# Bump when the tagging itself changes; class changes are detected field by field. Format 1
+# (decisions 0033, 0051) tagged every value with a JSON object naming its class and fields.
+FORMAT = 2
 # The domain's classes, and the catalog's choice enums that its facts carry (e.g. a source flag).
 ALLOWED_MODULES = ("advisor.domain.", "vendors.choices.")
 # Written once per distinct value, not per object: every option evaluates every rule and states
@@ -48,6 +55,8 @@ ALLOWED_MODULES = ("advisor.domain.", "vendors.choices.")
 SHARED_BY_VALUE = frozenset(
     {"advisor.domain.compliance.base.Finding", "advisor.domain.economics.inputs.Assumption"}
 )
+
+REF, DECIMAL, ENUM, DAY, MOMENT, TUPLE, LIST, SET, MAPPING, REAL = range(-1, -11, -1)
 
 
 class StoredFormatError(ValueError):
@@ -71,7 +80,7 @@ class _Unstorable(TypeError):
 
 
 class _Encoder:
-    """Writes each shared object once: a second reference is ``{"$r": n}``, the n-th object
+    """Writes each shared object once: a second reference is ``[-1, n]``, the n-th object
     written (an option's hardware and site are shared by many options, as pickle shares them).
     Dataclasses are numbered before their fields, containers after their items; the decoder
     numbers them in the same order. Each class's way of writing is looked up once (``_HOW``)."""
@@ -79,7 +88,21 @@ class _Encoder:
     def __init__(self):
         self.seen: dict[int, int] = {}
         self.keep: list = []  # holds every numbered object, so that no id() is reused
+        self.aliases: list = []  # objects written as a reference to an equal one, held alike
         self.by_value: dict[tuple[type, str], int] = {}  # SHARED_BY_VALUE: repr → number
+        self.classes: dict[type, int] = {}  # class → its place in the written class list
+
+    def class_list(self) -> list:
+        return [
+            [_name(kind), None if issubclass(kind, enum.Enum) else list(_field_names(kind))]
+            for kind in self.classes
+        ]
+
+    def class_number(self, kind: type) -> int:
+        number = self.classes.get(kind)
+        if number is None:
+            number = self.classes[kind] = len(self.classes)
+        return number
 
     def number(self, value) -> None:
         self.seen[id(value)] = len(self.keep)
@@ -96,24 +119,24 @@ class _Encoder:
         return value
 
     def real(self, value):
-        return value if math.isfinite(value) else {"$f": repr(value)}
+        return value if math.isfinite(value) else [REAL, repr(value)]
 
     def enum_member(self, value):
-        return {"$e": _name(type(value)), "v": self.encode(value.value)}
+        return [ENUM, self.class_number(type(value)), self.encode(value.value)]
 
     def decimal(self, value):
-        return {"$d": str(value)}
+        return [DECIMAL, str(value)]
 
     def moment(self, value):
-        return {"$dt": value.isoformat()}
+        return [MOMENT, value.isoformat()]
 
     def day(self, value):
-        return {"$date": value.isoformat()}
+        return [DAY, value.isoformat()]
 
     def dataclass(self, value):
         shared = self.seen.get(id(value))
         if shared is not None:
-            return {"$r": shared}
+            return [REF, shared]
         kind = type(value)
         if kind in _SHARED_CLASSES:
             # By repr, then equality: equal values with another repr (Decimal 1.0 and 1.00)
@@ -121,71 +144,97 @@ class _Encoder:
             key = (kind, repr(value))
             earlier = self.by_value.get(key)
             if earlier is not None and self.keep[earlier] == value:
-                return {"$r": earlier}
+                self.seen[id(value)] = earlier  # met again (another path): no second repr
+                self.aliases.append(value)  # so that its id() is not reused
+                return [REF, earlier]
             self.by_value[key] = len(self.keep)
         self.number(value)
         encode = self.encode
-        values = {}
-        for name in _field_names(kind):
-            try:
-                values[name] = encode(getattr(value, name))
-            except _Unstorable as error:
-                error.path = f".{name}{error.path}"
-                raise
-        return {"$c": _name(kind), "f": values}
+        fields = _fields_of(kind)(value)
+        try:
+            return [
+                self.class_number(kind),
+                *[item if type(item) in _AS_IS else encode(item) for item in fields],
+            ]
+        except _Unstorable as error:
+            error.path = f".{_failing(_field_names(kind), fields)}{error.path}"
+            raise
 
     def sequence(self, value):
         shared = self.seen.get(id(value))
         if shared is not None:
-            return {"$r": shared}
+            return [REF, shared]
         encode = self.encode
-        items = []
-        for index, item in enumerate(value):
-            try:
-                items.append(encode(item))
-            except _Unstorable as error:
-                error.path = f"[{index}]{error.path}"
-                raise
+        try:
+            written = [
+                TUPLE if isinstance(value, tuple) else LIST,
+                *[item if type(item) in _AS_IS else encode(item) for item in value],
+            ]
+        except _Unstorable as error:
+            error.path = f"[{_failing(range(len(value)), value)}]{error.path}"
+            raise
         self.number(value)
-        return {"$t" if isinstance(value, tuple) else "$l": items}
+        return written
 
     def set_of(self, value):
         shared = self.seen.get(id(value))
         if shared is not None:
-            return {"$r": shared}
-        items = []
-        for item in value:
-            try:
-                items.append(self.encode(item))
-            except _Unstorable as error:
-                error.path = "{}" + error.path
-                raise
+            return [REF, shared]
+        try:
+            items = [self.encode(item) for item in value]
+        except _Unstorable as error:
+            error.path = "{}" + error.path
+            raise
         self.number(value)
-        return {"$fs": sorted(items, key=lambda item: json.dumps(item, sort_keys=True))}
+        return [SET, *sorted(items, key=lambda item: json.dumps(item, sort_keys=True))]
 
     def mapping(self, value):
         shared = self.seen.get(id(value))
         if shared is not None:
-            return {"$r": shared}
+            return [REF, shared]
+        if all(type(key) is str for key in value):
+            written = self.text_keyed(value)
+        else:
+            written = self.any_keyed(value)
+        self.number(value)
+        return written
+
+    def text_keyed(self, value) -> dict:
         encode = self.encode
-        plain = all(type(key) is str and not key.startswith("$") for key in value)
-        pairs = {} if plain else []
+        written = {}
+        key = None
+        try:
+            for key, item in value.items():
+                written[key] = encode(item)
+        except _Unstorable as error:
+            error.path = f"[{key!r}]{error.path}"
+            raise
+        return written
+
+    def any_keyed(self, value) -> list:
+        encode = self.encode
+        written = [MAPPING]
         for key, item in value.items():
-            written_key = key if plain else encode(key)  # the decoder reads keys first
+            written.append(encode(key))  # the decoder reads keys first
             try:
-                encoded = encode(item)
+                written.append(encode(item))
             except _Unstorable as error:
                 error.path = f"[{key!r}]{error.path}"
                 raise
-            if plain:
-                pairs[key] = encoded
-            else:
-                pairs.append([written_key, encoded])
-        self.number(value)
-        return pairs if plain else {"$m": pairs}
+        return written
 
     def unknown(self, value):
         raise _Unstorable(type(value).__name__)
+
+
+def _failing(names, values):
+    """The name of the first value that cannot be stored (to name the place of the error)."""
+    for name, value in zip(names, values, strict=True):
+        try:
+            _Encoder().encode(value)
+        except _Unstorable:
+            return name
+    return "?"
 
 
 _AS_IS = frozenset({str, int, bool, type(None)})
@@ -228,9 +277,21 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
+@functools.cache
+def _fields_of(cls: type):
+    """A function giving the values of ``cls``'s fields, in order, as one tuple."""
+    names = _field_names(cls)
+    if len(names) == 1:
+        only = operator.attrgetter(names[0])
+        return lambda value: (only(value),)
+    return operator.attrgetter(*names) if names else lambda value: ()
+
+
 def dumps(value) -> str:
     """JSON text for ``value`` (a dataclass tree); TypeError naming where an unknown type is."""
-    return json.dumps(_Encoder().encode(value), ensure_ascii=False, separators=(",", ":"))
+    encoder = _Encoder()
+    written = encoder.encode(value)
+    return json.dumps([encoder.class_list(), written], ensure_ascii=False, separators=(",", ":"))
 
 
 def _class(name: str) -> type:
@@ -266,91 +327,151 @@ def _find_class(name: str) -> type:
     return found
 
 
-_MISSING = object()
+class _Kind:
+    """A class of the stored text, checked against the current code once per text: the
+    stored fields in their written order, and how to fill the fields added since."""
+
+    def __init__(self, name: str, stored_fields: list | None):
+        self.cls = _class(name)
+        self.name = name
+        if stored_fields is None:
+            if not issubclass(self.cls, enum.Enum):
+                raise StoredFormatError(f"{name} is no longer an enum")
+            return
+        if not dataclasses.is_dataclass(self.cls):
+            raise StoredFormatError(f"{name} is no longer a dataclass")
+        self.fields = tuple(stored_fields)
+        self.added = _added_fields(self.cls, self.fields)
+        # Frozen: fields are written past __setattr__, into the instance's dict when it has one.
+        self.in_dict = not any("__slots__" in vars(base) for base in self.cls.__mro__[:-1])
+
+    def member(self, value):
+        try:
+            return self.cls(value)
+        except (TypeError, ValueError) as error:
+            raise StoredFormatError(f"{self.name} has no member {value!r}") from error
 
 
-@functools.cache
-def _plan(cls: type) -> tuple[frozenset, tuple]:
-    """The field names of ``cls``, and per field how to fill it when the text lacks it."""
-    plan = []
-    for f in dataclasses.fields(cls):
+def _added_fields(cls: type, stored: tuple) -> tuple:
+    """The fields of ``cls`` the stored text lacks, each with its default or default factory;
+    StoredFormatError for a stored field the class no longer has or one added without a
+    default."""
+    current = {f.name: f for f in dataclasses.fields(cls)}
+    gone = sorted(set(stored) - set(current))
+    if gone:
+        raise StoredFormatError(f"{_name(cls)} no longer has {', '.join(gone)}")
+    added = []
+    for name, f in current.items():
+        if name in stored:
+            continue
         if f.default is not dataclasses.MISSING:
-            plan.append((f.name, f.default, None))
+            added.append((name, f.default, None))
         elif f.default_factory is not dataclasses.MISSING:
-            plan.append((f.name, _MISSING, f.default_factory))
+            added.append((name, None, f.default_factory))
         else:
-            plan.append((f.name, _MISSING, None))
-    return frozenset(name for name, *_ in plan), tuple(plan)
+            raise StoredFormatError(f"{_name(cls)}.{name} was added since this result was stored")
+    return tuple(added)
 
 
 class _Decoder:
-    def __init__(self):
+    def __init__(self, classes: list):
+        self.kinds = [_Kind(name, fields) for name, fields in classes]
         self.objects: list = []  # numbered as the encoder numbered them
 
-    def dataclass(self, name: str, values: dict):
-        cls = _class(name)
-        if not dataclasses.is_dataclass(cls):
-            raise StoredFormatError(f"{name} is no longer a dataclass")
-        names, plan = _plan(cls)
-        if not names.issuperset(values):
-            unknown = ", ".join(sorted(set(values) - names))
-            raise StoredFormatError(f"{name} no longer has {unknown}")
-        instance = object.__new__(cls)  # as pickle does: the stored values, no __init__ checks
+    def decode(self, value):
+        kind = type(value)
+        if kind is list:
+            tag = value[0]
+            if tag >= 0:
+                return self.dataclass(self.kinds[tag], value)
+            return _TAGGED[tag](self, value)
+        if kind is dict:
+            decode = self.decode
+            decoded = {key: decode(item) for key, item in value.items()}
+            self.objects.append(decoded)
+            return decoded
+        return value
+
+    def dataclass(self, kind: _Kind, value: list):
+        instance = object.__new__(kind.cls)  # as pickle does: the stored values, no __init__
         self.objects.append(instance)
         decode = self.decode
-        for field_name, default, factory in plan:
-            if field_name in values:
-                value = decode(values[field_name])
-            elif default is not _MISSING:
-                value = default
-            elif factory is not None:
-                value = factory()
-            else:
-                raise StoredFormatError(
-                    f"{name}.{field_name} was added since this result was stored"
-                )
-            object.__setattr__(instance, field_name, value)
+        values = {
+            name: decode(item) if type(item) in _TREES else item
+            for name, item in zip(kind.fields, value[1:], strict=True)
+        }
+        for name, default, factory in kind.added:
+            values[name] = default if factory is None else factory()
+        if kind.in_dict:
+            instance.__dict__.update(values)
+        else:
+            for name, item in values.items():
+                object.__setattr__(instance, name, item)
         return instance
 
-    def decode(self, value):
-        if type(value) is not dict:
-            return value
-        if "$r" in value:
-            return self.objects[value["$r"]]
-        if "$c" in value:
-            return self.dataclass(value["$c"], value["f"])
-        if "$d" in value:
-            return Decimal(value["$d"])
-        if "$e" in value:
-            cls = _class(value["$e"])
-            try:
-                return cls(self.decode(value["v"]))
-            except (TypeError, ValueError) as error:
-                raise StoredFormatError(f"{value['$e']} has no member {value['v']!r}") from error
-        if "$date" in value:
-            return date.fromisoformat(value["$date"])
-        if "$dt" in value:
-            return datetime.fromisoformat(value["$dt"])
-        if "$f" in value:
-            return float(value["$f"])
+    def ref(self, value):
+        return self.objects[value[1]]
+
+    def decimal(self, value):
+        return Decimal(value[1])
+
+    def enum_member(self, value):
+        return self.kinds[value[1]].member(self.decode(value[2]))
+
+    def day(self, value):
+        return date.fromisoformat(value[1])
+
+    def moment(self, value):
+        return datetime.fromisoformat(value[1])
+
+    def real(self, value):
+        return float(value[1])
+
+    def items(self, value) -> list:
         decode = self.decode
-        if "$t" in value:
-            decoded = tuple([decode(item) for item in value["$t"]])
-        elif "$l" in value:
-            decoded = [decode(item) for item in value["$l"]]
-        elif "$fs" in value:
-            decoded = frozenset([decode(item) for item in value["$fs"]])
-        elif "$m" in value:
-            decoded = {decode(k): decode(v) for k, v in value["$m"]}
-        else:
-            decoded = {key: decode(item) for key, item in value.items()}
+        return [decode(item) if type(item) in _TREES else item for item in value[1:]]
+
+    def sequence(self, value):
+        decoded = tuple(self.items(value)) if value[0] == TUPLE else self.items(value)
         self.objects.append(decoded)
         return decoded
+
+    def set_of(self, value):
+        decoded = frozenset(self.items(value))
+        self.objects.append(decoded)
+        return decoded
+
+    def mapping(self, value):
+        decode = self.decode
+        decoded = {}
+        for index in range(1, len(value), 2):
+            key = decode(value[index])
+            decoded[key] = decode(value[index + 1])
+        self.objects.append(decoded)
+        return decoded
+
+
+_TREES = (list, dict)  # what JSON gives that is not a plain value
+_TAGGED = {
+    REF: _Decoder.ref,
+    DECIMAL: _Decoder.decimal,
+    ENUM: _Decoder.enum_member,
+    DAY: _Decoder.day,
+    MOMENT: _Decoder.moment,
+    TUPLE: _Decoder.sequence,
+    LIST: _Decoder.sequence,
+    SET: _Decoder.set_of,
+    MAPPING: _Decoder.mapping,
+    REAL: _Decoder.real,
+}
 
 
 def loads(text: str):
     """The objects ``dumps`` wrote; StoredFormatError when the classes have changed since."""
     try:
-        return _Decoder().decode(json.loads(text))
-    except (KeyError, IndexError, TypeError, AttributeError) as error:
+        classes, value = json.loads(text)
+        return _Decoder(classes).decode(value)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+        if isinstance(error, StoredFormatError):
+            raise
         raise StoredFormatError(f"unreadable stored result: {error}") from error

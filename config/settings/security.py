@@ -118,6 +118,8 @@ SESSION_EXPIRE_AT_BROWSER_CLOSE = env_flag("DJANGO_SESSION_EXPIRE_AT_BROWSER_CLO
 AUTHENTICATION_BACKENDS = [
     "advisor.security.SignInAddressBackend",
     "axes.backends.AxesStandaloneBackend",
+    # Permissions in one query (advisor.roles); ModelBackend checks passwords.
+    "advisor.roles.PermissionsBackend",
     "django.contrib.auth.backends.ModelBackend",
     # The company sign-in (below): django-allauth signs in the person its provider vouched for.
     "allauth.account.auth_backends.AuthenticationBackend",

@@ -201,7 +201,7 @@ def test_the_option_page_issues_from_the_result_it_shows(client, world):
     "payload",
     [
         # A field the class no longer has (the code changed since the result was stored).
-        lambda text: text.replace('"hardware":', '"hardware_was":', 1),
+        lambda text: text.replace('"hardware",', '"hardware_was",', 1),
         # A class that no longer exists.
         lambda text: text.replace("advisor.domain.recommend.options.Option", "advisor.domain.Gone"),
     ],
@@ -220,6 +220,23 @@ def test_a_result_stored_by_older_code_is_computed_again(client, world, computed
         codec.loads(changed)
     assert page(client, "results:list", world.pk)
     assert len(computed) == 2
+
+
+def test_a_result_stored_in_the_earlier_format_opens_computed_again(client, world, computed):
+    """Format 1 (one JSON object per value, decisions 0033 and 0051) is not decoded: the first
+    read computes the options again and stores them in the current format."""
+    services.assessment_results(world)
+    earlier = '{"$c": "advisor.domain.recommend.options.RecommendRun", "f": {}}'
+    StoredRecommendation.objects.filter(assessment=world).update(
+        payload_format=1, payload=zlib.compress(earlier.encode())
+    )
+    services._LOCAL_RUNS.clear()
+    assert NOTICE not in page(client, "results:list", world.pk)
+    assert len(computed) == 2
+    stored = StoredRecommendation.objects.get(assessment=world)
+    assert stored.payload_format == codec.FORMAT
+    run = codec.loads(zlib.decompress(bytes(stored.payload)).decode())
+    assert run.recommendation.options
 
 
 def test_recompute_is_a_post_of_the_owner_only(client, world):

@@ -110,15 +110,20 @@ def test_equal_values_of_other_classes_stay_apart():
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ('{"$c": "os.system", "f": {}}', "not a class"),
-        ('{"$c": "tests.unit.test_stored_codec.NotOfTheDomain", "f": {}}', "not a class"),
-        ('{"$c": "advisor.domain.i18n.Gone", "f": {}}', "no longer exists"),
-        ('{"$c": "advisor.domain.i18n.N_", "f": {}}', "no longer a class"),
-        ('{"$c": "advisor.domain.compliance.base.Status", "f": {}}', "no longer a dataclass"),
-        ('{"$c": "advisor.domain.i18n.Message", "f": {"template": "t", "old": 1}}', "old"),
-        ('{"$c": "advisor.domain.i18n.Message", "f": {}}', "template was added"),
-        ('{"$e": "advisor.domain.compliance.base.Status", "v": "gone"}', "no member"),
-        ('{"$r": 5}', "unreadable"),
+        ('[[["os.system", []]], [0]]', "not a class"),
+        ('[[["tests.unit.test_stored_codec.NotOfTheDomain", []]], [0]]', "not a class"),
+        ('[[["advisor.domain.i18n.Gone", []]], [0]]', "no longer exists"),
+        ('[[["advisor.domain.i18n.N_", []]], [0]]', "no longer a class"),
+        ('[[["advisor.domain.compliance.base.Status", []]], [0]]', "no longer a dataclass"),
+        ('[[["advisor.domain.i18n.Message", null]], [-3, 0, "t"]]', "no longer an enum"),
+        ('[[["advisor.domain.i18n.Message", ["template", "old"]]], [0, "t", 1]]', "old"),
+        ('[[["advisor.domain.i18n.Message", []]], [0]]', "template was added"),
+        ('[[["advisor.domain.compliance.base.Status", null]], [-3, 0, "gone"]]', "no member"),
+        ('[[["advisor.domain.i18n.Message", ["template"]]], [0, "t", 1]]', "unreadable"),
+        ("[[], [-1, 5]]", "unreadable"),
+        ("[[], [-99, 1]]", "unreadable"),
+        # Format 1 (decisions 0033, 0051): a JSON object per value; the caller computes again.
+        ('{"$c": "advisor.domain.i18n.Message", "f": {"template": "t"}}', "unreadable"),
     ],
 )
 def test_text_that_does_not_describe_the_current_classes_is_refused(text, problem):
@@ -127,8 +132,16 @@ def test_text_that_does_not_describe_the_current_classes_is_refused(text, proble
 
 
 def test_a_field_added_with_a_default_takes_its_default():
-    text = json.dumps({"$c": "advisor.domain.i18n.Message", "f": {"template": "t"}})
+    text = json.dumps([[["advisor.domain.i18n.Message", ["template"]]], [0, "t"]])
     assert codec.loads(text) == Message("t", {})
+
+
+def test_each_class_is_named_once_and_its_fields_by_place():
+    findings = tuple(finding(need=Decimal(need)) for need in ("1", "2", "3"))
+    text = codec.dumps(findings)
+    assert text.count('"advisor.domain.compliance.base.Finding"') == 1
+    assert text.count('"rule_id"') == 1
+    assert codec.loads(text) == findings
 
 
 @pytest.mark.parametrize(
