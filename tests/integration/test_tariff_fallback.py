@@ -408,3 +408,20 @@ def test_price_fixtures_cite_public_documents(name):
         assert fields["source"], fields["key"]
         if record["model"] in ("vendors.tariff", "vendors.rackfee"):
             assert fields["issuer"] and fields["document_title"] and fields["flag"], fields["key"]
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_tariff_source_names_its_class_in_both_languages_whichever_is_active(language):
+    """The tariff class reaches a source line as the English and the Chinese label, also when the
+    catalog is first read by a Chinese page (a label already put in one language would give an
+    English reader Chinese words)."""
+    tariff = Tariff(
+        tariff_class=choices.TariffClass.TWO_PART_1_10KV,
+        month=date(2026, 7, 1),
+        policy_zone=PolicyZone(name="Zone", name_zh="区"),
+    )
+    with translation.override(language):
+        params = economics_sites._tariff_source(tariff).params
+    assert params["tariff_class"] == "1–10(20) kV, two-part"
+    assert params["tariff_class_zh"] != params["tariff_class"]
+    assert "两部制" in params["tariff_class_zh"]

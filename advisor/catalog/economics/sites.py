@@ -229,7 +229,10 @@ class TariffFigure:
 
 
 def _in_both(label) -> dict:
-    """A choice label as English and Chinese readers read it (a message parameter pair)."""
+    """A choice label as English and Chinese readers read it (a message parameter pair).
+
+    ``label`` must be the lazy label (``Choices(value).label``): ``get_FOO_display()`` has
+    already put it in the language active when it was called."""
     with translation.override("en"):
         english = str(label)
     with translation.override("zh-hans"):
@@ -238,7 +241,7 @@ def _in_both(label) -> dict:
 
 
 def _tariff_source(tariff: Tariff) -> Message:
-    tariff_class = _in_both(tariff.get_tariff_class_display())
+    tariff_class = _in_both(choices.TariffClass(tariff.tariff_class).label)
     documents = " ".join(str(p) for p in (tariff.document_title, tariff.issuer, tariff.url) if p)
     params = {
         "tariff_class": tariff_class["en"],
