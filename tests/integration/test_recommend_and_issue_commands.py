@@ -84,7 +84,8 @@ def test_recommend_json_has_the_documented_keys(scenario_file):
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_recommend_json_text_is_json_dumps_indented(language):
     """``json_text`` writes each shared finding row once (issue 34); the text is byte for byte
-    what ``json.dumps(indent=2)`` writes, with declared facts and with a NUL of its own too."""
+    what ``json.dumps(indent=2)`` writes, with declared facts, with a NUL of its own, with no
+    finding and with a list of rows two options share."""
     site = {"data_centers": ["example-guian", "jianmi-guiyang"]}
     declared = {"jianmi-guiyang": {"ups_minutes": {"value": 12, "evidence": "UPS test report"}}}
     run_ = run_recommendation({**SCENARIO, "site": site, "declared": declared})
@@ -95,6 +96,10 @@ def test_recommend_json_text_is_json_dumps_indented(language):
     first = payload["options"][0]
     nul = {**payload, "options": [{**first, "findings": [{"message": "\x00"}]}]}
     assert json_text(nul) == json.dumps(nul, indent=2, ensure_ascii=False)
+    # Options with no finding, and two options holding the very same list of rows.
+    rows = first["findings"]
+    shared = {**payload, "options": [{**first, "findings": []}, first, {**first, "findings": rows}]}
+    assert json_text(shared) == json.dumps(shared, indent=2, ensure_ascii=False)
 
 
 def test_recommend_table_in_chinese(scenario_file):

@@ -67,42 +67,56 @@ def recommendation_json(run) -> dict:
     }
 
 
-# A finding row stands in the document as this string until the text is put together; the
-# words and keys of a recommendation hold no NUL (checked: a text that does is written plainly).
+# An option's finding rows stand in the document as this string until the text is put
+# together; the words and keys of a recommendation hold no NUL (checked: a text that does is
+# written plainly).
 _HOLE = "\x00"
 _HOLE_TEXT = '"\\u0000"'  # the hole as json.dumps writes it
 _FINDING_INDENT = "\n" + " " * 8  # a finding row's depth: document, options, option, findings
+_FINDINGS_CLOSE = "\n" + " " * 6 + "]"  # the end of an option's findings list
 
 
 def json_text(payload: dict) -> str:
     """``json.dumps(payload, indent=2, ensure_ascii=False)``, the same text, with each finding
-    row that options share (``_finding_row``) encoded once: they are most of the text (9,251
-    rows, 92 distinct, ~80 % of the 5.7 MB of the 32B every-site document)."""
-    numbers: dict[int, int] = {}  # id of a row → its place in ``rows``
-    rows = []
-    order = []  # the rows in the order the text holds their holes
+    row that options share (``_finding_row``) encoded once and each option's list of rows put
+    together from those: they are most of the text (9,251 rows, 92 distinct, ~80 % of the
+    5.7 MB of the 32B every-site document)."""
+    written: dict[int, str] = {}  # id of a row → its text, indented as a finding row
+    lists: dict[int, str] = {}  # id of a findings list → its text
+    texts = []  # each option's findings, in the order of the holes
     options = []
     for option in payload["options"]:
         findings = option["findings"]
-        for row in findings:
-            number = numbers.get(id(row))
-            if number is None:
-                number = numbers[id(row)] = len(rows)
-                rows.append(row)
-            order.append(number)
-        options.append({**option, "findings": [_HOLE] * len(findings)})
+        text = lists.get(id(findings))
+        if text is None:
+            text = lists[id(findings)] = _findings_text(findings, written)
+        texts.append(text)
+        options.append({**option, "findings": _HOLE})
     pieces = json.dumps({**payload, "options": options}, indent=2, ensure_ascii=False).split(
         _HOLE_TEXT
     )
-    written = [
-        json.dumps(row, indent=2, ensure_ascii=False).replace("\n", _FINDING_INDENT) for row in rows
-    ]
-    if len(pieces) != len(order) + 1 or any("\\u0000" in p for p in (*pieces, *written)):
+    if len(pieces) != len(texts) + 1 or any("\\u0000" in p for p in (*pieces, *lists.values())):
         return json.dumps(payload, indent=2, ensure_ascii=False)  # a NUL of its own: plainly
     text = [pieces[0]]
-    for number, piece in zip(order, pieces[1:], strict=True):
-        text += (written[number], piece)
+    for findings, piece in zip(texts, pieces[1:], strict=True):
+        text += (findings, piece)
     return "".join(text)
+
+
+def _findings_text(findings: list[dict], written: dict[int, str]) -> str:
+    """An option's findings list as ``json.dumps(indent=2)`` writes it at its depth, each row's
+    text made once (``written``, by the row's identity: the payload keeps every row alive)."""
+    if not findings:
+        return "[]"
+    rows = [written.get(id(row)) or _row_text(row, written) for row in findings]
+    return "[" + _FINDING_INDENT + ("," + _FINDING_INDENT).join(rows) + _FINDINGS_CLOSE
+
+
+def _row_text(row: dict, written: dict[int, str]) -> str:
+    text = written[id(row)] = json.dumps(row, indent=2, ensure_ascii=False).replace(
+        "\n", _FINDING_INDENT
+    )
+    return text
 
 
 def _round(value, digits):
@@ -157,16 +171,17 @@ def option_json(
 
 
 def _finding_rows(option: Option, declared, worded: dict) -> list[dict]:
+    """The option's finding rows: with nothing declared, one list for every option with the
+    same findings (the buy and rent options of one server at one site)."""
     findings = option.compliance.findings
     if declared:
         return [_finding_row(option, f, declared, worded) for f in findings]
-    rows = []
-    for finding in findings:  # nothing declared: each row is the shared one (_finding_row)
-        kept = worded.get(id(finding))
-        if kept is None or kept[0] is not finding:
-            kept = worded[id(finding)] = (finding, _shared_row(finding, worded))
-        rows.append(kept[1])
-    return rows
+    kept = worded.get(("rows", id(findings)))
+    if kept is None or kept[0] is not findings:
+        shared = worded.setdefault("shared rows", {})  # id of a finding → its row
+        rows = [shared.get(id(f)) or _shared_row(f, worded) for f in findings]
+        kept = worded[("rows", id(findings))] = (findings, rows)
+    return kept[1]
 
 
 def _finding_row(option: Option, finding, declared, worded: dict) -> dict:
@@ -175,17 +190,18 @@ def _finding_row(option: Option, finding, declared, worded: dict) -> dict:
     facts = _declared_json(option, finding.rule_id, declared)
     if facts:
         return {**_finding_json(finding, worded), "declared": facts}
-    kept = worded.get(id(finding))
-    if kept is None or kept[0] is not finding:
-        kept = worded[id(finding)] = (finding, _shared_row(finding, worded))
-    return kept[1]
+    return worded.setdefault("shared rows", {}).get(id(finding)) or _shared_row(finding, worded)
 
 
 def _shared_row(finding, worded: dict) -> dict:
     """The row of a finding with nothing declared: equal findings of other sites and servers
-    read the same, and share one row."""
+    read the same, and share one row. Kept by the finding's identity for this output (the
+    finding is kept alive with it, so that its identity is not reused)."""
     words = _finding_json(finding, worded)
-    return worded.setdefault(("row", *words.values()), {**words, "declared": []})
+    row = worded.setdefault(("row", *words.values()), {**words, "declared": []})
+    worded.setdefault("shared rows", {})[id(finding)] = row
+    worded.setdefault("kept findings", []).append(finding)
+    return row
 
 
 def _finding_json(finding, worded: dict) -> dict:
