@@ -20,6 +20,7 @@ from advisor.domain.compliance.engine import ALL_RULES_BY_ID, SharedFindings, ev
 from advisor.domain.compliance.facts import (
     ComplianceInput,
     DataCenterFacts,
+    OptionFacts,
     PolicyZoneFacts,
     VendorFacts,
 )
@@ -102,3 +103,32 @@ def test_options_with_the_same_site_facts_share_one_finding_object():
     assert all(second[r] is first[r] for r in first if ALL_RULES_BY_ID[r].reads)
     assert other["SITE-PUE"].status is Status.FAIL and first["SITE-PUE"].status is Status.PASS
     assert other["VENDOR-NETWORK"] is first["VENDOR-NETWORK"]  # the same vendor's facts
+
+
+RACKS = (
+    DataCenterFacts(key="a", max_rack_kw=20, cooling_kinds=("air",), rack_max_load_kg=900),
+    DataCenterFacts(key="b", max_rack_kw=60, cooling_kinds=("direct-liquid",)),
+    DataCenterFacts(key="c"),
+)
+LOADS = (
+    OptionFacts(server_power_max_kw=10.2, servers_per_rack=1, server_weight_kg=130),
+    OptionFacts(server_power_max_kw=10.2, server_power_typical_kw=7, servers_per_rack=4),
+    OptionFacts(),
+)
+
+
+def test_every_server_at_every_site_gets_the_report_it_gets_alone():
+    """An option reads its site's and its hardware's findings as kept parts; the rules reading
+    both (rack power, cooling, floor load) are its own."""
+    shared = SharedFindings()
+    reports = {}
+    for _ in range(2):
+        for load in LOADS:
+            for site in RACKS:
+                facts = ComplianceInput(TODAY, option=load, data_center=site, vendor=VENDOR)
+                report = evaluate(facts, shared=shared)
+                assert report == evaluate(facts)
+                reports[load, site.key] = report
+    power = {key: r.finding("SITE-RACK-POWER").status for key, r in reports.items()}
+    assert power[LOADS[0], "a"] is Status.PASS and power[LOADS[1], "a"] is Status.FAIL
+    assert power[LOADS[1], "b"] is Status.PASS and power[LOADS[2], "b"] is Status.UNKNOWN

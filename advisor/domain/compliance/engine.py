@@ -142,35 +142,22 @@ def evaluate_rule(rule: Rule, facts: ComplianceInput, params: Parameters) -> Fin
 
 
 def verdict_of(findings) -> Verdict:
-    """The worst of the findings' verdicts (``_verdict_level``), in one pass."""
+    """The worst of the findings' verdicts, in one pass: a failed veto check makes the option
+    not eligible; a veto check not known, incomplete; a warning rule or a veto check that does
+    not pass, eligible with warnings; passes and advice leave it eligible."""
     level = 0
     for finding in findings:
-        level = max(level, _verdict_level(finding))
-        if level == 3:
-            break
+        status, severity = finding.status, finding.severity
+        if status is Status.PASS or severity is Severity.ADVICE:
+            continue
+        if severity is Severity.BLOCKER and status is Status.FAIL:
+            return Verdict.NOT_ELIGIBLE
+        blocker_unknown = severity is Severity.BLOCKER and status is Status.UNKNOWN
+        level = 2 if blocker_unknown else max(level, 1)
     return _VERDICTS[level]
 
 
-def _verdict_level(finding: Finding) -> int:
-    """3: a failed veto check; 2: a veto check not known; 1: a warning rule or veto check that
-    does not pass; 0: a pass or an advice."""
-    status, severity = finding.status, finding.severity
-    if status is Status.PASS or severity is Severity.ADVICE:
-        return 0
-    if severity is Severity.BLOCKER:
-        if status is Status.FAIL:
-            return 3
-        if status is Status.UNKNOWN:
-            return 2
-    return 1
-
-
-_VERDICTS = (
-    Verdict.ELIGIBLE,
-    Verdict.ELIGIBLE_WITH_WARNINGS,
-    Verdict.INCOMPLETE,
-    Verdict.NOT_ELIGIBLE,
-)
+_VERDICTS = (Verdict.ELIGIBLE, Verdict.ELIGIBLE_WITH_WARNINGS, Verdict.INCOMPLETE)
 
 
 # The facts of an option's place (its data center, vendor and zone, or its cloud offer) and of
