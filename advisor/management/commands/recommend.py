@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
+from advisor.domain.i18n import Message
 from advisor.domain.plain import jsonable
 from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
@@ -196,12 +198,49 @@ def _finding_row(option: Option, finding, declared, worded: dict) -> dict:
 def _shared_row(finding, worded: dict) -> dict:
     """The row of a finding with nothing declared: equal findings of other sites and servers
     read the same, and share one row. Kept by the finding's identity for this output (the
-    finding is kept alive with it, so that its identity is not reused)."""
-    words = _finding_json(finding, worded)
-    row = worded.setdefault(("row", *words.values()), {**words, "declared": []})
+    finding is kept alive with it, so that its identity is not reused), and by what it says
+    (``_finding_key``: another finding that says the same is not worded again)."""
+    key = _finding_key(finding)
+    row = worded.get(key) if key is not None else None
+    if row is None:
+        words = _finding_json(finding, worded)
+        row = worded.setdefault(("row", *words.values()), {**words, "declared": []})
+        if key is not None:
+            worded[key] = row
     worded.setdefault("shared rows", {})[id(finding)] = row
     worded.setdefault("kept findings", []).append(finding)
     return row
+
+
+# Parameter types whose value says how they read (a bool is told from an int by its type);
+# floats and Decimals by their repr (-0.0 and 0.0, Decimal("1.0") and Decimal("1.00") differ).
+_READ_BY_VALUE = frozenset({str, int, bool, type(None)})
+_READ_BY_REPR = frozenset({float, Decimal})
+
+
+def _finding_key(finding) -> tuple | None:
+    """What a finding's row is made of, as a key: equal keys make the same row in any language.
+    None for a message that is not plain (a nested message, a code): it is worded each time."""
+    message = finding.message
+    if type(message) is not Message:
+        return None
+    key = [
+        "same",
+        finding.rule_id,
+        finding.status,
+        finding.severity,
+        finding.citation,
+        message.template,
+    ]
+    for name, value in message.params.items():
+        kind = type(value)
+        if kind in _READ_BY_VALUE:
+            key.append((name, kind, value))
+        elif kind in _READ_BY_REPR:
+            key.append((name, kind, repr(value)))
+        else:
+            return None
+    return tuple(key)
 
 
 def _finding_json(finding, worded: dict) -> dict:
