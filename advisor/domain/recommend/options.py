@@ -23,6 +23,7 @@ from advisor.domain.compliance.engine import (
     CLOUD_RULES,
     ComplianceReport,
     SharedFindings,
+    Verdict,
     evaluate,
     rule_name,
     verdict_of,
@@ -547,6 +548,10 @@ def with_required(report: ComplianceReport, procurement: Procurement) -> Complia
 
 
 def _compliance_reasons(report: ComplianceReport, procurement: Procurement) -> list:
+    """The failed veto checks (only a report found not eligible has one) and the required
+    qualifications not shown (only when the buyer requires some)."""
+    if report.verdict is not Verdict.NOT_ELIGIBLE and not procurement.required_rules:
+        return []
     blocked = [f for f in report.findings if f.is_failed_blocker]
     reasons = [
         (
