@@ -196,9 +196,10 @@ class SharedFindings:
     evaluated once: a recommendation over every site checks each site once, not once per
     server. The findings of a side's rules (``SITE_FACTS``, ``HARDWARE_FACTS``) are kept
     together, so an option looks up its site's and its hardware's at once and evaluates only
-    the rules that read both (rack power, cooling, floor load). Facts are told apart by
-    identity, and kept alive here so that an identity is never reused while the memory lives;
-    it lives for one recommendation.
+    the rules that read both (rack power, cooling, floor load), whose findings are shared by
+    the values they compare (``Rule.reads_values``). Facts are told apart by identity, and kept
+    alive here so that an identity is never reused while the memory lives; it lives for one
+    recommendation.
     """
 
     def __init__(self):
@@ -206,6 +207,7 @@ class SharedFindings:
         self._sides: dict[int, tuple] = {}
         self._buckets: dict[tuple, dict[str, Finding]] = {}
         self._parts: dict[tuple, tuple[Finding, ...]] = {}
+        self._valued: dict[tuple, Finding] = {}
         self._kept: list = []
 
     def findings(
@@ -259,11 +261,23 @@ class SharedFindings:
             bucket = buckets[index]
             finding = bucket.get(rule.id) if bucket is not None else None
             if finding is None:
-                finding = evaluate_rule(rule, facts, params)
+                finding = self._by_values(rule, facts, params)
                 if bucket is not None:
                     bucket[rule.id] = finding
             found.append(finding)
         return tuple(found)
+
+    def _by_values(self, rule: Rule, facts: ComplianceInput, params: Parameters) -> Finding:
+        """The rule's finding, shared with every option whose ``reads_values`` are equal (the
+        rack rules: many server × site pairs compare the same figures)."""
+        if rule.reads_values is None:
+            return evaluate_rule(rule, facts, params)
+        key = (rule.id, id(params), rule.reads_values(facts))
+        finding = self._valued.get(key)
+        if finding is None:
+            finding = self._valued[key] = evaluate_rule(rule, facts, params)
+            self._kept.append(params)
+        return finding
 
     def _plan(self, rules: tuple[Rule, ...]) -> tuple:
         """The distinct ``reads`` of ``rules``, each rule with the index of its own, and every
