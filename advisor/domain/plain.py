@@ -23,10 +23,17 @@ def jsonable(value):
     # The other common exact types, before the checks below (which they would pass the same way)
     if kind is Decimal:
         return str(value)
-    if kind is dict:
-        return {str(k): jsonable(v) for k, v in value.items()}
+    if kind is dict:  # plain leaves and Decimals without a call (what jsonable makes of them)
+        return {
+            (k if type(k) is str else str(k)): (
+                v if type(v) in _PLAIN else str(v) if type(v) is Decimal else jsonable(v)
+            )
+            for k, v in value.items()
+        }
     if kind is list or kind is tuple:
-        return [jsonable(v) for v in value]
+        return [
+            v if type(v) in _PLAIN else str(v) if type(v) is Decimal else jsonable(v) for v in value
+        ]
     if kind is float:
         return None if value != value else value  # NaN never reaches a brief
     if isinstance(value, Message):

@@ -8,7 +8,10 @@ from django.utils import translation
 
 from advisor.brief.models import Brief
 from advisor.brief.verification import verify_upload
-from advisor.management.commands.recommend import json_text, recommendation_json
+from advisor.domain.compliance.base import Area, Finding, Severity, Status
+from advisor.domain.i18n import Code, Message
+from advisor.management.commands.recommend import _shared_row, json_text, recommendation_json
+from advisor.presentation.text import render_text
 from advisor.recommendation.run import run_recommendation
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.briefs import make_pki, signing_settings
@@ -84,7 +87,8 @@ def test_recommend_json_has_the_documented_keys(scenario_file):
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_recommend_json_text_is_json_dumps_indented(language):
     """``json_text`` writes each shared finding row once (issue 34); the text is byte for byte
-    what ``json.dumps(indent=2)`` writes, with declared facts and with a NUL of its own too."""
+    what ``json.dumps(indent=2)`` writes, with declared facts, with a NUL of its own, with no
+    finding and with a list of rows two options share."""
     site = {"data_centers": ["example-guian", "jianmi-guiyang"]}
     declared = {"jianmi-guiyang": {"ups_minutes": {"value": 12, "evidence": "UPS test report"}}}
     run_ = run_recommendation({**SCENARIO, "site": site, "declared": declared})
@@ -95,6 +99,35 @@ def test_recommend_json_text_is_json_dumps_indented(language):
     first = payload["options"][0]
     nul = {**payload, "options": [{**first, "findings": [{"message": "\x00"}]}]}
     assert json_text(nul) == json.dumps(nul, indent=2, ensure_ascii=False)
+    # Options with no finding, and two options holding the very same list of rows.
+    rows = first["findings"]
+    shared = {**payload, "options": [{**first, "findings": []}, first, {**first, "findings": rows}]}
+    assert json_text(shared) == json.dumps(shared, indent=2, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_findings_that_say_the_same_share_a_row_and_others_keep_their_own(language):
+    """A row is worded once for the findings that say the same (issue 34): a value of another
+    type or precision reads as its own (1, True, 1.0, -0.0, Decimal 1.0 and 1.00)."""
+    values = (1, 1, True, 1.0, -0.0, 0.0, Decimal("1.0"), Decimal("1.00"), Code("cooling", "air"))
+    findings = [
+        Finding(
+            rule_id="SITE-RACK-POWER",
+            area=Area.SITE,
+            title="t",
+            explanation="e",
+            citation="c",
+            severity=Severity.BLOCKER,
+            status=Status.PASS,
+            message=Message("{full} kW per rack at full load", {"full": value}),
+        )
+        for value in values
+    ]
+    worded = {}
+    with translation.override(language):
+        rows = [_shared_row(finding, worded) for finding in findings]
+        assert [row["message"] for row in rows] == [render_text(f.message) for f in findings]
+    assert rows[0] is rows[1]
 
 
 def test_recommend_table_in_chinese(scenario_file):

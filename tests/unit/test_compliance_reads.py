@@ -20,6 +20,7 @@ from advisor.domain.compliance.engine import ALL_RULES_BY_ID, SharedFindings, ev
 from advisor.domain.compliance.facts import (
     ComplianceInput,
     DataCenterFacts,
+    OptionFacts,
     PolicyZoneFacts,
     VendorFacts,
 )
@@ -102,3 +103,57 @@ def test_options_with_the_same_site_facts_share_one_finding_object():
     assert all(second[r] is first[r] for r in first if ALL_RULES_BY_ID[r].reads)
     assert other["SITE-PUE"].status is Status.FAIL and first["SITE-PUE"].status is Status.PASS
     assert other["VENDOR-NETWORK"] is first["VENDOR-NETWORK"]  # the same vendor's facts
+
+
+RACKS = (
+    DataCenterFacts(key="a", max_rack_kw=20, cooling_kinds=("air",), rack_max_load_kg=900),
+    DataCenterFacts(key="b", max_rack_kw=60, cooling_kinds=("direct-liquid",)),
+    DataCenterFacts(key="c"),
+    DataCenterFacts(key="d", max_rack_kw=20.0, cooling_kinds=("air",), rack_max_load_kg=100),
+)
+LOADS = (
+    OptionFacts(server_power_max_kw=10.2, servers_per_rack=1, server_weight_kg=130),
+    OptionFacts(server_power_max_kw=10.2, server_power_typical_kw=7, servers_per_rack=4),
+    OptionFacts(),
+    OptionFacts(server_power_max_kw=10.2, servers_per_rack=1, server_weight_kg=230),
+)
+
+
+def test_every_server_at_every_site_gets_the_report_it_gets_alone():
+    """An option reads its site's and its hardware's findings as kept parts; the rules reading
+    both (rack power, cooling, floor load) are its own."""
+    shared = SharedFindings()
+    reports = {}
+    for _ in range(2):
+        for load in LOADS:
+            for site in RACKS:
+                facts = ComplianceInput(TODAY, option=load, data_center=site, vendor=VENDOR)
+                report = evaluate(facts, shared=shared)
+                assert report == evaluate(facts)
+                reports[load, site.key] = report
+    power = {key: r.finding("SITE-RACK-POWER").status for key, r in reports.items()}
+    assert power[LOADS[0], "a"] is Status.PASS and power[LOADS[1], "a"] is Status.FAIL
+    assert power[LOADS[1], "b"] is Status.PASS and power[LOADS[2], "b"] is Status.UNKNOWN
+    # Pairs that compare the same figures share the rack rules' findings (Rule.reads_values);
+    # a figure of its own (another weight, another rated load) gets its own.
+    same, heavier = reports[LOADS[0], "a"], reports[LOADS[3], "a"]
+    assert same.finding("SITE-RACK-POWER") is heavier.finding("SITE-RACK-POWER")
+    assert same.finding("SITE-RACK-COOLING") is heavier.finding("SITE-RACK-COOLING")
+    assert same.finding("SITE-FLOOR-LOAD") != heavier.finding("SITE-FLOOR-LOAD")
+    assert same.finding("SITE-FLOOR-LOAD") != reports[LOADS[0], "d"].finding("SITE-FLOOR-LOAD")
+
+
+@pytest.mark.parametrize(
+    "rule_id", [r for r in sorted(ALL_RULES_BY_ID) if ALL_RULES_BY_ID[r].reads_values]
+)
+def test_equal_values_read_give_equal_findings(rule_id):
+    """A rule's ``reads_values`` hold everything its outcome depends on: across every pair of
+    the racks and loads above, equal values give equal findings."""
+    rule = ALL_RULES_BY_ID[rule_id]
+    by_values = {}
+    for load in LOADS:
+        for site in RACKS:
+            facts = ComplianceInput(TODAY, option=load, data_center=site, vendor=VENDOR)
+            finding = evaluate(facts).finding(rule_id)
+            assert by_values.setdefault(rule.reads_values(facts), finding) == finding
+    assert len(by_values) > 2

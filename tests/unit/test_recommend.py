@@ -26,6 +26,7 @@ from advisor.domain.recommend import (
     recommend,
     size_hardware,
 )
+from advisor.domain.recommend.options import Sizings
 from advisor.domain.scenario import load_scenario
 
 TODAY = date(2026, 11, 29)
@@ -173,6 +174,20 @@ def test_deadline_adds_servers_until_met():
     )
     assert rushed.servers > relaxed.servers
     assert rushed.time.time_to_train_hours <= deadline
+
+
+def test_the_sizings_a_recommendation_keeps_are_the_sizings_made_alone():
+    """One ``Sizings`` for every hardware (and the deadline's extra servers): each sizing is the
+    one made without it, and the same request is answered by the same result."""
+    slow = scenario(dataset_tokens=2_000_000_000, epochs=3)
+    sizings = Sizings(slow)
+    pairs = [("dgx-h100", "nvidia-hopper"), ("hgx-a100-80gb-8gpu", "nvidia-ampere")]
+    for procurement in (Procurement(), Procurement(deadline_hours=50)):
+        for server, accelerator in pairs:
+            candidate = hardware(server, accelerator)
+            kept = size_hardware(slow, candidate, procurement, sizings)
+            assert kept == size_hardware(slow, candidate, procurement)
+            assert size_hardware(slow, candidate, procurement, sizings) is kept
 
 
 def test_option_that_does_not_fit_stays_with_the_reason():

@@ -98,6 +98,10 @@ class Rule:
     # The ComplianceInput fields the rule reads (a test checks them against its code): options
     # that share these facts share the finding (engine.SharedFindings). Empty: never shared.
     reads: tuple[str, ...] = ()
+    # For a rule reading facts of both the site and the hardware: the values among them its
+    # outcome depends on (with the parameters), as a hashable tuple; options whose values are
+    # equal share the finding (a test checks it against the rule's outcomes). None: by reads.
+    reads_values: Callable | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)

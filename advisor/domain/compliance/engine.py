@@ -9,7 +9,6 @@ only warns; otherwise *eligible*. Advice rules are reported but never change the
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
@@ -53,6 +52,9 @@ def rule_name(rule_id: str) -> Message:
     return Message(title) if title else Message("{rule}", {"rule": rule_id})
 
 
+_STATUS_NAMES = tuple(str(status) for status in Status)
+
+
 class Verdict(StrEnum):
     ELIGIBLE = "eligible"
     ELIGIBLE_WITH_WARNINGS = "eligible-with-warnings"
@@ -85,8 +87,10 @@ class ComplianceReport:
     def _counted(self) -> dict[str, int]:
         """``counts``, counted once per report (rankings and rows read it for every option);
         ``counts`` hands out copies."""
-        counted = Counter(finding.status for finding in self.findings)
-        return {str(status): counted.get(status, 0) for status in Status}
+        counted = dict.fromkeys(_STATUS_NAMES, 0)
+        for finding in self.findings:
+            counted[finding.status] += 1  # a Status is the str it names
+        return counted
 
     @property
     def failed_blockers(self) -> tuple[Finding, ...]:
@@ -138,17 +142,49 @@ def evaluate_rule(rule: Rule, facts: ComplianceInput, params: Parameters) -> Fin
 
 
 def verdict_of(findings) -> Verdict:
-    findings = tuple(findings)
-    if any(finding.is_failed_blocker for finding in findings):
-        return Verdict.NOT_ELIGIBLE
-    if any(f.severity is Severity.BLOCKER and f.status is Status.UNKNOWN for f in findings):
-        return Verdict.INCOMPLETE
-    if any(
-        finding.status is not Status.PASS and finding.severity is not Severity.ADVICE
-        for finding in findings
-    ):
-        return Verdict.ELIGIBLE_WITH_WARNINGS
-    return Verdict.ELIGIBLE
+    """The worst of the findings' verdicts, in one pass: a failed veto check makes the option
+    not eligible; a veto check not known, incomplete; a warning rule or a veto check that does
+    not pass, eligible with warnings; passes and advice leave it eligible."""
+    level = 0
+    for finding in findings:
+        status, severity = finding.status, finding.severity
+        if status is Status.PASS or severity is Severity.ADVICE:
+            continue
+        if severity is Severity.BLOCKER and status is Status.FAIL:
+            return Verdict.NOT_ELIGIBLE
+        blocker_unknown = severity is Severity.BLOCKER and status is Status.UNKNOWN
+        level = 2 if blocker_unknown else max(level, 1)
+    return _VERDICTS[level]
+
+
+_VERDICTS = (Verdict.ELIGIBLE, Verdict.ELIGIBLE_WITH_WARNINGS, Verdict.INCOMPLETE)
+
+
+# The facts of an option's place (its data center, vendor and zone, or its cloud offer) and of
+# its hardware (the server, its sizing, the accelerator, the buyer's requirement for it); the
+# day belongs to both. A rule reading only one side's facts gives every option on that side
+# the same finding.
+SITE_FACTS = frozenset({"today", "data_center", "vendor", "zone", "cloud"})
+HARDWARE_FACTS = frozenset({"today", "option", "server", "accelerator", "availability", "buyer"})
+
+
+@dataclass(frozen=True)
+class _Side:
+    """Rules of one side (``SITE_FACTS``, ``HARDWARE_FACTS``) in rule order and every fact
+    name they read; ``kept``: False for the rules evaluated for each option (those reading
+    facts of both sides, or declaring no reads)."""
+
+    rules: tuple[Rule, ...]
+    names: tuple[str, ...]
+    kept: bool
+
+
+def _side_of(rule: Rule) -> int:
+    if rule.reads and SITE_FACTS.issuperset(rule.reads):
+        return 0
+    if rule.reads and HARDWARE_FACTS.issuperset(rule.reads):
+        return 1
+    return 2
 
 
 class SharedFindings:
@@ -158,18 +194,64 @@ class SharedFindings:
     server rule the server and the sizing. Options built from the same fact objects (every
     server at one site shares the site's; every site shares a server's) get the same finding,
     evaluated once: a recommendation over every site checks each site once, not once per
-    server. Facts are told apart by identity, and kept alive here so that an identity is never
-    reused while the memory lives; it lives for one recommendation.
+    server. The findings of a side's rules (``SITE_FACTS``, ``HARDWARE_FACTS``) are kept
+    together, so an option looks up its site's and its hardware's at once and evaluates only
+    the rules that read both (rack power, cooling, floor load), whose findings are shared by
+    the values they compare (``Rule.reads_values``). Facts are told apart by identity, and kept
+    alive here so that an identity is never reused while the memory lives; it lives for one
+    recommendation.
     """
 
     def __init__(self):
         self._plans: dict[int, tuple] = {}
+        self._sides: dict[int, tuple] = {}
         self._buckets: dict[tuple, dict[str, Finding]] = {}
+        self._parts: dict[tuple, tuple[Finding, ...]] = {}
+        self._valued: dict[tuple, Finding] = {}
         self._kept: list = []
 
     def findings(
         self, rules: tuple[Rule, ...], facts: ComplianceInput, params: Parameters
     ) -> tuple[Finding, ...]:
+        sides, order = self._sides_of(rules)
+        parts = [self._part(side, facts, params) for side in sides]
+        return tuple([parts[side][index] for side, index in order])
+
+    def _sides_of(self, rules: tuple[Rule, ...]) -> tuple:
+        """``rules`` split by side, and each rule's place: (side, index within the side)."""
+        kept = self._sides.get(id(rules))
+        if kept is None:
+            grouped: list[list[Rule]] = [[], [], []]
+            order = []
+            for rule in rules:
+                side = _side_of(rule)
+                order.append((side, len(grouped[side])))
+                grouped[side].append(rule)
+            sides = tuple(
+                _Side(tuple(group), tuple(dict.fromkeys(n for r in group for n in r.reads)), whole)
+                for group, whole in zip(grouped, (True, True, False), strict=True)
+            )
+            kept = self._sides[id(rules)] = (rules, sides, tuple(order))
+        return kept[1], kept[2]
+
+    def _part(self, side: _Side, facts: ComplianceInput, params: Parameters) -> tuple:
+        """The findings of ``side``'s rules for these facts: kept per side's facts when the
+        side is kept, else evaluated for this option (sharing single rules' findings)."""
+        if not side.kept:
+            return self._evaluate(side.rules, facts, params)
+        values = tuple([getattr(facts, name) for name in side.names])
+        key = (id(side), id(params), *[id(value) for value in values])
+        found = self._parts.get(key)
+        if found is None:
+            found = self._parts[key] = self._evaluate(side.rules, facts, params)
+            self._kept.append((side, params, values))
+        return found
+
+    def _evaluate(
+        self, rules: tuple[Rule, ...], facts: ComplianceInput, params: Parameters
+    ) -> tuple[Finding, ...]:
+        if not rules:
+            return ()
         signatures, plan, names = self._plan(rules)
         values = {name: getattr(facts, name) for name in names}  # each fact read once
         ids = {name: id(value) for name, value in values.items()}
@@ -179,11 +261,23 @@ class SharedFindings:
             bucket = buckets[index]
             finding = bucket.get(rule.id) if bucket is not None else None
             if finding is None:
-                finding = evaluate_rule(rule, facts, params)
+                finding = self._by_values(rule, facts, params)
                 if bucket is not None:
                     bucket[rule.id] = finding
             found.append(finding)
         return tuple(found)
+
+    def _by_values(self, rule: Rule, facts: ComplianceInput, params: Parameters) -> Finding:
+        """The rule's finding, shared with every option whose ``reads_values`` are equal (the
+        rack rules: many server × site pairs compare the same figures)."""
+        if rule.reads_values is None:
+            return evaluate_rule(rule, facts, params)
+        key = (rule.id, id(params), rule.reads_values(facts))
+        finding = self._valued.get(key)
+        if finding is None:
+            finding = self._valued[key] = evaluate_rule(rule, facts, params)
+            self._kept.append(params)
+        return finding
 
     def _plan(self, rules: tuple[Rule, ...]) -> tuple:
         """The distinct ``reads`` of ``rules``, each rule with the index of its own, and every

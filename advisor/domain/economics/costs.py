@@ -24,6 +24,7 @@ Pure Python, exact ``Decimal`` CNY.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
@@ -180,6 +181,7 @@ RESALE_KEPT_PER_YEAR = Decimal("0.77")
 RESALE_MAX = Decimal("0.65")
 
 
+@functools.lru_cache(maxsize=256)
 def default_resale_pct(years: Decimal) -> Decimal:
     """Per cent of the purchase price a used server fetches after ``years``: 30 % at three
     years, 23 % less for each further year (and more for each year less), at most 65 %."""

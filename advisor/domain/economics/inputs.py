@@ -298,10 +298,13 @@ _GROUP_OF = {
     "cloud_cny_per_gpu_hour": "prices",
 }
 _INTEGER_FIELDS = {"horizon_years", "rack_units_per_rack"}
+_NO_OVERRIDES = Overrides()
 
 
 def apply_overrides(inputs: EconomicsInputs, overrides: Overrides) -> EconomicsInputs:
     """A copy of ``inputs`` with the buyer's figures in place, each marked as theirs."""
+    if overrides == _NO_OVERRIDES:
+        return inputs  # no figure of the buyer's (most options): the same inputs, unread
     changes: dict[str, dict] = {"load": {}, "site": {}, "prices": {}, "assumptions": {}}
     provenance = dict(inputs.provenance)
     for item in fields(Overrides):

@@ -23,6 +23,7 @@ from advisor.domain.compliance.engine import (
     CLOUD_RULES,
     ComplianceReport,
     SharedFindings,
+    Verdict,
     evaluate,
     rule_name,
     verdict_of,
@@ -310,6 +311,28 @@ RANKING_LABELS = {
 # --- Sizing one hardware choice --------------------------------------------------------------
 
 
+class Sizings:
+    """The sizings of one scenario, each made once per accelerator, GPU count and server: the
+    hosted option and the cloud offers of one hardware ask for the same ones, and every sizing
+    shares one placement search (its layouts and memory per GPU count). Accelerators and servers
+    are told apart by identity and kept alive here; it lives for one recommendation."""
+
+    def __init__(self, scenario: Scenario):
+        self.scenario = scenario
+        self.search = PlacementSearch(scenario)
+        self._made: dict[tuple, SizingResult] = {}
+        self._kept: list = []
+
+    def size(self, accelerator: AcceleratorSpec, gpus: int, server: ServerSpec) -> SizingResult:
+        key = (id(accelerator), gpus, id(server))
+        result = self._made.get(key)
+        if result is None:
+            result = size(self.scenario, accelerator, gpus, server, search=self.search)
+            self._made[key] = result
+            self._kept.append((accelerator, server))
+        return result
+
+
 def _servers_needed(search: PlacementSearch, hardware: HardwareCandidate, max_servers: int):
     per_server = hardware.server.gpu_count
     fewest = search.fewest_gpus(
@@ -319,18 +342,23 @@ def _servers_needed(search: PlacementSearch, hardware: HardwareCandidate, max_se
 
 
 def size_hardware(
-    scenario: Scenario, hardware: HardwareCandidate, procurement: Procurement
+    scenario: Scenario,
+    hardware: HardwareCandidate,
+    procurement: Procurement,
+    sizings: Sizings | None = None,
 ) -> SizingResult:
-    """The whole-server sizing: fewest servers that hold the job, more if the deadline needs."""
-    search = PlacementSearch(scenario)
-    per_server = hardware.server.gpu_count
-    servers = _servers_needed(search, hardware, procurement.max_servers)
+    """The whole-server sizing: fewest servers that hold the job, more if the deadline needs.
+    ``sizings``: the recommendation's (``Sizings`` of this scenario), else one is made."""
+    sizings = sizings or Sizings(scenario)
+    accelerator, server = hardware.accelerator, hardware.server
+    per_server = server.gpu_count
+    servers = _servers_needed(sizings.search, hardware, procurement.max_servers)
     if servers is None:  # does not fit even on the largest cluster considered: show why
-        return size(scenario, hardware.accelerator, per_server, hardware.server)
-    result = size(scenario, hardware.accelerator, servers * per_server, hardware.server)
+        return sizings.size(accelerator, per_server, server)
+    result = sizings.size(accelerator, servers * per_server, server)
     while _misses_deadline(result, procurement) and servers < procurement.max_servers:
         servers += 1
-        faster = size(scenario, hardware.accelerator, servers * per_server, hardware.server)
+        faster = sizings.size(accelerator, servers * per_server, server)
         if not faster.fits:
             break
         result = faster
@@ -520,6 +548,10 @@ def with_required(report: ComplianceReport, procurement: Procurement) -> Complia
 
 
 def _compliance_reasons(report: ComplianceReport, procurement: Procurement) -> list:
+    """The failed veto checks (only a report found not eligible has one) and the required
+    qualifications not shown (only when the buyer requires some)."""
+    if report.verdict is not Verdict.NOT_ELIGIBLE and not procurement.required_rules:
+        return []
     blocked = [f for f in report.findings if f.is_failed_blocker]
     reasons = [
         (
@@ -735,13 +767,14 @@ def recommend(
     """Every hardware × site option for ``scenario``, ranked; non-qualifying ones kept.
 
     Each site's checks are made once for all servers there, each server's once for all sites
-    (``SharedFindings``), each server is sized once."""
+    (``SharedFindings``), each sizing is made once (``Sizings``)."""
     options = []
     hosted = "buy" in procurement.modes or "rent" in procurement.modes
     shared = SharedFindings()
+    sizings = Sizings(scenario)
     for candidate in hardware:
         if hosted and sites:
-            result = size_hardware(scenario, candidate, procurement)
+            result = size_hardware(scenario, candidate, procurement, sizings)
             facts, load = option_facts(result), server_load(result)
             for site in sites:
                 options += site_options(
@@ -755,7 +788,9 @@ def recommend(
                     option=facts,
                     load=load,
                 )
-        options += cloud_options(scenario, candidate, procurement, today, params, shared=shared)
+        options += cloud_options(
+            scenario, candidate, procurement, today, params, shared=shared, sizings=sizings
+        )
     return rank(options, procurement)
 
 
@@ -763,7 +798,11 @@ def recommend(
 
 
 def size_instances(
-    scenario: Scenario, hardware: HardwareCandidate, sizes: tuple[int, ...], procurement
+    scenario: Scenario,
+    hardware: HardwareCandidate,
+    sizes: tuple[int, ...],
+    procurement,
+    sizings: Sizings | None = None,
 ) -> tuple[SizingResult, int, bool]:
     """The smallest instance sold that holds the job (the next sizes up when the deadline needs
     them): ``(sizing, GPUs per instance, fits an instance)``.
@@ -772,17 +811,18 @@ def size_instances(
     (NVLink, HCCS), separate instances share none and the catalog states no network between
     them, so a job that needs more GPUs than the largest instance is sold with does not fit
     (its sizing on the largest instance is returned to say why). Without sizes (the offer does
-    not say), whole servers.
+    not say), whole servers. ``sizings``: the recommendation's, else one is made.
     """
+    sizings = sizings or Sizings(scenario)
     per_server = hardware.server.gpu_count
     sizes = tuple(sorted(set(sizes))) or (per_server,)
-    fewest = PlacementSearch(scenario).fewest_gpus(
+    fewest = sizings.search.fewest_gpus(
         hardware.accelerator, server=hardware.server, max_gpus=max(sizes)
     )
     best = None
     if fewest is not None:
         for gpus in (k for k in sizes if k >= fewest.layout.gpus):
-            result = size(scenario, hardware.accelerator, gpus, hardware.server)
+            result = sizings.size(hardware.accelerator, gpus, hardware.server)
             if not result.fits:
                 continue
             best = best or (result, gpus)
@@ -791,7 +831,7 @@ def size_instances(
                 break
     if best is None:
         largest = max(sizes)
-        return size(scenario, hardware.accelerator, largest, hardware.server), largest, False
+        return sizings.size(hardware.accelerator, largest, hardware.server), largest, False
     return best[0], best[1], True
 
 
@@ -849,9 +889,10 @@ def build_cloud_option(
     today: date,
     params: Parameters,
     shared: SharedFindings | None = None,
+    sizings: Sizings | None = None,
 ) -> Option:
     result, per_instance, fits = size_instances(
-        scenario, hardware, cloud.instance_gpus, procurement
+        scenario, hardware, cloud.instance_gpus, procurement, sizings
     )
     site = _cloud_site(cloud)
     facts = ComplianceInput(
@@ -926,11 +967,12 @@ def cloud_options(
     today: date,
     params: Parameters,
     shared: SharedFindings | None = None,
+    sizings: Sizings | None = None,
 ) -> list[Option]:
     """One option per cloud offer of this hardware, when the buyer considers the cloud."""
     if "cloud" not in procurement.modes:
         return []
     return [
-        build_cloud_option(scenario, hardware, cloud, procurement, today, params, shared)
+        build_cloud_option(scenario, hardware, cloud, procurement, today, params, shared, sizings)
         for cloud in hardware.clouds
     ]

@@ -203,6 +203,7 @@ def size(
     server: ServerSpec | None = None,
     *,
     allow_offload: bool = False,
+    search: PlacementSearch | None = None,
 ) -> SizingResult:
     """Size ``scenario`` on ``accelerator``: on ``gpus`` GPUs when given, else the scenario's.
 
@@ -210,12 +211,14 @@ def size(
     generic 8-GPU server is assumed and said so. Without an accelerator (the format allows
     ``hardware.accelerator: null``, e.g. "fits in an N GB card" claims) the result gives the
     memory per GPU for the stated count and layout only: ``fits`` is ``None`` and there are no
-    time, power or network figures.
+    time, power or network figures. ``search``: a ``PlacementSearch`` of this very scenario and
+    ``allow_offload`` that the caller keeps for several sizings (its layouts are kept per GPU
+    count); else one is made.
     """
     if accelerator is None:
         return _size_without_accelerator(scenario, gpus)
     per_server = server.gpu_count if server is not None else DEFAULT_GPUS_PER_SERVER
-    search = PlacementSearch(scenario, allow_offload=allow_offload)
+    search = search or PlacementSearch(scenario, allow_offload=allow_offload)
     layout = _layout_for_gpus(
         scenario, search, gpus or scenario.hardware.count, accelerator, per_server
     )

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
+from advisor.domain.i18n import Message
 from advisor.domain.plain import jsonable
 from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
@@ -67,42 +69,56 @@ def recommendation_json(run) -> dict:
     }
 
 
-# A finding row stands in the document as this string until the text is put together; the
-# words and keys of a recommendation hold no NUL (checked: a text that does is written plainly).
+# An option's finding rows stand in the document as this string until the text is put
+# together; the words and keys of a recommendation hold no NUL (checked: a text that does is
+# written plainly).
 _HOLE = "\x00"
 _HOLE_TEXT = '"\\u0000"'  # the hole as json.dumps writes it
 _FINDING_INDENT = "\n" + " " * 8  # a finding row's depth: document, options, option, findings
+_FINDINGS_CLOSE = "\n" + " " * 6 + "]"  # the end of an option's findings list
 
 
 def json_text(payload: dict) -> str:
     """``json.dumps(payload, indent=2, ensure_ascii=False)``, the same text, with each finding
-    row that options share (``_finding_row``) encoded once: they are most of the text (9,251
-    rows, 92 distinct, ~80 % of the 5.7 MB of the 32B every-site document)."""
-    numbers: dict[int, int] = {}  # id of a row → its place in ``rows``
-    rows = []
-    order = []  # the rows in the order the text holds their holes
+    row that options share (``_finding_row``) encoded once and each option's list of rows put
+    together from those: they are most of the text (9,251 rows, 92 distinct, ~80 % of the
+    5.7 MB of the 32B every-site document)."""
+    written: dict[int, str] = {}  # id of a row → its text, indented as a finding row
+    lists: dict[int, str] = {}  # id of a findings list → its text
+    texts = []  # each option's findings, in the order of the holes
     options = []
     for option in payload["options"]:
         findings = option["findings"]
-        for row in findings:
-            number = numbers.get(id(row))
-            if number is None:
-                number = numbers[id(row)] = len(rows)
-                rows.append(row)
-            order.append(number)
-        options.append({**option, "findings": [_HOLE] * len(findings)})
+        text = lists.get(id(findings))
+        if text is None:
+            text = lists[id(findings)] = _findings_text(findings, written)
+        texts.append(text)
+        options.append({**option, "findings": _HOLE})
     pieces = json.dumps({**payload, "options": options}, indent=2, ensure_ascii=False).split(
         _HOLE_TEXT
     )
-    written = [
-        json.dumps(row, indent=2, ensure_ascii=False).replace("\n", _FINDING_INDENT) for row in rows
-    ]
-    if len(pieces) != len(order) + 1 or any("\\u0000" in p for p in (*pieces, *written)):
+    if len(pieces) != len(texts) + 1 or any("\\u0000" in p for p in (*pieces, *lists.values())):
         return json.dumps(payload, indent=2, ensure_ascii=False)  # a NUL of its own: plainly
     text = [pieces[0]]
-    for number, piece in zip(order, pieces[1:], strict=True):
-        text += (written[number], piece)
+    for findings, piece in zip(texts, pieces[1:], strict=True):
+        text += (findings, piece)
     return "".join(text)
+
+
+def _findings_text(findings: list[dict], written: dict[int, str]) -> str:
+    """An option's findings list as ``json.dumps(indent=2)`` writes it at its depth, each row's
+    text made once (``written``, by the row's identity: the payload keeps every row alive)."""
+    if not findings:
+        return "[]"
+    rows = [written.get(id(row)) or _row_text(row, written) for row in findings]
+    return "[" + _FINDING_INDENT + ("," + _FINDING_INDENT).join(rows) + _FINDINGS_CLOSE
+
+
+def _row_text(row: dict, written: dict[int, str]) -> str:
+    text = written[id(row)] = json.dumps(row, indent=2, ensure_ascii=False).replace(
+        "\n", _FINDING_INDENT
+    )
+    return text
 
 
 def _round(value, digits):
@@ -157,16 +173,17 @@ def option_json(
 
 
 def _finding_rows(option: Option, declared, worded: dict) -> list[dict]:
+    """The option's finding rows: with nothing declared, one list for every option with the
+    same findings (the buy and rent options of one server at one site)."""
     findings = option.compliance.findings
     if declared:
         return [_finding_row(option, f, declared, worded) for f in findings]
-    rows = []
-    for finding in findings:  # nothing declared: each row is the shared one (_finding_row)
-        kept = worded.get(id(finding))
-        if kept is None or kept[0] is not finding:
-            kept = worded[id(finding)] = (finding, _shared_row(finding, worded))
-        rows.append(kept[1])
-    return rows
+    kept = worded.get(("rows", id(findings)))
+    if kept is None or kept[0] is not findings:
+        shared = worded.setdefault("shared rows", {})  # id of a finding → its row
+        rows = [shared.get(id(f)) or _shared_row(f, worded) for f in findings]
+        kept = worded[("rows", id(findings))] = (findings, rows)
+    return kept[1]
 
 
 def _finding_row(option: Option, finding, declared, worded: dict) -> dict:
@@ -175,17 +192,55 @@ def _finding_row(option: Option, finding, declared, worded: dict) -> dict:
     facts = _declared_json(option, finding.rule_id, declared)
     if facts:
         return {**_finding_json(finding, worded), "declared": facts}
-    kept = worded.get(id(finding))
-    if kept is None or kept[0] is not finding:
-        kept = worded[id(finding)] = (finding, _shared_row(finding, worded))
-    return kept[1]
+    return worded.setdefault("shared rows", {}).get(id(finding)) or _shared_row(finding, worded)
 
 
 def _shared_row(finding, worded: dict) -> dict:
     """The row of a finding with nothing declared: equal findings of other sites and servers
-    read the same, and share one row."""
-    words = _finding_json(finding, worded)
-    return worded.setdefault(("row", *words.values()), {**words, "declared": []})
+    read the same, and share one row. Kept by the finding's identity for this output (the
+    finding is kept alive with it, so that its identity is not reused), and by what it says
+    (``_finding_key``: another finding that says the same is not worded again)."""
+    key = _finding_key(finding)
+    row = worded.get(key) if key is not None else None
+    if row is None:
+        words = _finding_json(finding, worded)
+        row = worded.setdefault(("row", *words.values()), {**words, "declared": []})
+        if key is not None:
+            worded[key] = row
+    worded.setdefault("shared rows", {})[id(finding)] = row
+    worded.setdefault("kept findings", []).append(finding)
+    return row
+
+
+# Parameter types whose value says how they read (a bool is told from an int by its type);
+# floats and Decimals by their repr (-0.0 and 0.0, Decimal("1.0") and Decimal("1.00") differ).
+_READ_BY_VALUE = frozenset({str, int, bool, type(None)})
+_READ_BY_REPR = frozenset({float, Decimal})
+
+
+def _finding_key(finding) -> tuple | None:
+    """What a finding's row is made of, as a key: equal keys make the same row in any language.
+    None for a message that is not plain (a nested message, a code): it is worded each time."""
+    message = finding.message
+    if type(message) is not Message:
+        return None
+    key = [
+        "same",
+        finding.rule_id,
+        finding.status,
+        finding.severity,
+        finding.citation,
+        message.template,
+    ]
+    for name, value in message.params.items():
+        kind = type(value)
+        if kind in _READ_BY_VALUE:
+            key.append((name, kind, value))
+        elif kind in _READ_BY_REPR:
+            key.append((name, kind, repr(value)))
+        else:
+            return None
+    return tuple(key)
 
 
 def _finding_json(finding, worded: dict) -> dict:

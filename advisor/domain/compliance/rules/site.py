@@ -348,6 +348,36 @@ def pue(facts: ComplianceInput, params: Parameters):
     )
 
 
+# --- The values the rack rules read (Rule.reads_values) ---------------------------------------
+
+
+def _typed(*values) -> tuple:
+    """Each value with its type (an int and an equal float or bool are told apart)."""
+    return tuple((type(value), value) for value in values)
+
+
+def rack_power_values(facts: ComplianceInput) -> tuple:
+    option = facts.option
+    return _typed(
+        option.rack_power_max_kw, option.rack_power_typical_kw, facts.data_center.max_rack_kw
+    )
+
+
+def rack_cooling_values(facts: ComplianceInput) -> tuple:
+    server = facts.server
+    return (
+        *_typed(facts.option.rack_power_max_kw),
+        facts.data_center.cooling_kinds,
+        server is None,
+        None if server is None else server.cooling,
+    )
+
+
+def floor_load_values(facts: ComplianceInput) -> tuple:
+    dc = facts.data_center
+    return _typed(facts.option.rack_load_kg, dc.floor_load_kg_per_m2, dc.rack_max_load_kg)
+
+
 # --- S2/H3: rack power against the data center ----------------------------------------------
 
 
@@ -1013,6 +1043,7 @@ RULES = (
         Severity.BLOCKER,
         rack_power,
         reads=("data_center", "option"),
+        reads_values=rack_power_values,
     ),
     Rule(
         "SITE-RACK-COOLING",
@@ -1030,6 +1061,7 @@ RULES = (
             "site.rear_door_limit_kw_per_rack",
         ),
         reads=("data_center", "option", "server"),
+        reads_values=rack_cooling_values,
     ),
     Rule(
         "SITE-DUAL-FEED",
@@ -1088,6 +1120,7 @@ RULES = (
         floor_load,
         ("site.rack_footprint_m2",),
         reads=("data_center", "option"),
+        reads_values=floor_load_values,
     ),
     Rule(
         "SITE-BGP",
