@@ -22,6 +22,7 @@ from advisor.roles import PROCUREMENT_STAFF
 from tests.integration.test_wizard_steps import LLAMA_CONFIG
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
+from tests.support.training_step import post_model
 from tests.support.users import make_user
 from tests.unit.test_document_validation import SCENARIO
 
@@ -99,15 +100,6 @@ def buyer(client):
     user = make_user("arch-buyer", PROCUREMENT_STAFF, password="pw")
     client.force_login(user)
     return user
-
-
-def post_model(client, draft, data):
-    draft.refresh_from_db()
-    return client.post(
-        reverse("wizard:step", args=[draft.pk, "model"]),
-        {**data, "version": draft.version},
-        HTTP_ACCEPT_LANGUAGE="en",
-    )
 
 
 CUSTOM = {

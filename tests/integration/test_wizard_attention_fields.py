@@ -6,12 +6,17 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.urls import reverse
 
 from advisor.assessments import answers
 from advisor.domain import model_config
 from tests.integration.test_wizard_support import TRAINING
-from tests.support.training_step import check_page, post_training, scenario_of, start_draft
+from tests.support.training_step import (
+    check_page,
+    post_model,
+    post_training,
+    scenario_of,
+    start_draft,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -42,15 +47,6 @@ GEMMA2_NF4 = {
 @pytest.fixture
 def draft(client):
     return start_draft(client)
-
-
-def post_model(client, draft, data):
-    draft.refresh_from_db()
-    return client.post(
-        reverse("wizard:step", args=[draft.pk, "model"]),
-        {**data, "version": draft.version},
-        HTTP_ACCEPT_LANGUAGE="en",
-    )
 
 
 def upload(config, method="qlora"):

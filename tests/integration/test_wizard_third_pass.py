@@ -5,11 +5,16 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.urls import reverse
 
 from advisor.assessments import answers
 from tests.integration.test_wizard_support import TRAINING
-from tests.support.training_step import check_page, post_training, scenario_of, start_draft
+from tests.support.training_step import (
+    check_page,
+    post_model,
+    post_training,
+    scenario_of,
+    start_draft,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -31,15 +36,6 @@ QWEN_INT4 = {
 @pytest.fixture
 def draft(client):
     return start_draft(client)
-
-
-def post_model(client, draft, data):
-    draft.refresh_from_db()
-    return client.post(
-        reverse("wizard:step", args=[draft.pk, "model"]),
-        {**data, "version": draft.version},
-        HTTP_ACCEPT_LANGUAGE="en",
-    )
 
 
 def upload(method="qlora", **extra):

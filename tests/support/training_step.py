@@ -25,13 +25,22 @@ def start_draft(client):
     )
 
 
-def post_training(client, draft, data, language="en"):
+def post_step(client, draft, step, data, language="en"):
+    """Post ``data`` to one wizard step at the draft's current version."""
     draft.refresh_from_db()
     return client.post(
-        reverse("wizard:step", args=[draft.pk, "training"]),
+        reverse("wizard:step", args=[draft.pk, step]),
         {**data, "version": draft.version},
         HTTP_ACCEPT_LANGUAGE=language,
     )
+
+
+def post_training(client, draft, data, language="en"):
+    return post_step(client, draft, "training", data, language)
+
+
+def post_model(client, draft, data, language="en"):
+    return post_step(client, draft, "model", data, language)
 
 
 def check_page(client, draft, language="en") -> str:
