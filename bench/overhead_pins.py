@@ -19,6 +19,7 @@ Nothing here changes the stored calibration.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 from collections.abc import Callable
@@ -90,6 +91,7 @@ def score(name: str, fitter: Fitter, observations: list[Observation]) -> None:
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     cases = sizing_fidelity.load_cases()
     observations = sizing_fidelity.throughput_observations(cases, sizing_fidelity.accelerators())
     print(f"{len(observations)} measured throughput runs; overhead per layer and pass")
