@@ -840,18 +840,29 @@ def _check_consistency(s: Scenario) -> None:
     _check_context_parallel(s)
     single = model_parallel * s.parallelism.context_parallel
     if s.parallelism.strategy == "single" and s.hardware.count != single:
-        raise ScenarioError(
-            "parallelism.strategy",
-            Message(
-                N_(
-                    "is single (no data parallelism), so hardware.count must equal "
-                    "tensor_parallel x pipeline_parallel ({model_parallel}); "
-                    "use ddp, zero1-3 or fsdp for more GPUs"
-                ),
-                {"model_parallel": model_parallel},
-            ),
-        )
+        raise ScenarioError("parallelism.strategy", _single_needs(s, single))
     _check_expert_parallel(s)
+
+
+def _single_needs(s: Scenario, gpus: int) -> Message:
+    """Why a single-strategy scenario's GPU count is refused, naming the degrees it multiplies."""
+    if s.parallelism.context_parallel == 1:
+        return Message(
+            N_(
+                "is single (no data parallelism), so hardware.count must equal "
+                "tensor_parallel x pipeline_parallel ({model_parallel}); "
+                "use ddp, zero1-3 or fsdp for more GPUs"
+            ),
+            {"model_parallel": gpus},
+        )
+    return Message(
+        N_(
+            "is single (no data parallelism), so hardware.count must equal "
+            "tensor_parallel x pipeline_parallel x context_parallel ({gpus}); "
+            "use ddp, zero1-3 or fsdp for more GPUs"
+        ),
+        {"gpus": gpus},
+    )
 
 
 def _check_window(m: ModelArch) -> None:

@@ -154,6 +154,24 @@ def test_impossible_values_are_refused(model, parallelism, path):
     assert error.value.field == path
 
 
+@pytest.mark.parametrize(
+    ("count", "context_parallel", "named", "gpus"),
+    [(4, 1, "tensor_parallel x pipeline_parallel (", 1), (4, 2, "x context_parallel (", 2)],
+)
+def test_a_single_strategy_names_every_degree_its_gpu_count_multiplies(
+    count, context_parallel, named, gpus
+):
+    data = copy.deepcopy(JOB)
+    data["hardware"]["count"] = count
+    data["parallelism"].update(strategy="single", context_parallel=context_parallel)
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(data)
+    assert error.value.field == "parallelism.strategy"
+    words = error.value.message.render()
+    assert named in words and f"({gpus})" in words
+    assert ("context_parallel" in words) is (context_parallel > 1)
+
+
 def test_the_fields_round_trip_and_stay_absent_when_not_given():
     data = copy.deepcopy(JOB)
     data["model"].update(sliding_window=128, sliding_window_layers=2)
