@@ -453,6 +453,26 @@ def _idle_kw(result: SizingResult) -> float:
     return result.power.max_kw_per_server * float(IDLE_SHARE_OF_MAX)
 
 
+def one_server_per_rack(costs: Site, power_full_kw: Decimal) -> Site:
+    """``costs`` with a rack's power limit set to one server's draw (the site states none).
+
+    One copy per site figures and draw: kept by the figures' identity (checked, so a reused
+    identity is never mistaken) and the draw as written (``Decimal("12.0")`` and
+    ``Decimal("12")`` are equal but print apart), so every server of that draw at the site
+    prices with the same copy."""
+    key = (id(costs), str(power_full_kw))
+    kept = _RACK_LIMITED.get(key)
+    if kept is None or kept[0] is not costs:
+        if len(_RACK_LIMITED) >= _RACK_LIMITED_KEPT:
+            _RACK_LIMITED.clear()
+        kept = _RACK_LIMITED[key] = (costs, replace(costs, rack_power_limit_kw=power_full_kw))
+    return kept[1]
+
+
+_RACK_LIMITED: dict[tuple, tuple[Site, Site]] = {}
+_RACK_LIMITED_KEPT = 4096
+
+
 def price(
     result: SizingResult,
     hardware: HardwareCandidate,
@@ -470,7 +490,7 @@ def price(
     costs = site.costs
     uncovered = procurement.uncovered(site)
     if "rack_power_limit_kw" in uncovered:  # no power per rack known: one server per rack
-        costs = replace(costs, rack_power_limit_kw=load.power_full_kw)
+        costs = one_server_per_rack(costs, load.power_full_kw)
         uncovered = tuple(name for name in uncovered if name != "rack_power_limit_kw")
     if uncovered:  # not even a national figure: the option stays, unpriced (never disqualified)
         return None
