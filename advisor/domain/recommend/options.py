@@ -260,14 +260,16 @@ class Option:
         """:attr:`place` in English (the CLI's table and JSON)."""
         return self.place.name
 
-    @property
+    # Read many times by the rankings' sort keys and the records: worked out once per option
+    # (its fields are fixed: the dataclass is frozen; the stored form holds fields only).
+    @functools.cached_property
     def time_to_train_hours(self) -> float | None:
         """Hours a run takes, to the 0.01 h every page, cost line and brief states."""
         if not self.sizing.time or self.sizing.time.time_to_train_hours is None:
             return None
         return float(run_hours(self.sizing.time.time_to_train_hours))
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         if self.cloud is not None:
             return f"{self.hardware.server.key}@cloud:{self.cloud.key}"
