@@ -317,6 +317,21 @@ def test_unpriceable_usage_is_refused(usage):
         inputs(usage)
 
 
+def test_a_part_checked_once_still_names_each_bad_figure():
+    """Parts are checked once per object (validate): a part that passed is not checked again,
+    one that failed is refused every time, and the first bad part in order is named."""
+    bad_load = replace(LOAD, server_count=0)
+    bad_site = replace(GUIYANG, pue=D("0.9"))
+    inputs()  # every part passes, and is remembered as checked
+    for _ in range(2):
+        with pytest.raises(EconomicsInputError, match="server_count"):
+            inputs(load=bad_load)
+    with pytest.raises(EconomicsInputError, match="pue"):
+        inputs(site=bad_site)
+    with pytest.raises(EconomicsInputError, match="server_count"):
+        inputs(load=bad_load, site=bad_site)
+
+
 def test_sites_differ_by_parts_that_add_up_to_the_difference():
     shanghai = replace(
         GUIYANG,

@@ -253,12 +253,14 @@ class SharedFindings:
         if not rules:
             return ()
         signatures, plan, names = self._plan(rules)
-        values = {name: getattr(facts, name) for name in names}  # each fact read once
-        ids = {name: id(value) for name, value in values.items()}
-        buckets = [self._bucket(reads, values, ids, params) for reads in signatures]
+        buckets = ()
+        if signatures:
+            values = {name: getattr(facts, name) for name in names}  # each fact read once
+            ids = {name: id(value) for name, value in values.items()}
+            buckets = [self._bucket(reads, values, ids, params) for reads in signatures]
         found = []
         for rule, index in plan:
-            bucket = buckets[index]
+            bucket = buckets[index] if index is not None else None
             finding = bucket.get(rule.id) if bucket is not None else None
             if finding is None:
                 finding = self._by_values(rule, facts, params)
@@ -281,11 +283,17 @@ class SharedFindings:
 
     def _plan(self, rules: tuple[Rule, ...]) -> tuple:
         """The distinct ``reads`` of ``rules``, each rule with the index of its own, and every
-        fact name any of them reads."""
+        fact name any of them reads. A rule shared by the values it reads (``reads_values``)
+        has no index: it goes to ``_by_values`` directly (a bucket by the facts' identities
+        would hold it for one option only, as it reads facts of both sides)."""
         kept = self._plans.get(id(rules))
         if kept is None:
-            signatures = list(dict.fromkeys(rule.reads for rule in rules))
-            plan = tuple((rule, signatures.index(rule.reads)) for rule in rules)
+            bucketed = [rule for rule in rules if rule.reads_values is None]
+            signatures = list(dict.fromkeys(rule.reads for rule in bucketed))
+            plan = tuple(
+                (rule, None if rule.reads_values else signatures.index(rule.reads))
+                for rule in rules
+            )
             names = tuple(dict.fromkeys(name for reads in signatures for name in reads))
             kept = self._plans[id(rules)] = (rules, tuple(signatures), plan, names)
         return kept[1], kept[2], kept[3]

@@ -291,12 +291,14 @@ class ModeCost:
     lines: tuple[CostLine, ...]
     resale: CostLine | None = None
 
-    @property
+    # The two totals are read many times per option (ranking, reasons, records): each is
+    # summed once (the lines are fixed: the dataclass is frozen).
+    @functools.cached_property
     def cash_out_cny(self) -> Decimal:
         """Everything paid over the period: the sum of the lines."""
         return sum((item.amount_cny for item in self.lines), Decimal(0))
 
-    @property
+    @functools.cached_property
     def net_of_resale_cny(self) -> Decimal:
         """Cash out minus the resale of what is owned at the end."""
         return self.cash_out_cny + (self.resale.amount_cny if self.resale else Decimal(0))

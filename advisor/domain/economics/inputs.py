@@ -332,8 +332,29 @@ def _require(condition: bool, message: str) -> None:
 
 
 def validate(inputs: EconomicsInputs) -> None:
-    """Raise :class:`EconomicsInputError` naming the first figure the model cannot price."""
-    load, site, prices, a = inputs.load, inputs.site, inputs.prices, inputs.assumptions
+    """Raise :class:`EconomicsInputError` naming the first figure the model cannot price.
+
+    Each part (load, site, prices, assumptions) is checked once per object: the parts are
+    frozen, and a recommendation builds ~150 inputs from a few loads and sites, one set of
+    assumptions. The parts are checked in that order, so the first bad figure is named."""
+    for part, check in (
+        (inputs.load, _check_load),
+        (inputs.site, _check_site),
+        (inputs.prices, _check_prices),
+        (inputs.assumptions, _check_assumptions),
+    ):
+        if _CHECKED.get(id(part)) is not part:
+            check(part)
+            if len(_CHECKED) >= _CHECKED_KEPT:
+                _CHECKED.clear()
+            _CHECKED[id(part)] = part  # kept alive here: its identity is not reused meanwhile
+
+
+_CHECKED: dict[int, object] = {}
+_CHECKED_KEPT = 4096
+
+
+def _check_load(load: ServerLoad) -> None:
     _require(load.server_count >= 1, "server_count must be at least 1")
     _require(load.gpus_per_server >= 1, "gpus_per_server must be at least 1")
     _require(load.power_full_kw > 0, "power_full_kw must be positive")
@@ -341,6 +362,9 @@ def validate(inputs: EconomicsInputs) -> None:
     _require(load.rack_units >= 1, "rack_units must be at least 1")
     _require(load.hours_per_run > 0, "hours_per_run must be positive")
     _require(load.gpu_hours_per_run > 0, "gpu_hours_per_run must be positive")
+
+
+def _check_site(site: Site) -> None:
     _require(site.tariff_cny_per_kwh >= 0, "tariff_cny_per_kwh must not be negative")
     _require(site.pue >= 1, "pue must be at least 1")
     _require(site.rack_fee_cny_per_month >= 0, "rack_fee_cny_per_month must not be negative")
@@ -350,9 +374,15 @@ def validate(inputs: EconomicsInputs) -> None:
         site.demand_charge_cny_per_kw_month >= 0,
         "demand_charge_cny_per_kw_month must not be negative",
     )
+
+
+def _check_prices(prices: Prices) -> None:
     for name in ("purchase_cny_per_server", "rent_cny_per_server_month", "cloud_cny_per_gpu_hour"):
         value = getattr(prices, name)
         _require(value is None or value >= 0, f"{name} must not be negative")
+
+
+def _check_assumptions(a: Assumptions) -> None:
     _require(a.usage in USAGES, f"usage must be one of {USAGES}")
     if a.is_programme:
         _require(

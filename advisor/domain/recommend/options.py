@@ -260,14 +260,16 @@ class Option:
         """:attr:`place` in English (the CLI's table and JSON)."""
         return self.place.name
 
-    @property
+    # Read many times by the rankings' sort keys and the records: worked out once per option
+    # (its fields are fixed: the dataclass is frozen; the stored form holds fields only).
+    @functools.cached_property
     def time_to_train_hours(self) -> float | None:
         """Hours a run takes, to the 0.01 h every page, cost line and brief states."""
         if not self.sizing.time or self.sizing.time.time_to_train_hours is None:
             return None
         return float(run_hours(self.sizing.time.time_to_train_hours))
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         if self.cloud is not None:
             return f"{self.hardware.server.key}@cloud:{self.cloud.key}"
@@ -453,6 +455,26 @@ def _idle_kw(result: SizingResult) -> float:
     return result.power.max_kw_per_server * float(IDLE_SHARE_OF_MAX)
 
 
+def one_server_per_rack(costs: Site, power_full_kw: Decimal) -> Site:
+    """``costs`` with a rack's power limit set to one server's draw (the site states none).
+
+    One copy per site figures and draw: kept by the figures' identity (checked, so a reused
+    identity is never mistaken) and the draw as written (``Decimal("12.0")`` and
+    ``Decimal("12")`` are equal but print apart), so every server of that draw at the site
+    prices with the same copy."""
+    key = (id(costs), str(power_full_kw))
+    kept = _RACK_LIMITED.get(key)
+    if kept is None or kept[0] is not costs:
+        if len(_RACK_LIMITED) >= _RACK_LIMITED_KEPT:
+            _RACK_LIMITED.clear()
+        kept = _RACK_LIMITED[key] = (costs, replace(costs, rack_power_limit_kw=power_full_kw))
+    return kept[1]
+
+
+_RACK_LIMITED: dict[tuple, tuple[Site, Site]] = {}
+_RACK_LIMITED_KEPT = 4096
+
+
 def price(
     result: SizingResult,
     hardware: HardwareCandidate,
@@ -470,7 +492,7 @@ def price(
     costs = site.costs
     uncovered = procurement.uncovered(site)
     if "rack_power_limit_kw" in uncovered:  # no power per rack known: one server per rack
-        costs = replace(costs, rack_power_limit_kw=load.power_full_kw)
+        costs = one_server_per_rack(costs, load.power_full_kw)
         uncovered = tuple(name for name in uncovered if name != "rack_power_limit_kw")
     if uncovered:  # not even a national figure: the option stays, unpriced (never disqualified)
         return None

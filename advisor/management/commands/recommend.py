@@ -110,7 +110,9 @@ def _findings_text(findings: list[dict], written: dict[int, str]) -> str:
     text made once (``written``, by the row's identity: the payload keeps every row alive)."""
     if not findings:
         return "[]"
-    rows = [written.get(id(row)) or _row_text(row, written) for row in findings]
+    rows = list(map(written.get, map(id, findings)))
+    if None in rows:
+        rows = [text or _row_text(row, written) for row, text in zip(findings, rows, strict=True)]
     return "[" + _FINDING_INDENT + ("," + _FINDING_INDENT).join(rows) + _FINDINGS_CLOSE
 
 
@@ -180,10 +182,21 @@ def _finding_rows(option: Option, declared, worded: dict) -> list[dict]:
         return [_finding_row(option, f, declared, worded) for f in findings]
     kept = worded.get(("rows", id(findings)))
     if kept is None or kept[0] is not findings:
-        shared = worded.setdefault("shared rows", {})  # id of a finding → its row
-        rows = [shared.get(id(f)) or _shared_row(f, worded) for f in findings]
+        rows = _shared_rows(findings, worded)
+        # Options whose findings are worded alike (the same rows) share one list, which
+        # ``json_text`` writes once.
+        rows = worded.setdefault(("same rows", *map(id, rows)), rows)
         kept = worded[("rows", id(findings))] = (findings, rows)
     return kept[1]
+
+
+def _shared_rows(findings, worded: dict) -> list[dict]:
+    """Each finding's shared row: the rows already made looked up together, the others made."""
+    shared = worded.setdefault("shared rows", {})  # id of a finding → its row
+    rows = list(map(shared.get, map(id, findings)))
+    if None in rows:
+        rows = [row or _shared_row(f, worded) for f, row in zip(findings, rows, strict=True)]
+    return rows
 
 
 def _finding_row(option: Option, finding, declared, worded: dict) -> dict:
