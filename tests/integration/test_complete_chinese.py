@@ -48,7 +48,7 @@ ALLOWED = {
     "B", "A", "T", "TP", "PP", "EP", "DP", "x", "vs", "API", "HGX", "DGX", "OEMs", "BTU/h",
     "MB/s", "Gb/s", "TB/s", "TFLOP/s", "TFLOPS", "kg/m", "FP32", "FP16", "BF16", "FP8",
     "ECC", "DCGM", "Xid", "NIC", "NICs", "RDMA", "xGMI", "TCO", "ISO/IEC", "CNNIC", "YD/T",
-    "config.json", "brief.json", "Uptime", "Institute", "Tier", "III", "IV",
+    "config.json", "brief.json", "torch.compile", "Uptime", "Institute", "Tier", "III", "IV",
     # tools a delivery test names
     "fio", "gpu-burn", "nccl-tests", "all_reduce_perf",
     # machine-learning words Chinese engineers write in Latin script
