@@ -17,6 +17,7 @@ from datetime import date
 from decimal import Decimal
 
 from advisor.domain.i18n import N_, Message
+from advisor.domain.kept import PerObject
 
 HOURS_PER_YEAR = Decimal(8760)
 MONTHS_PER_YEAR = 12
@@ -343,15 +344,10 @@ def validate(inputs: EconomicsInputs) -> None:
         (inputs.prices, _check_prices),
         (inputs.assumptions, _check_assumptions),
     ):
-        if _CHECKED.get(id(part)) is not part:
-            check(part)
-            if len(_CHECKED) >= _CHECKED_KEPT:
-                _CHECKED.clear()
-            _CHECKED[id(part)] = part  # kept alive here: its identity is not reused meanwhile
+        _CHECKED.get(part, check)  # a part that fails raises and is not kept
 
 
-_CHECKED: dict[int, object] = {}
-_CHECKED_KEPT = 4096
+_CHECKED = PerObject(limit=4096)
 
 
 def _check_load(load: ServerLoad) -> None:

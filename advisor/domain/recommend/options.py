@@ -55,6 +55,7 @@ from advisor.domain.economics.inputs import (
 from advisor.domain.economics.tariff import EffectivePrice
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Message
+from advisor.domain.kept import PerObject
 from advisor.domain.questionnaire.declared import DeclaredFact
 from advisor.domain.scenario import Scenario
 from advisor.domain.sizing.estimate import SizingResult, size
@@ -462,17 +463,12 @@ def one_server_per_rack(costs: Site, power_full_kw: Decimal) -> Site:
     identity is never mistaken) and the draw as written (``Decimal("12.0")`` and
     ``Decimal("12")`` are equal but print apart), so every server of that draw at the site
     prices with the same copy."""
-    key = (id(costs), str(power_full_kw))
-    kept = _RACK_LIMITED.get(key)
-    if kept is None or kept[0] is not costs:
-        if len(_RACK_LIMITED) >= _RACK_LIMITED_KEPT:
-            _RACK_LIMITED.clear()
-        kept = _RACK_LIMITED[key] = (costs, replace(costs, rack_power_limit_kw=power_full_kw))
-    return kept[1]
+    return _RACK_LIMITED.get(
+        costs, lambda site: replace(site, rack_power_limit_kw=power_full_kw), str(power_full_kw)
+    )
 
 
-_RACK_LIMITED: dict[tuple, tuple[Site, Site]] = {}
-_RACK_LIMITED_KEPT = 4096
+_RACK_LIMITED = PerObject(limit=4096)
 
 
 def price(
