@@ -506,6 +506,19 @@ _PARALLELISM_KEYS = (
     "context_parallel_comm",
 )
 _TRAINING_KEYS = ("dataset_tokens", "epochs")
+# Optional top-level fields, written back only when the document gave them (or they are set).
+WRITTEN_WHEN_GIVEN = (
+    "loss_chunking",
+    "framework",
+    "avg_tokens_per_sample",
+    "moe_grouped_gemm",
+    "optimizer_impl",
+    "fused_loss",
+    "quant_format",
+    "torch_compile",
+    "length_grouped",
+    "empty_cache_steps",
+)
 _TOP_KEYS = (
     "model",
     "method",
@@ -523,16 +536,7 @@ _TOP_KEYS = (
     "hardware",
     "parallelism",
     "training",
-    "loss_chunking",
-    "framework",
-    "avg_tokens_per_sample",
-    "moe_grouped_gemm",
-    "optimizer_impl",
-    "fused_loss",
-    "quant_format",
-    "torch_compile",
-    "length_grouped",
-    "empty_cache_steps",
+    *WRITTEN_WHEN_GIVEN,
 )
 
 
@@ -1013,21 +1017,6 @@ def _dump_lora(lora: LoraConfig | None):
         return None
     targets = list(lora.targets) if isinstance(lora.targets, tuple) else lora.targets
     return {"rank": lora.rank, "alpha": lora.alpha, "targets": targets}
-
-
-# Optional top-level fields, written back only when the document gave them (or they are set).
-WRITTEN_WHEN_GIVEN = (
-    "loss_chunking",
-    "framework",
-    "avg_tokens_per_sample",
-    "moe_grouped_gemm",
-    "optimizer_impl",
-    "fused_loss",
-    "quant_format",
-    "torch_compile",
-    "length_grouped",
-    "empty_cache_steps",
-)
 
 
 def dump_scenario(s: Scenario) -> dict:
