@@ -448,8 +448,10 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         # sequence over the context-parallel group): per-GPU work, its tensor-parallel and
         # expert all-to-all traffic follow it; summed over the data-parallel degree (which
         # counts the context-parallel ranks) it is the step's tokens.
-        tokens_per_micro_batch=scenario.micro_batch * timed.seq_len // context_parallel(scenario),
-        context_parallel=context_parallel(scenario),
+        tokens_per_micro_batch=scenario.micro_batch
+        * timed.seq_len
+        // scenario.parallelism.context_parallel,
+        context_parallel=scenario.parallelism.context_parallel,
         context_parallel_comm=scenario.parallelism.context_parallel_comm or "ring",
         kv_width=_kv_width(scenario),
         q_width=model_shape(scenario).q_out,
@@ -495,7 +497,7 @@ def weight_gemm_intensity(scenario: Scenario) -> float:
     tokens through ``hidden x hidden / tensor_parallel`` (every rank holds a slice of each
     matrix; pipeline stages see the whole micro-batch)."""
     shape = model_shape(scenario)
-    tokens = scenario.micro_batch * scenario.seq_len / context_parallel(scenario)
+    tokens = scenario.micro_batch * scenario.seq_len / scenario.parallelism.context_parallel
     value_bytes = 4 if scenario.precision == "fp32" else BYTES_16BIT
     width = shape.hidden / scenario.parallelism.tensor_parallel
     return gemm_intensity(tokens, shape.hidden, width, value_bytes)
@@ -514,7 +516,7 @@ def expert_gemm_intensity(scenario: Scenario) -> float:
     if not m.is_moe or m.layout is None:
         return 0.0
     tokens = scenario.micro_batch * scenario.seq_len * m.experts_per_token / m.experts
-    tokens *= scenario.parallelism.expert_parallel / context_parallel(scenario)
+    tokens *= scenario.parallelism.expert_parallel / scenario.parallelism.context_parallel
     value_bytes = 4 if scenario.precision == "fp32" else BYTES_16BIT
     width = m.intermediate / scenario.parallelism.tensor_parallel
     return gemm_intensity(tokens, m.hidden, width, value_bytes)
@@ -536,11 +538,6 @@ def gemm_bytes_per_token(scenario: Scenario) -> float:
     routed_active = routed_expert_params(m) * m.experts_per_token / m.experts
     routed = flops.weights * min(1.0, routed_active / flops.matmul_params)
     return (flops.weights - routed) / intensity + routed / expert_intensity
-
-
-def context_parallel(scenario: Scenario) -> int:
-    """The context-parallel degree (1 when not stated)."""
-    return scenario.parallelism.context_parallel
 
 
 def _kv_width(scenario: Scenario) -> float:
@@ -1031,7 +1028,7 @@ def _servers_for(scenario: Scenario, gpus: int, links: Links, server: ServerSpec
 
 def _for_gpus(scenario: Scenario, gpus: int) -> Scenario:
     """The scenario with its tensor/pipeline parallelism, or without when it does not divide."""
-    if gpus % (scenario.parallelism.model_parallel * context_parallel(scenario)) == 0:
+    if gpus % (scenario.parallelism.model_parallel * scenario.parallelism.context_parallel) == 0:
         return scenario
     return _without_model_parallelism(scenario)
 
