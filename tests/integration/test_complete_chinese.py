@@ -58,7 +58,7 @@ ALLOWED = {
     "NeMo", "TRL", "Transformers", "ms-swift", "torchtune", "Unsloth", "Axolotl",
     # quantisation formats and kernels (product names), PyTorch's names of its AdamW
     # implementations (as its documentation and the optimizer's arguments write them)
-    "GPTQ", "AWQ", "bitsandbytes", "Liger", "fused", "foreach", "Fused", "Foreach",
+    "GPTQ", "AWQ", "bitsandbytes", "torchao", "Liger", "fused", "foreach", "Fused", "Foreach",
     # accelerators named in help texts
     "T4", "V100", "A100", "H100", "H20", "H200", "H800", "A800", "L40S", "B200",
 }  # fmt: skip

@@ -210,6 +210,9 @@ def qlora(**changes):
         ("nf4", 4 + 0.5),
         ("gptq", 4 + 20 / 128),  # an fp16 scale and a 4-bit zero per group of 128
         ("awq", 4 + 20 / 128),
+        # torchao NF4: an int8 scaler per 64 weights and a 16-bit factor per 256 scalers,
+        # 4 + 8/64 + 16/16,384 = 4.1259765625 bits: the blocks take 10,816,000 bytes.
+        ("torchao-nf4", 4 + 8 / 64 + 16 / (64 * 256)),
     ],
 )
 def test_frozen_base_by_format(quant_format, bits_per_weight):
@@ -229,11 +232,15 @@ def test_frozen_base_by_format(quant_format, bits_per_weight):
         ("torchtune", None, 2),
         ("litgpt", None, 2),
         ("megatron", None, 2),
+        # torchao's NF4 (torchtune's QLoRA): the model is built in bf16 and never prepared by
+        # PEFT, so the rest stays 16-bit even when the framework is not stated.
+        (None, "torchao-nf4", 2),
+        ("hf", "torchao-nf4", 2),
     ],
 )
 def test_kbit_preparation_upcasts_the_unquantised_weights(framework, quant_format, rest_bytes):
     scenario = small(method="qlora", framework=framework, quant_format=quant_format)
-    bits = 4.5 if quant_format in (None, "nf4") else 4 + 20 / 128
+    bits = {None: 4.5, "nf4": 4.5, "torchao-nf4": 4.1259765625}.get(quant_format, 4 + 20 / 128)
     expected = BLOCKS * bits / 8 + EMBEDDINGS * rest_bytes
     assert MemoryModel(scenario).frozen_bytes == pytest.approx(expected)
 
@@ -256,6 +263,32 @@ def test_gptq_at_8_bits_spends_24_bits_per_group():
 def test_dequantisation_buffer_by_format(quant_format, framework, copies, width):
     scenario = small(method="qlora", framework=framework, quant_format=quant_format)
     assert MemoryModel(scenario).dequant_bytes == copies * width * 2
+
+
+def test_torchao_nf4_blocks_by_hand():
+    # 20,971,520 x 4.1259765625 / 8 = 10,816,000 bytes of blocks, 2,048,000 x 2 of embeddings.
+    model = MemoryModel(small(method="qlora", quant_format="torchao-nf4"))
+    assert model.frozen_bytes == 10_816_000 + 4_096_000
+
+
+@pytest.mark.parametrize(
+    ("quant_format", "framework", "width"),
+    [
+        # A 4,096-entry vocabulary makes the output layer (4,096 x 1,024 = 4,194,304 weights)
+        # wider than an MLP projection (1,024 x 2,048 = 2,097,152). Not stated: it may be
+        # quantised (LitGPT), so its two 16-bit dequantised copies size the buffer.
+        (None, None, 4096 * 1024),
+        ("nf4", "litgpt", 4096 * 1024),
+        # torchtune never quantises its output layer (lora_llama3_1: "quantize_base is not
+        # applied to final output_proj"): the widest quantised matrix is an MLP projection.
+        ("torchao-nf4", None, 1024 * 2048),
+        ("torchao-nf4", "litgpt", 1024 * 2048),
+    ],
+)
+def test_torchao_nf4_never_dequantises_the_output_layer(quant_format, framework, width):
+    model = dict(SMALL["model"], vocab=4096)
+    scenario = small(method="qlora", framework=framework, quant_format=quant_format, model=model)
+    assert MemoryModel(scenario).dequant_bytes == 2 * width * 2
 
 
 def test_a_quantised_base_is_gathered_at_its_stored_width():
@@ -282,6 +315,8 @@ def test_a_quantised_base_is_gathered_at_its_stored_width():
         ({"method": "qlora", "quant_format": "awq", "quant_bits": 8}, "quant_format"),
         ({"method": "qlora", "quant_format": "nf4", "quant_bits": 8}, "quant_format"),
         ({"method": "qlora", "quant_format": "int3"}, "quant_format"),
+        ({"method": "qlora", "quant_format": "torchao-nf4", "quant_bits": 8}, "quant_format"),
+        ({"method": "lora", "quant_format": "torchao-nf4"}, "quant_format"),
     ],
 )
 def test_quant_format_is_refused_where_it_cannot_apply(changes, field):
@@ -293,6 +328,9 @@ def test_quant_format_is_refused_where_it_cannot_apply(changes, field):
 def test_quant_format_is_optional_and_written_back_only_when_given():
     assert "quant_format" not in dump_scenario(qlora())
     assert dump_scenario(qlora(quant_format="gptq", quant_bits=8))["quant_format"] == "gptq"
+    written = dump_scenario(qlora(quant_format="torchao-nf4"))
+    assert written["quant_format"] == "torchao-nf4"
+    assert load_scenario(written).quant_format == "torchao-nf4"
 
 
 # --- Item 9: a config.json that states its quantisation fills quant_format and quant_bits ------

@@ -61,6 +61,31 @@ QUANT_CONSTANT_BITS = {4: 0.5, 8: 0.0}
 # one fp16 scale and one packed zero of the weight's width: (16 + bits) / 128 bit per weight.
 QUANT_GROUP_SIZE = 128
 GROUPWISE_FORMATS = ("gptq", "awq")
+# torchao's NF4 (quant_format "torchao-nf4"), the QLoRA of torchtune (torchtune/modules/peft/
+# lora.py and modules/low_precision/nf4_linear.py import to_nf4 and linear_nf4 from
+# torchao.dtypes.nf4tensor; pytorch/torchtune at 30b8519, 2024-09-24). NF4Tensor.from_tensor
+# (torchao/dtypes/nf4tensor.py, pytorch/ao) always double-quantises: per block of 64 weights
+# (torchtune's to_nf4 default block_size) one int8 scaler (``quantized_scalers``), and per 256
+# scalers (scaler_block_size) one ``quantization_factor`` in the weight's dtype (16 bits):
+# 8 / 64 + 16 / (64 x 256) bit per weight. Its dequantisation (LinearNF4: ``weight.to(dtype)``,
+# NF4Tensor.get_original_weight) is counted like bitsandbytes' (DEQUANT_COPIES 16-bit copies
+# of the widest matrix); the decode's int64 index intermediates are not modelled.
+TORCHAO_NF4 = "torchao-nf4"
+TORCHAO_NF4_BLOCK = 64
+TORCHAO_NF4_SCALER_BLOCK = 256
+TORCHAO_NF4_CONSTANT_BITS = 8 / TORCHAO_NF4_BLOCK + 16 / (
+    TORCHAO_NF4_BLOCK * TORCHAO_NF4_SCALER_BLOCK
+)
+# Formats whose non-quantised weights (embeddings, output layer, norms) stay in the training
+# dtype and whose output layer is never quantised, whatever the framework: GPTQ/AWQ
+# checkpoints (their kernels replace the blocks' linears only; PEFT skips k-bit preparation for
+# GPTQ), and torchao's NF4 as torchtune uses it: the model is built in the training dtype
+# (training.set_default_dtype), only the blocks' LoRALinear/FrozenNF4Linear bases are
+# converted with to_nf4, PEFT's prepare_model_for_kbit_training is never called, and the
+# output layer stays a 16-bit nn.Linear ("TODO: quantize_base is not applied to final
+# output_proj currently", torchtune/models/llama3_1/_component_builders.py, lora_llama3_1, at
+# 30b8519).
+BLOCKS_ONLY_FORMATS = (*GROUPWISE_FORMATS, TORCHAO_NF4)
 
 
 def quant_constant_bits(scenario: Scenario) -> float:
@@ -68,6 +93,8 @@ def quant_constant_bits(scenario: Scenario) -> float:
     bits = scenario.quant_bits_or_default
     if scenario.quant_format in GROUPWISE_FORMATS:
         return (16 + bits) / QUANT_GROUP_SIZE
+    if scenario.quant_format == TORCHAO_NF4:
+        return TORCHAO_NF4_CONSTANT_BITS
     return QUANT_CONSTANT_BITS[bits]
 
 
@@ -281,6 +308,18 @@ def traits_of(scenario: Scenario) -> FrameworkTraits:
     if scenario.framework is None and p.strategy == "single" and p.tensor_parallel == 1:
         return _UNSTATED_LAYER_SPLIT
     return FRAMEWORK_TRAITS[scenario.framework]
+
+
+def upcasts_kbit_rest(scenario: Scenario, traits: FrameworkTraits) -> bool:
+    """Whether a QLoRA base's non-quantised weights are cast to fp32 (PEFT's k-bit preparation
+    of a bitsandbytes base; never for BLOCKS_ONLY_FORMATS)."""
+    return traits.upcasts_kbit_rest and scenario.quant_format not in BLOCKS_ONLY_FORMATS
+
+
+def quantises_output_layer(scenario: Scenario, traits: FrameworkTraits) -> bool:
+    """Whether a QLoRA base's output layer is quantised too (LitGPT's bitsandbytes plugin, or
+    an unstated framework; never for BLOCKS_ONLY_FORMATS)."""
+    return traits.quantises_output_layer and scenario.quant_format not in BLOCKS_ONLY_FORMATS
 
 
 def optimizer_step_is_foreach(scenario: Scenario, strategy: str) -> bool:
@@ -703,7 +742,7 @@ class MemoryModel:
         if s.method == "qlora":
             widest = m.hidden * max(m.intermediate, lay.q_out)
             groupwise = s.quant_format in GROUPWISE_FORMATS
-            if self.traits.quantises_output_layer and not groupwise:
+            if quantises_output_layer(s, self.traits):
                 widest = max(widest, m.hidden * m.vocab)
             copies = DEQUANT_COPIES_GROUPWISE if groupwise else DEQUANT_COPIES
             self.dequant_bytes = copies * widest * 2
@@ -749,9 +788,10 @@ class MemoryModel:
         # Quantised: the linear layers of the blocks; embeddings, output head and norms stay
         # in 16 bits (bitsandbytes/PEFT and torchao quantise nn.Linear modules of the blocks),
         # or fp32 where the framework prepares a bitsandbytes base with PEFT's
-        # prepare_model_for_kbit_training (FrameworkTraits.upcasts_kbit_rest; not GPTQ/AWQ).
+        # prepare_model_for_kbit_training (FrameworkTraits.upcasts_kbit_rest; not GPTQ/AWQ or
+        # torchao NF4: BLOCKS_ONLY_FORMATS).
         quantised = block_params * quantised_weight_bytes(s)
-        if self.traits.upcasts_kbit_rest and s.quant_format not in GROUPWISE_FORMATS:
+        if upcasts_kbit_rest(s, self.traits):
             base_bytes = FP32
         return quantised + (total - block_params) * base_bytes
 
@@ -1344,7 +1384,7 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
             )
         )
     if scenario.method == "qlora":
-        upcast = traits.upcasts_kbit_rest and scenario.quant_format not in GROUPWISE_FORMATS
+        upcast = upcasts_kbit_rest(scenario, traits)
         stored = (
             N_(
                 "The frozen base is stored in {bits} bits with {constants} bit per weight of "
@@ -1366,7 +1406,7 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 },
             )
         )
-        if traits.quantises_output_layer and scenario.quant_format not in GROUPWISE_FORMATS:
+        if quantises_output_layer(scenario, traits):
             buffer = N_(
                 "Each quantised matrix is dequantised to 16 bits when it is used; the work "
                 "buffer is sized for the output layer, which some frameworks (LitGPT) "

@@ -58,6 +58,7 @@ QUANT_FORMAT_CHOICES = [
     ("nf4", _("NF4 (bitsandbytes)")),
     ("gptq", _("A GPTQ checkpoint")),
     ("awq", _("An AWQ checkpoint")),
+    ("torchao-nf4", _("NF4 (torchao, as torchtune's QLoRA uses it)")),
 ]
 TARGET_CHOICES = [
     ("", _("Default (query and value projections)")),
