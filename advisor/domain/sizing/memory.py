@@ -451,9 +451,9 @@ FIT_RESERVE_SHARE = 0.05
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
 MEMORY_ERROR_P10 = -0.111
-MEMORY_ERROR_P90 = 0.200
+MEMORY_ERROR_P90 = 0.154
 MEMORY_ERROR_UNSTATED_P10 = -0.092
-MEMORY_ERROR_UNSTATED_P90 = 0.202
+MEMORY_ERROR_UNSTATED_P90 = 0.154
 
 
 def memory_error_band(scenario: Scenario) -> tuple[float, float]:
