@@ -99,6 +99,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "model.context_length": (1, 1_048_576),
     "lora.rank": (1, 65_536),
     "lora.alpha": (0, 1_048_576),
+    "lora.dropout": (0, 0.99),
     "seq_len": (1, 1_048_576),
     "avg_tokens_per_sample": (1, 1_048_576),
     "empty_cache_steps": (1, 1_000_000),
@@ -195,6 +196,15 @@ class LoraConfig:
     rank: int | None
     alpha: int | None
     targets: str | tuple[str, ...] | None  # a preset name, a tuple of matrix names, or None
+    # Optional (a compatible v1 extension): the dropout probability on the adapters' input.
+    # ``None``: not stated, read as on (a dropped-out copy of each adapted input and its mask).
+    # 0: off; PEFT (LoraLayer.update_layer) and torchtune (LoRALinear) then use nn.Identity,
+    # so each adapter keeps the input tensor itself.
+    dropout: float | None = None
+
+    @property
+    def dropout_off(self) -> bool:
+        return self.dropout == 0
 
     @property
     def rank_or_default(self) -> int:
@@ -495,7 +505,7 @@ _MODEL_KEYS = (
     "sliding_window_layers",
     "head_dim",
 )
-_LORA_KEYS = ("rank", "alpha", "targets")
+_LORA_KEYS = ("rank", "alpha", "targets", "dropout")
 _HARDWARE_KEYS = ("accelerator", "count", "nodes")
 _PARALLELISM_KEYS = (
     "strategy",
@@ -676,6 +686,7 @@ def _load_lora(data) -> LoraConfig | None:
         rank=_int(data, "rank", "lora.rank", nullable=True),
         alpha=_int(data, "alpha", "lora.alpha", nullable=True),
         targets=targets,
+        dropout=_number(data, "dropout", "lora.dropout", nullable=True),
     )
 
 
@@ -1017,7 +1028,10 @@ def _dump_lora(lora: LoraConfig | None):
     if lora is None:
         return None
     targets = list(lora.targets) if isinstance(lora.targets, tuple) else lora.targets
-    return {"rank": lora.rank, "alpha": lora.alpha, "targets": targets}
+    out = {"rank": lora.rank, "alpha": lora.alpha, "targets": targets}
+    if lora.dropout is not None:
+        out["dropout"] = lora.dropout  # optional: written only when given
+    return out
 
 
 def dump_scenario(s: Scenario) -> dict:

@@ -184,10 +184,11 @@ def test_a_missing_reference_file_fails_instead_of_skipping(tmp_path):
 # that a change that makes the honest figures worse fails here. Tightened after issue 29's third
 # pass (decisions 0052, 0059: 6.4 % in sample, 8.3 % and 38 of 42 within +/-20 % out of fold),
 # and again after decision 0064 (torchtune's README figures read as allocator counters, its
-# QLoRA as torchao NF4): 5.5 % in sample and out of fold, 38 of 42 within +/-20 %.
+# QLoRA as torchao NF4, its LoRA dropout stated off): 5.5 % in sample and out of fold, 39 of 42
+# within +/-20 %.
 SCENARIO_ALONE_MEMORY_MEDIAN = 0.057
 OUT_OF_FOLD_MEMORY_MEDIAN = 0.057
-OUT_OF_FOLD_MEMORY_WITHIN_20 = 0.90
+OUT_OF_FOLD_MEMORY_WITHIN_20 = 0.92
 OUT_OF_FOLD_MEMORY_UNDER_15 = 0
 # 18.7 % since decision 0060: stating the head size on the Qwen3-30B-A3B, Gemma 2 and gpt-oss
 # cases (physics: their attention is twice or 1.4 times as wide as hidden / heads) tips the Qwen

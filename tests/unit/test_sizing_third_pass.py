@@ -415,3 +415,66 @@ def test_the_assumptions_say_whether_the_unquantised_weights_are_upcast(
     texts = [m.render() for m in memory_assumptions(scenario)]
     assert any("cast to fp32" in t for t in texts) is upcast
     assert any("stay in 16 bits" in t for t in texts) is not upcast
+
+
+# --- Issue 29: LoRA dropout stated off (lora.dropout 0) ---------------------------------------
+
+
+def adapter_block_bytes(method, targets, dropout):
+    lora = {"rank": 8, "alpha": 16, "targets": targets, "dropout": dropout}
+    return MemoryModel(small(method=method, lora=lora)).block_bytes_per_token
+
+
+@pytest.mark.parametrize(
+    ("method", "targets", "saved"),
+    [
+        # Dropout on: q and v each keep a dropped-out bf16 copy of the 1,024-wide norm output
+        # and its 1-byte mask, 2 x 1,024 x 3 = 6,144 B per token. Off: both adapters keep the
+        # one norm output itself, 1,024 x 2 = 2,048 B: 4,096 B fewer.
+        ("lora", ["q_proj", "v_proj"], 4096),
+        # All linears: on, (3 x 1,024 + 1,024 + 2 x 1,024 + 2,048) x 3 = 24,576 B; off, the
+        # attention norm's output, o's input, the MLP norm's output and down's input once each,
+        # (1,024 + 1,024 + 1,024 + 2,048) x 2 = 10,240 B: 14,336 B fewer.
+        ("lora", "all-linear", 14336),
+        # QLoRA's quantised linears keep every input already: off saves the whole 24,576 B.
+        ("qlora", "all-linear", 24576),
+    ],
+)
+def test_lora_dropout_off_keeps_each_adapted_input_once(method, targets, saved):
+    on = adapter_block_bytes(method, targets, None)
+    assert on - adapter_block_bytes(method, targets, 0) == saved
+    assert adapter_block_bytes(method, targets, 0.05) == on  # a stated rate is counted as on
+
+
+def test_lora_dropout_is_optional_and_written_back_only_when_given():
+    lora = {"rank": 8, "alpha": 16, "targets": None}
+    assert "dropout" not in dump_scenario(small(method="lora", lora=lora))["lora"]
+    written = dump_scenario(small(method="lora", lora={**lora, "dropout": 0.0}))
+    assert written["lora"]["dropout"] == 0.0
+    assert load_scenario(written).lora.dropout_off
+
+
+@pytest.mark.parametrize("dropout", [-0.1, 1, 1.5, "0.05", True])
+def test_lora_dropout_is_refused_outside_zero_to_below_one(dropout):
+    lora = {"rank": 8, "alpha": 16, "targets": None, "dropout": dropout}
+    with pytest.raises(ScenarioError) as error:
+        small(method="lora", lora=lora)
+    assert error.value.field == "lora.dropout"
+
+
+@pytest.mark.parametrize(
+    ("framework", "dropout", "sentence"),
+    [
+        (None, None, "with LoRA dropout keeping a copy of each adapted input"),
+        (None, 0, "LoRA dropout is off, so each adapter keeps its input without a copy"),
+        ("torchtune", 0.05, "with LoRA dropout keeping a copy of each adapted input"),
+        ("torchtune", 0, "LoRA dropout is off, so each adapter keeps its input without a copy"),
+    ],
+)
+def test_the_assumptions_say_whether_lora_dropout_copies_the_inputs(framework, dropout, sentence):
+    from advisor.domain.sizing.memory import memory_assumptions
+
+    lora = {"rank": 8, "alpha": 16, "targets": None, "dropout": dropout}
+    scenario = small(method="lora", framework=framework, lora=lora)
+    texts = [m.render() for m in memory_assumptions(scenario)]
+    assert sum(sentence in text for text in texts) == 1, texts

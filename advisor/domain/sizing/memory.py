@@ -451,9 +451,9 @@ FIT_RESERVE_SHARE = 0.05
 # names (for scenarios that state one), and with every case's framework left unstated, where
 # the model takes the heavier reading and over-predicts more (for scenarios that do not).
 MEMORY_ERROR_P10 = -0.111
-MEMORY_ERROR_P90 = 0.154
+MEMORY_ERROR_P90 = 0.138
 MEMORY_ERROR_UNSTATED_P10 = -0.092
-MEMORY_ERROR_UNSTATED_P90 = 0.154
+MEMORY_ERROR_UNSTATED_P90 = 0.139
 
 
 def memory_error_band(scenario: Scenario) -> tuple[float, float]:
@@ -885,8 +885,16 @@ class MemoryModel:
             adapters = per_block * rank * b
             # LoRA dropout (0.05 in the LitGPT, Qwen, ms-swift and LLaMA-Factory recipes; PEFT's
             # default is 0): each adapted matrix keeps its own dropped-out copy of its input and
-            # the 1-byte mask. Counted always: the safe side.
-            adapters += adapter_inputs * (b + 1)
+            # the 1-byte mask. Counted unless the scenario states it off (lora.dropout 0): the
+            # safe side. Off, PEFT (LoraLayer.update_layer) and torchtune (LoRALinear:
+            # ``nn.Dropout(p=dropout) if dropout > 0.0 else nn.Identity()``, pytorch/torchtune
+            # torchtune/modules/peft/lora.py at 30b8519) pass the input itself, which the
+            # adapter's A keeps for its weight gradient: once per distinct input, and nothing
+            # beyond what a quantised base already keeps (QLoRA's linears keep their inputs).
+            if not s.lora_or_default.dropout_off:
+                adapters += adapter_inputs * (b + 1)
+            elif not keeps_inputs:
+                adapters += self._adapter_shared_input_width(s, m, lay) * b
             if s.method == "dora":
                 # PEFT DoRA also keeps the base output of every adapted matrix for the
                 # magnitude's gradient (about one output row per adapted matrix and token).
@@ -937,6 +945,25 @@ class MemoryModel:
             copies = lay.active_experts if name in ("gate_proj", "up_proj", "down_proj") else 1
             total += copies * width[name]
         return total
+
+    @staticmethod
+    def _adapter_shared_input_width(s: Scenario, m: ModelArch, lay: ArchLayout) -> float:
+        """Width of the distinct inputs the adapted matrices of one block read, without dropout:
+        q, k and v share the attention norm's output, gate and up the MLP norm's (per active
+        expert); o and down read their own; lm_head once per model, spread over the blocks."""
+        names = set(s.lora_or_default.target_names)
+        width = 0.0
+        if names & {"q_proj", "k_proj", "v_proj", "qkv_proj"}:
+            width += m.hidden
+        if "o_proj" in names:
+            width += lay.q_out
+        if "up_proj" in names or ("gate_proj" in names and lay.gated_mlp):
+            width += lay.active_experts * m.hidden
+        if "down_proj" in names:
+            width += lay.active_experts * m.intermediate
+        if "lm_head" in names:
+            width += m.hidden / m.layers
+        return width
 
     # -- one layout ---------------------------------------------------------------------
 
@@ -1363,26 +1390,8 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
     out.extend(_drift_control_assumptions(scenario))
     traits = traits_of(scenario)
     out.extend(_framework_assumptions(scenario, traits))
-    if scenario.uses_adapters and traits.adapters_in_compute_dtype:
-        out.append(
-            Message(
-                N_(
-                    "Adapters, their gradients and AdamW states are kept in the training dtype "
-                    "(as {framework} builds them), with LoRA dropout keeping a copy of each "
-                    "adapted input."
-                ),
-                {"framework": FRAMEWORK_NAMES[scenario.framework]},
-            )
-        )
-    elif scenario.uses_adapters:
-        out.append(
-            Message(
-                N_(
-                    "Adapters are counted in fp32 with fp32 gradients and AdamW states (PEFT's "
-                    "default), with LoRA dropout keeping a copy of each adapted input."
-                )
-            )
-        )
+    if scenario.uses_adapters:
+        out.append(_adapter_assumption(scenario, traits))
     if scenario.method == "qlora":
         upcast = upcasts_kbit_rest(scenario, traits)
         stored = (
@@ -1545,6 +1554,39 @@ def _drift_control_assumptions(scenario: Scenario) -> list[Message]:
             )
         )
     return out
+
+
+def _adapter_assumption(scenario: Scenario, traits: FrameworkTraits) -> Message:
+    """The adapters' dtype and whether LoRA dropout keeps a copy of each adapted input."""
+    dropout_off = scenario.lora_or_default.dropout_off
+    if traits.adapters_in_compute_dtype:
+        text = (
+            N_(
+                "Adapters, their gradients and AdamW states are kept in the training dtype "
+                "(as {framework} builds them); LoRA dropout is off, so each adapter keeps its "
+                "input without a copy."
+            )
+            if dropout_off
+            else N_(
+                "Adapters, their gradients and AdamW states are kept in the training dtype "
+                "(as {framework} builds them), with LoRA dropout keeping a copy of each "
+                "adapted input."
+            )
+        )
+        return Message(text, {"framework": FRAMEWORK_NAMES[scenario.framework]})
+    if dropout_off:
+        return Message(
+            N_(
+                "Adapters are counted in fp32 with fp32 gradients and AdamW states (PEFT's "
+                "default); LoRA dropout is off, so each adapter keeps its input without a copy."
+            )
+        )
+    return Message(
+        N_(
+            "Adapters are counted in fp32 with fp32 gradients and AdamW states (PEFT's "
+            "default), with LoRA dropout keeping a copy of each adapted input."
+        )
+    )
 
 
 def _compiled_loss_assumption(scenario: Scenario) -> Message:
