@@ -303,7 +303,8 @@ def quantisation(data: dict) -> tuple[str | None, int | None]:
     """(quant_format, quant_bits) where the config states how its weights are quantised, else
     (None, None). Transformers writes ``quantization_config`` into a quantised checkpoint's
     config.json: ``quant_method`` "gptq" or "awq" with ``bits``; "bitsandbytes" with
-    ``load_in_4bit`` and ``bnb_4bit_quant_type`` "nf4" (NF4), or ``load_in_8bit`` (LLM.int8, the
+    ``load_in_4bit`` and ``bnb_4bit_quant_type`` "nf4" (NF4; "nf4-double-quant" when
+    ``bnb_4bit_use_double_quant`` is true), or ``load_in_8bit`` (LLM.int8, the
     scenario's default 8-bit format). Anything else (fp4, other methods, odd values) states
     nothing the scenario can say, so nothing is filled in."""
     config = data.get("quantization_config")
@@ -316,7 +317,8 @@ def quantisation(data: dict) -> tuple[str | None, int | None]:
         return method, bits
     if method == "bitsandbytes":
         if config.get("load_in_4bit") is True and config.get("bnb_4bit_quant_type") == "nf4":
-            return "nf4", 4
+            double = config.get("bnb_4bit_use_double_quant") is True
+            return ("nf4-double-quant" if double else "nf4"), 4
         if config.get("load_in_8bit") is True:
             return None, 8
     return None, None

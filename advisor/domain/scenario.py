@@ -42,12 +42,13 @@ STRATEGIES = ("single", "ddp", "fsdp", "zero1", "zero2", "zero3")
 OFFLOADS = ("none", "optimizer", "optimizer+params")
 QUANT_BITS = (4, 8)
 # How a QLoRA base is quantised (optional field ``quant_format``): bitsandbytes NF4 (the QLoRA
-# paper's format), GPTQ or AWQ checkpoints (group-wise integer weights), torchao's NF4 (the
-# QLoRA of torchtune: double-quantised block scales). ``None``: bitsandbytes
+# paper's format; "nf4-double-quant" with its block constants double-quantised,
+# bnb_4bit_use_double_quant), GPTQ or AWQ checkpoints (group-wise integer weights), torchao's NF4
+# (the QLoRA of torchtune: double-quantised block scales). ``None``: bitsandbytes
 # (NF4 at 4 bits, LLM.int8 at 8), what a document without the field meant.
-QUANT_FORMATS = ("nf4", "gptq", "awq", "torchao-nf4")
+QUANT_FORMATS = ("nf4", "gptq", "awq", "torchao-nf4", "nf4-double-quant")
 # The formats that exist only at 4 bits.
-QUANT_FORMATS_4BIT = ("nf4", "awq", "torchao-nf4")
+QUANT_FORMATS_4BIT = ("nf4", "awq", "torchao-nf4", "nf4-double-quant")
 # How context parallelism exchanges attention (optional ``parallelism.context_parallel_comm``):
 # "ring" passes key/value blocks around the ring, overlapped with the blocks' attention
 # (Megatron-Core --cp-comm-type p2p, its default); "all-to-all" re-splits q, k, v and the output

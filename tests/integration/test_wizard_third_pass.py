@@ -58,6 +58,26 @@ def test_a_gptq_config_fills_the_quantisation_format_and_bits(client, draft):
     assert "量化格式" in chinese and "GPTQ 量化检查点" in chinese
 
 
+def test_a_double_quantised_bitsandbytes_config_fills_its_format(client, draft):
+    bnb = {
+        "quant_method": "bitsandbytes",
+        "load_in_4bit": True,
+        "bnb_4bit_quant_type": "nf4",
+        "bnb_4bit_use_double_quant": True,
+    }
+    config = json.dumps({**QWEN_INT4, "quantization_config": bnb}).encode()
+    data = {"source": "upload", "method": "qlora"}
+    data["config_file"] = SimpleUploadedFile("config.json", config)
+    response = post_model(client, draft, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    draft.refresh_from_db()
+    assert draft.answers["model"]["quant_format"] == "nf4-double-quant"
+    post_training(client, draft, TRAINING)
+    assert scenario_of(draft).quant_format == "nf4-double-quant"
+    chinese = check_page(client, draft, "zh-hans")
+    assert "NF4（bitsandbytes，双重量化）" in chinese
+
+
 def test_the_buyers_own_answer_wins_over_the_config(client, draft):
     post_model(client, draft, upload(quant_format="awq"))
     draft.refresh_from_db()

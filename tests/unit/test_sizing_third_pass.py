@@ -213,6 +213,9 @@ def qlora(**changes):
         # torchao NF4: an int8 scaler per 64 weights and a 16-bit factor per 256 scalers,
         # 4 + 8/64 + 16/16,384 = 4.1259765625 bits: the blocks take 10,816,000 bytes.
         ("torchao-nf4", 4 + 8 / 64 + 16 / (64 * 256)),
+        # bitsandbytes double quantisation: an 8-bit absmax per 64 weights and an fp32 constant
+        # per 256 of them, 8/64 + 32/16,384 = 0.126953125 bit (QLoRA paper: 0.127).
+        ("nf4-double-quant", 4 + 8 / 64 + 32 / (64 * 256)),
     ],
 )
 def test_frozen_base_by_format(quant_format, bits_per_weight):
@@ -227,6 +230,7 @@ def test_frozen_base_by_format(quant_format, bits_per_weight):
         (None, None, 4),  # not stated: the heavier reading, PEFT's k-bit preparation
         ("hf", None, 4),  # prepare_model_for_kbit_training casts the 16-bit rest to fp32
         ("hf", "nf4", 4),
+        ("hf", "nf4-double-quant", 4),  # still a bitsandbytes base: prepared by PEFT
         ("hf", "gptq", 2),  # skipped for GPTQ models
         ("hf", "awq", 2),
         ("torchtune", None, 2),
@@ -240,7 +244,8 @@ def test_frozen_base_by_format(quant_format, bits_per_weight):
 )
 def test_kbit_preparation_upcasts_the_unquantised_weights(framework, quant_format, rest_bytes):
     scenario = small(method="qlora", framework=framework, quant_format=quant_format)
-    bits = {None: 4.5, "nf4": 4.5, "torchao-nf4": 4.1259765625}.get(quant_format, 4 + 20 / 128)
+    bits = {None: 4.5, "nf4": 4.5, "torchao-nf4": 4.1259765625, "nf4-double-quant": 4.126953125}
+    bits = bits.get(quant_format, 4 + 20 / 128)
     expected = BLOCKS * bits / 8 + EMBEDDINGS * rest_bytes
     assert MemoryModel(scenario).frozen_bytes == pytest.approx(expected)
 
@@ -316,6 +321,7 @@ def test_a_quantised_base_is_gathered_at_its_stored_width():
         ({"method": "qlora", "quant_format": "nf4", "quant_bits": 8}, "quant_format"),
         ({"method": "qlora", "quant_format": "int3"}, "quant_format"),
         ({"method": "qlora", "quant_format": "torchao-nf4", "quant_bits": 8}, "quant_format"),
+        ({"method": "qlora", "quant_format": "nf4-double-quant", "quant_bits": 8}, "quant_format"),
         ({"method": "lora", "quant_format": "torchao-nf4"}, "quant_format"),
     ],
 )
@@ -345,6 +351,9 @@ LLAMA = {
 }
 
 
+NF4_CONFIG = {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"}
+
+
 @pytest.mark.parametrize(
     ("quantization_config", "expected"),
     [
@@ -358,6 +367,10 @@ LLAMA = {
             {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
             ("nf4", 4),
         ),
+        # bnb_4bit_use_double_quant: true names the double-quantised NF4; false or absent not.
+        ({**NF4_CONFIG, "bnb_4bit_use_double_quant": True}, ("nf4-double-quant", 4)),
+        ({**NF4_CONFIG, "bnb_4bit_use_double_quant": False}, ("nf4", 4)),
+        ({**NF4_CONFIG, "bnb_4bit_use_double_quant": "true"}, ("nf4", 4)),  # not a JSON true
         (
             {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "fp4"},
             (None, None),

@@ -86,6 +86,14 @@ TORCHAO_NF4_CONSTANT_BITS = 8 / TORCHAO_NF4_BLOCK + 16 / (
 # output_proj currently", torchtune/models/llama3_1/_component_builders.py, lora_llama3_1, at
 # 30b8519).
 BLOCKS_ONLY_FORMATS = (*GROUPWISE_FORMATS, TORCHAO_NF4)
+# bitsandbytes NF4 with double quantisation (quant_format "nf4-double-quant"; Transformers'
+# BitsAndBytesConfig bnb_4bit_use_double_quant=True, which QLoRA's recipes set): the fp32
+# absmax of every 64 weights is itself quantised to 8 bits in blocks of 256 with one fp32
+# constant per block (bitsandbytes functional.quantize_4bit, compress_statistics=True;
+# Dettmers et al. 2023, "QLoRA", arXiv:2305.14314, section 2, "Double Quantization":
+# 8/64 + 32/(64 x 256) = 0.127 bit per weight instead of 32/64 = 0.5).
+BNB_NF4_DOUBLE_QUANT = "nf4-double-quant"
+BNB_DOUBLE_QUANT_CONSTANT_BITS = 8 / 64 + 32 / (64 * 256)
 
 
 def quant_constant_bits(scenario: Scenario) -> float:
@@ -95,6 +103,8 @@ def quant_constant_bits(scenario: Scenario) -> float:
         return (16 + bits) / QUANT_GROUP_SIZE
     if scenario.quant_format == TORCHAO_NF4:
         return TORCHAO_NF4_CONSTANT_BITS
+    if scenario.quant_format == BNB_NF4_DOUBLE_QUANT:
+        return BNB_DOUBLE_QUANT_CONSTANT_BITS
     return QUANT_CONSTANT_BITS[bits]
 
 

@@ -56,6 +56,7 @@ QUANT_CHOICES = [
 QUANT_FORMAT_CHOICES = [
     ("", _("Not set (bitsandbytes NF4, the QLoRA default)")),
     ("nf4", _("NF4 (bitsandbytes)")),
+    ("nf4-double-quant", _("NF4 (bitsandbytes) with double quantisation")),
     ("gptq", _("A GPTQ checkpoint")),
     ("awq", _("An AWQ checkpoint")),
     ("torchao-nf4", _("NF4 (torchao, as torchtune's QLoRA uses it)")),
