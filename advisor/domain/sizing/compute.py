@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Code, Message
@@ -962,8 +963,7 @@ def step_time(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class StepTraffic:
+class StepTraffic(NamedTuple):
     """What one optimizer step sends and trains on ``gpus`` GPUs under one strategy: the same
     on every accelerator, so a catalog sweep computes it once per (GPU count, strategy)."""
 
@@ -989,8 +989,7 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class StepCompute:
+class StepCompute(NamedTuple):
     """One optimizer step's compute on ``gpus`` GPUs of one accelerator, whatever the
     data-parallel strategy: a catalog sweep computes it once per (accelerator, GPU count)."""
 
@@ -1196,8 +1195,7 @@ class TrafficByStrategy(dict):
     """The :class:`StepTraffic` of one job on ``gpus`` GPUs by strategy, made when first read."""
 
     def __init__(self, job: JobFigures, gpus: int):
-        super().__init__()
-        self.job = job
+        self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
         self.gpus = gpus
 
     def __missing__(self, strategy: str) -> StepTraffic:
@@ -1216,24 +1214,23 @@ class RatesByStrategy(dict):
         traffic: TrafficByStrategy,
         memory_bandwidth_tbps: float | None,
     ):
-        super().__init__()
-        self.job = job
+        self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
         self.compute = compute
         self.traffic = traffic
         self.memory_bandwidth_tbps = memory_bandwidth_tbps
 
     def __missing__(self, strategy: str) -> float | None:
-        value = self[strategy] = self._tokens_per_s(strategy)
-        return value
-
-    def _tokens_per_s(self, strategy: str) -> float | None:
         compute = self.compute
-        if compute is None:
-            return None
-        traffic = self.traffic[strategy]
-        exposed_s = exposed_seconds(self.job, compute, traffic, strategy)[2]
-        optimizer_s = _optimizer_s(traffic, self.memory_bandwidth_tbps)
-        return traffic.tokens / (compute.compute_s + exposed_s + compute.offload_s + optimizer_s)
+        value = None
+        if compute is not None:
+            traffic = self.traffic[strategy]
+            exposed_s = exposed_seconds(self.job, compute, traffic, strategy)[2]
+            optimizer_s = _optimizer_s(traffic, self.memory_bandwidth_tbps)
+            value = traffic.tokens / (
+                compute.compute_s + exposed_s + compute.offload_s + optimizer_s
+            )
+        self[strategy] = value
+        return value
 
 
 def estimate_time(
