@@ -980,13 +980,10 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
     optimizer_bytes = 0.0
     if job.optimizer_bytes_per_param:
         optimizer_bytes = optimizer_step_bytes(job, strategy, data_parallel)
-    return StepTraffic(
-        data_parallel=data_parallel,
-        dp_bytes=dp_bytes,
-        per_micro_batch=timing == "micro-batch",
-        tokens=job.tokens_per_micro_batch * job.grad_accum * data_parallel,
-        optimizer_bytes=optimizer_bytes,
-    )
+    tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
+    # Positional: a named tuple built from keywords costs about three times as much, and a
+    # catalog sweep builds thousands of these and of StepCompute.
+    return StepTraffic(data_parallel, dp_bytes, timing == "micro-batch", tokens, optimizer_bytes)
 
 
 class StepCompute(NamedTuple):
@@ -1018,14 +1015,9 @@ def step_compute(
         slots = job.grad_accum * job.pipeline_parallel
     else:
         slots = job.grad_accum + job.pipeline_parallel - 1
-    spans = gpus > links.gpus_per_server
-    return StepCompute(
-        slots=slots,
-        micro_s=micro_s,
-        compute_s=micro_s * slots,
-        dp_gbs=links.collective_gbs(data_parallel, spans_servers=spans),
-        offload_s=offload_seconds(job, links, gpus),
-    )
+    dp_gbs = links.collective_gbs(data_parallel, spans_servers=gpus > links.gpus_per_server)
+    offload_s = offload_seconds(job, links, gpus)
+    return StepCompute(slots, micro_s, micro_s * slots, dp_gbs, offload_s)  # see step_traffic
 
 
 def exposed_seconds(
