@@ -90,11 +90,12 @@ def sweep(
         for gpus in range(1, MAX_GPUS + 1):
             room = capacity - context_gib(accelerator, gpus)
             layouts, reserved = search._candidates(gpus, 8)
+            rates = speed.rates(accelerator, gpus) if speed is not None else None
             for layout, peak in zip(layouts, reserved, strict=True):
                 evaluated += 1
                 if peak <= room:
-                    if speed is not None:
-                        speed.tokens_per_s(accelerator, gpus, layout.strategy)
+                    if rates is not None:
+                        rates[layout.strategy]  # computed on its first read
                     if offloaded is None:
                         offloaded = gpus
                     if resident is None and layout.offload == "none":

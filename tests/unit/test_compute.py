@@ -16,6 +16,7 @@ from advisor.domain.hardware import AcceleratorSpec, ServerSpec, load_fixture_sp
 from advisor.domain.scenario import STRATEGIES, load_scenario
 from advisor.domain.sizing.calibration import STORED, Calibration
 from advisor.domain.sizing.compute import (
+    ThroughputSweep,
     data_parallel_bytes,
     estimate_time,
     flops_per_token,
@@ -256,6 +257,32 @@ def test_fast_path_agrees_with_the_full_estimate():
         accelerator = ACCELERATORS[key]
         full = estimate_time(s, accelerator, gpus=4, strategy="zero2").tokens_per_s
         assert tokens_per_second(s, accelerator, gpus=4, strategy="zero2") == full
+
+
+def test_catalog_sweep_rates_equal_the_full_estimate_for_every_strategy():
+    """The sweep's per-(accelerator, GPU count) table, filled strategy by strategy in any
+    order and on a GPU count where the scenario's tensor parallelism is dropped, gives the
+    full estimate's tokens/s exactly."""
+    s = scenario(
+        grad_accum=4,
+        parallelism__strategy="zero3",
+        parallelism__tensor_parallel=2,
+        hardware__count=2,
+    )
+    sweep = ThroughputSweep(s)
+    for key in ("h100-sxm-80gb", "l40s-48gb", "ascend-910b-64gb"):
+        accelerator = ACCELERATORS[key]
+        for gpus in (1, 3, 8, 16):
+            rates = sweep.rates(accelerator, gpus)
+            assert sweep.rates(accelerator, gpus) is rates
+            for strategy in reversed(STRATEGIES):
+                full = estimate_time(s, accelerator, gpus=gpus, strategy=strategy).tokens_per_s
+                assert rates[strategy] == full, (key, gpus, strategy)
+
+
+def test_catalog_sweep_rates_are_none_without_a_peak():
+    rates = ThroughputSweep(scenario()).rates(synthetic_accelerator(bf16_dense_tflops=None), 8)
+    assert rates["ddp"] is None and rates["zero3"] is None
 
 
 def test_model_utilisation_is_below_the_calibrated_matrix_share():

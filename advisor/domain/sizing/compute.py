@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Code, Message
@@ -397,7 +398,7 @@ class JobFigures:
             return self
         return self.without_model_parallelism
 
-    @property
+    @cached_property
     def backward_share(self) -> float:
         """Share of a micro-batch's FLOPs spent in the backward pass (gradients flow there)."""
         return self.flops.backward / self.flops.total
@@ -856,11 +857,16 @@ def optimizer_seconds(
     updates every replica. 0 when the bandwidth is unknown."""
     if not memory_bandwidth_tbps or not job.optimizer_bytes_per_param:
         return 0.0
+    return optimizer_step_bytes(job, strategy, data_parallel) / (memory_bandwidth_tbps * 1e12)
+
+
+def optimizer_step_bytes(job: JobFigures, strategy: str, data_parallel: int) -> float:
+    """Bytes one GPU's optimizer step reads and writes (see :func:`optimizer_seconds`)."""
     shards = job.model_parallel
     if strategy in SHARDED_OPTIMIZER_STRATEGIES:
         shards *= data_parallel
     held = job.trainable_params / shards
-    return held * job.optimizer_bytes_per_param / (memory_bandwidth_tbps * 1e12)
+    return held * job.optimizer_bytes_per_param
 
 
 # Strategies whose optimizer states (and step) are split over the data-parallel ranks.
@@ -957,23 +963,46 @@ def step_time(
     )
 
 
-def _step_parts(
-    job: JobFigures,
-    gpus: int,
-    strategy: str,
-    links: Links,
-    micro_s: float,
-    layer_pass_overhead_s: float,
-    memory_bandwidth_tbps: float | None = None,
-) -> tuple:
-    """One optimizer step from one micro-batch's seconds (tensor-parallel traffic included;
-    the all-to-all of expert parallelism and the expert loop are added here, where the
-    data-parallel degree is known).
+class StepTraffic(NamedTuple):
+    """What one optimizer step sends and trains on ``gpus`` GPUs under one strategy: the same
+    on every accelerator, so a catalog sweep computes it once per (GPU count, strategy)."""
 
-    Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
-    tokens_per_step, optimizer_s): plain floats, so that :class:`ThroughputSweep` can use it without
-    building the dataclasses.
-    """
+    data_parallel: int
+    dp_bytes: float  # bytes one GPU sends for data parallelism (data_parallel_bytes)
+    per_micro_batch: bool  # sent during every micro-batch rather than once at the step's end
+    tokens: float  # tokens per optimizer step, whole job
+    optimizer_bytes: float  # bytes one GPU's optimizer step reads and writes (0: on the host)
+
+
+def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
+    data_parallel = max(1, gpus // job.model_parallel)
+    dp_bytes, timing = data_parallel_bytes(job, strategy, data_parallel)
+    optimizer_bytes = 0.0
+    if job.optimizer_bytes_per_param:
+        optimizer_bytes = optimizer_step_bytes(job, strategy, data_parallel)
+    tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
+    # Positional: a named tuple built from keywords costs about three times as much, and a
+    # catalog sweep builds thousands of these and of StepCompute.
+    return StepTraffic(data_parallel, dp_bytes, timing == "micro-batch", tokens, optimizer_bytes)
+
+
+class StepCompute(NamedTuple):
+    """One optimizer step's compute on ``gpus`` GPUs of one accelerator, whatever the
+    data-parallel strategy: a catalog sweep computes it once per (accelerator, GPU count)."""
+
+    slots: int  # micro-batch slots of the pipeline schedule
+    micro_s: float  # one micro-batch with the expert all-to-all and loop
+    compute_s: float  # all micro-batches through the pipeline
+    dp_gbs: float  # the data-parallel collectives' bandwidth per GPU
+    offload_s: float
+
+
+def step_compute(
+    job: JobFigures, gpus: int, links: Links, micro_s: float, layer_pass_overhead_s: float
+) -> StepCompute:
+    """The step's compute from one micro-batch's seconds (tensor-parallel traffic included;
+    the all-to-all of expert parallelism and the expert loop are added here, where the
+    data-parallel degree is known)."""
     data_parallel = max(1, gpus // job.model_parallel)
     if job.expert_parallel > 1:
         micro_s += expert_parallel_seconds(job, links, data_parallel)
@@ -986,34 +1015,61 @@ def _step_parts(
         slots = job.grad_accum * job.pipeline_parallel
     else:
         slots = job.grad_accum + job.pipeline_parallel - 1
-    compute_s = micro_s * slots
-    dp_bytes, timing = data_parallel_bytes(job, strategy, data_parallel)
-    spans = gpus > links.gpus_per_server
-    dp_gbs = links.collective_gbs(data_parallel, spans_servers=spans)
-    dp_s = dp_bytes / (dp_gbs * 1e9) if dp_bytes else 0.0
-    # What compute can hide: a step-end all-reduce overlaps the last backward (bucketed
-    # all-reduce in DDP/ZeRO-1); ZeRO-2 reduces buckets during every backward; FSDP/ZeRO-3
-    # prefetch the next layer's weights during all compute.
-    window = micro_s * job.backward_share
-    if timing == "micro-batch":
-        window = compute_s if strategy in ("zero3", "fsdp") else window * job.grad_accum
-    exposed_s = max(0.0, dp_s - window)
+    dp_gbs = links.collective_gbs(data_parallel, spans_servers=gpus > links.gpus_per_server)
     offload_s = offload_seconds(job, links, gpus)
-    tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
-    optimizer_s = 0.0
-    if memory_bandwidth_tbps and job.optimizer_bytes_per_param:
-        optimizer_s = optimizer_seconds(job, strategy, data_parallel, memory_bandwidth_tbps)
+    return StepCompute(slots, micro_s, micro_s * slots, dp_gbs, offload_s)  # see step_traffic
+
+
+def exposed_seconds(
+    job: JobFigures, compute: StepCompute, traffic: StepTraffic, strategy: str
+) -> tuple[float, float, float]:
+    """(data-parallel seconds, the compute that can hide them, the part not hidden).
+
+    A step-end all-reduce overlaps the last backward (bucketed all-reduce in DDP/ZeRO-1);
+    ZeRO-2 reduces buckets during every backward; FSDP/ZeRO-3 prefetch the next layer's
+    weights during all compute.
+    """
+    dp_s = traffic.dp_bytes / (compute.dp_gbs * 1e9) if traffic.dp_bytes else 0.0
+    window = compute.micro_s * job.backward_share
+    if traffic.per_micro_batch:
+        window = compute.compute_s if strategy in ("zero3", "fsdp") else window * job.grad_accum
+    return dp_s, window, max(0.0, dp_s - window)
+
+
+def _optimizer_s(traffic: StepTraffic, memory_bandwidth_tbps: float | None) -> float:
+    if not memory_bandwidth_tbps or not traffic.optimizer_bytes:
+        return 0.0
+    return traffic.optimizer_bytes / (memory_bandwidth_tbps * 1e12)
+
+
+def _step_parts(
+    job: JobFigures,
+    gpus: int,
+    strategy: str,
+    links: Links,
+    micro_s: float,
+    layer_pass_overhead_s: float,
+    memory_bandwidth_tbps: float | None = None,
+) -> tuple:
+    """One optimizer step from one micro-batch's seconds (see :func:`step_compute`).
+
+    Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
+    tokens_per_step, optimizer_s).
+    """
+    compute = step_compute(job, gpus, links, micro_s, layer_pass_overhead_s)
+    traffic = step_traffic(job, gpus, strategy)
+    dp_s, window, exposed_s = exposed_seconds(job, compute, traffic, strategy)
     return (
-        slots,
-        compute_s,
-        dp_bytes,
-        dp_gbs,
+        compute.slots,
+        compute.compute_s,
+        traffic.dp_bytes,
+        compute.dp_gbs,
         dp_s,
         window,
         exposed_s,
-        offload_s,
-        tokens,
-        optimizer_s,
+        compute.offload_s,
+        traffic.tokens,
+        _optimizer_s(traffic, memory_bandwidth_tbps),
     )
 
 
@@ -1061,9 +1117,13 @@ class ThroughputSweep:
     """Whole-job tokens/s of one scenario for many (accelerator, GPU count, strategy).
 
     The fast path of a catalog sweep: the same model as :func:`tokens_per_second` (and equal
-    results for the same arguments), with the scenario's figures computed once, each
-    accelerator's peak, utilisation, links and micro-batch time once per job variant, and each
-    (accelerator, GPU count, strategy) once.
+    results for the same arguments), with each part of a step computed once for what it
+    depends on: the scenario's figures once, the traffic of a (GPU count, strategy) once for
+    every accelerator, an accelerator's micro-batch once per job variant, its step compute
+    once per GPU count (:meth:`rates`), and each (accelerator, GPU count, strategy) once. The
+    keys are complete because the scenario, server and calibration are fixed for the sweep's
+    life and an accelerator's key names its figures in a catalog; each table holds one entry
+    per key the caller asks about.
     """
 
     def __init__(
@@ -1078,33 +1138,33 @@ class ThroughputSweep:
         self.cal = cal or calibration.STORED
         self.job = job_figures(scenario)
         self._micro: dict[tuple[str, bool], tuple[float, Links] | None] = {}
-        self._results: dict[tuple[str, int, str], float | None] = {}
+        self._traffic: dict[int, TrafficByStrategy] = {}
+        self._rates: dict[tuple[str, int], RatesByStrategy] = {}
 
     def tokens_per_s(self, accelerator: AcceleratorSpec, gpus: int, strategy: str) -> float | None:
         """Whole-job tokens/s on ``gpus`` of ``accelerator`` (``None``: peak unknown)."""
-        key = (accelerator.key, gpus, strategy)
-        results = self._results
-        if key in results:
-            return results[key]
+        return self.rates(accelerator, gpus)[strategy]
+
+    def rates(self, accelerator: AcceleratorSpec, gpus: int) -> RatesByStrategy:
+        """Whole-job tokens/s on ``gpus`` of ``accelerator`` by strategy, each computed when
+        first read (``None``: peak unknown)."""
+        key = (accelerator.key, gpus)
+        rates = self._rates.get(key)
+        if rates is None:
+            rates = self._rates[key] = self._new_rates(accelerator, gpus)
+        return rates
+
+    def _new_rates(self, accelerator: AcceleratorSpec, gpus: int) -> RatesByStrategy:
         job = self.job.for_gpus(gpus)
+        traffic = self._traffic.get(gpus)
+        if traffic is None:
+            traffic = self._traffic[gpus] = TrafficByStrategy(job, gpus)
         micro = self._micro_seconds(accelerator, job)
-        if micro is None:
-            results[key] = None
-            return None
-        micro_s, links = micro
-        parts = _step_parts(
-            job,
-            gpus,
-            strategy,
-            links,
-            micro_s,
-            self.cal.layer_pass_overhead_s,
-            accelerator.memory_bandwidth_tbps,
-        )
-        _, compute_s, _, _, _, _, exposed_s, offload_s, tokens, optimizer_s = parts
-        value = tokens / (compute_s + exposed_s + offload_s + optimizer_s)
-        results[key] = value
-        return value
+        compute = None
+        if micro is not None:
+            micro_s, links = micro
+            compute = step_compute(job, gpus, links, micro_s, self.cal.layer_pass_overhead_s)
+        return RatesByStrategy(job, compute, traffic, accelerator.memory_bandwidth_tbps)
 
     def _micro_seconds(self, accelerator: AcceleratorSpec, job: JobFigures):
         key = (accelerator.key, job is self.job)
@@ -1121,6 +1181,48 @@ class ThroughputSweep:
             out = (micro_s, links)
         self._micro[key] = out
         return out
+
+
+class TrafficByStrategy(dict):
+    """The :class:`StepTraffic` of one job on ``gpus`` GPUs by strategy, made when first read."""
+
+    def __init__(self, job: JobFigures, gpus: int):
+        self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
+        self.gpus = gpus
+
+    def __missing__(self, strategy: str) -> StepTraffic:
+        traffic = self[strategy] = step_traffic(self.job, self.gpus, strategy)
+        return traffic
+
+
+class RatesByStrategy(dict):
+    """Whole-job tokens/s on one (accelerator, GPU count) by strategy, computed when first
+    read; ``None`` for every strategy when the accelerator's peak is unknown (``compute``)."""
+
+    def __init__(
+        self,
+        job: JobFigures,
+        compute: StepCompute | None,
+        traffic: TrafficByStrategy,
+        memory_bandwidth_tbps: float | None,
+    ):
+        self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
+        self.compute = compute
+        self.traffic = traffic
+        self.memory_bandwidth_tbps = memory_bandwidth_tbps
+
+    def __missing__(self, strategy: str) -> float | None:
+        compute = self.compute
+        value = None
+        if compute is not None:
+            traffic = self.traffic[strategy]
+            exposed_s = exposed_seconds(self.job, compute, traffic, strategy)[2]
+            optimizer_s = _optimizer_s(traffic, self.memory_bandwidth_tbps)
+            value = traffic.tokens / (
+                compute.compute_s + exposed_s + compute.offload_s + optimizer_s
+            )
+        self[strategy] = value
+        return value
 
 
 def estimate_time(

@@ -30,6 +30,7 @@ from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.i18n import N_, Message
 from advisor.domain.scenario import (
     LIMITS,
+    STRATEGIES,
     ArchLayout,
     ModelArch,
     Scenario,
@@ -731,6 +732,13 @@ class MemoryModel:
         self.amp = amp
         self.grad_elem_bytes = weight_bytes
         self.optimizer_in_backward = s.optimizer_in_backward
+        # Strategies whose AdamW step allocates the foreach temporary (a property of the
+        # scenario and strategy alone, so found once here rather than for every layout).
+        self.foreach_strategies = frozenset(
+            strategy
+            for strategy in STRATEGIES
+            if optimizer_step_is_foreach(s, strategy) and not s.optimizer_in_backward
+        )
         self.largest_gradient_bytes = 0.0
         if s.optimizer_in_backward:
             # Each gradient is applied and freed during the backward pass: only the largest
@@ -1052,13 +1060,13 @@ class MemoryModel:
 
         Returns (frozen, trainable, master, gradients, optimizer, buffers, paged, host).
         """
-        key = (layout.gpus, layout.strategy, layout.offload, layout.model_parallel)
+        mp = layout.tensor_parallel * layout.pipeline_parallel  # Layout.model_parallel
+        key = (layout.gpus, layout.strategy, layout.offload, mp)
         cached = self._state_cache.get(key)
         if cached is not None:
             return cached
         strategy, offload = layout.strategy, layout.offload
-        dp = layout.data_parallel
-        mp = layout.model_parallel
+        dp = max(1, layout.gpus // mp)  # Layout.data_parallel
         shard_optimizer = dp if strategy in ("zero1", "zero2", "zero3", "fsdp") else 1
         shard_grads = dp if strategy in ("zero2", "zero3", "fsdp") else 1
         shard_weights = dp if strategy in ("zero3", "fsdp") else 1
@@ -1071,7 +1079,8 @@ class MemoryModel:
         gradients, step_gradients = self._gradient_bytes(strategy, dp)
         # Expert parallelism: what a replicating strategy keeps of the routed experts is 1/ep
         # (see _expert_states); sharded states are unchanged.
-        ep = expert_parallel_for(self.scenario, layout)
+        ep = self.scenario.parallelism.expert_parallel  # as expert_parallel_for(scenario, layout)
+        ep = ep if ep > 1 and dp % ep == 0 else 1
         not_held = 1 - 1 / ep
         if shard_weights == 1:
             frozen -= self.routed_frozen_bytes * not_held / mp
@@ -1100,7 +1109,7 @@ class MemoryModel:
         # AdamW's foreach step: one moment-sized temporary (FOREACH_TEMPORARY_MOMENTS) beside
         # the states it updates; none when the step runs on the CPU or in the backward pass.
         transient = 0.0
-        if optimizer_step_is_foreach(self.scenario, strategy) and not self.optimizer_in_backward:
+        if strategy in self.foreach_strategies:
             transient = optimizer * FOREACH_TEMPORARY_MOMENTS / ADAM_MOMENTS
         buffers = self.dequant_bytes + self.dora_bytes + self.mask_bytes
         if params_offloaded:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.scenario import LIMITS, Scenario
@@ -66,9 +67,12 @@ class Placement:
         return math.ceil(self.layout.gpus / self.gpus_per_server)
 
 
+# Made once per argument set (the arguments are all it reads; layouts are frozen): a catalog
+# sweep asks for the same GPU counts for every scenario.
+@lru_cache(maxsize=1024)
 def candidate_layouts(
     gpus: int, heads: int | None, *, allow_offload: bool = True, gpus_per_server: int = 8
-) -> list[Layout]:
+) -> tuple[Layout, ...]:
     """Every layout tried on ``gpus`` GPUs, most preferred first."""
     out: list[Layout] = []
     offloads = OFFLOAD_PREFERENCE if allow_offload else ("none",)
@@ -87,7 +91,7 @@ def candidate_layouts(
                 if offload == "optimizer" and strategy in ("fsdp",):
                     continue  # FSDP offloads parameters and optimizer together
                 out.append(Layout(gpus, strategy, offload, tp, 1))
-    return out
+    return tuple(out)
 
 
 class PlacementSearch:
@@ -97,9 +101,9 @@ class PlacementSearch:
         self.scenario = scenario
         self.model = MemoryModel(scenario)
         self.allow_offload = allow_offload
-        self._layouts: dict[tuple[int, int], tuple[list[Layout], list[float]]] = {}
+        self._layouts: dict[tuple[int, int], tuple[tuple[Layout, ...], list[float]]] = {}
 
-    def layouts(self, gpus: int, gpus_per_server: int) -> list[Layout]:
+    def layouts(self, gpus: int, gpus_per_server: int) -> tuple[Layout, ...]:
         return self._candidates(gpus, gpus_per_server)[0]
 
     def reserved_gib(self, gpus: int, gpus_per_server: int) -> list[float]:
@@ -109,7 +113,9 @@ class PlacementSearch:
         """
         return self._candidates(gpus, gpus_per_server)[1]
 
-    def _candidates(self, gpus: int, gpus_per_server: int) -> tuple[list[Layout], list[float]]:
+    def _candidates(
+        self, gpus: int, gpus_per_server: int
+    ) -> tuple[tuple[Layout, ...], list[float]]:
         key = (gpus, gpus_per_server)
         cached = self._layouts.get(key)
         if cached is None:
