@@ -34,11 +34,13 @@ PCIE_GEN4_X16_BIDIRECTIONAL_GBS = 64.0
 # shared-memory transport: "SHM is used between devices when peer-to-peer cannot happen,
 # therefore, host memory is used" (NCCL documentation, NCCL_SHM_DISABLE). Each byte of a ring
 # step is written by the sending GPU into a host buffer and read from it by the receiving one:
-# it crosses PCIe twice (device to host, host to device) instead of once, and every GPU of the
-# server passes its traffic through the same host memory and root complex. With the same
-# links, the bus bandwidth (nccl-tests' busBw) of a ring all-reduce, all-gather or
-# reduce-scatter is therefore about half of the peer-to-peer one. An engineering estimate from
-# the data path (docs/decisions/0070), not a measurement.
+# it crosses PCIe twice (device to host, host to device) instead of once, through the same host
+# memory and root complex for every GPU of the server. A ring sends and receives at once, and
+# without P2P the two directions no longer add up: a published p2pBandwidthLatencyTest on two
+# RTX 5090s (PCIe 5.0 x8, reported 2025-12) gives 30 GB/s both ways without P2P against 56 GB/s
+# with it. So the bus bandwidth (nccl-tests' busBw) of a ring all-reduce, all-gather or
+# reduce-scatter is taken as half the peer-to-peer one: an engineering estimate from the data
+# path and that one measurement (docs/decisions/0070), not a fitted constant.
 HOST_STAGED_SHARE = 0.5
 
 # GPUs per server when the caller names no server model: every 8-GPU HGX/OAM baseboard
