@@ -45,6 +45,10 @@ class AcceleratorSpec:
     # Chinese maker and name, shown on Chinese pages (i18n.local_name); empty: as in English.
     maker_zh: str | None = None
     name_zh: str | None = None
+    # Whether two cards of this model in one server can reach each other's memory over PCIe
+    # (CUDA peer access, NCCL's P2P transport): False for the GeForce RTX 4090, whose driver
+    # refuses it; None when the catalog does not say (sizing then assumes it can).
+    peer_to_peer: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -139,6 +139,19 @@ def test_h100_figures_match_the_research(catalog):
     )
 
 
+def test_the_4090s_missing_peer_to_peer_reaches_the_sizing(catalog):
+    from advisor.catalog.sizing import accelerator_spec_from_row
+
+    rtx = Accelerator.objects.get(key="rtx-4090-24gb")
+    assert rtx.peer_to_peer is False
+    assert "NCCL_SHM_DISABLE" in rtx.source
+    assert accelerator_spec_from_row(rtx).peer_to_peer is False
+    # unknown stays unknown: no other part states it either way
+    assert set(
+        Accelerator.objects.filter(peer_to_peer__isnull=False).values_list("key", flat=True)
+    ) == {"rtx-4090-24gb"}
+
+
 def test_article_vendors_hold_the_articles_claims(catalog):
     jianmi = HostingVendor.objects.get(name="简米科技")
     kufanyun = HostingVendor.objects.get(name="酷番云")

@@ -51,6 +51,7 @@ class AcceleratorAdmin(CatalogAdmin):
                     "form_factor_detail",
                     "interconnect_kind",
                     "interconnect_bandwidth_gbs",
+                    "peer_to_peer",
                     "software_stack",
                 )
             },

@@ -114,6 +114,16 @@ class Accelerator(CatalogEntry):
         blank=True,
         validators=positive(),
     )
+    peer_to_peer = models.BooleanField(
+        verbose_name=_("GPU peer-to-peer over PCIe"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Whether two cards of this model in one server can read each other's memory "
+            "directly (CUDA peer access). Without it collectives go through host memory; "
+            "empty when no source says."
+        ),
+    )
     software_stack = models.CharField(
         verbose_name=_("software stack"), max_length=10, choices=choices.SoftwareStack.choices
     )
@@ -142,6 +152,7 @@ class Accelerator(CatalogEntry):
         "fp8_dense_tflops",
         "tdp_w",
         "interconnect_bandwidth_gbs",
+        "peer_to_peer",
     )
 
     class Meta:

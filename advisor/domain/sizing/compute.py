@@ -43,7 +43,12 @@ from advisor.domain.scenario import trainable_params as _trainable_params
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import Calibration
 from advisor.domain.sizing.memory import traits_of
-from advisor.domain.sizing.network import Links, links_for
+from advisor.domain.sizing.network import (
+    HOST_STAGED_SHARE,
+    PCIE_TOPOLOGIES,
+    Links,
+    links_for,
+)
 
 # --- Physical constants --------------------------------------------------------------------
 
@@ -1590,6 +1595,9 @@ def _hardware_assumptions(
                 "traffic are not hidden behind compute."
             )
         out.append(Message(template, params))
+        peer = _peer_to_peer_message(accelerator, links)
+        if peer is not None:
+            out.append(peer)
     if comm.offload_s > 0:
         out.append(
             Message(
@@ -1601,6 +1609,34 @@ def _hardware_assumptions(
             )
         )
     return out
+
+
+def _peer_to_peer_message(accelerator: AcceleratorSpec, links: Links) -> Message | None:
+    """What the collectives inside a server assume about peer-to-peer between the cards:
+    stated when the cards cannot (traffic through host memory), an assumption when the catalog
+    does not say and the traffic runs over PCIe; nothing for NVLink, HCCS and xGMI."""
+    if accelerator.peer_to_peer is False:
+        return Message(
+            N_(
+                "{accelerator} cards cannot reach each other's memory directly (no "
+                "peer-to-peer): collectives inside a server go through host memory, at "
+                "{gbs} GB/s per GPU each way, half of what PCIe gives with peer-to-peer."
+            ),
+            {
+                "accelerator": accelerator.name,
+                "gbs": _fmt(links.pcie_gbs * HOST_STAGED_SHARE, 1),
+            },
+        )
+    if accelerator.peer_to_peer is None and links.topology in PCIE_TOPOLOGIES:
+        return Message(
+            N_(
+                "The catalog does not say whether {accelerator} cards can reach each other's "
+                "memory directly (peer-to-peer over PCIe): assumed they can. Without it, "
+                "collectives inside a server would take about twice as long."
+            ),
+            {"accelerator": accelerator.name},
+        )
+    return None
 
 
 def _memory_bound_message(

@@ -29,6 +29,20 @@ COLLECTIVE_EFFICIENCY = 0.8
 # interconnect figure (e.g. the RTX 4090) and for traffic between the host and a GPU.
 PCIE_GEN4_X16_BIDIRECTIONAL_GBS = 64.0
 
+# Share of the PCIe figure a collective inside a server reaches when the cards cannot do
+# peer-to-peer (the GeForce RTX 4090: its driver refuses CUDA peer access). NCCL then uses its
+# shared-memory transport: "SHM is used between devices when peer-to-peer cannot happen,
+# therefore, host memory is used" (NCCL documentation, NCCL_SHM_DISABLE). Each byte of a ring
+# step is written by the sending GPU into a host buffer and read from it by the receiving one:
+# it crosses PCIe twice (device to host, host to device) instead of once, through the same host
+# memory and root complex for every GPU of the server. A ring sends and receives at once, and
+# without P2P the two directions no longer add up: a published p2pBandwidthLatencyTest on two
+# RTX 5090s (PCIe 5.0 x8, reported 2025-12) gives 30 GB/s both ways without P2P against 56 GB/s
+# with it. So the bus bandwidth (nccl-tests' busBw) of a ring all-reduce, all-gather or
+# reduce-scatter is taken as half the peer-to-peer one: an engineering estimate from the data
+# path and that one measurement (docs/decisions/0070), not a fitted constant.
+HOST_STAGED_SHARE = 0.5
+
 # GPUs per server when the caller names no server model: every 8-GPU HGX/OAM baseboard
 # (DGX H100, XE9680, MI300X platforms) and Huawei's Atlas 800T A2 hold eight accelerators.
 DEFAULT_GPUS_PER_SERVER = 8
@@ -49,6 +63,8 @@ _TOPOLOGY_BY_INTERCONNECT = {
 }
 
 MESH_TOPOLOGIES = ("hccs-mesh", "xgmi-mesh")
+# Layouts whose GPUs reach each other over PCIe (NVLink-bridge pairs for groups beyond two).
+PCIE_TOPOLOGIES = ("pcie-switch", "nvlink-pairs")
 
 
 @dataclass(frozen=True)
@@ -60,6 +76,7 @@ class Links:
     intra_node_gbs: float  # between GPUs of one server, all GPUs of the server in the collective
     inter_node_gbs: float  # to other servers, per GPU
     pcie_gbs: float  # GPU to host (offload traffic) and GPU to GPU through PCIe
+    peer_to_peer: bool = True  # False: collectives inside a server go through host memory
 
     def collective_gbs(self, group: int, spans_servers: bool) -> float:
         """One-way bandwidth a ring/mesh collective over ``group`` GPUs reaches per GPU.
@@ -67,12 +84,15 @@ class Links:
         A switched fabric (NVSwitch, PCIe switch) gives each GPU its full link whatever the
         group size. A full mesh (HCCS, xGMI) has one direct link to each peer, so a group of
         ``g`` GPUs in a server of ``n`` uses only ``g - 1`` of the ``n - 1`` links. NVLink
-        bridges join pairs only: larger groups fall back to PCIe. Across servers the slower
-        of the server fabric and the NICs sets the pace.
+        bridges join pairs only: larger groups fall back to PCIe. Cards without peer-to-peer
+        stage every byte through host memory: HOST_STAGED_SHARE of the PCIe figure at most.
+        Across servers the slower of the server fabric and the NICs sets the pace.
         """
         if group <= 1:
             return self.intra_node_gbs
         intra = self.intra_node_gbs
+        if not self.peer_to_peer:
+            intra = min(intra, self.pcie_gbs * HOST_STAGED_SHARE)
         if self.topology in MESH_TOPOLOGIES and self.gpus_per_server > 1:
             peers_used = min(group, self.gpus_per_server) - 1
             intra *= peers_used / (self.gpus_per_server - 1)
@@ -112,6 +132,7 @@ def links_for(accelerator: AcceleratorSpec, server: ServerSpec | None = None) ->
         intra_node_gbs=intra,
         inter_node_gbs=inter,
         pcie_gbs=pcie,
+        peer_to_peer=accelerator.peer_to_peer is not False,
     )
 
 
