@@ -2,7 +2,8 @@
 
 Frozen records that many options share (a site's figures, a server's load) are worked on
 again and again by a recommendation, and by the next ones on the same catalog. ``PerObject``
-keeps what was worked out for an object by the object's identity.
+keeps what was worked out for an object by the object's identity, ``PerObjects`` what was
+worked out for several objects together by their identities.
 """
 
 from __future__ import annotations
