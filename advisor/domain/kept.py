@@ -2,11 +2,13 @@
 
 Frozen records that many options share (a site's figures, a server's load) are worked on
 again and again by a recommendation, and by the next ones on the same catalog. ``PerObject``
-keeps what was worked out for an object by the object's identity.
+keeps what was worked out for an object by the object's identity, ``PerObjects`` what was
+worked out for several objects together by their identities.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Hashable
 
 
@@ -30,4 +32,29 @@ class PerObject:
             if len(self._kept) >= self._limit:
                 self._kept.clear()
             kept = self._kept[key] = (obj, value)
+        return kept[1]
+
+
+class PerObjects:
+    """``make()`` kept per tuple of objects (their identities, in order) and an extra hashable
+    key: what ``PerObject`` does for one object, for a value that reads several (a server's
+    load at a site under the buyer's assumptions).
+
+    Every object is kept alive beside the value and checked with ``is`` on lookup, so an entry
+    serves only those very objects; emptied when it holds ``limit`` entries; a ``make`` that
+    raises keeps nothing.
+    """
+
+    def __init__(self, limit: int):
+        self._limit = limit
+        self._kept: dict[tuple, tuple] = {}
+
+    def get(self, objects: tuple, make: Callable, extra: Hashable = None):
+        key = (*map(id, objects), extra)
+        kept = self._kept.get(key)
+        if kept is None or not all(map(operator.is_, kept[0], objects)):
+            value = make()
+            if len(self._kept) >= self._limit:
+                self._kept.clear()
+            kept = self._kept[key] = (objects, value)
         return kept[1]

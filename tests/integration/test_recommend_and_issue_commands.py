@@ -10,6 +10,8 @@ from advisor.brief.models import Brief
 from advisor.brief.verification import verify_upload
 from advisor.domain.compliance.base import Area, Finding, Severity, Status
 from advisor.domain.i18n import Code, Message
+from advisor.domain.plain import jsonable
+from advisor.domain.recommend.records import capacity_record, plain_cost
 from advisor.management.commands.recommend import _shared_row, json_text, recommendation_json
 from advisor.presentation.text import render_text
 from advisor.recommendation.run import run_recommendation
@@ -103,6 +105,27 @@ def test_recommend_json_text_is_json_dumps_indented(language):
     rows = first["findings"]
     shared = {**payload, "options": [{**first, "findings": []}, first, {**first, "findings": rows}]}
     assert json_text(shared) == json.dumps(shared, indent=2, ensure_ascii=False)
+
+
+def test_options_share_cost_and_capacity_records_that_read_the_same():
+    """The JSON keeps one cost and one capacity record per what they read (issue 34): each
+    option's records are its own ``plain_cost`` and ``capacity_record``, and the rent of one
+    server at two sites is one record."""
+    site = {"data_centers": ["example-guian", "example-shanghai-qingpu"]}
+    run_ = run_recommendation({**SCENARIO, "site": site})
+    options = run_.recommendation.options
+    payload = recommendation_json(run_)
+    for option, row in zip(options, payload["options"], strict=True):
+        assert row["cost"] == plain_cost(option)
+        assert row["capacity"] == jsonable(capacity_record(option))
+    rents = [row for row in payload["options"] if row["mode"] == "rent"]
+    by_server = {}
+    for row in rents:
+        by_server.setdefault(row["server"], []).append(row)
+    shared = [rows for rows in by_server.values() if len(rows) > 1]
+    assert shared
+    assert all(rows[0]["cost"] is rows[1]["cost"] for rows in shared)
+    assert all(rows[0]["capacity"] is rows[1]["capacity"] for rows in shared)
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])

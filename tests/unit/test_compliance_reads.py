@@ -16,7 +16,13 @@ from datetime import date
 import pytest
 
 from advisor.domain.compliance.base import Status
-from advisor.domain.compliance.engine import ALL_RULES_BY_ID, SharedFindings, evaluate
+from advisor.domain.compliance.engine import (
+    ALL_RULES_BY_ID,
+    SharedFindings,
+    Verdict,
+    evaluate,
+    verdict_of,
+)
 from advisor.domain.compliance.facts import (
     ComplianceInput,
     DataCenterFacts,
@@ -141,6 +147,20 @@ def test_every_server_at_every_site_gets_the_report_it_gets_alone():
     assert same.finding("SITE-RACK-COOLING") is heavier.finding("SITE-RACK-COOLING")
     assert same.finding("SITE-FLOOR-LOAD") != heavier.finding("SITE-FLOOR-LOAD")
     assert same.finding("SITE-FLOOR-LOAD") != reports[LOADS[0], "d"].finding("SITE-FLOOR-LOAD")
+
+
+def test_a_shared_report_s_verdict_is_the_verdict_of_all_its_findings():
+    """The verdict is put together from each kept part's (the worst of them): it is the one
+    ``verdict_of`` gives over every finding, for not eligible, incomplete and other reports."""
+    shared = SharedFindings()
+    verdicts = set()
+    for load in LOADS:
+        for site in (*RACKS, *SITES):
+            facts = ComplianceInput(TODAY, option=load, data_center=site, vendor=VENDOR, zone=ZONE)
+            report = evaluate(facts, shared=shared)
+            assert report.verdict is verdict_of(report.findings)
+            verdicts.add(report.verdict)
+    assert {Verdict.NOT_ELIGIBLE, Verdict.INCOMPLETE} <= verdicts
 
 
 @pytest.mark.parametrize(

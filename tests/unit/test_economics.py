@@ -453,3 +453,36 @@ def test_the_documented_programme_does_not_pay_back_against_rent():
     )
     assert result.payback.month is None and result.payback.break_even_hours_per_year is None
     assert "does not pay back within 3 years" in result.payback.message.render()
+
+
+# --- Mode costs kept per load, site, assumptions and price (decision 0067) ----------------
+
+
+def test_a_kept_mode_cost_is_the_mode_cost_and_is_shared_by_equal_parts():
+    from advisor.domain.economics.costs import kept_mode_cost
+
+    usage = Assumptions()
+    first = EconomicsInputs(LOAD, GUIYANG, PRICES, usage)
+    other_prices = EconomicsInputs(LOAD, GUIYANG, replace(PRICES), usage)
+    for mode in (BUY, RENT, CLOUD):
+        assert kept_mode_cost(first, mode) == mode_cost(first, mode)
+        assert kept_mode_cost(other_prices, mode) is kept_mode_cost(first, mode)
+
+
+def test_a_kept_mode_cost_tells_apart_what_it_reads():
+    from advisor.domain.economics.costs import kept_mode_cost
+
+    usage = Assumptions()
+    base = EconomicsInputs(LOAD, GUIYANG, PRICES, usage)
+    written_apart = replace(base, prices=replace(PRICES, purchase_cny_per_server=D("1200000.0")))
+    bought = kept_mode_cost(written_apart, BUY)
+    assert bought is not kept_mode_cost(base, BUY)
+    assert str(bought.lines[0].unit_price_cny) == "1200000.0"
+    other_site = replace(base, site=replace(GUIYANG, tariff_cny_per_kwh=D("0.70")))
+    assert kept_mode_cost(other_site, BUY) != kept_mode_cost(base, BUY)
+    # Renting reads no site: one rent for both sites.
+    assert kept_mode_cost(other_site, RENT) is kept_mode_cost(base, RENT)
+    other_usage = replace(base, assumptions=replace(usage, rent_min_months=D(2)))
+    assert kept_mode_cost(other_usage, RENT) == mode_cost(other_usage, RENT)
+    assert kept_mode_cost(other_usage, RENT) != kept_mode_cost(base, RENT)
+    assert kept_mode_cost(replace(base, prices=Prices()), BUY) is None

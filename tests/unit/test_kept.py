@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from advisor.domain.kept import PerObject
+from advisor.domain.kept import PerObject, PerObjects
 
 
 @dataclass(frozen=True)
@@ -55,3 +55,41 @@ def test_the_memory_is_emptied_at_its_limit():
     for site in (first, second, third, first):
         kept.get(site, make)
     assert made == [first, second, third, first]
+
+
+def test_a_value_of_several_objects_is_made_once_per_objects_and_extra_key():
+    kept, made = PerObjects(limit=10), []
+    load, site = Figures(1.2), Figures(1.5)
+
+    def make():
+        made.append(1)
+        return load.pue * site.pue
+
+    assert kept.get((load, site), make) == kept.get((load, site), make)
+    kept.get((load, site), make, "other")
+    kept.get((site, load), make)  # the order is part of the key
+    assert len(made) == 3
+
+
+def test_several_objects_an_equal_copy_of_any_is_another_entry():
+    kept, made = PerObjects(limit=10), []
+    load = Figures(1.2)
+    for _ in range(2):
+        kept.get((load, Figures(1.5)), lambda: made.append(1))
+    assert len(made) == 2
+
+
+def test_several_objects_a_make_that_raises_keeps_nothing_and_the_limit_empties():
+    kept, made = PerObjects(limit=2), []
+    load = Figures(1.2)
+
+    def refuse():
+        raise ValueError("no price")
+
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            kept.get((load,), refuse)
+    sites = [Figures(1.1), Figures(1.2), Figures(1.3)]
+    for site in (*sites, sites[0]):
+        kept.get((load, site), lambda site=site: made.append(site))
+    assert made == [*sites, sites[0]]

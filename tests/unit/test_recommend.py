@@ -371,3 +371,18 @@ def test_an_unpriced_server_keeps_one_option_that_says_what_is_missing():
     unpriced = replace(hardware("dgx-h100", "nvidia-hopper"), prices=Prices())
     (option,) = recommend(scenario(), [unpriced], [site()], today=TODAY).options
     assert option.cost_cny is None and option.mode is None
+
+
+def test_servers_with_the_same_load_share_one_load_object():
+    """``server_load`` gives every sizing with the same figures one object (what is priced per
+    load is priced once for them), and one that reads apart another."""
+    from advisor.domain.recommend.options import _one_load, server_load
+
+    job = scenario()
+    dgx = server_load(size_hardware(job, hardware("dgx-h100", "nvidia-hopper"), Procurement()))
+    again = server_load(size_hardware(job, hardware("dgx-h100", "nvidia-hopper"), Procurement()))
+    assert again is dgx
+    written_apart = replace(dgx, power_full_kw=Decimal(f"{dgx.power_full_kw}0"))
+    assert written_apart == dgx
+    assert _one_load(written_apart) is not dgx
+    assert _one_load(replace(dgx, server_count=2)).server_count == 2

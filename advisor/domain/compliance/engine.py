@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
 from functools import cached_property
+from typing import NamedTuple
 
 from advisor.domain.compliance.base import Area, Finding, Rule, Severity, Status
 from advisor.domain.compliance.facts import ComplianceInput
@@ -158,6 +159,18 @@ def verdict_of(findings) -> Verdict:
 
 
 _VERDICTS = (Verdict.ELIGIBLE, Verdict.ELIGIBLE_WITH_WARNINGS, Verdict.INCOMPLETE)
+_WORST = (*_VERDICTS, Verdict.NOT_ELIGIBLE)  # from best to worst
+
+
+class _Part(NamedTuple):
+    """The findings of one side's rules and their verdict (worked out once per kept part)."""
+
+    findings: tuple[Finding, ...]
+    verdict: Verdict
+
+
+def _part_of(findings: tuple[Finding, ...]) -> _Part:
+    return _Part(findings, verdict_of(findings))
 
 
 # The facts of an option's place (its data center, vendor and zone, or its cloud offer) and of
@@ -206,16 +219,26 @@ class SharedFindings:
         self._plans: dict[int, tuple] = {}
         self._sides: dict[int, tuple] = {}
         self._buckets: dict[tuple, dict[str, Finding]] = {}
-        self._parts: dict[tuple, tuple[Finding, ...]] = {}
+        self._parts: dict[tuple, _Part] = {}
         self._valued: dict[tuple, Finding] = {}
         self._kept: list = []
 
     def findings(
         self, rules: tuple[Rule, ...], facts: ComplianceInput, params: Parameters
     ) -> tuple[Finding, ...]:
+        return self.assessed(rules, facts, params)[0]
+
+    def assessed(
+        self, rules: tuple[Rule, ...], facts: ComplianceInput, params: Parameters
+    ) -> tuple[tuple[Finding, ...], Verdict]:
+        """The findings in rule order and their verdict: the worst of each side's verdict,
+        which is the verdict of all the findings (``verdict_of`` takes the worst finding),
+        worked out once per kept side instead of over every finding of each option."""
         sides, order = self._sides_of(rules)
         parts = [self._part(side, facts, params) for side in sides]
-        return tuple([parts[side][index] for side, index in order])
+        found = [part.findings for part in parts]
+        findings = tuple([found[side][index] for side, index in order])
+        return findings, max((part.verdict for part in parts), key=_WORST.index)
 
     def _sides_of(self, rules: tuple[Rule, ...]) -> tuple:
         """``rules`` split by side, and each rule's place: (side, index within the side)."""
@@ -238,12 +261,12 @@ class SharedFindings:
         """The findings of ``side``'s rules for these facts: kept per side's facts when the
         side is kept, else evaluated for this option (sharing single rules' findings)."""
         if not side.kept:
-            return self._evaluate(side.rules, facts, params)
+            return _part_of(self._evaluate(side.rules, facts, params))
         values = tuple([getattr(facts, name) for name in side.names])
         key = (id(side), id(params), *[id(value) for value in values])
         found = self._parts.get(key)
         if found is None:
-            found = self._parts[key] = self._evaluate(side.rules, facts, params)
+            found = self._parts[key] = _part_of(self._evaluate(side.rules, facts, params))
             self._kept.append((side, params, values))
         return found
 
@@ -322,6 +345,7 @@ def evaluate(
     ``shared``: findings of options that share a rule's facts are evaluated once."""
     if shared is None:
         findings = tuple(evaluate_rule(rule, facts, params) for rule in rules)
+        verdict = verdict_of(findings)
     else:
-        findings = shared.findings(rules, facts, params)
-    return ComplianceReport(facts.today, RULESET_VERSION, findings, verdict_of(findings), params)
+        findings, verdict = shared.assessed(rules, facts, params)
+    return ComplianceReport(facts.today, RULESET_VERSION, findings, verdict, params)

@@ -34,6 +34,7 @@ from advisor.domain.economics.costs import (
     hosted_months,
     hours_needed_per_year,
     it_energy_kwh,
+    kept_mode_cost,
     mode_cost,
     months_per_run,
     racks_needed,
@@ -264,7 +265,7 @@ def evaluate(inputs: EconomicsInputs, overrides: Overrides | None = None) -> Eco
     """Price the option in every offered mode over the buyer's period."""
     if overrides is not None:
         inputs = apply_overrides(inputs, overrides)
-    costs = {m: c for m in MODES if (c := mode_cost(inputs, m)) is not None}
+    costs = {m: c for m in MODES if (c := kept_mode_cost(inputs, m)) is not None}
     owned = None
     if inputs.assumptions.is_programme and BUY in costs and RENT in costs:
         owned = payback(inputs, costs[BUY], costs[RENT])

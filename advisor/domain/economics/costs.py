@@ -35,6 +35,7 @@ from advisor.domain.economics.inputs import (
     MONTHS_PER_YEAR,
     EconomicsInputs,
 )
+from advisor.domain.kept import PerObjects
 
 BUY = "buy"
 RENT = "rent"
@@ -323,13 +324,18 @@ class ModeCost:
         return fen(self.net_of_resale_cny / self.horizon_years)
 
 
+def mode_price(inputs: EconomicsInputs, mode: str):
+    """The price ``mode`` is priced at (per server, server-month or GPU-hour); None: not offered."""
+    prices = inputs.prices
+    if mode == BUY:
+        return prices.purchase_cny_per_server
+    if mode == RENT:
+        return prices.rent_cny_per_server_month
+    return prices.cloud_cny_per_gpu_hour
+
+
 def mode_is_priced(inputs: EconomicsInputs, mode: str) -> bool:
-    price = {
-        BUY: inputs.prices.purchase_cny_per_server,
-        RENT: inputs.prices.rent_cny_per_server_month,
-        CLOUD: inputs.prices.cloud_cny_per_gpu_hour,
-    }[mode]
-    return price is not None
+    return mode_price(inputs, mode) is not None
 
 
 def mode_cost(inputs: EconomicsInputs, mode: str) -> ModeCost | None:
@@ -348,3 +354,27 @@ def mode_cost(inputs: EconomicsInputs, mode: str) -> ModeCost | None:
         lines=tuple(lines),
         resale=resale_line(inputs) if mode == BUY else None,
     )
+
+
+def kept_mode_cost(inputs: EconomicsInputs, mode: str) -> ModeCost | None:
+    """``mode_cost(inputs, mode)``, made once per server load, site (buying only), assumptions
+    and price: a recommendation prices ~150 server × site pairs from a few loads (servers with
+    the same load share one object), one set of assumptions and a few prices, and renting does
+    not read the site at all.
+
+    The key determines the value: ``mode_cost`` reads the load, the assumptions, the site (only
+    ``buy_lines``) and, of the prices, only this mode's, nothing else of the inputs (not their
+    provenance). The parts are kept by identity (``PerObjects``: frozen, kept alive, checked
+    with ``is``), the price by its ``repr``, which tells its type and exponent apart
+    (``Decimal("5")`` and ``Decimal("5.0")`` are equal but print apart). Shared values are
+    frozen (``ModeCost``, its lines), so options may share them."""
+    price = mode_price(inputs, mode)
+    if price is None:
+        return None
+    parts = (inputs.load, inputs.assumptions)
+    if mode == BUY:
+        parts = (*parts, inputs.site)
+    return _MODE_COSTS.get(parts, lambda: mode_cost(inputs, mode), (mode, repr(price)))
+
+
+_MODE_COSTS = PerObjects(limit=4096)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from decimal import Decimal
 
@@ -425,18 +425,42 @@ _UNSET = object()  # a keyword not given (None is a value: no load known)
 
 
 def server_load(result: SizingResult) -> ServerLoad | None:
+    """The sizing as the economics reads it: one object for every server with the same figures
+    (``_one_load``), so what is priced per load is priced once for them."""
     time, power, server = result.time, result.power, result.server
     if time is None or time.time_to_train_hours is None or power is None or server is None:
         return None
-    return ServerLoad(
-        server_count=result.servers,
-        gpus_per_server=result.gpus_per_server,
-        power_full_kw=Decimal(str(round(power.max_kw_per_server, 3))),
-        power_idle_kw=Decimal(str(round(_idle_kw(result), 3))),
-        rack_units=server.rack_units or UNKNOWN_SERVER_RACK_UNITS,
-        gpu_hours_per_run=Decimal(str(round(time.gpu_hours, 3))),
-        hours_per_run=run_hours(time.time_to_train_hours),
+    return _one_load(
+        ServerLoad(
+            server_count=result.servers,
+            gpus_per_server=result.gpus_per_server,
+            power_full_kw=Decimal(str(round(power.max_kw_per_server, 3))),
+            power_idle_kw=Decimal(str(round(_idle_kw(result), 3))),
+            rack_units=server.rack_units or UNKNOWN_SERVER_RACK_UNITS,
+            gpu_hours_per_run=Decimal(str(round(time.gpu_hours, 3))),
+            hours_per_run=run_hours(time.time_to_train_hours),
+        )
     )
+
+
+def _one_load(load: ServerLoad) -> ServerLoad:
+    """The first load made with ``load``'s figures (a recommendation's 14 servers have 7 loads).
+
+    Kept by each field's ``repr``, which determines the field: its type and value, and a
+    Decimal's exponent (``Decimal("1.0")`` and ``Decimal("1.00")`` are equal but print apart),
+    so the kept load reads the same as ``load`` everywhere. Emptied at its limit."""
+    key = tuple(repr(getattr(load, name)) for name in _LOAD_FIELDS)
+    kept = _LOADS.get(key)
+    if kept is None:
+        if len(_LOADS) >= _LOADS_KEPT:
+            _LOADS.clear()
+        kept = _LOADS[key] = load
+    return kept
+
+
+_LOAD_FIELDS = tuple(item.name for item in fields(ServerLoad))
+_LOADS: dict[tuple, ServerLoad] = {}
+_LOADS_KEPT = 4096
 
 
 @functools.lru_cache(maxsize=4096)

@@ -10,6 +10,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from advisor.domain.i18n import Message
+from advisor.domain.kept import PerObjects
 from advisor.domain.plain import jsonable
 from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
@@ -161,17 +162,55 @@ def option_json(
         "data_center": option.site.data_center.key,  # None for a cloud option
         "vendor": option.site.vendor.key,
         "place": option.place_name,
-        "capacity": jsonable(capacity_record(option)),
+        "capacity": _capacity_json(option, worded),
         "fits": sizing.fits,
         "memory_per_gpu_gib": round(sizing.memory.total, 2),
         "capacity_gib": round(sizing.capacity_gib, 2),
         "time_to_train_hours": _round(option.time_to_train_hours, 2),
         "mode": option.mode,
-        "cost": plain_cost(option),
+        "cost": _cost_json(option, worded),
         "verdict": str(option.compliance.verdict),
         "counts": option.compliance.counts,
         "findings": _finding_rows(option, declared, worded),
     }
+
+
+def _records(worded: dict) -> PerObjects:
+    """The cost and capacity records of this output, kept by what they read (options share
+    them: one record object, written as often as options list it)."""
+    records = worded.get("records")
+    if records is None:
+        records = worded["records"] = PerObjects(limit=_RECORDS_KEPT)
+    return records
+
+
+_RECORDS_KEPT = 100_000  # more than the records of any one output (~600 for every site)
+
+
+def _cost_json(option: Option, worded: dict) -> dict | None:
+    """``plain_cost(option)``, one record for every option with the same mode cost, mode, load
+    and payback (renting one server at every site). The key determines the record:
+    ``cost_record`` reads the option's mode, its mode cost, its payback (buying) and its load's
+    hours per run, nothing else."""
+    cost, priced = option.cost, option.economics
+    if cost is None:
+        return None
+    parts = (cost, priced.inputs.load, priced.payback)
+    return _records(worded).get(parts, lambda: plain_cost(option), ("cost", option.mode))
+
+
+def _capacity_json(option: Option, worded: dict) -> dict:
+    """``capacity_record(option)`` in JSON types; a server's options share one record per
+    sizing and mode. The key determines the record: for an option that obtains whole servers
+    (no capacity of its own, not a cloud offer) the record reads its mode, its sizing's servers
+    and GPUs, and its hardware's server and accelerator (the interconnect), nothing else; any
+    other option's record is made for it alone."""
+    if option.capacity is not None or option.cloud is not None:
+        return jsonable(capacity_record(option))
+    parts = (option.sizing, option.hardware)
+    return _records(worded).get(
+        parts, lambda: jsonable(capacity_record(option)), ("capacity", option.mode)
+    )
 
 
 def _finding_rows(option: Option, declared, worded: dict) -> list[dict]:
