@@ -10,6 +10,8 @@ these functions and with the loop the template had, kept there as the reference.
 
 from __future__ import annotations
 
+import html
+
 from django.urls import reverse
 from django.utils.formats import localize
 from django.utils.html import conditional_escape
@@ -24,6 +26,8 @@ from advisor.presentation.text import local_name, render_text
 
 def esc(value) -> str:
     """A value as ``{{ value }}`` writes it: localized, then escaped unless marked safe."""
+    if type(value) is str:  # plain text (most values): escaped as django.utils.html.escape does
+        return html.escape(value)
     value = localize(value)
     if not isinstance(value, str):
         value = str(value)
