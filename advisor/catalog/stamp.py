@@ -9,6 +9,7 @@ computations (docs/decisions/0050).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from django.utils.dateparse import parse_datetime
 from advisor.models import RuleParameter
 
 
+@functools.cache  # the tables and the database are those of the process
 def _stamp_sql() -> str:
     """One query for the catalog stamp: latest ``updated_at`` and row count of every table."""
     quote = connection.ops.quote_name

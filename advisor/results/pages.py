@@ -8,12 +8,18 @@ them, neither decodes the stored options nor renders the table again. A new stor
 answers, own figures or catalog changed and the options were computed again) has a new token,
 hence a new key; the code stamp changes with any template, translation or code of this
 deployment, so what an earlier release rendered is never served.
+
+A process also keeps the words it last served in memory (a few dozen, least recently used
+first out), so a warm worker's stored read does not read them from the shared cache again:
+what a key names never changes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from django.conf import settings
@@ -27,6 +33,10 @@ KEPT_SECONDS = 7 * 24 * 3600
 _WORDING_ROOTS = ("templates", "locale", "advisor", "vendors")
 _WORDING_SUFFIXES = (".html", ".mo", ".py")
 _code_stamp: str | None = None
+# The words this process served last, by cache key (docs/decisions/0068).
+_LOCAL: OrderedDict[str, str] = OrderedDict()
+_LOCAL_MAX = 64
+_LOCAL_LOCK = threading.Lock()
 
 
 def code_stamp() -> str:
@@ -55,8 +65,34 @@ def kept_body(request, shown, view: dict, context) -> SafeString:
     parts = [code_stamp(), str(shown.stored.token), get_language() or ""]
     parts += [f"{name}={view[name]}" for name in sorted(view)]
     key = "results-body:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
-    body = cache.get(key)
+    body = _local_get(key)
     if body is None:
-        body = render_to_string("results/results_body.html", context(), request=request)
-        cache.set(key, str(body), KEPT_SECONDS)
+        body = cache.get(key)
+        if body is None:
+            body = str(render_to_string("results/results_body.html", context(), request=request))
+            cache.set(key, body, KEPT_SECONDS)
+        _local_put(key, body)
     return mark_safe(body)  # rendered by us, with autoescaping, from the stored result
+
+
+def _local_get(key: str) -> str | None:
+    with _LOCAL_LOCK:
+        body = _LOCAL.get(key)
+        if body is not None:
+            _LOCAL.move_to_end(key)
+        return body
+
+
+def _local_put(key: str, body: str) -> None:
+    with _LOCAL_LOCK:
+        _LOCAL[key] = body
+        _LOCAL.move_to_end(key)
+        while len(_LOCAL) > _LOCAL_MAX:
+            _LOCAL.popitem(last=False)
+
+
+def forget_local() -> None:
+    """Forget the words this process kept in memory (a new process's first read, in benches
+    and tests)."""
+    with _LOCAL_LOCK:
+        _LOCAL.clear()

@@ -21,6 +21,7 @@ from advisor.recommendation import services
 from advisor.recommendation.questions import declared_by_rule, open_items, questions
 from advisor.results import pages, presenters
 from advisor.results.forms import GENERAL_NAMES, SITE_FIELDS, FiguresForm
+from advisor.results.rows import table_rows
 from advisor.roles import procurement_required
 
 
@@ -91,6 +92,7 @@ def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool)
         "assessment": assessment,
         "run": run,
         "rows": rows,
+        "table_rows": table_rows(rows, assessment.pk),
         "hidden": hidden,
         "show_all": show_all,
         "ranking": ranking,

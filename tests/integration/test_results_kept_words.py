@@ -1,0 +1,51 @@
+"""The results page's words kept in this process's memory as well as in the shared cache
+(advisor/results/pages.py, docs/decisions/0068): a warm worker's stored read reads neither the
+stored options nor the cache, a new process falls back to the cache, and the memory is bounded."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from advisor.results import pages
+from advisor.roles import PROCUREMENT_STAFF
+from tests.support.assessments import finished_assessment
+from tests.support.catalog import load_catalog
+from tests.support.users import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def results_url(client):
+    load_catalog()
+    user = make_user("kept-words-buyer", PROCUREMENT_STAFF, password="pw")
+    client.force_login(user)
+    return reverse("results:list", args=[finished_assessment(user).pk])
+
+
+def cache_reads(client, url) -> tuple[bytes, int]:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return response.content, sum("advisor_cache" in q["sql"] for q in queries)
+
+
+def test_a_warm_read_takes_the_words_from_memory(client, results_url, settings):
+    first, _ = cache_reads(client, results_url)
+    again, reads = cache_reads(client, results_url)
+    assert reads == 0
+    pages.forget_local()  # a new process: the shared cache has them
+    fresh, reads = cache_reads(client, results_url)
+    assert reads == 1
+    page = first.decode()
+    body = page[page.index('id="decision"') : page.index('id="after-options"')]
+    assert body in again.decode() and body in fresh.decode()
+
+
+def test_the_memory_keeps_the_latest_words_only():
+    for number in range(pages._LOCAL_MAX + 5):
+        pages._local_put(f"key-{number}", f"words {number}")
+    assert len(pages._LOCAL) == pages._LOCAL_MAX
+    assert pages._local_get("key-0") is None
+    assert pages._local_get(f"key-{pages._LOCAL_MAX + 4}") == f"words {pages._LOCAL_MAX + 4}"

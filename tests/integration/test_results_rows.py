@@ -1,0 +1,179 @@
+"""The options table's rows written by advisor/results/rows.py are byte for byte what the
+template loop they replace wrote (docs/decisions/0068), for rows of every kind and in both
+languages. The loop is kept here as the reference, with the includes it used (the option's
+title, capacity, cost figures and cost confidence) read from the templates as served."""
+
+import dataclasses
+
+import pytest
+from django.template import Context, Template
+from django.utils import translation
+
+from advisor.assessments.answers import scenario_document
+from advisor.demo_scenarios import answers
+from advisor.domain.economics.confidence import Confidence
+from advisor.domain.i18n import Message
+from advisor.domain.recommend.options import Capacity
+from advisor.recommendation.run import run_recommendation
+from advisor.results import presenters
+from advisor.results.rows import cost_confidence, table_rows
+from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_7B_LORA_COMPARED, QWEN_32B_LORA
+
+pytestmark = pytest.mark.django_db
+
+ASSESSMENT_PK = 7
+# The words translated once per table and the loop, as templates/results/results_body.html
+# had them before the rows were written in Python.
+REFERENCE = Template(
+    "{% load i18n domain_text money humanize numbers labels %}"
+    + '{% translate "Compare" as w_compare %}{% translate "Rank" as w_rank %}{% translate "Choice" as w_choice %}{% translate "Where" as w_where %}{% translate "Memory per GPU" as w_memory %}{% translate "Time to train" as w_time %}{% translate "Cash out" as w_cash %}{% translate "Compliance" as w_compliance %}{% translate "does not qualify" as w_not_qualifying %}{% translate "cloud: no data center of yours" as w_cloud %}{% translate "not estimated" as w_not_estimated %}{% translate "Does not qualify" as w_reasons %}'
+    + (
+        "{% for row in rows %}{% with o=row.option %}\n"
+        '    <tr class="{% if not o.qualifies %}not-qualifying{% endif %}" id="row-{{ forloop.counter }}" data-mode="{{ o.mode|default:"unpriced" }}">\n'
+        '      <td data-label="{{ w_compare }}"><input type="checkbox" name="option" value="{{ o.key }}" id="cmp-{{ forloop.counter }}"><label for="cmp-{{ forloop.counter }}" class="visually-hidden">{% blocktranslate with name=o.hardware.server|local_name place=o.place|local_name|default:_("your room") %}Compare {{ name }} at {{ place }}{% endblocktranslate %}</label></td>\n'
+        '      <td data-label="{{ w_rank }}">{% if row.rank %}{{ row.rank }}{% else %}<span class="hint">{{ w_not_qualifying }}</span>{% endif %}</td>\n'
+        '      <td data-label="{{ w_choice }}"><a href="{% url \'results:option\' assessment.pk o.key %}">{% include "results/option_title.html" %}</a><br><span class="hint">{% if o.mode %}{{ o.mode|mode_label }} · {% endif %}{% include "results/capacity.html" with c=o.obtained server=o.hardware.server %}</span>\n'
+        '        {% if row.choice.equivalents %}<details class="equivalents"><summary>{% blocktranslate count n=row.choice.equivalents %}{{ n }} equivalent option{% plural %}{{ n }} equivalent options{% endblocktranslate %}</summary><ul>{% for e in row.choice.options|slice:"1:" %}<li><a href="{% url \'results:option\' assessment.pk e.key %}">{{ e.hardware.server|local_name }} · {{ e.place|local_name }}</a></li>{% endfor %}</ul></details>{% endif %}</td>\n'
+        '      <td data-label="{{ w_where }}">{% if o.is_cloud %}{{ o.place|local_name }}<br><span class="hint">{{ w_cloud }}</span>{% else %}{{ o.site.data_center|local_name }}<br><span class="hint">{{ o.site.vendor|local_name|default:_("operator not in the catalog") }}</span>{% endif %}{% if row.choice and row.choice.places|length > 1 %}<br><span class="hint">{% blocktranslate count n=row.choice.places|length %}the same at {{ n }} site{% plural %}the same at {{ n }} sites{% endblocktranslate %}</span>{% endif %}</td>\n'
+        '      <td data-label="{{ w_memory }}">\n'
+        '        <svg class="memory-bar{% if not o.sizing.fits %} over{% endif %}" viewBox="0 0 100 8" preserveAspectRatio="none" role="img" aria-label="{% blocktranslate with need=o.sizing.memory.total|num:1 have=o.sizing.capacity_gib|num:1 %}{{ need }} GiB of {{ have }} GiB{% endblocktranslate %}"><rect class="track" x="0" y="0" width="100" height="8"/><rect class="fill" x="0" y="0" width="{{ row.memory_bar_pct }}" height="8"/></svg>\n'
+        '        <span class="hint">{{ o.sizing.memory.total|num:1 }} / {{ o.sizing.capacity_gib|gib }}</span>\n'
+        "      </td>\n"
+        '      <td data-label="{{ w_time }}" class="num time-cell">{% if o.time_to_train_hours is not None %}{{ o.time_to_train_hours|hours }}{% else %}{{ w_not_estimated }}{% endif %}</td>\n'
+        '      <td data-label="{{ w_cash }}" class="num cost-cell">{% include "results/cost_figures.html" %}{% if o.cost %}<br>{% include "includes/cost_confidence.html" with c=o.confidence %}{% endif %}</td>\n'
+        '      <td data-label="{{ w_compliance }}"><span class="tag verdict-{{ o.compliance.verdict }}">{{ o.compliance.verdict|verdict_label }}</span>\n'
+        '        <br><span class="hint">{% blocktranslate with p=o.compliance.counts.pass w=o.compliance.counts.warn f=o.compliance.counts.fail u=o.compliance.counts.unknown %}{{ p }} pass · {{ w }} warn · {{ f }} fail · {{ u }} unknown{% endblocktranslate %}</span>{% if o.compliance.unknown_blockers %}<br><span class="hint">{% blocktranslate count n=o.compliance.unknown_blockers|length %}{{ n }} veto check awaits the vendor{% plural %}{{ n }} veto checks await the vendor{% endblocktranslate %}</span>{% endif %}</td>\n'
+        "    </tr>\n"
+        '    {% if o.reasons %}<tr class="reasons-row"><td></td><td colspan="7"><strong>{{ w_reasons }}:</strong> {% for r in o.reasons %}{{ r|tr }}{% if not forloop.last %}; {% endif %}{% endfor %}</td></tr>{% endif %}\n'
+        "  {% endwith %}{% endfor %}"
+    )
+)
+# Names that need escaping, in both languages, where a catalog record's name is shown.
+AWKWARD = "A&B <\"x\"> 'y'"
+
+
+def reference(rows) -> str:
+    return REFERENCE.render(Context({"rows": rows, "assessment": {"pk": ASSESSMENT_PK}}))
+
+
+def awkward(record):
+    return dataclasses.replace(record, name=AWKWARD, name_zh=AWKWARD + " 中")
+
+
+def variants(option) -> list:
+    """``option`` and copies of it that take the row's other branches."""
+    hardware, site = option.hardware, option.site
+    obtained = option.obtained
+    idle = Capacity(obtained.how, obtained.instances, obtained.gpus_per_instance, gpus_used=1)
+    reason = Message("Needs {n} more GiB of memory per GPU", {"n": 3})
+    return [
+        option,
+        dataclasses.replace(option, capacity=idle),  # GPUs idle, paid for
+        dataclasses.replace(option, reasons=(reason, *option.reasons)),  # does not qualify
+        dataclasses.replace(option, economics=None),  # not priced
+        dataclasses.replace(option, mode=None),  # no mode: unpriced
+        dataclasses.replace(option, sizing=dataclasses.replace(option.sizing, time=None)),
+        dataclasses.replace(
+            option,
+            hardware=dataclasses.replace(hardware, server=awkward(hardware.server)),
+            site=dataclasses.replace(
+                site, data_center=awkward(site.data_center), vendor=awkward(site.vendor)
+            ),
+        ),
+        dataclasses.replace(
+            option,
+            site=dataclasses.replace(
+                site,
+                data_center=dataclasses.replace(site.data_center, name="", name_zh=None),
+                vendor=None,
+            ),
+        ),  # no place name ("your room"), no operator
+    ]
+
+
+@pytest.fixture(scope="module")
+def runs(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        load_catalog()
+        jobs = [QWEN_7B_LORA_COMPARED, QWEN_32B_LORA, scenario_document(answers())]
+        return [run_recommendation(job) for job in jobs]  # one job, one job, a programme
+
+
+def every_kind_of_row(run) -> list:
+    """The run's rows as the page shows them (folded, all choices, with equivalents and sites),
+    unfolded (no choice), and each option's variants (rank kept, no choice)."""
+    recommendation = run.recommendation
+    unfolded = presenters.rows_for(recommendation, presenters.ALL_OPTIONS)
+    folded, _ = presenters.folded(unfolded, show_all=True)
+    varied = [presenters.Row(copy, row.rank) for row in unfolded for copy in variants(row.option)]
+    return folded + unfolded + varied
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_rows_are_written_as_the_template_wrote_them(runs, language):
+    with translation.override(language):
+        for run in runs:
+            rows = every_kind_of_row(run)
+            assert table_rows(rows, ASSESSMENT_PK) == reference(rows)
+
+
+def test_the_rows_compared_take_every_branch(runs):
+    """The comparison above covers each kind of row (else it would prove less than it says)."""
+    with translation.override("en"):
+        html = "".join(table_rows(every_kind_of_row(run), ASSESSMENT_PK) for run in runs)
+    for mark in (
+        'data-mode="cloud"',
+        'data-mode="buy"',
+        'data-mode="rent"',
+        'data-mode="unpriced"',
+        "not-qualifying",
+        "reasons-row",
+        "GPU idle, paid for",
+        "GPUs idle, paid for",
+        "-GPU instance",
+        "net of resale",
+        " a run",
+        "for this job",
+        "not priced",
+        "equivalent option",
+        "the same at",
+        "veto check",
+        "your room",
+        "operator not in the catalog",
+        "A&amp;B &lt;&quot;x&quot;&gt; &#x27;y&#x27;",
+        "memory-bar over",
+        "not estimated",
+        "cost-confidence confidence-",
+    ):
+        assert mark in html, mark
+
+
+CONFIDENCE = Template('{% include "includes/cost_confidence.html" %}')
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+@pytest.mark.parametrize(
+    "headline, flag_label",
+    [
+        ("your figures", ""),  # the buyer's own figure: the headline alone
+        ("sourced", ""),  # no flag: headline and figure
+        ("indicative", "press report"),  # headline, figure and flag
+        ("indicative", AWKWARD),
+    ],
+)
+def test_cost_confidence_is_written_as_its_template_wrote_it(language, headline, flag_label):
+    """The branches of includes/cost_confidence.html the catalog's runs above do not all reach."""
+    confidence = Confidence(
+        figure="tariff_cny_per_kwh",
+        level="zone",
+        flag="",
+        basis="",
+        weakness=1,
+        headline=headline,
+        figure_label="province tariff",
+        flag_label=flag_label,
+    )
+    with translation.override(language):
+        for c in (confidence, None):
+            assert cost_confidence(c) == CONFIDENCE.render(Context({"c": c}))
