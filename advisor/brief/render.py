@@ -11,6 +11,7 @@ import copy
 import hashlib
 import json
 import re
+import threading
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
@@ -78,6 +79,22 @@ def font_faces_css() -> str:
 def brief_fetcher():
     """The brief's ``url_fetcher``: nothing is fetched but Brief Sans's files."""
     return no_fetching(BRIEF_FONTS.values())
+
+
+_fonts = threading.local()
+
+
+def brief_font_config():
+    """WeasyPrint's font configuration for briefs, one per thread and kept: Brief Sans is
+    registered with fontconfig once, and Pango keeps the fonts it opened for the next brief
+    (a new one per brief opened and measured them again). Pango's font maps are not shared
+    between threads."""
+    config = getattr(_fonts, "config", None)
+    if config is None:
+        from weasyprint.text.fonts import FontConfiguration  # on first use (decision 0037)
+
+        config = _fonts.config = FontConfiguration()
+    return config
 
 
 @dataclass(frozen=True)
@@ -481,6 +498,7 @@ def brief_pdf(html: str, snapshot: dict, meta: BriefMeta) -> bytes:
     return write_pdf_checked(
         html,
         served_files=BRIEF_FONTS.values(),
+        font_config=brief_font_config(),
         pdf_variant="pdf/a-3b",
         attachments=[attachment],
         pdf_identifier=meta.number.encode(),

@@ -1,7 +1,9 @@
+import threading
+
 import pytest
 from fontTools.ttLib import TTFont
 
-from advisor.brief.render import BRIEF_FONTS, font_faces_css, page_label_css
+from advisor.brief.render import BRIEF_FONTS, brief_font_config, font_faces_css, page_label_css
 from advisor.presentation.pdf import ExternalResource, MissingGlyphs, write_pdf_checked
 
 BRIEF_STYLE = 'html { font-family: "Brief Sans", "Noto Sans CJK SC", sans-serif; }'
@@ -55,6 +57,15 @@ def test_a_rare_character_typed_in_a_name_still_prints_from_the_full_font():
     pdf = brief_like_pdf("编制人 龘")
     assert b"Brief-Sans" in pdf
     assert b"Noto-Sans-CJK-SC" in pdf
+
+
+def test_a_thread_keeps_its_font_configuration_and_another_thread_has_its_own():
+    other = []
+    thread = threading.Thread(target=lambda: other.append(brief_font_config()))
+    thread.start()
+    thread.join()
+    assert brief_font_config() is brief_font_config()
+    assert other[0] is not brief_font_config()
 
 
 def test_the_brief_fonts_are_the_only_files_served():
