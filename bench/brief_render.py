@@ -106,7 +106,7 @@ def cpu_by_stage(snapshot, meta, config, request, runs: int) -> None:
 
     import weasyprint
 
-    from advisor.brief.render import no_fetching, render_html
+    from advisor.brief.render import brief_fetcher, brief_font_config, no_fetching, render_html
     from advisor.brief.signing import sign_pdf
     from advisor.brief.verify import sha256_hex
 
@@ -122,7 +122,9 @@ def cpu_by_stage(snapshot, meta, config, request, runs: int) -> None:
         html = stage("HTML (templates, charts)", render_html, snapshot, meta)
         document = stage(
             "layout (WeasyPrint)",
-            lambda text: weasyprint.HTML(string=text, url_fetcher=no_fetching()).render(),
+            lambda text: weasyprint.HTML(string=text, url_fetcher=brief_fetcher()).render(
+                font_config=brief_font_config()
+            ),
             html,
         )
         attachment = weasyprint.Attachment(

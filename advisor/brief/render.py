@@ -11,9 +11,11 @@ import copy
 import hashlib
 import json
 import re
+import threading
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
+from pathlib import Path
 
 import qrcode
 import qrcode.image.svg
@@ -56,6 +58,43 @@ CATALOG_MODELS = {
     "policy-zone": catalog_models.PolicyZone,
     "offer": catalog_models.Offer,
 }
+
+
+# Brief Sans: Noto Sans CJK SC cut down to the characters the product prints, built by
+# scripts/build_brief_fonts.py. The full Noto Sans CJK SC follows it in the font list, so a
+# character outside it (a name someone typed) still prints (docs/decisions/0066).
+FONTS_DIR = Path(__file__).resolve().parent / "fonts"
+BRIEF_FONTS = {400: FONTS_DIR / "BriefSans-Regular.otf", 700: FONTS_DIR / "BriefSans-Bold.otf"}
+
+
+def font_faces_css() -> str:
+    """The ``@font-face`` rules that load Brief Sans from its files."""
+    return "\n".join(
+        f'@font-face {{ font-family: "Brief Sans"; font-weight: {weight}; '
+        f'src: url("{path.as_uri()}"); }}'
+        for weight, path in BRIEF_FONTS.items()
+    )
+
+
+def brief_fetcher():
+    """The brief's ``url_fetcher``: nothing is fetched but Brief Sans's files."""
+    return no_fetching(BRIEF_FONTS.values())
+
+
+_fonts = threading.local()
+
+
+def brief_font_config():
+    """WeasyPrint's font configuration for briefs, one per thread and kept: Brief Sans is
+    registered with fontconfig once, and Pango keeps the fonts it opened for the next brief
+    (a new one per brief opened and measured them again). Pango's font maps are not shared
+    between threads."""
+    config = getattr(_fonts, "config", None)
+    if config is None:
+        from weasyprint.text.fonts import FontConfiguration  # on first use (decision 0037)
+
+        config = _fonts.config = FontConfiguration()
+    return config
 
 
 @dataclass(frozen=True)
@@ -414,6 +453,7 @@ def render_html(snapshot: dict, meta: BriefMeta) -> str:
     snapshot, meta = typed_names_isolated(snapshot, meta)
     with translation.override(meta.language):
         context = {
+            "font_faces": mark_safe(font_faces_css()),  # noqa: S308 - our own file paths
             "page_label_css": page_label_css(gettext("Page {page} of {pages}")),
             "snapshot": snapshot,
             "meta": meta,
@@ -457,6 +497,8 @@ def brief_pdf(html: str, snapshot: dict, meta: BriefMeta) -> bytes:
     )
     return write_pdf_checked(
         html,
+        served_files=BRIEF_FONTS.values(),
+        font_config=brief_font_config(),
         pdf_variant="pdf/a-3b",
         attachments=[attachment],
         pdf_identifier=meta.number.encode(),

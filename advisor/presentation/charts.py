@@ -26,7 +26,9 @@ PALETTE = (
     "#28a197",
     "#85994b",
 )
-FONT = "font-family=\"'Noto Sans CJK SC','Noto Sans SC',sans-serif\""
+# Brief Sans first: the brief's own font (advisor/brief/fonts, decision 0066); a page in the
+# browser, which has no such font, goes on to Noto Sans CJK SC.
+FONT = "font-family=\"'Brief Sans','Noto Sans CJK SC','Noto Sans SC',sans-serif\""
 
 
 @dataclass(frozen=True)
