@@ -85,10 +85,11 @@ class Stack:
             ADVISOR_BIND=f"127.0.0.1:{self.port}",
             ADVISOR_SITE_URL=self.url,
             ADVISOR_TASKS_BACKEND="database",
-            DATABASE_CONN_MAX_AGE=os.environ.get("DATABASE_CONN_MAX_AGE", "60"),
             WEB_CONCURRENCY=str(self.web_workers),
             AXES_FAILURE_LIMIT="1000",
         )
+        if "DATABASE_CONN_MAX_AGE" in os.environ:  # else the production start's default
+            env["DATABASE_CONN_MAX_AGE"] = os.environ["DATABASE_CONN_MAX_AGE"]
         env.update(self.signer)
         env.update(self.extra_env)
         env.update(extra)

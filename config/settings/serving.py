@@ -35,7 +35,8 @@ from config.settings.environment import PRODUCTION
 #                         whitenoise; needs `manage.py collectstatic`) or "plain"
 # ADVISOR_CACHE           "database" (default in production: table advisor_cache, shared by all
 #                         processes) or "locmem" (default with debug: per process only)
-# DATABASE_CONN_MAX_AGE   seconds a database connection is kept between requests (default 0)
+# DATABASE_CONN_MAX_AGE   seconds a database connection is kept between requests (default 0;
+#                         scripts/serve-production sets 60: docs/decisions/0069)
 STATIC_STORAGE_BACKENDS = {
     "manifest": "whitenoise.storage.CompressedManifestStaticFilesStorage",
     "plain": "django.contrib.staticfiles.storage.StaticFilesStorage",

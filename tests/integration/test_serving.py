@@ -3,6 +3,7 @@
 import re
 import subprocess
 from io import StringIO
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -128,6 +129,33 @@ def test_production_start_serves_pages_static_files_and_runs_the_worker(producti
     output = server.output()
     assert "Booting worker" in output  # gunicorn
     assert "Starting worker" in output and "queues=default" in output  # db_worker
+
+
+def session_processes(session: int) -> dict[str, dict[str, str]]:
+    """Command line -> environment of each live process in ``session`` (Linux /proc)."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            if int(text[text.rfind(")") + 2 :].split()[3]) != session:
+                continue
+            command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            pairs = (stat.parent / "environ").read_bytes().split(b"\0")
+        except OSError:  # the process ended meanwhile
+            continue
+        found[command] = dict(p.decode().split("=", 1) for p in pairs if b"=" in p)
+    return found
+
+
+@pytest.mark.xdist_group(STACK)
+def test_production_start_keeps_database_connections(production_stack):
+    """gunicorn and the brief workers reuse one connection each, not one per request
+    (DATABASE_CONN_MAX_AGE unset here: the production start's default, decision 0069)."""
+    assert "DATABASE_CONN_MAX_AGE" not in production_stack.env
+    processes = session_processes(production_stack.process.pid)
+    served = {c: e for c, e in processes.items() if "gunicorn" in c or "brief_worker" in c}
+    assert any("gunicorn" in c for c in served) and any("brief_worker" in c for c in served)
+    assert {e.get("DATABASE_CONN_MAX_AGE") for e in served.values()} == {"60"}
 
 
 @pytest.mark.xdist_group(STACK)
