@@ -3,12 +3,15 @@
 Frozen records that many options share (a site's figures, a server's load) are worked on
 again and again by a recommendation, and by the next ones on the same catalog. ``PerObject``
 keeps what was worked out for an object by the object's identity, ``PerObjects`` what was
-worked out for several objects together by their identities.
+worked out for several objects together by their identities. ``Latest`` keeps the values
+last used under plain keys (a stored result's token), safe to share between threads.
 """
 
 from __future__ import annotations
 
 import operator
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 
@@ -58,3 +61,34 @@ class PerObjects:
                 self._kept.clear()
             kept = self._kept[key] = (objects, value)
         return kept[1]
+
+
+class Latest:
+    """The ``limit`` values last read or kept, by a hashable key; the least recently used goes
+    first when one more is kept. One lock guards it, so a process's threads may share it."""
+
+    def __init__(self, limit: int):
+        self._limit = limit
+        self._kept: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable):
+        with self._lock:
+            value = self._kept.get(key)
+            if value is not None:
+                self._kept.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value) -> None:
+        with self._lock:
+            self._kept[key] = value
+            self._kept.move_to_end(key)
+            while len(self._kept) > self._limit:
+                self._kept.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+    def __len__(self) -> int:
+        return len(self._kept)

@@ -9,9 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 import zlib
-from collections import OrderedDict
 from datetime import datetime
 
 from django.db import transaction
@@ -20,6 +18,7 @@ from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.assessments.models import Assessment
 from advisor.catalog.memo import catalog_reads
 from advisor.catalog.stamp import CatalogState, catalog_state
+from advisor.domain.kept import Latest
 from advisor.domain.recommend import RecommendRun
 from advisor.recommendation import codec
 from advisor.recommendation.models import StoredRecommendation
@@ -34,27 +33,9 @@ logger = logging.getLogger(__name__)
 
 # Decoded results, by their stored row's token (a stored row never changes: a new computation
 # is a new row), so that a process decodes each stored result once.
-_LOCAL_RUNS: OrderedDict[str, RecommendRun] = OrderedDict()
-_LOCAL_MAX = 32
-_LOCAL_LOCK = threading.Lock()
+_LOCAL_RUNS = Latest(32)
 # zlib's fastest level: a third of level 6's time for a payload ~45% larger (decision 0058).
 _COMPRESSION = 1
-
-
-def _local_get(key: str) -> RecommendRun | None:
-    with _LOCAL_LOCK:
-        run = _LOCAL_RUNS.get(key)
-        if run is not None:
-            _LOCAL_RUNS.move_to_end(key)
-        return run
-
-
-def _local_put(key: str, run: RecommendRun) -> None:
-    with _LOCAL_LOCK:
-        _LOCAL_RUNS[key] = run
-        _LOCAL_RUNS.move_to_end(key)
-        while len(_LOCAL_RUNS) > _LOCAL_MAX:
-            _LOCAL_RUNS.popitem(last=False)
 
 
 def inputs_digest(assessment: Assessment) -> str:
@@ -142,14 +123,14 @@ def _store(assessment: Assessment, catalog: CatalogState):
         )
         StoredRecommendation.objects.filter(assessment=assessment, pk__lt=stored.pk).delete()
     del stored.payload, stored.records  # as read back: without them
-    _local_put(str(stored.token), run)
+    _LOCAL_RUNS.put(str(stored.token), run)
     return stored, run
 
 
 def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
     """The stored run (decoded once per process); None when older code stored it."""
     key = str(stored.token)
-    run = _local_get(key)
+    run = _LOCAL_RUNS.get(key)
     if run is not None:
         return run
     if stored.payload_format != codec.FORMAT:
@@ -160,7 +141,7 @@ def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
     except codec.StoredFormatError:
         logger.warning("Stored recommendation %s was written by older code", stored.pk)
         return None
-    _local_put(key, run)
+    _LOCAL_RUNS.put(key, run)
     return run
 
 
@@ -185,7 +166,7 @@ def shown_results(assessment: Assessment) -> Shown | None:
         and stored.inputs_digest == inputs_digest(assessment)
         and stored.payload_format == codec.FORMAT
     ):  # decoded when a page reads the options (Shown.run)
-        run = _local_get(str(stored.token))
+        run = _LOCAL_RUNS.get(str(stored.token))
         return Shown(stored, catalog, run=run, assessment=assessment)
     try:
         stored, run = _store(assessment, catalog)

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
 from django.conf import settings
@@ -28,15 +26,15 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
+from advisor.domain.kept import Latest
+
 KEPT_SECONDS = 7 * 24 * 3600
 # What the kept words are made from: templates, translations and the code that words values.
 _WORDING_ROOTS = ("templates", "locale", "advisor", "vendors")
 _WORDING_SUFFIXES = (".html", ".mo", ".py")
 _code_stamp: str | None = None
 # The words this process served last, by cache key (docs/decisions/0068).
-_LOCAL: OrderedDict[str, str] = OrderedDict()
-_LOCAL_MAX = 64
-_LOCAL_LOCK = threading.Lock()
+_LOCAL = Latest(64)
 
 
 def code_stamp() -> str:
@@ -65,34 +63,17 @@ def kept_body(request, shown, view: dict, context) -> SafeString:
     parts = [code_stamp(), str(shown.stored.token), get_language() or ""]
     parts += [f"{name}={view[name]}" for name in sorted(view)]
     key = "results-body:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
-    body = _local_get(key)
+    body = _LOCAL.get(key)
     if body is None:
         body = cache.get(key)
         if body is None:
             body = str(render_to_string("results/results_body.html", context(), request=request))
             cache.set(key, body, KEPT_SECONDS)
-        _local_put(key, body)
+        _LOCAL.put(key, body)
     return mark_safe(body)  # rendered by us, with autoescaping, from the stored result
-
-
-def _local_get(key: str) -> str | None:
-    with _LOCAL_LOCK:
-        body = _LOCAL.get(key)
-        if body is not None:
-            _LOCAL.move_to_end(key)
-        return body
-
-
-def _local_put(key: str, body: str) -> None:
-    with _LOCAL_LOCK:
-        _LOCAL[key] = body
-        _LOCAL.move_to_end(key)
-        while len(_LOCAL) > _LOCAL_MAX:
-            _LOCAL.popitem(last=False)
 
 
 def forget_local() -> None:
     """Forget the words this process kept in memory (a new process's first read, in benches
     and tests)."""
-    with _LOCAL_LOCK:
-        _LOCAL.clear()
+    _LOCAL.clear()

@@ -41,11 +41,3 @@ def test_a_warm_read_takes_the_words_from_memory(client, results_url, settings):
     page = first.decode()
     body = page[page.index('id="decision"') : page.index('id="after-options"')]
     assert body in again.decode() and body in fresh.decode()
-
-
-def test_the_memory_keeps_the_latest_words_only():
-    for number in range(pages._LOCAL_MAX + 5):
-        pages._local_put(f"key-{number}", f"words {number}")
-    assert len(pages._LOCAL) == pages._LOCAL_MAX
-    assert pages._local_get("key-0") is None
-    assert pages._local_get(f"key-{pages._LOCAL_MAX + 4}") == f"words {pages._LOCAL_MAX + 4}"

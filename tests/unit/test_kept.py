@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from advisor.domain.kept import PerObject, PerObjects
+from advisor.domain.kept import Latest, PerObject, PerObjects
 
 
 @dataclass(frozen=True)
@@ -93,3 +93,34 @@ def test_several_objects_a_make_that_raises_keeps_nothing_and_the_limit_empties(
     for site in (*sites, sites[0]):
         kept.get((load, site), lambda site=site: made.append(site))
     assert made == [*sites, sites[0]]
+
+
+@pytest.mark.parametrize(
+    ("limit", "steps", "expected"),
+    [
+        # Kept a, b, c with room for two: a goes.
+        (2, "+a +b +c", {"a": None, "b": "B", "c": "C"}),
+        # Reading a before c is kept makes b the least recently used: b goes.
+        (2, "+a +b ?a +c", {"a": "A", "b": None, "c": "C"}),
+        # Room for all three: nothing goes.
+        (3, "+a +b +c", {"a": "A", "b": "B", "c": "C"}),
+    ],
+)
+def test_latest_keeps_the_values_last_used(limit, steps, expected):
+    latest = Latest(limit)
+    for step in steps.split():
+        if step[0] == "+":
+            latest.put(step[1], step[1].upper())
+        else:
+            assert latest.get(step[1]) == step[1].upper()
+    assert len(latest) == min(limit, 3)
+    assert {key: latest.get(key) for key in expected} == expected
+
+
+def test_latest_put_again_replaces_and_clear_forgets():
+    latest = Latest(2)
+    latest.put("a", 1)
+    latest.put("a", 2)
+    assert latest.get("a") == 2 and len(latest) == 1
+    latest.clear()
+    assert latest.get("a") is None and len(latest) == 0
