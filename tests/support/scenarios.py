@@ -30,6 +30,7 @@ __all__ = [
     "STEP_VALUES",
     "TRAINING",
     "answers",
+    "llama2_7b_full",
     "scenario",
 ]
 
@@ -50,3 +51,44 @@ def answers(site: dict | None = None, **steps) -> dict:
     for name, values in steps.items():
         stored[name] = {**stored[name], **values}
     return copy.deepcopy(stored)
+
+
+def llama2_7b_full(accelerator: str, strategy: str) -> dict:
+    """A sizing scenario (no site): full fine-tuning of Llama 2 7B (6,738,415,616 parameters)
+    in mixed bf16 on one server of eight ``accelerator`` cards under ``strategy``, 4,096-token
+    packed sequences, checkpointing and flash attention, four micro-batches of one per step."""
+    return {
+        "model": {
+            "name": "Llama 2 7B",
+            "params_b": 6.738415616,
+            "layers": 32,
+            "hidden": 4096,
+            "heads": 32,
+            "kv_heads": 32,
+            "intermediate": 11008,
+            "vocab": 32000,
+            "tied_embeddings": False,
+            "experts": None,
+            "experts_per_token": None,
+        },
+        "method": "full",
+        "lora": None,
+        "precision": "amp-bf16",
+        "quant_bits": None,
+        "optimizer": "adamw",
+        "optimizer_in_backward": False,
+        "seq_len": 4096,
+        "micro_batch": 1,
+        "grad_accum": 4,
+        "gradient_checkpointing": True,
+        "flash_attention": True,
+        "packed": True,
+        "hardware": {"accelerator": accelerator, "count": 8, "nodes": 1},
+        "parallelism": {
+            "strategy": strategy,
+            "offload": "none",
+            "tensor_parallel": 1,
+            "pipeline_parallel": 1,
+        },
+        "training": {"dataset_tokens": None, "epochs": None},
+    }

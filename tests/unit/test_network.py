@@ -14,6 +14,7 @@ from advisor.domain.sizing.network import (
     links_for,
     one_way_gbs,
 )
+from tests.support.scenarios import llama2_7b_full
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCELERATORS, SERVERS = load_fixture_specs(ROOT / "fixtures" / "catalog")
@@ -67,41 +68,7 @@ def test_crossing_servers_is_paced_by_the_slower_hop():
     assert links.collective_gbs(16, spans_servers=True) == links.inter_node_gbs
 
 
-SCENARIO = {
-    "model": {
-        "name": "Llama 2 7B",
-        "params_b": 6.738415616,
-        "layers": 32,
-        "hidden": 4096,
-        "heads": 32,
-        "kv_heads": 32,
-        "intermediate": 11008,
-        "vocab": 32000,
-        "tied_embeddings": False,
-        "experts": None,
-        "experts_per_token": None,
-    },
-    "method": "full",
-    "lora": None,
-    "precision": "amp-bf16",
-    "quant_bits": None,
-    "optimizer": "adamw",
-    "optimizer_in_backward": False,
-    "seq_len": 4096,
-    "micro_batch": 1,
-    "grad_accum": 4,
-    "gradient_checkpointing": True,
-    "flash_attention": True,
-    "packed": True,
-    "hardware": {"accelerator": "h100-sxm-80gb", "count": 8, "nodes": 1},
-    "parallelism": {
-        "strategy": "zero1",
-        "offload": "none",
-        "tensor_parallel": 1,
-        "pipeline_parallel": 1,
-    },
-    "training": {"dataset_tokens": None, "epochs": None},
-}
+SCENARIO = llama2_7b_full("h100-sxm-80gb", "zero1")
 
 
 def test_one_server_needs_no_inter_node_network():

@@ -9,6 +9,7 @@ from advisor.domain.hardware import load_fixture_specs
 from advisor.domain.scenario import load_scenario
 from advisor.domain.sizing.compute import estimate_time, tokens_per_second
 from advisor.domain.sizing.network import HOST_STAGED_SHARE, links_for
+from tests.support.scenarios import llama2_7b_full
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCELERATORS, SERVERS = load_fixture_specs(ROOT / "fixtures" / "catalog")
@@ -19,41 +20,7 @@ NO_P2P_MESSAGE = "cannot reach each other's memory directly (no peer-to-peer)"
 UNKNOWN_P2P_MESSAGE = "The catalog does not say whether {accelerator} cards"
 
 # Full fine-tune of Llama 2 7B with ZeRO-3 on 8 GPUs of one server.
-SCENARIO = {
-    "model": {
-        "name": "Llama 2 7B",
-        "params_b": LLAMA2_7B_PARAMS / 1e9,
-        "layers": 32,
-        "hidden": 4096,
-        "heads": 32,
-        "kv_heads": 32,
-        "intermediate": 11008,
-        "vocab": 32000,
-        "tied_embeddings": False,
-        "experts": None,
-        "experts_per_token": None,
-    },
-    "method": "full",
-    "lora": None,
-    "precision": "amp-bf16",
-    "quant_bits": None,
-    "optimizer": "adamw",
-    "optimizer_in_backward": False,
-    "seq_len": 4096,
-    "micro_batch": 1,
-    "grad_accum": 4,
-    "gradient_checkpointing": True,
-    "flash_attention": True,
-    "packed": True,
-    "hardware": {"accelerator": "rtx-4090-24gb", "count": 8, "nodes": 1},
-    "parallelism": {
-        "strategy": "zero3",
-        "offload": "none",
-        "tensor_parallel": 1,
-        "pipeline_parallel": 1,
-    },
-    "training": {"dataset_tokens": None, "epochs": None},
-}
+SCENARIO = llama2_7b_full("rtx-4090-24gb", "zero3")
 
 
 def _ids(time) -> list[str]:
