@@ -91,8 +91,8 @@ def sweep(
             room = capacity - context_gib(accelerator, gpus)
             layouts, reserved = search._candidates(gpus, 8)
             rates = speed.rates(accelerator, gpus) if speed is not None else None
+            evaluated += len(layouts)  # each one's memory is in reserved, checked below
             for layout, peak in zip(layouts, reserved, strict=True):
-                evaluated += 1
                 if peak <= room:
                     if rates is not None:
                         rates[layout.strategy]  # computed on its first read

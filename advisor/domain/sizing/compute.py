@@ -1038,7 +1038,8 @@ def exposed_seconds(
     window = compute.micro_s * job.backward_share
     if traffic.per_micro_batch:
         window = compute.compute_s if strategy in ("zero3", "fsdp") else window * job.grad_accum
-    return dp_s, window, max(0.0, dp_s - window)
+    exposed_s = dp_s - window
+    return dp_s, window, exposed_s if exposed_s > 0.0 else 0.0  # max(0.0, ...) without a call
 
 
 def _optimizer_s(traffic: StepTraffic, memory_bandwidth_tbps: float | None) -> float:
@@ -1173,8 +1174,9 @@ class ThroughputSweep:
 
     def _micro_seconds(self, accelerator: AcceleratorSpec, job: JobFigures):
         key = (accelerator.key, job is self.job)
-        if key in self._micro:
-            return self._micro[key]
+        out = self._micro.get(key, _UNSET)
+        if out is not _UNSET:
+            return out
         peak = peak_tflops(self.scenario, accelerator)
         out = None
         if peak is not None:
@@ -1188,8 +1190,13 @@ class ThroughputSweep:
         return out
 
 
+_UNSET = object()  # a table's "not computed yet" where None is a stored answer
+
+
 class TrafficByStrategy(dict):
     """The :class:`StepTraffic` of one job on ``gpus`` GPUs by strategy, made when first read."""
+
+    __slots__ = ("job", "gpus")  # no per-table attribute dict
 
     def __init__(self, job: JobFigures, gpus: int):
         self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
@@ -1203,6 +1210,8 @@ class TrafficByStrategy(dict):
 class RatesByStrategy(dict):
     """Whole-job tokens/s on one (accelerator, GPU count) by strategy, computed when first
     read; ``None`` for every strategy when the accelerator's peak is unknown (``compute``)."""
+
+    __slots__ = ("job", "compute", "traffic", "memory_bandwidth_tbps")  # one table per pair
 
     def __init__(
         self,

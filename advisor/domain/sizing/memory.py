@@ -1180,8 +1180,19 @@ class MemoryModel:
     def _phase_bytes(self, layout: Layout, micro_batch: int, seq_len: int):
         """(backward-phase allocated, step-phase allocated, states, activations, logits)."""
         states = self._state_bytes(layout)
-        frozen, trainable, master, gradients, optimizer, buffers, _paged, _host, step = states[:9]
-        transient, at_start = states[9:]
+        (
+            frozen,
+            trainable,
+            master,
+            gradients,
+            optimizer,
+            buffers,
+            _paged,
+            _host,
+            step,
+            transient,
+            at_start,
+        ) = states
         activations, logits = self._dynamic_bytes(layout, micro_batch, seq_len)
         resident = frozen + trainable + master + optimizer + buffers
         backward = resident + at_start + activations + logits
@@ -1191,10 +1202,8 @@ class MemoryModel:
         self, layout: Layout, *, micro_batch: int | None = None, seq_len: int | None = None
     ) -> float:
         """The per-GPU peak without the runtime context, in GiB (fast path for searches)."""
-        backward, step, *_ = self._phase_bytes(
-            layout, micro_batch or self.micro_batch, seq_len or self.seq_len
-        )
-        return _reserved_gib(max(backward, step))
+        phases = self._phase_bytes(layout, micro_batch or self.micro_batch, seq_len or self.seq_len)
+        return _reserved_gib(max(phases[0], phases[1]))  # (backward, step, ...)
 
     def total_gib(
         self,
