@@ -9,7 +9,7 @@ fits/does-not-fit verdict, every fitting layout its whole-job tokens/s (the time
 path, :class:`~advisor.domain.sizing.compute.ThroughputSweep`), and the fewest fitting GPUs per
 accelerator is kept. The memory model is built once per scenario, as the placement search does.
 Prints the best and median wall time of ``--runs`` sweeps, for memory alone and for the whole
-evaluation (issue 3 asks for under 20 ms on the development machine; the verdict is on the
+evaluation (issue 29 asks for under 20 ms on the development machine; the verdict is on the
 whole evaluation's median).
 """
 
