@@ -6,6 +6,7 @@ title, capacity, cost figures and cost confidence) read from the templates as se
 import dataclasses
 
 import pytest
+from django.db import transaction
 from django.template import Context, Template
 from django.utils import translation
 
@@ -19,6 +20,7 @@ from advisor.results import presenters
 from advisor.results.rows import cost_confidence, table_rows
 from tests.support.catalog import load_catalog
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED, QWEN_32B_LORA
+from vendors.models import Accelerator, ModelPreset
 
 pytestmark = pytest.mark.django_db
 
@@ -94,10 +96,18 @@ def variants(option) -> list:
 
 @pytest.fixture(scope="module")
 def runs(django_db_setup, django_db_blocker):
-    with django_db_blocker.unblock():
+    """Three runs made once for the module, on a catalog loaded in a transaction rolled back
+    when they are made, so the worker's database is left as every other test expects it."""
+    with django_db_blocker.unblock(), transaction.atomic():
         load_catalog()
         jobs = [QWEN_7B_LORA_COMPARED, QWEN_32B_LORA, scenario_document(answers())]
-        return [run_recommendation(job) for job in jobs]  # one job, one job, a programme
+        made = [run_recommendation(job) for job in jobs]  # one job, one job, a programme
+        transaction.set_rollback(True)
+    return made
+
+
+def test_the_module_runs_leave_no_catalog_behind(runs, db):
+    assert not ModelPreset.objects.exists() and not Accelerator.objects.exists()
 
 
 def every_kind_of_row(run) -> list:
