@@ -29,6 +29,7 @@ __all__ = [
     "SITE",
     "STEP_VALUES",
     "TRAINING",
+    "LLAMA2_7B_MODEL",
     "answers",
     "llama2_7b_full",
     "scenario",
@@ -53,24 +54,29 @@ def answers(site: dict | None = None, **steps) -> dict:
     return copy.deepcopy(stored)
 
 
+# Llama 2 7B: 32 layers, hidden 4096, 32 heads (MHA), SwiGLU 11008, vocab 32000, untied;
+# 6,738,415,616 parameters (its Hugging Face config.json).
+LLAMA2_7B_MODEL = {
+    "name": "Llama 2 7B",
+    "params_b": 6.738415616,
+    "layers": 32,
+    "hidden": 4096,
+    "heads": 32,
+    "kv_heads": 32,
+    "intermediate": 11008,
+    "vocab": 32000,
+    "tied_embeddings": False,
+    "experts": None,
+    "experts_per_token": None,
+}
+
+
 def llama2_7b_full(accelerator: str, strategy: str) -> dict:
     """A sizing scenario (no site): full fine-tuning of Llama 2 7B (6,738,415,616 parameters)
     in mixed bf16 on one server of eight ``accelerator`` cards under ``strategy``, 4,096-token
     packed sequences, checkpointing and flash attention, four micro-batches of one per step."""
     return {
-        "model": {
-            "name": "Llama 2 7B",
-            "params_b": 6.738415616,
-            "layers": 32,
-            "hidden": 4096,
-            "heads": 32,
-            "kv_heads": 32,
-            "intermediate": 11008,
-            "vocab": 32000,
-            "tied_embeddings": False,
-            "experts": None,
-            "experts_per_token": None,
-        },
+        "model": copy.deepcopy(LLAMA2_7B_MODEL),
         "method": "full",
         "lora": None,
         "precision": "amp-bf16",

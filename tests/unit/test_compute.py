@@ -24,6 +24,7 @@ from advisor.domain.sizing.compute import (
     micro_batch_seconds,
     tokens_per_second,
 )
+from tests.support.scenarios import LLAMA2_7B_MODEL
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCELERATORS, SERVERS = load_fixture_specs(ROOT / "fixtures" / "catalog")
@@ -31,19 +32,7 @@ ACCELERATORS, SERVERS = load_fixture_specs(ROOT / "fixtures" / "catalog")
 # Llama 2 7B: 32 layers, hidden 4096, 32 heads (MHA), SwiGLU 11008, vocab 32000, untied;
 # 6,738,415,616 parameters.
 LLAMA2_7B = {
-    "model": {
-        "name": "Llama 2 7B",
-        "params_b": 6.738415616,
-        "layers": 32,
-        "hidden": 4096,
-        "heads": 32,
-        "kv_heads": 32,
-        "intermediate": 11008,
-        "vocab": 32000,
-        "tied_embeddings": False,
-        "experts": None,
-        "experts_per_token": None,
-    },
+    "model": LLAMA2_7B_MODEL,
     "method": "full",
     "lora": None,
     "precision": "bf16",

@@ -17,6 +17,7 @@ from advisor.domain.sizing.storage import (
     checkpoint_bytes,
     estimate_storage,
 )
+from tests.support.scenarios import LLAMA2_7B_MODEL
 
 ROOT = Path(__file__).resolve().parents[2]
 _, SERVERS = load_fixture_specs(ROOT / "fixtures" / "catalog")
@@ -24,19 +25,7 @@ GIB = 2**30
 P = 6_738_415_616  # Llama 2 7B parameters
 
 BASE = {
-    "model": {
-        "name": "Llama 2 7B",
-        "params_b": 6.738415616,
-        "layers": 32,
-        "hidden": 4096,
-        "heads": 32,
-        "kv_heads": 32,
-        "intermediate": 11008,
-        "vocab": 32000,
-        "tied_embeddings": False,
-        "experts": None,
-        "experts_per_token": None,
-    },
+    "model": LLAMA2_7B_MODEL,
     "method": "full",
     "lora": None,
     "precision": "amp-bf16",
