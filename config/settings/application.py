@@ -123,6 +123,15 @@ DATABASES = {
         conn_max_age=0,
     )
 }
+# SQLite: every transaction takes the write lock when it begins, waiting up to 20 s for it.
+# SQLite's default (deferred) begins as a reader and fails at once, without waiting, when it
+# then writes while another process is writing; Django's database cache swallows that failure,
+# so a rate-limited request (django-ratelimit counts in that cache) was refused with a 429
+# (docs/decisions/0075-sqlite-immediate-transactions.md). PostgreSQL is not affected.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
 
 # Argon2id (Django's and OWASP's first choice: memory-hard, so a stolen hash table is slow to
 # attack on GPUs too) for every new or changed password, at OWASP's parameters (19 MiB, t=2,
