@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import unicodedata
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -128,3 +129,15 @@ def write_output_or_fail(path: Path, data: bytes) -> None:
         path.write_bytes(data)
     except OSError as error:
         raise bad_input(f"output: cannot write {path} ({error.__class__.__name__})") from error
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: Chinese characters take two (Unicode's East Asian
+    width), so the tables of the CLI line up in both languages."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns (on the left when ``right``)."""
+    space = " " * max(0, width - display_width(text))
+    return space + text if right else text + space

@@ -12,6 +12,7 @@ from advisor.domain.compliance.base import Area, Finding, Severity, Status
 from advisor.domain.i18n import Code, Message
 from advisor.domain.plain import jsonable
 from advisor.domain.recommend.records import capacity_record, plain_cost
+from advisor.management.cli import display_width
 from advisor.management.commands.recommend import _shared_row, json_text, recommendation_json
 from advisor.presentation.text import render_text
 from advisor.recommendation.run import run_recommendation
@@ -154,8 +155,24 @@ def test_findings_that_say_the_same_share_a_row_and_others_keep_their_own(langua
 
 
 def test_recommend_table_in_chinese(scenario_file):
+    """Sites and verdicts in the reader's language, columns lined up in terminal columns."""
     text = run("recommend", "--input", str(scenario_file), "--language", "zh-hans", "--all")
-    assert "example-guian" in text
+    lines = text.strip().splitlines()
+    assert "演示:贵安规划示例(非真实站点)" in text
+    assert "example-guian" not in text
+    assert "不合格" in text
+    for verdict in ("eligible", "incomplete", "not-eligible"):
+        assert verdict not in text
+    starts = {display_width(line[: line.index("演示")]) for line in lines if "演示" in line}
+    assert starts == {display_width(lines[0][: lines[0].index("数据中心")])}
+    verdicts = {display_width(line[: line.index("不合格")]) for line in lines if "不合格" in line}
+    assert verdicts == {display_width(lines[0][: lines[0].index("结论")])}
+
+
+def test_size_table_in_chinese_says_gpus_per_server_in_chinese(scenario_file):
+    text = run("size", "--input", str(scenario_file), "--language", "zh-hans")
+    assert "每台服务器 8 张" in text
+    assert "per server" not in text
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,16 @@ from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
 from advisor.domain.recommend.procurement import subject_keys
 from advisor.domain.recommend.records import capacity_record, plain_cost
-from advisor.management.cli import check_scenario_or_fail, read_json_or_fail
+from advisor.management.cli import (
+    check_scenario_or_fail,
+    display_width,
+    pad,
+    read_json_or_fail,
+)
 from advisor.presentation.labels import MODE_LABELS as MODE
+from advisor.presentation.labels import VERDICT_LABELS as VERDICT
 from advisor.presentation.labels import label as words
-from advisor.presentation.text import render_text
+from advisor.presentation.text import local_name, render_text
 from advisor.recommendation.run import run_recommendation
 
 
@@ -328,18 +334,18 @@ def render_table(options: list[Option]) -> str:
             [
                 str(rank),
                 f"{o.sizing.layout.gpus} x {o.hardware.accelerator.key} ({o.hardware.server.key})",
-                o.site.data_center.key or o.place_name,
+                local_name(o.place),
                 f"{o.sizing.memory.total:,.1f}/{o.sizing.capacity_gib:,.1f}",
                 "-" if o.time_to_train_hours is None else f"{o.time_to_train_hours:,.2f}",
                 words(MODE, o.mode),
                 "-"
                 if o.cost is None
                 else f"{o.cost.cash_out_cny:,.0f} / {o.cost.net_of_resale_cny:,.0f}",
-                str(o.compliance.verdict),
+                words(VERDICT, o.compliance.verdict),
             ]
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) for row in rows]
+    widths = [max(display_width(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(pad(cell, widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
     if len(rows) == 1:
         lines.append(gettext("No option qualifies; run with --all to see why."))
     return "\n".join(lines)

@@ -11,7 +11,13 @@ from django.utils.translation import gettext
 from advisor.catalog import sizing as selectors
 from advisor.domain.scenario import LIMITS
 from advisor.domain.sizing.estimate import SizingResult, size
-from advisor.management.cli import InputError, bad_input, load_scenario_or_fail
+from advisor.management.cli import (
+    InputError,
+    bad_input,
+    display_width,
+    load_scenario_or_fail,
+    pad,
+)
 from advisor.presentation.labels import (
     MEMORY_COMPONENT_LABELS,
     OFFLOAD_LABELS,
@@ -131,7 +137,12 @@ def render_table(result: SizingResult) -> str:
         ),
         (
             gettext("GPUs / servers"),
-            f"{result.layout.gpus} / {result.servers} ({result.gpus_per_server} per server)",
+            gettext("%(gpus)s / %(servers)s (%(per_server)s per server)")
+            % {
+                "gpus": result.layout.gpus,
+                "servers": result.servers,
+                "per_server": result.gpus_per_server,
+            },
         ),
         (
             gettext("Strategy"),
@@ -196,10 +207,10 @@ def render_table(result: SizingResult) -> str:
         rows.append(
             (gettext("Network per server"), _fmt(result.network.needed_gbps_per_server, "Gb/s"))
         )
-    label_width = max(len(label) for label, _ in rows)
-    value_width = max(len(value) for _, value in rows)
+    label_width = max(display_width(label) for label, _ in rows)
+    value_width = max(display_width(value) for _, value in rows)
     lines = [
-        f"{label:<{label_width}}  {value:>{value_width}}" if value else label
+        f"{pad(label, label_width)}  {pad(value, value_width, right=True)}" if value else label
         for label, value in rows
     ]
     lines += ["", gettext("Assumptions")]
