@@ -11,6 +11,7 @@ import re
 from django.db.models import Q
 from django.utils.text import slugify
 
+from advisor.catalog.memo import memoized
 from vendors import models as catalog
 
 # The ModelPreset fields that are scenario v1 ``model`` fields.
@@ -44,9 +45,13 @@ def presets(query: str = "", selected: str = "", limit: int | None = None) -> li
 
 
 def preset(key: str | None):
+    """The model preset ``key`` (None when unknown); read once per catalog stamp inside
+    ``catalog_reads`` (a stored result's document, docs/decisions/0073), else per call."""
     if not key:
         return None
-    return catalog.ModelPreset.objects.filter(key=key).first()
+    return memoized(
+        ("model preset", key), lambda: catalog.ModelPreset.objects.filter(key=key).first()
+    )
 
 
 def data_centers() -> list:
@@ -85,7 +90,12 @@ def family_key(maker: str, architecture: str) -> str:
 
 def accelerator_families() -> dict[str, dict]:
     """Accelerator families (maker + architecture), keyed by a slug of the English name
-    (stored answers keep it): ``{"rows": [...], "keys": [...], "domestic": bool}``."""
+    (stored answers keep it): ``{"rows": [...], "keys": [...], "domestic": bool}``. Read once
+    per catalog stamp inside ``catalog_reads``: callers read it, never change it."""
+    return memoized("accelerator families", _read_accelerator_families)
+
+
+def _read_accelerator_families() -> dict[str, dict]:
     out: dict[str, dict] = {}
     for row in catalog.Accelerator.objects.order_by("maker", "architecture", "key"):
         entry = out.setdefault(

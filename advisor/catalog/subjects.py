@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import date
 
 from advisor.catalog import declared as declared_selectors
+from advisor.catalog.memo import memoized
 from advisor.domain.i18n import N_, Message
 from advisor.domain.questionnaire.declared import DeclaredFact, by_subject
 from advisor.domain.questionnaire.questions import Subjects
@@ -60,12 +61,29 @@ def named(row) -> Message:
     return Message("{name}", {"name": row.name, "name_zh": getattr(row, "name_zh", "") or None})
 
 
+def _subject_rows(dc_key: str, server_key: str) -> tuple:
+    """The data center (with its operator's certificate values), the server model (with its
+    accelerator) and their offer, as the catalog has them: read once per catalog stamp inside
+    ``catalog_reads`` (docs/decisions/0073), else per call. Nothing read later loads a row."""
+    dc = DataCenter.objects.select_related("vendor").filter(key=dc_key).first()
+    server = ServerModel.objects.select_related("accelerator").get(key=server_key)
+    certificates = _certificate_values(dc.vendor) if dc is not None and dc.vendor else {}
+    offer = (
+        Offer.objects.filter(server_model=server, data_center=dc).first()
+        if dc is not None
+        else None
+    )
+    return dc, server, certificates, offer
+
+
 def subjects_for(option: Option, declared: tuple[DeclaredFact, ...]) -> Subjects:
     """Who the option's facts are about, and what the catalog and declared facts record."""
     grouped = by_subject(declared)
     keys, values = {}, {}
-    dc = DataCenter.objects.filter(key=option.site.data_center.key).first()
-    server = ServerModel.objects.select_related("accelerator").get(key=option.hardware.server.key)
+    dc_key, server_key = option.site.data_center.key, option.hardware.server.key
+    dc, server, certificates, offer = memoized(
+        ("subject rows", dc_key, server_key), lambda: _subject_rows(dc_key, server_key)
+    )
     if dc is not None:
         keys[DATA_CENTER] = (dc.key, named(dc))
         values[DATA_CENTER] = _row_values(DATA_CENTER, dc, grouped.get(dc.key, {}))
@@ -73,7 +91,7 @@ def subjects_for(option: Option, declared: tuple[DeclaredFact, ...]) -> Subjects
             vendor = dc.vendor
             keys[OPERATOR] = (vendor.key, named(vendor))
             values[OPERATOR] = {
-                **_certificate_values(vendor),
+                **certificates,
                 **_row_values(OPERATOR, vendor, grouped.get(vendor.key, {})),
             }
         key = offer_key(option)
@@ -89,7 +107,6 @@ def subjects_for(option: Option, declared: tuple[DeclaredFact, ...]) -> Subjects
                 },
             ),
         )
-        offer = Offer.objects.filter(server_model=server, data_center=dc).first()
         values[OFFER] = _row_values(OFFER, offer, grouped.get(key, {}))
     keys[SERVER] = (server.key, named(server))
     values[SERVER] = _row_values(SERVER, server, grouped.get(server.key, {}))

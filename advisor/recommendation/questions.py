@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from advisor.catalog import compliance as compliance_selectors
+from advisor.catalog.memo import memoized
 from advisor.catalog.subjects import subjects_for
 from advisor.domain.compliance.base import Status
 from advisor.domain.economics.inputs import BASIS_OFFICIAL, BASIS_OVERRIDE, BASIS_QUOTE
@@ -61,7 +62,7 @@ def questions(run: RecommendRun, option: Option) -> list[Question]:
         option.compliance.findings,
         subjects,
         run.today,
-        compliance_selectors.rule_parameters(),
+        memoized("rule parameters", compliance_selectors.rule_parameters),
         price_figures(option, run.procurement.modes),
     )
     declared = {(item.subject, item.fact.name) for item in run.declared}

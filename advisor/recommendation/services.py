@@ -77,6 +77,12 @@ class Shown:
             self._run = run
         return self._run
 
+    def catalog_reads(self):
+        """A block in which the catalog rows a page reads besides the stored result (who an
+        option's facts are about, the rule parameters) are read once per catalog stamp: the
+        stamp this page read, so what is kept is today's catalog (docs/decisions/0073)."""
+        return catalog_reads(self.catalog.stamp)
+
     @property
     def catalog_changed(self) -> bool:
         return self.stored.catalog_stamp != self.catalog.stamp
@@ -104,9 +110,9 @@ def _store(assessment: Assessment, catalog: CatalogState):
     lists these, catalog_records.frozen_records). Raises Incomplete or ScenarioError.
     """
     digest = inputs_digest(assessment)
-    run = run_recommendation(
-        assessment_document(assessment), today=local_today(), catalog_stamp=catalog.stamp
-    )
+    with catalog_reads(catalog.stamp):  # the document's presets and accelerators, per stamp
+        document = assessment_document(assessment)
+    run = run_recommendation(document, today=local_today(), catalog_stamp=catalog.stamp)
     payload = zlib.compress(codec.dumps(run).encode(), _COMPRESSION)
     with catalog_reads(catalog.stamp):  # the records kept per stamp, as the candidates are
         records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)

@@ -69,14 +69,17 @@ def results(request, pk):
         sort = "rank"
     show_all = request.GET.get("all") == "1"
     view = {"assessment": assessment.pk, "ranking": ranking, "sort": sort, "all": show_all}
-    body = pages.kept_body(
-        request, shown, view, lambda: _results_context(assessment, shown, ranking, sort, show_all)
-    )
+    body = pages.kept_body(request, shown, view, lambda: _kept_context(assessment, shown, view))
     return render(
         request,
         "results/results.html",
         {"assessment": assessment, "shown": shown, "body": body},
     )
+
+
+def _kept_context(assessment, shown, view: dict) -> dict:
+    with shown.catalog_reads():  # open items read the catalog: once per stamp
+        return _results_context(assessment, shown, view["ranking"], view["sort"], view["all"])
 
 
 def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool) -> dict:
@@ -128,25 +131,28 @@ def option_detail(request, pk, key):
         return redirect("wizard:check", assessment.pk)
     run = shown.run
     option = _option(run, key)
-    return render(
-        request,
-        "results/option.html",
-        {
-            "assessment": assessment,
-            "run": run,
-            "shown": shown,
-            "option": option,
-            "memory_chart": presenters.memory_chart(option),
-            "cost_chart": presenters.cost_chart(option),
-            "findings_by_area": presenters.findings_by_area(option),
-            "site_rows": presenters.site_rows(list(run.recommendation.options), option),
-            "tariff_source": presenters.tariff_source(option),
-            "price_notes": presenters.notes_for(option, run.procurement),
-            "open_questions": questions(run, option),
-            "declared_by_rule": declared_by_rule(run, option),
-            "cost_figures": cost_figures(option),
-        },
-    )
+    with shown.catalog_reads():  # open questions read the catalog: once per stamp
+        context = _option_context(assessment, shown, option)
+    return render(request, "results/option.html", context)
+
+
+def _option_context(assessment, shown, option) -> dict:
+    run = shown.run
+    return {
+        "assessment": assessment,
+        "run": run,
+        "shown": shown,
+        "option": option,
+        "memory_chart": presenters.memory_chart(option),
+        "cost_chart": presenters.cost_chart(option),
+        "findings_by_area": presenters.findings_by_area(option),
+        "site_rows": presenters.site_rows(list(run.recommendation.options), option),
+        "tariff_source": presenters.tariff_source(option),
+        "price_notes": presenters.notes_for(option, run.procurement),
+        "open_questions": questions(run, option),
+        "declared_by_rule": declared_by_rule(run, option),
+        "cost_figures": cost_figures(option),
+    }
 
 
 @procurement_required
