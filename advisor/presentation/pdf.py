@@ -88,7 +88,7 @@ def objects_written_once(document, pdf) -> None:
 
     With a file identifier (every PDF/A has one), pydyf turns every object into bytes twice:
     once to write it and once more for the MD5 of the whole file that ends the identifier,
-    compressing every stream (fonts, pages, attachments) at zlib level 9 both times: ~12 % of
+    compressing every stream (fonts, pages, attachments) at zlib level 9 both times: ~10 % of
     the brief's PDF writing (docs/decisions/0074). The objects are complete when the finisher
     runs, so their bytes, and the file, are the same.
     """
