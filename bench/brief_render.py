@@ -109,6 +109,7 @@ def cpu_by_stage(snapshot, meta, config, request, runs: int) -> None:
     from advisor.brief.render import brief_fetcher, brief_font_config, no_fetching, render_html
     from advisor.brief.signing import sign_pdf
     from advisor.brief.verify import sha256_hex
+    from advisor.presentation.pdf import objects_written_once
 
     stages: dict[str, list[float]] = {}
 
@@ -135,7 +136,10 @@ def cpu_by_stage(snapshot, meta, config, request, runs: int) -> None:
         unsigned = stage(
             "PDF/A-3b write (WeasyPrint)",
             lambda laid_out, attached: laid_out.write_pdf(
-                pdf_variant="pdf/a-3b", attachments=[attached]
+                pdf_variant="pdf/a-3b",
+                attachments=[attached],
+                pdf_identifier=meta.number.encode(),
+                finisher=objects_written_once,
             ),
             document,
             attachment,
