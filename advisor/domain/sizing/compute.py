@@ -42,6 +42,13 @@ from advisor.domain.scenario import (
 from advisor.domain.scenario import trainable_params as _trainable_params
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import Calibration
+from advisor.domain.sizing.host_step import (
+    ZERO_STRATEGIES,
+    host_seconds,
+    host_synchronised,
+    layer_call_share,
+    optimizer_host_calls,
+)
 from advisor.domain.sizing.memory import traits_of
 from advisor.domain.sizing.network import (
     HOST_STAGED_SHARE,
@@ -375,6 +382,15 @@ class JobFigures:
     # The optimizer step on the GPUs: bytes read and written per trained parameter (0 when the
     # optimizer runs on the host: offload), see optimizer_bytes_per_param.
     optimizer_bytes_per_param: float = 0.0
+    # The optimizer step's host work (host_step): operator calls one GPU makes per step, with
+    # the model's own tensors and with ZeRO's flat buffers, and whether the loop waits for the
+    # device after each tensor (bitsandbytes: host and device time add up).
+    optimizer_host_calls: float = 0.0
+    optimizer_host_calls_zero: float = 0.0
+    optimizer_host_synced: bool = False
+    # Share of an eager layer's operator calls the training loop makes per layer and pass
+    # (host_step.layer_call_share: fewer under torch.compile).
+    layer_call_share: float = 1.0
     # Context parallelism (parallelism.context_parallel) and how it exchanges attention; the
     # key/value and query widths (heads x head size) its traffic is made of.
     context_parallel: int = 1
@@ -487,6 +503,12 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         experts_in_loop=experts_in_loop(scenario),
         gemm_bytes_per_token=gemm_bytes_per_token(timed),
         optimizer_bytes_per_param=optimizer_bytes_per_param(scenario),
+        optimizer_host_calls=optimizer_host_calls(
+            scenario, "single", scenario.parallelism.pipeline_parallel
+        ),
+        optimizer_host_calls_zero=optimizer_host_calls(scenario, "zero1"),
+        optimizer_host_synced=host_synchronised(scenario),
+        layer_call_share=layer_call_share(scenario),
     )
 
 
@@ -637,6 +659,7 @@ def micro_batch_parts(
         weights_s = max(weights_s, job.gemm_bytes_per_token * tokens / bandwidth)
     layers_here = job.layers / job.pipeline_parallel
     launch_s = cal.layer_pass_overhead_s * layers_here * job.activation_passes
+    launch_s *= job.layer_call_share
     return weights_s, attention_s, memory_s, launch_s
 
 
@@ -977,6 +1000,8 @@ class StepTraffic(NamedTuple):
     per_micro_batch: bool  # sent during every micro-batch rather than once at the step's end
     tokens: float  # tokens per optimizer step, whole job
     optimizer_bytes: float  # bytes one GPU's optimizer step reads and writes (0: on the host)
+    optimizer_host_calls: float  # operator calls the host makes for it (host_step)
+    optimizer_host_synced: bool  # the loop waits for the device after each tensor
 
 
 def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
@@ -986,9 +1011,20 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
     if job.optimizer_bytes_per_param:
         optimizer_bytes = optimizer_step_bytes(job, strategy, data_parallel)
     tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
+    host_calls = job.optimizer_host_calls
+    if strategy in ZERO_STRATEGIES:
+        host_calls = job.optimizer_host_calls_zero
     # Positional: a named tuple built from keywords costs about three times as much, and a
     # catalog sweep builds thousands of these and of StepCompute.
-    return StepTraffic(data_parallel, dp_bytes, timing == "micro-batch", tokens, optimizer_bytes)
+    return StepTraffic(
+        data_parallel,
+        dp_bytes,
+        timing == "micro-batch",
+        tokens,
+        optimizer_bytes,
+        host_calls,
+        job.optimizer_host_synced,
+    )
 
 
 class StepCompute(NamedTuple):
@@ -1042,10 +1078,19 @@ def exposed_seconds(
     return dp_s, window, exposed_s if exposed_s > 0.0 else 0.0  # max(0.0, ...) without a call
 
 
-def _optimizer_s(traffic: StepTraffic, memory_bandwidth_tbps: float | None) -> float:
-    if not memory_bandwidth_tbps or not traffic.optimizer_bytes:
-        return 0.0
-    return traffic.optimizer_bytes / (memory_bandwidth_tbps * 1e12)
+def _optimizer_s(
+    traffic: StepTraffic, memory_bandwidth_tbps: float | None, layer_pass_overhead_s: float
+) -> float:
+    """The optimizer step: its traffic at the memory bandwidth and its host calls (host_step),
+    the longer of the two when the host issues ahead, their sum when the loop waits for the
+    device after each tensor."""
+    device_s = 0.0
+    if memory_bandwidth_tbps and traffic.optimizer_bytes:
+        device_s = traffic.optimizer_bytes / (memory_bandwidth_tbps * 1e12)
+    host_s = host_seconds(traffic.optimizer_host_calls, layer_pass_overhead_s)
+    if traffic.optimizer_host_synced:
+        return device_s + host_s
+    return device_s if device_s > host_s else host_s  # max() without a call
 
 
 def _step_parts(
@@ -1075,7 +1120,7 @@ def _step_parts(
         exposed_s,
         compute.offload_s,
         traffic.tokens,
-        _optimizer_s(traffic, memory_bandwidth_tbps),
+        _optimizer_s(traffic, memory_bandwidth_tbps, layer_pass_overhead_s),
     )
 
 
@@ -1170,7 +1215,13 @@ class ThroughputSweep:
         if micro is not None:
             micro_s, links = micro
             compute = step_compute(job, gpus, links, micro_s, self.cal.layer_pass_overhead_s)
-        return RatesByStrategy(job, compute, traffic, accelerator.memory_bandwidth_tbps)
+        return RatesByStrategy(
+            job,
+            compute,
+            traffic,
+            accelerator.memory_bandwidth_tbps,
+            self.cal.layer_pass_overhead_s,
+        )
 
     def _micro_seconds(self, accelerator: AcceleratorSpec, job: JobFigures):
         key = (accelerator.key, job is self.job)
@@ -1211,7 +1262,8 @@ class RatesByStrategy(dict):
     """Whole-job tokens/s on one (accelerator, GPU count) by strategy, computed when first
     read; ``None`` for every strategy when the accelerator's peak is unknown (``compute``)."""
 
-    __slots__ = ("job", "compute", "traffic", "memory_bandwidth_tbps")  # one table per pair
+    # One table per pair; no per-table attribute dict.
+    __slots__ = ("job", "compute", "traffic", "memory_bandwidth_tbps", "layer_pass_overhead_s")
 
     def __init__(
         self,
@@ -1219,11 +1271,13 @@ class RatesByStrategy(dict):
         compute: StepCompute | None,
         traffic: TrafficByStrategy,
         memory_bandwidth_tbps: float | None,
+        layer_pass_overhead_s: float = 0.0,
     ):
         self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
         self.compute = compute
         self.traffic = traffic
         self.memory_bandwidth_tbps = memory_bandwidth_tbps
+        self.layer_pass_overhead_s = layer_pass_overhead_s
 
     def __missing__(self, strategy: str) -> float | None:
         compute = self.compute
@@ -1231,7 +1285,9 @@ class RatesByStrategy(dict):
         if compute is not None:
             traffic = self.traffic[strategy]
             exposed_s = exposed_seconds(self.job, compute, traffic, strategy)[2]
-            optimizer_s = _optimizer_s(traffic, self.memory_bandwidth_tbps)
+            optimizer_s = _optimizer_s(
+                traffic, self.memory_bandwidth_tbps, self.layer_pass_overhead_s
+            )
             value = traffic.tokens / (
                 compute.compute_s + exposed_s + compute.offload_s + optimizer_s
             )
