@@ -43,8 +43,8 @@ from advisor.domain.scenario import trainable_params as _trainable_params
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import Calibration
 from advisor.domain.sizing.host_step import (
+    CALLS_PER_LAYER_PASS,
     ZERO_STRATEGIES,
-    host_seconds,
     host_synchronised,
     layer_call_share,
     optimizer_host_calls,
@@ -1078,16 +1078,14 @@ def exposed_seconds(
     return dp_s, window, exposed_s if exposed_s > 0.0 else 0.0  # max(0.0, ...) without a call
 
 
-def _optimizer_s(
-    traffic: StepTraffic, memory_bandwidth_tbps: float | None, layer_pass_overhead_s: float
-) -> float:
-    """The optimizer step: its traffic at the memory bandwidth and its host calls (host_step),
-    the longer of the two when the host issues ahead, their sum when the loop waits for the
-    device after each tensor."""
+def _optimizer_s(traffic: StepTraffic, memory_bandwidth_tbps: float | None, call_s: float) -> float:
+    """The optimizer step: its traffic at the memory bandwidth and its host calls (host_step)
+    at ``call_s`` each, the longer of the two when the host issues ahead, their sum when the
+    loop waits for the device after each tensor."""
     device_s = 0.0
     if memory_bandwidth_tbps and traffic.optimizer_bytes:
         device_s = traffic.optimizer_bytes / (memory_bandwidth_tbps * 1e12)
-    host_s = host_seconds(traffic.optimizer_host_calls, layer_pass_overhead_s)
+    host_s = traffic.optimizer_host_calls * call_s
     if traffic.optimizer_host_synced:
         return device_s + host_s
     return device_s if device_s > host_s else host_s  # max() without a call
@@ -1120,7 +1118,7 @@ def _step_parts(
         exposed_s,
         compute.offload_s,
         traffic.tokens,
-        _optimizer_s(traffic, memory_bandwidth_tbps, layer_pass_overhead_s),
+        _optimizer_s(traffic, memory_bandwidth_tbps, layer_pass_overhead_s / CALLS_PER_LAYER_PASS),
     )
 
 
@@ -1187,6 +1185,7 @@ class ThroughputSweep:
         self.scenario = scenario
         self.server = server
         self.cal = cal or calibration.STORED
+        self.call_s = self.cal.layer_pass_overhead_s / CALLS_PER_LAYER_PASS
         self.job = job_figures(scenario)
         self._micro: dict[tuple[str, bool], tuple[float, Links] | None] = {}
         self._traffic: dict[int, TrafficByStrategy] = {}
@@ -1220,7 +1219,7 @@ class ThroughputSweep:
             compute,
             traffic,
             accelerator.memory_bandwidth_tbps,
-            self.cal.layer_pass_overhead_s,
+            self.call_s,
         )
 
     def _micro_seconds(self, accelerator: AcceleratorSpec, job: JobFigures):
@@ -1263,7 +1262,7 @@ class RatesByStrategy(dict):
     read; ``None`` for every strategy when the accelerator's peak is unknown (``compute``)."""
 
     # One table per pair; no per-table attribute dict.
-    __slots__ = ("job", "compute", "traffic", "memory_bandwidth_tbps", "layer_pass_overhead_s")
+    __slots__ = ("job", "compute", "traffic", "memory_bandwidth_tbps", "call_s")
 
     def __init__(
         self,
@@ -1271,13 +1270,13 @@ class RatesByStrategy(dict):
         compute: StepCompute | None,
         traffic: TrafficByStrategy,
         memory_bandwidth_tbps: float | None,
-        layer_pass_overhead_s: float = 0.0,
+        call_s: float = 0.0,
     ):
         self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
         self.compute = compute
         self.traffic = traffic
         self.memory_bandwidth_tbps = memory_bandwidth_tbps
-        self.layer_pass_overhead_s = layer_pass_overhead_s
+        self.call_s = call_s  # host seconds of one operator call (host_step)
 
     def __missing__(self, strategy: str) -> float | None:
         compute = self.compute
@@ -1285,9 +1284,7 @@ class RatesByStrategy(dict):
         if compute is not None:
             traffic = self.traffic[strategy]
             exposed_s = exposed_seconds(self.job, compute, traffic, strategy)[2]
-            optimizer_s = _optimizer_s(
-                traffic, self.memory_bandwidth_tbps, self.layer_pass_overhead_s
-            )
+            optimizer_s = _optimizer_s(traffic, self.memory_bandwidth_tbps, self.call_s)
             value = traffic.tokens / (
                 compute.compute_s + exposed_s + compute.offload_s + optimizer_s
             )

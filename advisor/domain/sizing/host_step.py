@@ -153,7 +153,9 @@ def optimizer_host_calls(scenario: Scenario, strategy: str, pipeline_parallel: i
             per_tensor += BNB_PAGED_PREFETCH_CALLS
         return tensors * per_tensor + clip
     calls = FOREACH_ADAMW_CALLS if loop == "foreach" else FUSED_ADAMW_CALLS
-    groups = tensors if scenario.optimizer_in_backward else 1
+    # One group a step, or every tensor its own: an optimizer per tensor in the backward pass,
+    # and ZeRO's FusedAdam steps each flat buffer's group in turn.
+    groups = tensors if scenario.optimizer_in_backward or flat else 1
     return groups * calls + clip
 
 
