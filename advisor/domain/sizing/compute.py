@@ -1000,11 +1000,15 @@ class StepTraffic(NamedTuple):
     per_micro_batch: bool  # sent during every micro-batch rather than once at the step's end
     tokens: float  # tokens per optimizer step, whole job
     optimizer_bytes: float  # bytes one GPU's optimizer step reads and writes (0: on the host)
-    optimizer_host_calls: float  # operator calls the host makes for it (host_step)
-    optimizer_host_synced: bool  # the loop waits for the device after each tensor
+    # The step's host calls (host_step) in seconds: what its device time can hide (the host
+    # issues ahead), and what adds to it (bitsandbytes waits for the device after each tensor).
+    optimizer_floor_s: float
+    optimizer_added_s: float
 
 
-def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
+def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0) -> StepTraffic:
+    """``call_s``: host seconds of one operator call (the calibrated overhead of a layer and
+    pass over host_step.CALLS_PER_LAYER_PASS)."""
     data_parallel = max(1, gpus // job.model_parallel)
     dp_bytes, timing = data_parallel_bytes(job, strategy, data_parallel)
     optimizer_bytes = 0.0
@@ -1014,6 +1018,10 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
     host_calls = job.optimizer_host_calls
     if strategy in ZERO_STRATEGIES:
         host_calls = job.optimizer_host_calls_zero
+    floor_s = host_calls * call_s
+    added_s = 0.0
+    if job.optimizer_host_synced:
+        floor_s, added_s = 0.0, floor_s
     # Positional: a named tuple built from keywords costs about three times as much, and a
     # catalog sweep builds thousands of these and of StepCompute.
     return StepTraffic(
@@ -1022,8 +1030,8 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
         timing == "micro-batch",
         tokens,
         optimizer_bytes,
-        host_calls,
-        job.optimizer_host_synced,
+        floor_s,
+        added_s,
     )
 
 
@@ -1078,17 +1086,15 @@ def exposed_seconds(
     return dp_s, window, exposed_s if exposed_s > 0.0 else 0.0  # max(0.0, ...) without a call
 
 
-def _optimizer_s(traffic: StepTraffic, memory_bandwidth_tbps: float | None, call_s: float) -> float:
-    """The optimizer step: its traffic at the memory bandwidth and its host calls (host_step)
-    at ``call_s`` each, the longer of the two when the host issues ahead, their sum when the
-    loop waits for the device after each tensor."""
+def _optimizer_s(traffic: StepTraffic, memory_bandwidth_tbps: float | None) -> float:
+    """The optimizer step: its traffic at the memory bandwidth and its host calls (host_step),
+    the longer of the two when the host issues ahead, their sum when the loop waits for the
+    device after each tensor (StepTraffic's floor and added seconds)."""
     device_s = 0.0
     if memory_bandwidth_tbps and traffic.optimizer_bytes:
         device_s = traffic.optimizer_bytes / (memory_bandwidth_tbps * 1e12)
-    host_s = traffic.optimizer_host_calls * call_s
-    if traffic.optimizer_host_synced:
-        return device_s + host_s
-    return device_s if device_s > host_s else host_s  # max() without a call
+    floor_s = traffic.optimizer_floor_s
+    return (device_s if device_s > floor_s else floor_s) + traffic.optimizer_added_s
 
 
 def _step_parts(
@@ -1106,7 +1112,7 @@ def _step_parts(
     tokens_per_step, optimizer_s).
     """
     compute = step_compute(job, gpus, links, micro_s, layer_pass_overhead_s)
-    traffic = step_traffic(job, gpus, strategy)
+    traffic = step_traffic(job, gpus, strategy, layer_pass_overhead_s / CALLS_PER_LAYER_PASS)
     dp_s, window, exposed_s = exposed_seconds(job, compute, traffic, strategy)
     return (
         compute.slots,
@@ -1118,7 +1124,7 @@ def _step_parts(
         exposed_s,
         compute.offload_s,
         traffic.tokens,
-        _optimizer_s(traffic, memory_bandwidth_tbps, layer_pass_overhead_s / CALLS_PER_LAYER_PASS),
+        _optimizer_s(traffic, memory_bandwidth_tbps),
     )
 
 
@@ -1208,19 +1214,13 @@ class ThroughputSweep:
         job = self.job.for_gpus(gpus)
         traffic = self._traffic.get(gpus)
         if traffic is None:
-            traffic = self._traffic[gpus] = TrafficByStrategy(job, gpus)
+            traffic = self._traffic[gpus] = TrafficByStrategy(job, gpus, self.call_s)
         micro = self._micro_seconds(accelerator, job)
         compute = None
         if micro is not None:
             micro_s, links = micro
             compute = step_compute(job, gpus, links, micro_s, self.cal.layer_pass_overhead_s)
-        return RatesByStrategy(
-            job,
-            compute,
-            traffic,
-            accelerator.memory_bandwidth_tbps,
-            self.call_s,
-        )
+        return RatesByStrategy(job, compute, traffic, accelerator.memory_bandwidth_tbps)
 
     def _micro_seconds(self, accelerator: AcceleratorSpec, job: JobFigures):
         key = (accelerator.key, job is self.job)
@@ -1246,14 +1246,15 @@ _UNSET = object()  # a table's "not computed yet" where None is a stored answer
 class TrafficByStrategy(dict):
     """The :class:`StepTraffic` of one job on ``gpus`` GPUs by strategy, made when first read."""
 
-    __slots__ = ("job", "gpus")  # no per-table attribute dict
+    __slots__ = ("job", "gpus", "call_s")  # no per-table attribute dict
 
-    def __init__(self, job: JobFigures, gpus: int):
+    def __init__(self, job: JobFigures, gpus: int, call_s: float = 0.0):
         self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
         self.gpus = gpus
+        self.call_s = call_s  # host seconds of one operator call (host_step)
 
     def __missing__(self, strategy: str) -> StepTraffic:
-        traffic = self[strategy] = step_traffic(self.job, self.gpus, strategy)
+        traffic = self[strategy] = step_traffic(self.job, self.gpus, strategy, self.call_s)
         return traffic
 
 
@@ -1261,8 +1262,7 @@ class RatesByStrategy(dict):
     """Whole-job tokens/s on one (accelerator, GPU count) by strategy, computed when first
     read; ``None`` for every strategy when the accelerator's peak is unknown (``compute``)."""
 
-    # One table per pair; no per-table attribute dict.
-    __slots__ = ("job", "compute", "traffic", "memory_bandwidth_tbps", "call_s")
+    __slots__ = ("job", "compute", "traffic", "memory_bandwidth_tbps")  # one table per pair
 
     def __init__(
         self,
@@ -1270,13 +1270,11 @@ class RatesByStrategy(dict):
         compute: StepCompute | None,
         traffic: TrafficByStrategy,
         memory_bandwidth_tbps: float | None,
-        call_s: float = 0.0,
     ):
         self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
         self.compute = compute
         self.traffic = traffic
         self.memory_bandwidth_tbps = memory_bandwidth_tbps
-        self.call_s = call_s  # host seconds of one operator call (host_step)
 
     def __missing__(self, strategy: str) -> float | None:
         compute = self.compute
@@ -1284,7 +1282,7 @@ class RatesByStrategy(dict):
         if compute is not None:
             traffic = self.traffic[strategy]
             exposed_s = exposed_seconds(self.job, compute, traffic, strategy)[2]
-            optimizer_s = _optimizer_s(traffic, self.memory_bandwidth_tbps, self.call_s)
+            optimizer_s = _optimizer_s(traffic, self.memory_bandwidth_tbps)
             value = traffic.tokens / (
                 compute.compute_s + exposed_s + compute.offload_s + optimizer_s
             )
