@@ -1290,6 +1290,35 @@ class RatesByStrategy(dict):
         return value
 
 
+def _optimizer_step_message(
+    job: JobFigures, step: StepTime, strategy: str, cal: Calibration
+) -> Message:
+    """What bounds an optimizer step that is a large share of the step: its host calls
+    (host_step) when they take at least half of it, else its traffic at the memory bandwidth."""
+    calls = (
+        job.optimizer_host_calls_zero if strategy in ZERO_STRATEGIES else job.optimizer_host_calls
+    )
+    host_s = calls * cal.layer_pass_overhead_s / CALLS_PER_LAYER_PASS
+    timing = {"seconds": _fmt(step.optimizer_s, 3), "step": _fmt(step.step_s, 3)}
+    if host_s >= 0.5 * step.optimizer_s:
+        return Message(
+            N_(
+                "The optimizer step makes {calls} operator calls on the host (its loop over "
+                "the trained tensors): {seconds} s of each {step} s step, a large share because "
+                "each step trains few tokens."
+            ),
+            {"calls": _fmt(calls, 0), **timing},
+        )
+    return Message(
+        N_(
+            "The optimizer step reads and writes {bytes} bytes per trained parameter at "
+            "the memory bandwidth: {seconds} s of each {step} s step, a large share "
+            "because each step trains few tokens."
+        ),
+        {"bytes": _fmt(job.optimizer_bytes_per_param, 0), **timing},
+    )
+
+
 def estimate_time(
     scenario: Scenario,
     accelerator: AcceleratorSpec,
@@ -1366,20 +1395,7 @@ def estimate_time(
         spans,
     )
     if step.optimizer_s >= OPTIMIZER_SHARE_SAID * step.step_s:
-        assumptions.append(
-            Message(
-                N_(
-                    "The optimizer step reads and writes {bytes} bytes per trained parameter at "
-                    "the memory bandwidth: {seconds} s of each {step} s step, a large share "
-                    "because each step trains few tokens."
-                ),
-                {
-                    "bytes": _fmt(job.optimizer_bytes_per_param, 0),
-                    "seconds": _fmt(step.optimizer_s, 3),
-                    "step": _fmt(step.step_s, 3),
-                },
-            )
-        )
+        assumptions.append(_optimizer_step_message(job, step, strategy, cal))
     bound = _memory_bound_message(scenario, job, accelerator, peak, utilisation)
     if bound is not None:
         assumptions.append(bound)
