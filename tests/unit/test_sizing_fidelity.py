@@ -193,8 +193,9 @@ OUT_OF_FOLD_MEMORY_UNDER_15 = 0
 # 18.7 % since decision 0060: stating the head size on the Qwen3-30B-A3B, Gemma 2 and gpt-oss
 # cases (physics: their attention is twice or 1.4 times as wide as hidden / heads) tips the Qwen
 # fold's launch-overhead pick from 1.4 to 2.0 ms on a 0.1-point difference of its objective; the
-# issue's goal (<= 20 %) is the bound that must hold.
-OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.19
+# issue's goal (<= 20 %) is the bound that must hold. 17.0 % since decision 0072 (host time by
+# loop type: the Qwen fold picks 1.8 ms); the bound tightened to 18 %.
+OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.18
 
 
 def test_scenario_alone_never_under_predicts_by_more_than_15_percent(bench, cases):

@@ -85,11 +85,11 @@ class Calibration:
 
 # --- Stored calibration (written by bench/throughput_calibration.py) -----------------------------
 STORED = Calibration(
-    utilisation=0.63,
+    utilisation=0.627,
     cases_by_family={"ada": 7, "ampere": 20, "davinci": 6, "hopper": 7},
     layer_pass_overhead_s=0.0012000000000000001,
-    error_ratio_low=0.506,
-    error_ratio_high=1.434,
+    error_ratio_low=0.507,
+    error_ratio_high=1.437,
     error_cases=40,
 )
 # --- end of stored calibration -------------------------------------------------------------------

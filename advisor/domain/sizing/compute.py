@@ -42,6 +42,13 @@ from advisor.domain.scenario import (
 from advisor.domain.scenario import trainable_params as _trainable_params
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import Calibration
+from advisor.domain.sizing.host_step import (
+    CALLS_PER_LAYER_PASS,
+    ZERO_STRATEGIES,
+    host_synchronised,
+    layer_call_share,
+    optimizer_host_calls,
+)
 from advisor.domain.sizing.memory import traits_of
 from advisor.domain.sizing.network import (
     HOST_STAGED_SHARE,
@@ -375,6 +382,15 @@ class JobFigures:
     # The optimizer step on the GPUs: bytes read and written per trained parameter (0 when the
     # optimizer runs on the host: offload), see optimizer_bytes_per_param.
     optimizer_bytes_per_param: float = 0.0
+    # The optimizer step's host work (host_step): operator calls one GPU makes per step, with
+    # the model's own tensors and with ZeRO's flat buffers, and whether the loop waits for the
+    # device after each tensor (bitsandbytes: host and device time add up).
+    optimizer_host_calls: float = 0.0
+    optimizer_host_calls_zero: float = 0.0
+    optimizer_host_synced: bool = False
+    # Share of an eager layer's operator calls the training loop makes per layer and pass
+    # (host_step.layer_call_share: fewer under torch.compile).
+    layer_call_share: float = 1.0
     # Context parallelism (parallelism.context_parallel) and how it exchanges attention; the
     # key/value and query widths (heads x head size) its traffic is made of.
     context_parallel: int = 1
@@ -487,6 +503,12 @@ def _job_figures(scenario: Scenario) -> JobFigures:
         experts_in_loop=experts_in_loop(scenario),
         gemm_bytes_per_token=gemm_bytes_per_token(timed),
         optimizer_bytes_per_param=optimizer_bytes_per_param(scenario),
+        optimizer_host_calls=optimizer_host_calls(
+            scenario, "single", scenario.parallelism.pipeline_parallel
+        ),
+        optimizer_host_calls_zero=optimizer_host_calls(scenario, "zero1"),
+        optimizer_host_synced=host_synchronised(scenario),
+        layer_call_share=layer_call_share(scenario),
     )
 
 
@@ -637,6 +659,7 @@ def micro_batch_parts(
         weights_s = max(weights_s, job.gemm_bytes_per_token * tokens / bandwidth)
     layers_here = job.layers / job.pipeline_parallel
     launch_s = cal.layer_pass_overhead_s * layers_here * job.activation_passes
+    launch_s *= job.layer_call_share
     return weights_s, attention_s, memory_s, launch_s
 
 
@@ -977,18 +1000,39 @@ class StepTraffic(NamedTuple):
     per_micro_batch: bool  # sent during every micro-batch rather than once at the step's end
     tokens: float  # tokens per optimizer step, whole job
     optimizer_bytes: float  # bytes one GPU's optimizer step reads and writes (0: on the host)
+    # The step's host calls (host_step) in seconds: what its device time can hide (the host
+    # issues ahead), and what adds to it (bitsandbytes waits for the device after each tensor).
+    optimizer_floor_s: float
+    optimizer_added_s: float
 
 
-def step_traffic(job: JobFigures, gpus: int, strategy: str) -> StepTraffic:
+def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0) -> StepTraffic:
+    """``call_s``: host seconds of one operator call (the calibrated overhead of a layer and
+    pass over host_step.CALLS_PER_LAYER_PASS)."""
     data_parallel = max(1, gpus // job.model_parallel)
     dp_bytes, timing = data_parallel_bytes(job, strategy, data_parallel)
     optimizer_bytes = 0.0
     if job.optimizer_bytes_per_param:
         optimizer_bytes = optimizer_step_bytes(job, strategy, data_parallel)
     tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
+    host_calls = job.optimizer_host_calls
+    if strategy in ZERO_STRATEGIES:
+        host_calls = job.optimizer_host_calls_zero
+    floor_s = host_calls * call_s
+    added_s = 0.0
+    if job.optimizer_host_synced:
+        floor_s, added_s = 0.0, floor_s
     # Positional: a named tuple built from keywords costs about three times as much, and a
     # catalog sweep builds thousands of these and of StepCompute.
-    return StepTraffic(data_parallel, dp_bytes, timing == "micro-batch", tokens, optimizer_bytes)
+    return StepTraffic(
+        data_parallel,
+        dp_bytes,
+        timing == "micro-batch",
+        tokens,
+        optimizer_bytes,
+        floor_s,
+        added_s,
+    )
 
 
 class StepCompute(NamedTuple):
@@ -1043,9 +1087,14 @@ def exposed_seconds(
 
 
 def _optimizer_s(traffic: StepTraffic, memory_bandwidth_tbps: float | None) -> float:
-    if not memory_bandwidth_tbps or not traffic.optimizer_bytes:
-        return 0.0
-    return traffic.optimizer_bytes / (memory_bandwidth_tbps * 1e12)
+    """The optimizer step: its traffic at the memory bandwidth and its host calls (host_step),
+    the longer of the two when the host issues ahead, their sum when the loop waits for the
+    device after each tensor (StepTraffic's floor and added seconds)."""
+    device_s = 0.0
+    if memory_bandwidth_tbps and traffic.optimizer_bytes:
+        device_s = traffic.optimizer_bytes / (memory_bandwidth_tbps * 1e12)
+    floor_s = traffic.optimizer_floor_s
+    return (device_s if device_s > floor_s else floor_s) + traffic.optimizer_added_s
 
 
 def _step_parts(
@@ -1063,7 +1112,7 @@ def _step_parts(
     tokens_per_step, optimizer_s).
     """
     compute = step_compute(job, gpus, links, micro_s, layer_pass_overhead_s)
-    traffic = step_traffic(job, gpus, strategy)
+    traffic = step_traffic(job, gpus, strategy, layer_pass_overhead_s / CALLS_PER_LAYER_PASS)
     dp_s, window, exposed_s = exposed_seconds(job, compute, traffic, strategy)
     return (
         compute.slots,
@@ -1142,6 +1191,7 @@ class ThroughputSweep:
         self.scenario = scenario
         self.server = server
         self.cal = cal or calibration.STORED
+        self.call_s = self.cal.layer_pass_overhead_s / CALLS_PER_LAYER_PASS
         self.job = job_figures(scenario)
         self._micro: dict[tuple[str, bool], tuple[float, Links] | None] = {}
         self._traffic: dict[int, TrafficByStrategy] = {}
@@ -1164,7 +1214,7 @@ class ThroughputSweep:
         job = self.job.for_gpus(gpus)
         traffic = self._traffic.get(gpus)
         if traffic is None:
-            traffic = self._traffic[gpus] = TrafficByStrategy(job, gpus)
+            traffic = self._traffic[gpus] = TrafficByStrategy(job, gpus, self.call_s)
         micro = self._micro_seconds(accelerator, job)
         compute = None
         if micro is not None:
@@ -1196,14 +1246,15 @@ _UNSET = object()  # a table's "not computed yet" where None is a stored answer
 class TrafficByStrategy(dict):
     """The :class:`StepTraffic` of one job on ``gpus`` GPUs by strategy, made when first read."""
 
-    __slots__ = ("job", "gpus")  # no per-table attribute dict
+    __slots__ = ("job", "gpus", "call_s")  # no per-table attribute dict
 
-    def __init__(self, job: JobFigures, gpus: int):
+    def __init__(self, job: JobFigures, gpus: int, call_s: float = 0.0):
         self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
         self.gpus = gpus
+        self.call_s = call_s  # host seconds of one operator call (host_step)
 
     def __missing__(self, strategy: str) -> StepTraffic:
-        traffic = self[strategy] = step_traffic(self.job, self.gpus, strategy)
+        traffic = self[strategy] = step_traffic(self.job, self.gpus, strategy, self.call_s)
         return traffic
 
 
@@ -1237,6 +1288,35 @@ class RatesByStrategy(dict):
             )
         self[strategy] = value
         return value
+
+
+def _optimizer_step_message(
+    job: JobFigures, step: StepTime, strategy: str, cal: Calibration
+) -> Message:
+    """What bounds an optimizer step that is a large share of the step: its host calls
+    (host_step) when they take at least half of it, else its traffic at the memory bandwidth."""
+    calls = (
+        job.optimizer_host_calls_zero if strategy in ZERO_STRATEGIES else job.optimizer_host_calls
+    )
+    host_s = calls * cal.layer_pass_overhead_s / CALLS_PER_LAYER_PASS
+    timing = {"seconds": _fmt(step.optimizer_s, 3), "step": _fmt(step.step_s, 3)}
+    if host_s >= 0.5 * step.optimizer_s:
+        return Message(
+            N_(
+                "The optimizer step makes {calls} operator calls on the host (its loop over "
+                "the trained tensors): {seconds} s of each {step} s step, a large share because "
+                "each step trains few tokens."
+            ),
+            {"calls": _fmt(calls, 0), **timing},
+        )
+    return Message(
+        N_(
+            "The optimizer step reads and writes {bytes} bytes per trained parameter at "
+            "the memory bandwidth: {seconds} s of each {step} s step, a large share "
+            "because each step trains few tokens."
+        ),
+        {"bytes": _fmt(job.optimizer_bytes_per_param, 0), **timing},
+    )
 
 
 def estimate_time(
@@ -1315,20 +1395,7 @@ def estimate_time(
         spans,
     )
     if step.optimizer_s >= OPTIMIZER_SHARE_SAID * step.step_s:
-        assumptions.append(
-            Message(
-                N_(
-                    "The optimizer step reads and writes {bytes} bytes per trained parameter at "
-                    "the memory bandwidth: {seconds} s of each {step} s step, a large share "
-                    "because each step trains few tokens."
-                ),
-                {
-                    "bytes": _fmt(job.optimizer_bytes_per_param, 0),
-                    "seconds": _fmt(step.optimizer_s, 3),
-                    "step": _fmt(step.step_s, 3),
-                },
-            )
-        )
+        assumptions.append(_optimizer_step_message(job, step, strategy, cal))
     bound = _memory_bound_message(scenario, job, accelerator, peak, utilisation)
     if bound is not None:
         assumptions.append(bound)
