@@ -86,12 +86,13 @@ def sweep(
     fewest: dict[str, tuple[int | None, int | None]] = {}
     for key, accelerator in accelerators.items():
         capacity = plannable_capacity_gib(accelerator)
+        rates_by_gpus = speed.rates_by_gpus(accelerator) if speed is not None else None
         resident = offloaded = None
         for gpus in range(1, MAX_GPUS + 1):
             room = capacity - context_gib(accelerator, gpus)
             layouts, reserved = search._candidates(gpus, 8)
-            rates = speed.rates(accelerator, gpus) if speed is not None else None
             evaluated += len(layouts)  # each one's memory is in reserved, checked below
+            rates = rates_by_gpus[gpus] if rates_by_gpus is not None else None
             for layout, peak in zip(layouts, reserved, strict=True):
                 if peak <= room:
                     if rates is not None:

@@ -16,13 +16,12 @@ from __future__ import annotations
 import copy
 import threading
 
-import pytest
 from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.db.backends.sqlite3.base import DatabaseWrapper
 
-SQLITE = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
-pytestmark = pytest.mark.skipif(not SQLITE, reason="the product's SQLite settings only")
+# Runs in the suite's SQLite stage only: it is not marked ``database`` or ``postgres``, the
+# markers of what runs again on PostgreSQL (docs/decisions/0027-test-stages.md).
 WAIT_S = 60  # a bound on a hang, never reached when the code is right
 
 

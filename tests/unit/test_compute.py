@@ -16,12 +16,16 @@ from advisor.domain.hardware import AcceleratorSpec, ServerSpec, load_fixture_sp
 from advisor.domain.scenario import STRATEGIES, load_scenario
 from advisor.domain.sizing.calibration import STORED, Calibration
 from advisor.domain.sizing.compute import (
+    ALL_COMPUTE,
+    EVERY_BACKWARD,
+    LAST_BACKWARD,
     ThroughputSweep,
     data_parallel_bytes,
     estimate_time,
     flops_per_token,
     job_figures,
     micro_batch_seconds,
+    step_traffic,
     tokens_per_second,
 )
 from tests.support.scenarios import LLAMA2_7B_MODEL
@@ -267,6 +271,36 @@ def test_catalog_sweep_rates_equal_the_full_estimate_for_every_strategy():
             for strategy in reversed(STRATEGIES):
                 full = estimate_time(s, accelerator, gpus=gpus, strategy=strategy).tokens_per_s
                 assert rates[strategy] == full, (key, gpus, strategy)
+
+
+def test_an_accelerators_tables_by_gpu_count_are_the_sweeps_tables():
+    """rates_by_gpus gives the tables rates() gives, read from the largest GPU count down (the
+    counts where tensor parallelism is dropped come first), each equal to the single call."""
+    s = scenario(grad_accum=4, parallelism__tensor_parallel=2, hardware__count=2)
+    sweep = ThroughputSweep(s)
+    accelerator = ACCELERATORS["a100-sxm-80gb"]
+    by_gpus = sweep.rates_by_gpus(accelerator)
+    assert sweep.rates_by_gpus(accelerator) is by_gpus
+    for gpus in (16, 9, 3, 2, 1):
+        assert by_gpus[gpus] is sweep.rates(accelerator, gpus)
+        for strategy in ("ddp", "zero2", "fsdp"):
+            expected = tokens_per_second(s, accelerator, gpus, strategy=strategy)
+            assert by_gpus[gpus][strategy] == expected, (gpus, strategy)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "gpus", "overlap"),
+    [
+        ("ddp", 8, LAST_BACKWARD),
+        ("zero1", 8, LAST_BACKWARD),
+        ("zero2", 8, EVERY_BACKWARD),
+        ("zero3", 8, ALL_COMPUTE),
+        ("fsdp", 8, ALL_COMPUTE),
+        ("fsdp", 1, LAST_BACKWARD),  # nothing to send: the step-end window, as before
+    ],
+)
+def test_the_compute_that_hides_data_parallel_traffic_by_strategy(strategy, gpus, overlap):
+    assert step_traffic(job_figures(scenario()), gpus, strategy).overlap == overlap
 
 
 def test_catalog_sweep_rates_are_none_without_a_peak():

@@ -28,6 +28,7 @@ from advisor.domain.sizing.compute import (
 )
 from advisor.domain.sizing.memory import GIB, MemoryModel, layout_of
 from advisor.domain.sizing.network import Links
+from advisor.domain.sizing.parallelism import candidate_layouts
 
 TOTAL = 35_602_432
 ROUTED = 25_165_824
@@ -303,3 +304,19 @@ def test_causal_mask_buffer_by_hand(positions, gib, strategy):
         assert dump_scenario(moe(model=model))["model"]["causal_mask_positions"] == positions
     else:
         assert "causal_mask_positions" not in dump_scenario(moe())["model"]
+
+
+@pytest.mark.parametrize("seq_len", [4096, 64])  # 64: the optimizer step is the peak
+@pytest.mark.parametrize("ep", [None, 2, 4])
+def test_a_searchs_batch_of_peaks_equals_each_layouts_peak_with_expert_parallelism(ep, seq_len):
+    """MemoryModel.reserved_gibs (the placement search's batch) gives each layout's
+    reserved_gib, with and without expert parallelism, on GPU counts it does and does not
+    divide, at the backward-pass and at the optimizer-step peak; the routed experts' share
+    changes the peak only under expert parallelism."""
+    model = MemoryModel(moe("zero1", ep=ep, seq_len=seq_len))
+    for gpus in (1, 2, 3, 4, 8):
+        layouts = candidate_layouts(gpus, 8, allow_offload=True)
+        assert model.reserved_gibs(layouts) == [model.reserved_gib(x) for x in layouts]
+    ddp = [x for x in candidate_layouts(4, 8) if x.strategy == "ddp" and x.tensor_parallel == 1]
+    dense = MemoryModel(moe("zero1", seq_len=seq_len)).reserved_gibs(ddp)
+    assert (model.reserved_gibs(ddp) < dense) == (ep is not None)

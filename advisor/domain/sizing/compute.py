@@ -398,9 +398,21 @@ class JobFigures:
     kv_width: float = 0.0
     q_width: float = 0.0
 
-    @property
+    @cached_property
     def model_parallel(self) -> int:
         return self.tensor_parallel * self.pipeline_parallel
+
+    @cached_property
+    def pipeline_slots(self) -> int:
+        """Micro-batch slots of one optimizer step's pipeline schedule.
+
+        1F1B: grad_accum micro-batches flow through pp stages in (grad_accum + pp - 1) slots
+        (Narayanan et al. 2021, the pipeline bubble). A device_map layer split runs each
+        micro-batch through every stage in turn: grad_accum x pp.
+        """
+        if self.naive_pipeline:
+            return self.grad_accum * self.pipeline_parallel
+        return self.grad_accum + self.pipeline_parallel - 1
 
     @cached_property
     def without_model_parallelism(self) -> JobFigures:
@@ -991,13 +1003,20 @@ def step_time(
     )
 
 
+# What compute hides a step's data-parallel traffic (an index into StepCompute.windows): a
+# step-end all-reduce overlaps the last backward (bucketed all-reduce in DDP/ZeRO-1); ZeRO-2
+# reduces buckets during every backward; FSDP/ZeRO-3 prefetch the next layer's weights during
+# all compute.
+LAST_BACKWARD, EVERY_BACKWARD, ALL_COMPUTE = 0, 1, 2
+
+
 class StepTraffic(NamedTuple):
     """What one optimizer step sends and trains on ``gpus`` GPUs under one strategy: the same
     on every accelerator, so a catalog sweep computes it once per (GPU count, strategy)."""
 
     data_parallel: int
     dp_bytes: float  # bytes one GPU sends for data parallelism (data_parallel_bytes)
-    per_micro_batch: bool  # sent during every micro-batch rather than once at the step's end
+    overlap: int  # the compute that hides them: LAST_BACKWARD, EVERY_BACKWARD or ALL_COMPUTE
     tokens: float  # tokens per optimizer step, whole job
     optimizer_bytes: float  # bytes one GPU's optimizer step reads and writes (0: on the host)
     # The step's host calls (host_step) in seconds: what its device time can hide (the host
@@ -1015,6 +1034,9 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0)
     if job.optimizer_bytes_per_param:
         optimizer_bytes = optimizer_step_bytes(job, strategy, data_parallel)
     tokens = job.tokens_per_micro_batch * job.grad_accum * data_parallel
+    overlap = LAST_BACKWARD
+    if timing == "micro-batch":
+        overlap = ALL_COMPUTE if strategy in ("zero3", "fsdp") else EVERY_BACKWARD
     host_calls = job.optimizer_host_calls
     if strategy in ZERO_STRATEGIES:
         host_calls = job.optimizer_host_calls_zero
@@ -1024,15 +1046,7 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0)
         floor_s, added_s = 0.0, floor_s
     # Positional: a named tuple built from keywords costs about three times as much, and a
     # catalog sweep builds thousands of these and of StepCompute.
-    return StepTraffic(
-        data_parallel,
-        dp_bytes,
-        timing == "micro-batch",
-        tokens,
-        optimizer_bytes,
-        floor_s,
-        added_s,
-    )
+    return StepTraffic(data_parallel, dp_bytes, overlap, tokens, optimizer_bytes, floor_s, added_s)
 
 
 class StepCompute(NamedTuple):
@@ -1044,6 +1058,10 @@ class StepCompute(NamedTuple):
     compute_s: float  # all micro-batches through the pipeline
     dp_gbs: float  # the data-parallel collectives' bandwidth per GPU
     offload_s: float
+    dp_bytes_per_s: float  # dp_gbs in bytes per second (every strategy's traffic divides by it)
+    # The compute that can hide data-parallel traffic, by StepTraffic.overlap: the last
+    # micro-batch's backward, every micro-batch's backward, all micro-batches.
+    windows: tuple[float, float, float]
 
 
 def step_compute(
@@ -1057,42 +1075,37 @@ def step_compute(
         micro_s += expert_parallel_seconds(job, links, data_parallel)
     if job.experts_in_loop:
         micro_s += expert_loop_seconds(job, data_parallel, layer_pass_overhead_s)
-    # 1F1B pipeline schedule: grad_accum micro-batches flow through pp stages in
-    # (grad_accum + pp - 1) micro-batch slots (Narayanan et al. 2021, the pipeline bubble). A
-    # device_map layer split runs each micro-batch through every stage in turn: grad_accum x pp.
-    if job.naive_pipeline:
-        slots = job.grad_accum * job.pipeline_parallel
-    else:
-        slots = job.grad_accum + job.pipeline_parallel - 1
+    slots = job.pipeline_slots
+    compute_s = micro_s * slots
     dp_gbs = links.collective_gbs(data_parallel, spans_servers=gpus > links.gpus_per_server)
     offload_s = offload_seconds(job, links, gpus)
-    return StepCompute(slots, micro_s, micro_s * slots, dp_gbs, offload_s)  # see step_traffic
+    last_backward = micro_s * job.backward_share
+    windows = (last_backward, last_backward * job.grad_accum, compute_s)
+    # Positional, as in step_traffic.
+    return StepCompute(slots, micro_s, compute_s, dp_gbs, offload_s, dp_gbs * 1e9, windows)
 
 
-def exposed_seconds(
-    job: JobFigures, compute: StepCompute, traffic: StepTraffic, strategy: str
-) -> tuple[float, float, float]:
-    """(data-parallel seconds, the compute that can hide them, the part not hidden).
-
-    A step-end all-reduce overlaps the last backward (bucketed all-reduce in DDP/ZeRO-1);
-    ZeRO-2 reduces buckets during every backward; FSDP/ZeRO-3 prefetch the next layer's
-    weights during all compute.
-    """
-    dp_s = traffic.dp_bytes / (compute.dp_gbs * 1e9) if traffic.dp_bytes else 0.0
-    window = compute.micro_s * job.backward_share
-    if traffic.per_micro_batch:
-        window = compute.compute_s if strategy in ("zero3", "fsdp") else window * job.grad_accum
+def exposed_seconds(compute: StepCompute, traffic: StepTraffic) -> tuple[float, float, float]:
+    """(data-parallel seconds, the compute that can hide them, the part not hidden); which
+    compute hides them is the traffic's ``overlap`` (see LAST_BACKWARD)."""
+    dp_s = traffic.dp_bytes / compute.dp_bytes_per_s if traffic.dp_bytes else 0.0
+    window = compute.windows[traffic.overlap]
     exposed_s = dp_s - window
     return dp_s, window, exposed_s if exposed_s > 0.0 else 0.0  # max(0.0, ...) without a call
 
 
-def _optimizer_s(traffic: StepTraffic, memory_bandwidth_tbps: float | None) -> float:
-    """The optimizer step: its traffic at the memory bandwidth and its host calls (host_step),
-    the longer of the two when the host issues ahead, their sum when the loop waits for the
-    device after each tensor (StepTraffic's floor and added seconds)."""
+def memory_bytes_per_s(memory_bandwidth_tbps: float | None) -> float | None:
+    """The card's memory bandwidth in bytes per second (``None``: unknown)."""
+    return memory_bandwidth_tbps * 1e12 if memory_bandwidth_tbps else None
+
+
+def _optimizer_s(traffic: StepTraffic, bytes_per_s: float | None) -> float:
+    """The optimizer step: its traffic at ``bytes_per_s`` (:func:`memory_bytes_per_s`) and its
+    host calls (host_step), the longer of the two when the host issues ahead, their sum when
+    the loop waits for the device after each tensor (StepTraffic's floor and added seconds)."""
     device_s = 0.0
-    if memory_bandwidth_tbps and traffic.optimizer_bytes:
-        device_s = traffic.optimizer_bytes / (memory_bandwidth_tbps * 1e12)
+    if bytes_per_s and traffic.optimizer_bytes:
+        device_s = traffic.optimizer_bytes / bytes_per_s
     floor_s = traffic.optimizer_floor_s
     return (device_s if device_s > floor_s else floor_s) + traffic.optimizer_added_s
 
@@ -1113,7 +1126,7 @@ def _step_parts(
     """
     compute = step_compute(job, gpus, links, micro_s, layer_pass_overhead_s)
     traffic = step_traffic(job, gpus, strategy, layer_pass_overhead_s / CALLS_PER_LAYER_PASS)
-    dp_s, window, exposed_s = exposed_seconds(job, compute, traffic, strategy)
+    dp_s, window, exposed_s = exposed_seconds(compute, traffic)
     return (
         compute.slots,
         compute.compute_s,
@@ -1124,7 +1137,7 @@ def _step_parts(
         exposed_s,
         compute.offload_s,
         traffic.tokens,
-        _optimizer_s(traffic, memory_bandwidth_tbps),
+        _optimizer_s(traffic, memory_bytes_per_s(memory_bandwidth_tbps)),
     )
 
 
@@ -1175,10 +1188,10 @@ class ThroughputSweep:
     results for the same arguments), with each part of a step computed once for what it
     depends on: the scenario's figures once, the traffic of a (GPU count, strategy) once for
     every accelerator, an accelerator's micro-batch once per job variant, its step compute
-    once per GPU count (:meth:`rates`), and each (accelerator, GPU count, strategy) once. The
-    keys are complete because the scenario, server and calibration are fixed for the sweep's
-    life and an accelerator's key names its figures in a catalog; each table holds one entry
-    per key the caller asks about.
+    once per GPU count (:meth:`rates_by_gpus`), and each (accelerator, GPU count, strategy)
+    once. The keys are complete because the scenario, server and calibration are fixed for the
+    sweep's life and an accelerator's key names its figures in a catalog; each table holds one
+    entry per key the caller asks about.
     """
 
     def __init__(
@@ -1195,7 +1208,7 @@ class ThroughputSweep:
         self.job = job_figures(scenario)
         self._micro: dict[tuple[str, bool], tuple[float, Links] | None] = {}
         self._traffic: dict[int, TrafficByStrategy] = {}
-        self._rates: dict[tuple[str, int], RatesByStrategy] = {}
+        self._rates: dict[str, RatesByGpus] = {}
 
     def tokens_per_s(self, accelerator: AcceleratorSpec, gpus: int, strategy: str) -> float | None:
         """Whole-job tokens/s on ``gpus`` of ``accelerator`` (``None``: peak unknown)."""
@@ -1204,25 +1217,28 @@ class ThroughputSweep:
     def rates(self, accelerator: AcceleratorSpec, gpus: int) -> RatesByStrategy:
         """Whole-job tokens/s on ``gpus`` of ``accelerator`` by strategy, each computed when
         first read (``None``: peak unknown)."""
-        key = (accelerator.key, gpus)
-        rates = self._rates.get(key)
+        return self.rates_by_gpus(accelerator)[gpus]
+
+    def rates_by_gpus(self, accelerator: AcceleratorSpec) -> RatesByGpus:
+        """The :meth:`rates` tables of ``accelerator`` by GPU count, each made when first read:
+        a caller sweeping GPU counts asks for the accelerator once, not once per count."""
+        rates = self._rates.get(accelerator.key)
         if rates is None:
-            rates = self._rates[key] = self._new_rates(accelerator, gpus)
+            rates = self._rates[accelerator.key] = RatesByGpus(self, accelerator)
         return rates
 
-    def _new_rates(self, accelerator: AcceleratorSpec, gpus: int) -> RatesByStrategy:
-        job = self.job.for_gpus(gpus)
+    def traffic(self, gpus: int) -> TrafficByStrategy:
+        """The step traffic on ``gpus`` GPUs by strategy (every accelerator shares it)."""
         traffic = self._traffic.get(gpus)
         if traffic is None:
-            traffic = self._traffic[gpus] = TrafficByStrategy(job, gpus, self.call_s)
-        micro = self._micro_seconds(accelerator, job)
-        compute = None
-        if micro is not None:
-            micro_s, links = micro
-            compute = step_compute(job, gpus, links, micro_s, self.cal.layer_pass_overhead_s)
-        return RatesByStrategy(job, compute, traffic, accelerator.memory_bandwidth_tbps)
+            traffic = self._traffic[gpus] = TrafficByStrategy(
+                self.job.for_gpus(gpus), gpus, self.call_s
+            )
+        return traffic
 
-    def _micro_seconds(self, accelerator: AcceleratorSpec, job: JobFigures):
+    def micro_seconds(self, accelerator: AcceleratorSpec, job: JobFigures):
+        """(one micro-batch's seconds, links) of ``job`` on ``accelerator`` (``None``: peak
+        unknown); ``job`` is the sweep's or its variant without model parallelism."""
         key = (accelerator.key, job is self.job)
         out = self._micro.get(key, _UNSET)
         if out is not _UNSET:
@@ -1241,6 +1257,32 @@ class ThroughputSweep:
 
 
 _UNSET = object()  # a table's "not computed yet" where None is a stored answer
+
+
+class RatesByGpus(dict):
+    """One accelerator's :class:`RatesByStrategy` tables by GPU count, made when first read."""
+
+    __slots__ = ("sweep", "accelerator", "memory_bytes_per_s", "micro")  # no attribute dict
+
+    def __init__(self, sweep: ThroughputSweep, accelerator: AcceleratorSpec):
+        self.sweep = sweep  # dict.__new__ made the empty table; no dict.__init__ needed
+        self.accelerator = accelerator
+        self.memory_bytes_per_s = memory_bytes_per_s(accelerator.memory_bandwidth_tbps)
+        # The micro-batch of the sweep's job, which every GPU count that the job's model
+        # parallelism divides uses (the others take the job without it, asked of the sweep).
+        self.micro = sweep.micro_seconds(accelerator, sweep.job)
+
+    def __missing__(self, gpus: int) -> RatesByStrategy:
+        sweep = self.sweep
+        traffic = sweep.traffic(gpus)
+        job = traffic.job  # the sweep's job for this GPU count (JobFigures.for_gpus)
+        micro = self.micro if job is sweep.job else sweep.micro_seconds(self.accelerator, job)
+        compute = None
+        if micro is not None:
+            micro_s, links = micro
+            compute = step_compute(job, gpus, links, micro_s, sweep.cal.layer_pass_overhead_s)
+        rates = self[gpus] = RatesByStrategy(compute, traffic, self.memory_bytes_per_s)
+        return rates
 
 
 class TrafficByStrategy(dict):
@@ -1262,27 +1304,26 @@ class RatesByStrategy(dict):
     """Whole-job tokens/s on one (accelerator, GPU count) by strategy, computed when first
     read; ``None`` for every strategy when the accelerator's peak is unknown (``compute``)."""
 
-    __slots__ = ("job", "compute", "traffic", "memory_bandwidth_tbps")  # one table per pair
+    __slots__ = ("compute", "traffic", "memory_bytes_per_s")  # one table per pair
 
     def __init__(
         self,
-        job: JobFigures,
         compute: StepCompute | None,
         traffic: TrafficByStrategy,
-        memory_bandwidth_tbps: float | None,
+        memory_bytes_per_s: float | None,
     ):
-        self.job = job  # dict.__new__ made the empty table; no dict.__init__ needed
-        self.compute = compute
+        self.compute = compute  # dict.__new__ made the empty table; no dict.__init__ needed
         self.traffic = traffic
-        self.memory_bandwidth_tbps = memory_bandwidth_tbps
+        self.memory_bytes_per_s = memory_bytes_per_s
 
     def __missing__(self, strategy: str) -> float | None:
         compute = self.compute
         value = None
         if compute is not None:
             traffic = self.traffic[strategy]
-            exposed_s = exposed_seconds(self.job, compute, traffic, strategy)[2]
-            optimizer_s = _optimizer_s(traffic, self.memory_bandwidth_tbps)
+            exposed_s = exposed_seconds(compute, traffic)[2]
+            optimizer_s = _optimizer_s(traffic, self.memory_bytes_per_s)
+            # The step's seconds in step_time's order: compute, exposed, offload, optimizer.
             value = traffic.tokens / (
                 compute.compute_s + exposed_s + compute.offload_s + optimizer_s
             )

@@ -24,6 +24,7 @@ Bytes everywhere inside; GiB (2**30 bytes) in the result.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 
 from advisor.domain.hardware import AcceleratorSpec
@@ -1079,21 +1080,22 @@ class MemoryModel:
         gradients, step_gradients = self._gradient_bytes(strategy, dp)
         # Expert parallelism: what a replicating strategy keeps of the routed experts is 1/ep
         # (see _expert_states); sharded states are unchanged.
+        # (Without it not_held is 0 and every such term would subtract or scale by zero.)
         ep = self.scenario.parallelism.expert_parallel  # as expert_parallel_for(scenario, layout)
         ep = ep if ep > 1 and dp % ep == 0 else 1
         not_held = 1 - 1 / ep
-        if shard_weights == 1:
-            frozen -= self.routed_frozen_bytes * not_held / mp
-            trainable -= self.routed_trainable_bytes * not_held / mp
-        if shard_optimizer == 1:
-            master -= self.routed_master_bytes * not_held / mp
-        if shard_grads == 1:
-            gradients *= 1 - self.routed_trained_share * not_held
+        optimizer = self.optimizer_bytes / mp / shard_optimizer
+        if ep > 1:
+            if shard_weights == 1:
+                frozen -= self.routed_frozen_bytes * not_held / mp
+                trainable -= self.routed_trainable_bytes * not_held / mp
+            if shard_optimizer == 1:
+                master -= self.routed_master_bytes * not_held / mp
+                optimizer -= self.routed_optimizer_bytes * not_held / mp
+            if shard_grads == 1:
+                gradients *= 1 - self.routed_trained_share * not_held
         gradients /= mp * shard_grads
         step_gradients /= mp
-        optimizer = self.optimizer_bytes / mp / shard_optimizer
-        if shard_optimizer == 1:
-            optimizer -= self.routed_optimizer_bytes * not_held / mp
         host = 0.0
         paged = 0.0
         if self.paged and not optimizer_offloaded:
@@ -1204,6 +1206,17 @@ class MemoryModel:
         """The per-GPU peak without the runtime context, in GiB (fast path for searches)."""
         phases = self._phase_bytes(layout, micro_batch or self.micro_batch, seq_len or self.seq_len)
         return _reserved_gib(max(phases[0], phases[1]))  # (backward, step, ...)
+
+    def reserved_gibs(self, layouts: Iterable[Layout]) -> list[float]:
+        """:meth:`reserved_gib` of each layout at the model's micro-batch and sequence length
+        (a search's batch: the arguments are resolved once, not per layout)."""
+        micro_batch, seq_len = self.micro_batch, self.seq_len
+        phase_bytes = self._phase_bytes
+        out = []
+        for layout in layouts:
+            backward, step = phase_bytes(layout, micro_batch, seq_len)[:2]
+            out.append(_reserved_gib(step if step > backward else backward))  # max(), no call
+        return out
 
     def total_gib(
         self,

@@ -125,7 +125,7 @@ class PlacementSearch:
                 allow_offload=self.allow_offload,
                 gpus_per_server=gpus_per_server,
             )
-            cached = (layouts, [self.model.reserved_gib(layout) for layout in layouts])
+            cached = (layouts, self.model.reserved_gibs(layouts))
             self._layouts[key] = cached
         return cached
 
