@@ -90,17 +90,20 @@ def sweep(
         resident = offloaded = None
         for gpus in range(1, MAX_GPUS + 1):
             room = capacity - context_gib(accelerator, gpus)
-            layouts, reserved = search._candidates(gpus, 8)
-            evaluated += len(layouts)  # each one's memory is in reserved, checked below
-            rates = rates_by_gpus[gpus] if rates_by_gpus is not None else None
-            for layout, peak in zip(layouts, reserved, strict=True):
-                if peak <= room:
-                    if rates is not None:
-                        rates[layout.strategy]  # computed on its first read
-                    if offloaded is None:
-                        offloaded = gpus
-                    if resident is None and layout.offload == "none":
-                        resident = gpus
+            # Every layout's peak, and its verdict: the layouts that fit are the first
+            # cut(room) of the GPU count's peaks in ascending order (one bisection).
+            table = search.fit_table(gpus, 8)
+            evaluated += len(table.layouts)
+            strategies = table.strategies(room)
+            if strategies:
+                if rates_by_gpus is not None:
+                    rates = rates_by_gpus[gpus]
+                    for strategy in strategies:
+                        rates[strategy]  # computed on its first read
+                if offloaded is None:
+                    offloaded = gpus
+                if resident is None and table.fits_resident(room):
+                    resident = gpus
         fewest[key] = (resident, offloaded)
     return evaluated, fewest
 

@@ -14,6 +14,7 @@ so sweeping a whole catalog stays within milliseconds (``bench/sizing_speed.py``
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -94,6 +95,61 @@ def candidate_layouts(
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class FitTable:
+    """Which of one GPU count's layouts fit in a given room, answered by one bisection.
+
+    A layout's peak does not depend on the accelerator, only the room it must fit in does
+    (capacity less the runtime context): the peaks are sorted once per GPU count, and the
+    layouts that fit in ``room`` are the first ``cut(room)`` of that order. For each such
+    prefix the table holds the first layout in preference order (:meth:`first`), the distinct
+    strategies (:meth:`strategies`) and whether a layout without offload is among them.
+    """
+
+    layouts: tuple[Layout, ...]  # in preference order
+    peaks: tuple[float, ...]  # ascending
+    firsts: tuple[int, ...]  # per prefix length: index into layouts of the preferred one
+    strategies_by_cut: tuple[tuple[str, ...], ...]  # per prefix length: distinct strategies
+    resident_peak: float  # the lowest peak of a layout without offload (inf: none)
+
+    @classmethod
+    def of(cls, layouts: tuple[Layout, ...], reserved: list[float]) -> FitTable:
+        order = sorted(range(len(layouts)), key=reserved.__getitem__)
+        firsts, strategies_by_cut = [-1], [()]
+        for index in order:
+            firsts.append(index if firsts[-1] < 0 else min(firsts[-1], index))
+            seen = strategies_by_cut[-1]
+            strategy = layouts[index].strategy
+            strategies_by_cut.append(seen if strategy in seen else (*seen, strategy))
+        resident = [
+            peak for layout, peak in zip(layouts, reserved, strict=True) if layout.offload == "none"
+        ]
+        return cls(
+            layouts,
+            tuple(reserved[i] for i in order),
+            tuple(firsts),
+            tuple(strategies_by_cut),
+            min(resident, default=math.inf),
+        )
+
+    def cut(self, room: float) -> int:
+        """How many layouts have a peak of at most ``room`` GiB."""
+        return bisect_right(self.peaks, room)
+
+    def first(self, room: float) -> Layout | None:
+        """The preferred layout that fits in ``room`` (``None``: none fits)."""
+        index = self.firsts[self.cut(room)]
+        return None if index < 0 else self.layouts[index]
+
+    def strategies(self, room: float) -> tuple[str, ...]:
+        """The strategies of the layouts that fit in ``room``."""
+        return self.strategies_by_cut[self.cut(room)]
+
+    def fits_resident(self, room: float) -> bool:
+        """Whether a layout without offload fits in ``room``."""
+        return self.resident_peak <= room
+
+
 class PlacementSearch:
     """Finds placements of one scenario on one or many accelerators (memory model built once)."""
 
@@ -102,6 +158,7 @@ class PlacementSearch:
         self.model = MemoryModel(scenario)
         self.allow_offload = allow_offload
         self._layouts: dict[tuple[int, int], tuple[tuple[Layout, ...], list[float]]] = {}
+        self._fit_tables: dict[tuple[int, int], FitTable] = {}
 
     def layouts(self, gpus: int, gpus_per_server: int) -> tuple[Layout, ...]:
         return self._candidates(gpus, gpus_per_server)[0]
@@ -129,6 +186,15 @@ class PlacementSearch:
             self._layouts[key] = cached
         return cached
 
+    def fit_table(self, gpus: int, gpus_per_server: int) -> FitTable:
+        """The :class:`FitTable` of :meth:`layouts` (independent of the accelerator, so a
+        catalog sweep makes it once per GPU count)."""
+        key = (gpus, gpus_per_server)
+        table = self._fit_tables.get(key)
+        if table is None:
+            table = self._fit_tables[key] = FitTable.of(*self._candidates(gpus, gpus_per_server))
+        return table
+
     def place(
         self, layout: Layout, accelerator: AcceleratorSpec, gpus_per_server: int
     ) -> Placement:
@@ -152,11 +218,11 @@ class PlacementSearch:
         per_server = server.gpu_count if server is not None else DEFAULT_GPUS_PER_SERVER
         capacity = plannable_capacity_gib(accelerator)
         for gpus in _gpu_counts(max_gpus, per_server):
-            room = capacity - context_gib(accelerator, gpus)
-            layouts, reserved = self._candidates(gpus, per_server)
-            for layout, peak in zip(layouts, reserved, strict=True):
-                if peak <= room:
-                    return self.place(layout, accelerator, per_server)
+            layout = self.fit_table(gpus, per_server).first(
+                capacity - context_gib(accelerator, gpus)
+            )
+            if layout is not None:
+                return self.place(layout, accelerator, per_server)
         return None
 
 
