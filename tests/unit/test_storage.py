@@ -17,34 +17,19 @@ from advisor.domain.sizing.storage import (
     checkpoint_bytes,
     estimate_storage,
 )
-from tests.support.scenarios import LLAMA2_7B_MODEL
+from tests.support.scenarios import llama2_7b_full
 
 ROOT = Path(__file__).resolve().parents[2]
 _, SERVERS = load_fixture_specs(ROOT / "fixtures" / "catalog")
 GIB = 2**30
 P = 6_738_415_616  # Llama 2 7B parameters
 
+# Llama 2 7B, full fine-tuning under ZeRO-3 on eight H100s, 2,048-token sequences, one
+# micro-batch per step, 1 B tokens for three epochs.
 BASE = {
-    "model": LLAMA2_7B_MODEL,
-    "method": "full",
-    "lora": None,
-    "precision": "amp-bf16",
-    "quant_bits": None,
-    "optimizer": "adamw",
-    "optimizer_in_backward": False,
+    **llama2_7b_full("h100-sxm-80gb", "zero3"),
     "seq_len": 2048,
-    "micro_batch": 1,
     "grad_accum": 1,
-    "gradient_checkpointing": True,
-    "flash_attention": True,
-    "packed": True,
-    "hardware": {"accelerator": "h100-sxm-80gb", "count": 8, "nodes": 1},
-    "parallelism": {
-        "strategy": "zero3",
-        "offload": "none",
-        "tensor_parallel": 1,
-        "pipeline_parallel": 1,
-    },
     "training": {"dataset_tokens": 1_000_000_000, "epochs": 3},
 }
 
