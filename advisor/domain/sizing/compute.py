@@ -43,8 +43,9 @@ from advisor.domain.scenario import trainable_params as _trainable_params
 from advisor.domain.sizing import calibration
 from advisor.domain.sizing.calibration import Calibration
 from advisor.domain.sizing.host_step import (
-    CALLS_PER_LAYER_PASS,
     ZERO_STRATEGIES,
+    call_seconds,
+    host_seconds,
     host_synchronised,
     layer_call_share,
     optimizer_host_calls,
@@ -1025,9 +1026,15 @@ class StepTraffic(NamedTuple):
     optimizer_added_s: float
 
 
+def strategy_host_calls(job: JobFigures, strategy: str) -> float:
+    """The optimizer step's host calls under ``strategy`` (ZeRO steps its flat buffers)."""
+    if strategy in ZERO_STRATEGIES:
+        return job.optimizer_host_calls_zero
+    return job.optimizer_host_calls
+
+
 def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0) -> StepTraffic:
-    """``call_s``: host seconds of one operator call (the calibrated overhead of a layer and
-    pass over host_step.CALLS_PER_LAYER_PASS)."""
+    """``call_s``: host seconds of one operator call (host_step.call_seconds)."""
     data_parallel = max(1, gpus // job.model_parallel)
     dp_bytes, timing = data_parallel_bytes(job, strategy, data_parallel)
     optimizer_bytes = 0.0
@@ -1037,10 +1044,7 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0)
     overlap = LAST_BACKWARD
     if timing == "micro-batch":
         overlap = ALL_COMPUTE if strategy in ("zero3", "fsdp") else EVERY_BACKWARD
-    host_calls = job.optimizer_host_calls
-    if strategy in ZERO_STRATEGIES:
-        host_calls = job.optimizer_host_calls_zero
-    floor_s = host_calls * call_s
+    floor_s = strategy_host_calls(job, strategy) * call_s
     added_s = 0.0
     if job.optimizer_host_synced:
         floor_s, added_s = 0.0, floor_s
@@ -1125,7 +1129,7 @@ def _step_parts(
     tokens_per_step, optimizer_s).
     """
     compute = step_compute(job, gpus, links, micro_s, layer_pass_overhead_s)
-    traffic = step_traffic(job, gpus, strategy, layer_pass_overhead_s / CALLS_PER_LAYER_PASS)
+    traffic = step_traffic(job, gpus, strategy, call_seconds(layer_pass_overhead_s))
     dp_s, window, exposed_s = exposed_seconds(compute, traffic)
     return (
         compute.slots,
@@ -1204,7 +1208,7 @@ class ThroughputSweep:
         self.scenario = scenario
         self.server = server
         self.cal = cal or calibration.STORED
-        self.call_s = self.cal.layer_pass_overhead_s / CALLS_PER_LAYER_PASS
+        self.call_s = call_seconds(self.cal.layer_pass_overhead_s)
         self.job = job_figures(scenario)
         self._micro: dict[tuple[str, bool], tuple[float, Links] | None] = {}
         self._traffic: dict[int, TrafficByStrategy] = {}
@@ -1336,10 +1340,8 @@ def _optimizer_step_message(
 ) -> Message:
     """What bounds an optimizer step that is a large share of the step: its host calls
     (host_step) when they take at least half of it, else its traffic at the memory bandwidth."""
-    calls = (
-        job.optimizer_host_calls_zero if strategy in ZERO_STRATEGIES else job.optimizer_host_calls
-    )
-    host_s = calls * cal.layer_pass_overhead_s / CALLS_PER_LAYER_PASS
+    calls = strategy_host_calls(job, strategy)
+    host_s = host_seconds(calls, cal.layer_pass_overhead_s)
     timing = {"seconds": _fmt(step.optimizer_s, 3), "step": _fmt(step.step_s, 3)}
     if host_s >= 0.5 * step.optimizer_s:
         return Message(

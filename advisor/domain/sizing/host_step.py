@@ -165,6 +165,12 @@ def host_synchronised(scenario: Scenario) -> bool:
     return scenario.parallelism.offload == "none" and scenario.optimizer in BNB_OPTIMIZERS
 
 
+def call_seconds(layer_pass_overhead_s: float) -> float:
+    """Host seconds of one operator call: the calibrated overhead of a layer and pass over its
+    calls (the time model's step and the catalog sweep both take it from here)."""
+    return layer_pass_overhead_s / CALLS_PER_LAYER_PASS
+
+
 def host_seconds(calls: float, layer_pass_overhead_s: float) -> float:
     """Host seconds of ``calls`` operator calls at the calibrated cost of one call."""
     return calls * layer_pass_overhead_s / CALLS_PER_LAYER_PASS
