@@ -1,7 +1,9 @@
 """Catalog reads behind the buyer's answers: model presets, data centers, provinces and the
 accelerator families the wizard offers (rows and keys; the words are the wizard's business).
 
-Read-only and small: the catalog holds tens of rows, so these are read per request.
+Read-only and small: the catalog holds tens of rows. Inside ``catalog_reads`` (the wizard's
+pages, :func:`advisor.catalog.stamp.catalog_reads_kept`) the lists are read once per catalog
+stamp and shared between requests: callers read them, never change them.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ ARCH_FIELDS = (
 def presets(query: str = "", selected: str = "", limit: int | None = None) -> list:
     """Presets by family and size; with ``query``, those whose name, repository or family
     contains it (case-insensitive), the ``selected`` one always kept."""
-    rows = catalog.ModelPreset.objects.order_by("family", "params_b", "name")
     query = (query or "").strip()[:100]
+    if not query and not limit:
+        return memoized("model presets", _every_preset)
+    rows = _presets_in_order()
     if query:
         rows = rows.filter(
             Q(name__icontains=query)
@@ -42,6 +46,14 @@ def presets(query: str = "", selected: str = "", limit: int | None = None) -> li
             | Q(key=selected)
         )
     return list(rows[:limit] if limit else rows)
+
+
+def _presets_in_order():
+    return catalog.ModelPreset.objects.order_by("family", "params_b", "name")
+
+
+def _every_preset() -> list:
+    return list(_presets_in_order())
 
 
 def preset(key: str | None):
@@ -55,6 +67,10 @@ def preset(key: str | None):
 
 
 def data_centers() -> list:
+    return memoized("data centers", _read_data_centers)
+
+
+def _read_data_centers() -> list:
     return list(
         catalog.DataCenter.objects.select_related("vendor").order_by("province", "city", "name")
     )
@@ -69,6 +85,10 @@ def unknown_data_centers(keys) -> list[str]:
 
 def provinces() -> list:
     """Provinces as policy zones (with the PUE limit each sets for new rooms, if any)."""
+    return memoized("provinces", _read_provinces)
+
+
+def _read_provinces() -> list:
     return list(catalog.PolicyZone.objects.filter(kind="province").order_by("province"))
 
 
@@ -107,8 +127,12 @@ def _read_accelerator_families() -> dict[str, dict]:
     return out
 
 
-def domestic_accelerator_keys() -> set[str]:
-    return set(
+def domestic_accelerator_keys() -> frozenset[str]:
+    return memoized("domestic accelerators", _read_domestic_accelerator_keys)
+
+
+def _read_domestic_accelerator_keys() -> frozenset[str]:
+    return frozenset(
         catalog.Accelerator.objects.filter(china_availability="domestic").values_list(
             "key", flat=True
         )

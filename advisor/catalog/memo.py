@@ -33,6 +33,7 @@ INPUT_KEYS_KEPT = 512
 
 @dataclass
 class _Reads:
+    stamp: str | None = None  # the catalog stamp the reads are kept for (None: one block)
     by_key: dict = field(default_factory=dict)
     by_input: OrderedDict = field(default_factory=OrderedDict)
 
@@ -47,9 +48,12 @@ def catalog_reads(stamp: str | None = None) -> Iterator[None]:
     """Within the block, each memoized catalog read is made once (nested blocks share it).
 
     ``stamp``: the catalog stamp read for this computation; the reads are then kept for the
-    next computations on the same stamp.
+    next computations on the same stamp. A block inside another one shares its reads, unless
+    both name a stamp and they differ (the catalog changed between the two stamp reads): the
+    inner block then reads what its own stamp says.
     """
-    if _MEMO.get() is not None:
+    outer = _MEMO.get()
+    if outer is not None and not (stamp and outer.stamp and stamp != outer.stamp):
         yield
         return
     token = _MEMO.set(_kept_for(stamp) if stamp else _Reads())
@@ -64,8 +68,15 @@ def _kept_for(stamp: str) -> _Reads:
         reads = _kept.get(stamp)
         if reads is None:
             _kept.clear()  # another stamp: the catalog changed, nothing read before holds
-            reads = _kept[stamp] = _Reads()
+            reads = _kept[stamp] = _Reads(stamp)
         return reads
+
+
+def kept_stamp() -> str | None:
+    """The catalog stamp the enclosing ``catalog_reads`` block keeps its reads for (None outside
+    one, or in a block without a stamp)."""
+    memo = _MEMO.get()
+    return memo.stamp if memo is not None else None
 
 
 def forget() -> None:

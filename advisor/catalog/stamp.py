@@ -19,6 +19,7 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from advisor.catalog.memo import catalog_reads, kept_stamp
 from advisor.models import RuleParameter
 
 
@@ -73,3 +74,22 @@ def catalog_state() -> CatalogState:
     raw = _joined(row)
     dates = [d for d in (_as_datetime(value) for value in row) if d is not None]
     return CatalogState(hashlib.sha256(raw.encode()).hexdigest(), max(dates, default=None))
+
+
+def catalog_reads_kept(view):
+    """``view`` with its memoized catalog reads (presets, data centers, provinces, accelerator
+    families) kept per catalog stamp: one stamp query instead of a query per list
+    (docs/decisions/0073-lean-stored-result.md, "The wizard's pages")."""
+
+    @functools.wraps(view)
+    def with_kept_reads(request, *args, **kwargs):
+        with catalog_reads(catalog_state().stamp):
+            return view(request, *args, **kwargs)
+
+    return with_kept_reads
+
+
+def current_stamp() -> str:
+    """The catalog stamp (SHA-256, as ``catalog_state``): the one a view kept its reads for
+    (:func:`catalog_reads_kept`), else read now."""
+    return kept_stamp() or catalog_state().stamp

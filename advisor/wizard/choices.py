@@ -104,5 +104,5 @@ def family_is_domestic(key: str) -> bool:
     return bool(entry and entry["domestic"])
 
 
-def domestic_accelerator_keys() -> set[str]:
+def domestic_accelerator_keys() -> frozenset[str]:
     return catalog.domestic_accelerator_keys()

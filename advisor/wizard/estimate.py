@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from advisor.assessments import answers as answer_docs
 from advisor.catalog import sizing as sizing_selectors
-from advisor.catalog.stamp import catalog_stamp
+from advisor.catalog.stamp import current_stamp
 from advisor.domain.scenario import ScenarioError, load_scenario
 from advisor.domain.sizing.memory import plannable_capacity_gib
 from advisor.domain.sizing.parallelism import PlacementSearch
@@ -89,7 +89,7 @@ def for_answers(answers: dict) -> Estimate:
     inputs = json.dumps(answers, sort_keys=True, default=str, ensure_ascii=False)
     key = (
         "estimate:"
-        + hashlib.sha256(f"{get_language()}|{catalog_stamp()}|{inputs}".encode()).hexdigest()
+        + hashlib.sha256(f"{get_language()}|{current_stamp()}|{inputs}".encode()).hexdigest()
     )
     estimate = cache.get(key)
     if estimate is None:

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from advisor.assessments import services
 from advisor.assessments.answers import DOCUMENT_KEY
 from advisor.assessments.selectors import assessment_for
+from advisor.catalog.stamp import catalog_reads_kept
 from advisor.domain.scenario import ScenarioError
 from advisor.recommendation.services import shown_results
 from advisor.roles import procurement_required
@@ -112,6 +113,7 @@ def delete(request, pk):
 
 @procurement_required
 @require_GET
+@catalog_reads_kept
 def task_list(request, pk):
     assessment = assessment_for(request.user, pk)
     answers = assessment.answers
@@ -184,6 +186,7 @@ def _render_step(
 
 @procurement_required
 @require_http_methods(["GET", "POST"])
+@catalog_reads_kept
 def step_page(request, pk, slug):
     assessment = assessment_for(request.user, pk)
     step = steps.get(slug)
@@ -242,6 +245,7 @@ def _compute_options(assessment) -> None:
 
 @procurement_required
 @require_http_methods(["GET", "POST"])
+@catalog_reads_kept
 def check(request, pk):
     assessment = assessment_for(request.user, pk)
     if from_document(assessment):
@@ -279,6 +283,7 @@ def check(request, pk):
 
 @procurement_required
 @require_POST
+@catalog_reads_kept
 def estimate_panel(request, pk, slug):
     """The live estimate for the answers being typed on a step (not saved)."""
     assessment = assessment_for(request.user, pk)

@@ -93,6 +93,30 @@ def test_reads_are_kept_for_the_same_stamp_and_dropped_for_another():
         assert memoized("k", read) == 3
 
 
+def test_a_nested_block_with_another_stamp_reads_for_its_own():
+    reads = []
+
+    def read():
+        reads.append(1)
+        return len(reads)
+
+    memo.forget()
+    with catalog_reads("stamp-a"):
+        assert memoized("k", read) == 1
+        assert memo.kept_stamp() == "stamp-a"
+        with catalog_reads("stamp-a"):  # the same catalog: the outer block's reads
+            assert memoized("k", read) == 1
+        with catalog_reads():  # no stamp of its own: shares the outer block
+            assert memoized("k", read) == 1
+        with catalog_reads("stamp-b"):  # the catalog changed between the two stamp reads
+            assert memoized("k", read) == 2
+            assert memo.kept_stamp() == "stamp-b"
+        assert memo.kept_stamp() == "stamp-a"
+    assert memo.kept_stamp() is None
+    with catalog_reads():
+        assert memo.kept_stamp() is None  # a one-computation block keeps no stamp
+
+
 def test_reads_keyed_by_inputs_keep_the_latest_few(monkeypatch):
     monkeypatch.setattr(memo, "INPUT_KEYS_KEPT", 2)
     reads = []
