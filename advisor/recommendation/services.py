@@ -62,11 +62,14 @@ class Shown:
         *,
         run: RecommendRun | None = None,
         assessment: Assessment | None = None,
+        computed: bool = False,
     ):
         self.stored = stored  # without its payload and records
         self.catalog = catalog
         self._run = run
         self._assessment = assessment
+        # Computed and stored by this request: nothing can have been kept for it yet.
+        self.computed = computed
 
     @property
     def run(self) -> RecommendRun:
@@ -74,6 +77,7 @@ class Shown:
             run = _decoded(self.stored)
             if run is None:  # unreadable after all: computed again, stored anew
                 self.stored, run = _store(self._assessment, self.catalog)
+                self.computed = True
             self._run = run
         return self._run
 
@@ -178,7 +182,7 @@ def shown_results(assessment: Assessment) -> Shown | None:
         stored, run = _store(assessment, catalog)
     except Incomplete:
         return None
-    return Shown(stored, catalog, run=run, assessment=assessment)
+    return Shown(stored, catalog, run=run, assessment=assessment, computed=True)
 
 
 def recompute(assessment: Assessment) -> Shown | None:
@@ -188,7 +192,7 @@ def recompute(assessment: Assessment) -> Shown | None:
         stored, run = _store(assessment, catalog)
     except Incomplete:
         return None
-    return Shown(stored, catalog, run=run, assessment=assessment)
+    return Shown(stored, catalog, run=run, assessment=assessment, computed=True)
 
 
 def assessment_results(assessment: Assessment) -> RecommendRun | None:

@@ -65,7 +65,7 @@ def kept_body(request, shown, view: dict, context) -> SafeString:
     key = "results-body:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
     body = _LOCAL.get(key)
     if body is None:
-        body = cache.get(key)
+        body = None if shown.computed else cache.get(key)  # a new result: nothing kept yet
         if body is None:
             body = str(render_to_string("results/results_body.html", context(), request=request))
             cache.set(key, body, KEPT_SECONDS)

@@ -41,3 +41,21 @@ def test_a_warm_read_takes_the_words_from_memory(client, results_url, settings):
     page = first.decode()
     body = page[page.index('id="decision"') : page.index('id="after-options"')]
     assert body in again.decode() and body in fresh.decode()
+
+
+
+def cache_lookups(client, url) -> int:
+    """Reads of kept words (the database cache's ``get``: ``WHERE cache_key IN (…)``); a write
+    makes its own statements, none of them this one."""
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return sum("advisor_cache" in q["sql"] and '"cache_key" IN (' in q["sql"] for q in queries)
+
+
+def test_a_first_view_does_not_look_for_words_kept_for_a_result_just_computed(
+    client, results_url
+):
+    assert cache_lookups(client, results_url) == 0  # computed, stored and its words written
+    pages.forget_local()  # a new process
+    assert cache_lookups(client, results_url) == 1  # a later read looks them up
