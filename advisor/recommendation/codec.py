@@ -27,6 +27,7 @@ would refuse, naming where it is (TypeError). Pure Python: no Django.
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import enum
 import functools
@@ -83,6 +84,31 @@ def _is_domain_class(cls: type) -> bool:
 _REDUCE = operator.methodcaller("__reduce_ex__", PROTOCOL)
 
 
+def _fields_only(value):
+    """The reduction of a dataclass that keeps derived values in its instances' dict
+    (``functools.cached_property``, decision 0061): its fields only, as pickle writes an
+    object's dict, so what is stored is what the header's shape names, and derived values are
+    worked out again by the code that reads them."""
+    state = value.__dict__
+    return copyreg.__newobj__, (type(value),), {name: state[name] for name in _fields(type(value))}
+
+
+@functools.cache
+def _fields(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+@functools.cache
+def _reduction(cls: type):
+    """How objects of ``cls`` are written: fields only when it caches derived values."""
+    caches = any(
+        isinstance(item, functools.cached_property)
+        for base in cls.__mro__
+        for item in vars(base).values()
+    )
+    return _fields_only if caches and dataclasses.is_dataclass(cls) else _REDUCE
+
+
 class _Reductions(dict):
     """The pickler's dispatch table for one ``dumps``: consulted for each object whose class
     pickle does not write by itself (not str, int, float, tuple, list, dict, set…) and has not
@@ -96,8 +122,8 @@ class _Reductions(dict):
             raise KeyError(cls)
         if cls not in _BUILTIN_TYPES and not _is_domain_class(cls):
             raise _Unstorable(cls.__name__)
-        self[cls] = _REDUCE
-        return _REDUCE
+        reduction = self[cls] = _reduction(cls)
+        return reduction
 
     def header(self) -> bytes:
         shapes = [_shape_json(cls) for cls in self if cls not in _BUILTIN_TYPES]
@@ -169,7 +195,7 @@ def _shape(cls: type) -> list:
     """The class as the header records it, as JSON reads it back: a dataclass's field names in
     order, or an enum's members (aliases included) as ``[name, repr(value)]``."""
     if dataclasses.is_dataclass(cls):
-        return [f.name for f in dataclasses.fields(cls)]
+        return list(_fields(cls))
     return [[name, repr(member.value)] for name, member in cls.__members__.items()]
 
 

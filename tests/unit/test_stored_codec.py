@@ -15,6 +15,7 @@ from decimal import Decimal
 import pytest
 
 from advisor.domain.compliance.base import Area, Evidence, Finding, Severity, Status
+from advisor.domain.economics.costs import ModeCost, line
 from advisor.domain.economics.inputs import Provenance
 from advisor.domain.i18n import Message
 from advisor.recommendation import codec
@@ -117,6 +118,18 @@ def test_equal_objects_stay_apart_as_the_computation_made_them():
     back = codec.loads(codec.dumps((first, same, first)))
     assert back == (first, same, first)
     assert back[0] is not back[1] and back[0] is back[2]
+
+
+def test_values_a_class_caches_on_its_objects_are_not_stored():
+    """Derived values kept in an object's dict (cached_property, decision 0061) are worked out
+    again by the code that reads the result: what is stored is the fields the header names."""
+    cost = ModeCost("buy", "one job", 1, Decimal(1), 0, (line("server", "10.5", 2, "unit"),))
+    assert cost.cash_out_cny == Decimal("21.00") and "cash_out_cny" in vars(cost)
+    data = codec.dumps(cost)
+    assert b"cash_out_cny" not in data
+    back = codec.loads(data)
+    assert "cash_out_cny" not in vars(back)
+    assert back == cost and back.cash_out_cny == cost.cash_out_cny
 
 
 # --- The header: each domain class written, with its shape --------------------------------
