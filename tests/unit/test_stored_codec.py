@@ -184,7 +184,7 @@ def test_each_class_is_looked_up_once_per_load(monkeypatch):
     monkeypatch.setattr(codec._Unpickler, "find_class", counted)
     assert codec.loads(data) == value
     assert len(asked) == len(set(asked)) == globals_named(pickled(data))
-    assert ("advisor.domain.compliance.base.Finding") in {f"{m}.{n}" for m, n in asked}
+    assert "advisor.domain.compliance.base.Finding" in {f"{m}.{n}" for m, n in asked}
 
 
 @dataclass(frozen=True)
@@ -297,26 +297,25 @@ def test_an_enum_member_gone_is_refused():
         codec.loads(changed)
 
 
-def unreadable_cases():
-    good = codec.dumps((finding(), Decimal("1")))
-    return [
-        b"",
-        b"\x00\x00",
-        good[:-1],  # no STOP
-        good[: len(good) // 2],
-        good[:4] + b"garbage" + good[11:],
-        good[:4] + header_bytes(good) + b"\x80\x05garbage",
-        # Format 2 (decision 0058) and format 1 (0033): JSON text; the caller computes again.
-        b'[[["advisor.domain.i18n.Message", ["template", "params"]]], [0, "t", {}]]',
-        b'{"$c": "advisor.domain.i18n.Message", "f": {"template": "t"}}',
-    ]
-
-
 def header_bytes(data: bytes) -> bytes:
     return data[4 : 4 + int.from_bytes(data[:4], "big")]
 
 
-@pytest.mark.parametrize("data", unreadable_cases(), ids=range(len(unreadable_cases())))
+GOOD = codec.dumps((finding(), Decimal("1")))
+UNREADABLE = {
+    "empty": b"",
+    "two bytes": b"\x00\x00",
+    "no STOP": GOOD[:-1],
+    "half": GOOD[: len(GOOD) // 2],
+    "garbage header": GOOD[:4] + b"garbage" + GOOD[11:],
+    "garbage pickle": GOOD[:4] + header_bytes(GOOD) + b"\x80\x05garbage",
+    # Format 2 (decision 0058) and format 1 (0033): JSON text; the caller computes again.
+    "format 2": b'[[["advisor.domain.i18n.Message", ["template", "params"]]], [0, "t", {}]]',
+    "format 1": b'{"$c": "advisor.domain.i18n.Message", "f": {"template": "t"}}',
+}
+
+
+@pytest.mark.parametrize("data", UNREADABLE.values(), ids=UNREADABLE.keys())
 def test_bytes_that_are_not_a_stored_result_are_refused(data):
     with pytest.raises(codec.StoredFormatError):
         codec.loads(data)
