@@ -1,477 +1,308 @@
-"""A computed recommendation as JSON text and back (docs/decisions/0033-stored-recommendation.md,
-compact form: docs/decisions/0058-compact-stored-result.md).
+"""A computed recommendation as bytes and back: pickle read by a restricted unpickler
+(docs/decisions/0076-stored-result-in-restricted-pickle.md; before it, JSON: decisions 0033
+and 0058).
 
-The domain's results are frozen dataclasses holding Decimals, dates, tuples, enums and
-nested dataclasses. ``dumps`` writes them as JSON, so ``loads`` gives back equal objects of
-the same types. The text is ``[classes, value]``: ``classes`` names each dataclass and enum
-once (``[name, [field, …]]``, ``[name, null]`` for an enum) and ``value`` refers to them by
-their place in that list. A JSON array is a tagged value, its first item the tag:
+The domain's results are frozen dataclasses holding Decimals, dates, tuples, enums and nested
+dataclasses. ``dumps`` writes them with the C pickler (protocol 5), so ``loads`` gives back
+equal objects of the same types, shared as the computation shared them. The bytes are::
 
-=====================  ===========================================================
-value                  JSON
-=====================  ===========================================================
-dataclass              ``[c, value, …]``: c ≥ 0 its class, then its fields in order
-enum member            ``[-3, c, value]``
-Decimal                ``[-2, "12.50"]``
-date / datetime        ``[-4, "2026-12-01"]`` / ``[-5, "2026-12-01T08:00:00+08:00"]``
-tuple, list, frozenset ``[-6, …]``, ``[-7, …]``, ``[-8, …]``
-shared object          ``[-1, n]``: the n-th object written, written once (findings
-                       and assumptions: once per distinct value, ``SHARED_BY_VALUE``)
-dict, text keys        a JSON object (``[-9, key, value, …]`` for any other keys)
-float inf / nan        ``[-10, "inf"]``
-=====================  ===========================================================
+    4 bytes: n, the header's length (big-endian)
+    n bytes: the header, JSON: {"module.Class": shape, …} for each domain class written
+    the rest: the pickle
 
-Only dataclasses and enums of the domain (``advisor.domain.*``), the catalog's choice enums
-(``vendors.choices``) are rebuilt, so a stored text can never name arbitrary code (unlike
-pickle).
-A stored result written by an older version of the code whose classes have changed (a field
-removed, renamed or added without a default, a class moved) raises :class:`StoredFormatError`;
-the caller then computes it again. The class list is checked once per text, not per object.
-Pure Python: no Django.
+A class's shape is its field names in order (a dataclass) or its members' names and values
+(an enum). Loading rebuilds only:
+
+- dataclasses and enums defined in ``advisor.domain.*`` and ``vendors.choices`` (the catalog's
+  choice enums that the domain's facts carry), named in the header with the shape the class
+  has now: a class changed since the result was stored (a field added, removed, renamed or
+  moved, even one with a default; a member added or gone) raises :class:`StoredFormatError`,
+  checked once per class per load (the pickle names each class once);
+- ``decimal.Decimal`` and ``datetime``'s date, datetime, timezone and timedelta.
+
+Any other name in the pickle (``os.system``, ``builtins.eval``, any other class) is refused
+before anything is called: a stored row cannot name code to run. Writing refuses what loading
+would refuse, naming where it is (TypeError). Pure Python: no Django.
 """
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import enum
 import functools
 import importlib
+import io
 import json
-import math
 import operator
-from collections.abc import Mapping
-from datetime import date, datetime
+import pickle
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
-# Bump when the tagging itself changes; class changes are detected field by field. Format 1
-# (decisions 0033, 0051) tagged every value with a JSON object naming its class and fields.
-FORMAT = 2
+# Bump when the layout itself changes; class changes are detected class by class (the header).
+# Format 1 (decisions 0033, 0051): a JSON object per value; format 2 (0058): compact tagged JSON.
+FORMAT = 3
+PROTOCOL = 5
 # The domain's classes, and the catalog's choice enums that its facts carry (e.g. a source flag).
 ALLOWED_MODULES = ("advisor.domain.", "vendors.choices.")
-# Written once per distinct value, not per object: every option evaluates every rule and states
-# its assumptions, so most findings and assumptions of a result repeat another option's (867
-# findings, 85 distinct, in the standard two-site job). Equal values decode as one object; they
-# are frozen, so nothing can tell.
-SHARED_BY_VALUE = frozenset(
-    {"advisor.domain.compliance.base.Finding", "advisor.domain.economics.inputs.Assumption"}
-)
-
-REF, DECIMAL, ENUM, DAY, MOMENT, TUPLE, LIST, SET, MAPPING, REAL = range(-1, -11, -1)
+# The other classes a result holds (pickletools over the demo jobs' results: Decimal and date;
+# datetime, with its timezone and that zone's offset, for a moment).
+BUILTINS = {
+    ("decimal", "Decimal"): Decimal,
+    ("datetime", "date"): date,
+    ("datetime", "datetime"): datetime,
+    ("datetime", "timezone"): timezone,
+    ("datetime", "timedelta"): timedelta,
+}
+_BUILTIN_TYPES = frozenset(BUILTINS.values())
+_LENGTH = 4  # bytes of the header's length
 
 
 class StoredFormatError(ValueError):
-    """The stored text does not describe the current classes (written by older code)."""
+    """The stored bytes do not describe the current classes (written by older code), or are
+    not a stored result at all."""
 
 
 def _name(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-class _Unstorable(TypeError):
-    """A value of a type the codec does not know; ``path`` grows as the error unwinds."""
+# --- Writing ---------------------------------------------------------------------------------
 
-    def __init__(self, kind: str):
+
+def _is_domain_class(cls: type) -> bool:
+    """A dataclass or enum of the domain that the loader can find again by its name."""
+    return (
+        _name(cls).startswith(ALLOWED_MODULES)
+        and "<locals>" not in cls.__qualname__
+        and (dataclasses.is_dataclass(cls) or issubclass(cls, enum.Enum))
+    )
+
+
+# What the C pickler does by default for an object of these classes, as a C call (no Python
+# frame per object): the object's own __reduce_ex__.
+_REDUCE = operator.methodcaller("__reduce_ex__", PROTOCOL)
+
+
+def _fields_only(value):
+    """The reduction of a dataclass that keeps derived values in its instances' dict
+    (``functools.cached_property``, decision 0061): its fields only, as pickle writes an
+    object's dict, so what is stored is what the header's shape names, and derived values are
+    worked out again by the code that reads them."""
+    state = value.__dict__
+    return copyreg.__newobj__, (type(value),), {name: state[name] for name in _fields(type(value))}
+
+
+@functools.cache
+def _fields(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+@functools.cache
+def _reduction(cls: type):
+    """How objects of ``cls`` are written: fields only when it caches derived values."""
+    caches = any(
+        isinstance(item, functools.cached_property)
+        for base in cls.__mro__
+        for item in vars(base).values()
+    )
+    return _fields_only if caches and dataclasses.is_dataclass(cls) else _REDUCE
+
+
+class _Reductions(dict):
+    """The pickler's dispatch table for one ``dumps``: consulted for each object whose class
+    pickle does not write by itself (not str, int, float, tuple, list, dict, set…) and has not
+    already written; a class is checked on its first object (``__missing__``), then found.
+
+    The domain classes met are the header's. A class (an enum's, written by name with its
+    member) falls through to pickle's own way (KeyError)."""
+
+    def __missing__(self, cls: type):
+        if issubclass(cls, type):
+            raise KeyError(cls)
+        if cls not in _BUILTIN_TYPES and not _is_domain_class(cls):
+            raise _Unstorable(cls.__name__)
+        reduction = self[cls] = _reduction(cls)
+        return reduction
+
+    def header(self) -> bytes:
+        shapes = [_shape_json(cls) for cls in self if cls not in _BUILTIN_TYPES]
+        return b"{" + b",".join(shapes) + b"}"
+
+
+class _Unstorable(TypeError):
+    """A value of a class the loader would refuse; ``path`` says where it is."""
+
+    def __init__(self, kind: str, path: str = ""):
         super().__init__(kind)
         self.kind = kind
-        self.path = ""
+        self.path = path
 
     def __str__(self):
         return f"cannot store {self.kind} at {self.path or 'the top'}"
 
 
-class _Encoder:
-    """Writes each shared object once: a second reference is ``[-1, n]``, the n-th object
-    written (an option's hardware and site are shared by many options, as pickle shares them).
-    Dataclasses are numbered before their fields, containers after their items; the decoder
-    numbers them in the same order. Each class's way of writing is looked up once (``_HOW``)."""
-
-    def __init__(self):
-        self.seen: dict[int, int] = {}
-        self.keep: list = []  # holds every numbered object, so that no id() is reused
-        self.aliases: list = []  # objects written as a reference to an equal one, held alike
-        self.by_value: dict[tuple[type, str], int] = {}  # SHARED_BY_VALUE: repr → number
-        self.classes: dict[type, int] = {}  # class → its place in the written class list
-
-    def class_list(self) -> list:
-        return [
-            [_name(kind), None if issubclass(kind, enum.Enum) else list(_field_names(kind))]
-            for kind in self.classes
-        ]
-
-    def class_number(self, kind: type) -> int:
-        number = self.classes.get(kind)
-        if number is None:
-            number = self.classes[kind] = len(self.classes)
-        return number
-
-    def number(self, value) -> None:
-        self.seen[id(value)] = len(self.keep)
-        self.keep.append(value)
-
-    def encode(self, value):
-        kind = type(value)
-        if kind in _AS_IS:
-            return value
-        how = _HOW.get(kind) or _how(kind)
-        return how(self, value)
-
-    def scalar(self, value):
-        return value
-
-    def real(self, value):
-        return value if math.isfinite(value) else [REAL, repr(value)]
-
-    def enum_member(self, value):
-        return [ENUM, self.class_number(type(value)), self.encode(value.value)]
-
-    def decimal(self, value):
-        return [DECIMAL, str(value)]
-
-    def moment(self, value):
-        return [MOMENT, value.isoformat()]
-
-    def day(self, value):
-        return [DAY, value.isoformat()]
-
-    def dataclass(self, value):
-        shared = self.seen.get(id(value))
-        if shared is not None:
-            return [REF, shared]
-        kind = type(value)
-        if kind in _SHARED_CLASSES:
-            # By repr, then equality: equal values with another repr (Decimal 1.0 and 1.00)
-            # stay apart.
-            key = (kind, repr(value))
-            earlier = self.by_value.get(key)
-            if earlier is not None and self.keep[earlier] == value:
-                self.seen[id(value)] = earlier  # met again (another path): no second repr
-                self.aliases.append(value)  # so that its id() is not reused
-                return [REF, earlier]
-            self.by_value[key] = len(self.keep)
-        self.number(value)
-        encode = self.encode
-        fields = _fields_of(kind)(value)
-        try:
-            return [
-                self.class_number(kind),
-                *[item if type(item) in _AS_IS else encode(item) for item in fields],
-            ]
-        except _Unstorable as error:
-            error.path = f".{_failing(_field_names(kind), fields)}{error.path}"
-            raise
-
-    def sequence(self, value):
-        shared = self.seen.get(id(value))
-        if shared is not None:
-            return [REF, shared]
-        encode = self.encode
-        try:
-            written = [
-                TUPLE if isinstance(value, tuple) else LIST,
-                *[item if type(item) in _AS_IS else encode(item) for item in value],
-            ]
-        except _Unstorable as error:
-            error.path = f"[{_failing(range(len(value)), value)}]{error.path}"
-            raise
-        self.number(value)
-        return written
-
-    def set_of(self, value):
-        shared = self.seen.get(id(value))
-        if shared is not None:
-            return [REF, shared]
-        try:
-            items = [self.encode(item) for item in value]
-        except _Unstorable as error:
-            error.path = "{}" + error.path
-            raise
-        self.number(value)
-        return [SET, *sorted(items, key=lambda item: json.dumps(item, sort_keys=True))]
-
-    def mapping(self, value):
-        shared = self.seen.get(id(value))
-        if shared is not None:
-            return [REF, shared]
-        if all(type(key) is str for key in value):
-            written = self.text_keyed(value)
-        else:
-            written = self.any_keyed(value)
-        self.number(value)
-        return written
-
-    def text_keyed(self, value) -> dict:
-        encode = self.encode
-        written = {}
-        key = None
-        try:
-            for key, item in value.items():
-                written[key] = encode(item)
-        except _Unstorable as error:
-            error.path = f"[{key!r}]{error.path}"
-            raise
-        return written
-
-    def any_keyed(self, value) -> list:
-        encode = self.encode
-        written = [MAPPING]
-        for key, item in value.items():
-            written.append(encode(key))  # the decoder reads keys first
-            try:
-                written.append(encode(item))
-            except _Unstorable as error:
-                error.path = f"[{key!r}]{error.path}"
-                raise
-        return written
-
-    def unknown(self, value):
-        raise _Unstorable(type(value).__name__)
-
-
-def _failing(names, values):
-    """The name of the first value that cannot be stored (to name the place of the error)."""
-    for name, value in zip(names, values, strict=True):
-        try:
-            _Encoder().encode(value)
-        except _Unstorable:
-            return name
-    return "?"
-
-
-_AS_IS = frozenset({str, int, bool, type(None)})
-_SHARED_CLASSES: set[type] = set()  # the classes named in SHARED_BY_VALUE, as they are met
-_HOW: dict[type, object] = {}  # class → the _Encoder method that writes its values
-
-
-def _how(kind: type):
-    """The encoder method for values of ``kind``: the first check that holds, in this order."""
-    if issubclass(kind, enum.Enum):
-        how = _Encoder.enum_member
-    elif issubclass(kind, (bool, int, str)):
-        how = _Encoder.scalar
-    elif issubclass(kind, float):
-        how = _Encoder.real
-    elif issubclass(kind, Decimal):
-        how = _Encoder.decimal
-    elif issubclass(kind, datetime):
-        how = _Encoder.moment
-    elif issubclass(kind, date):
-        how = _Encoder.day
-    elif dataclasses.is_dataclass(kind):
-        how = _Encoder.dataclass
-        if _name(kind) in SHARED_BY_VALUE:
-            _SHARED_CLASSES.add(kind)
-    elif issubclass(kind, (tuple, list)):
-        how = _Encoder.sequence
-    elif issubclass(kind, frozenset):
-        how = _Encoder.set_of
-    elif issubclass(kind, Mapping):
-        how = _Encoder.mapping
-    else:
-        how = _Encoder.unknown
-    _HOW[kind] = how
-    return how
-
-
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
-
-
-@functools.cache
-def _fields_of(cls: type):
-    """A function giving the values of ``cls``'s fields, in order, as one tuple."""
-    names = _field_names(cls)
-    if len(names) == 1:
-        only = operator.attrgetter(names[0])
-        return lambda value: (only(value),)
-    return operator.attrgetter(*names) if names else lambda value: ()
-
-
-def dumps(value) -> str:
-    """JSON text for ``value`` (a dataclass tree); TypeError naming where an unknown type is."""
-    encoder = _Encoder()
-    written = encoder.encode(value)
-    return json.dumps([encoder.class_list(), written], ensure_ascii=False, separators=(",", ":"))
-
-
-def _class(name: str) -> type:
-    found = _CLASSES.get(name)
-    if found is None:
-        found = _CLASSES[name] = _find_class(name)
-    return found
-
-
-_CLASSES: dict[str, type] = {}
-
-
-def _find_class(name: str) -> type:
-    if not name.startswith(ALLOWED_MODULES):
-        raise StoredFormatError(f"{name} is not a class a stored result may hold")
-    module_name, _, qualname = name.rpartition(".")
-    while module_name:
-        try:
-            module = importlib.import_module(module_name)
-            break
-        except ImportError:  # a nested class: the module is shorter
-            module_name, _, outer = module_name.rpartition(".")
-            qualname = f"{outer}.{qualname}"
-    else:
-        raise StoredFormatError(f"{name} no longer exists")
-    found = module
-    for part in qualname.split("."):
-        found = getattr(found, part, None)
-        if found is None:
-            raise StoredFormatError(f"{name} no longer exists")
-    if not isinstance(found, type):
-        raise StoredFormatError(f"{name} is no longer a class")
-    return found
-
-
-class _Kind:
-    """A class of the stored text, checked against the current code once per text: the
-    stored fields in their written order, and how to fill the fields added since."""
-
-    def __init__(self, name: str, stored_fields: list | None):
-        self.cls = _class(name)
-        self.name = name
-        if stored_fields is None:
-            if not issubclass(self.cls, enum.Enum):
-                raise StoredFormatError(f"{name} is no longer an enum")
-            return
-        if not dataclasses.is_dataclass(self.cls):
-            raise StoredFormatError(f"{name} is no longer a dataclass")
-        self.fields = tuple(stored_fields)
-        self.added = _added_fields(self.cls, self.fields)
-        # Frozen: fields are written past __setattr__, into the instance's dict when it has one.
-        self.in_dict = not any("__slots__" in vars(base) for base in self.cls.__mro__[:-1])
-
-    def member(self, value):
-        try:
-            return self.cls(value)
-        except (TypeError, ValueError) as error:
-            raise StoredFormatError(f"{self.name} has no member {value!r}") from error
-
-
-def _added_fields(cls: type, stored: tuple) -> tuple:
-    """The fields of ``cls`` the stored text lacks, each with its default or default factory;
-    StoredFormatError for a stored field the class no longer has or one added without a
-    default."""
-    current = {f.name: f for f in dataclasses.fields(cls)}
-    gone = sorted(set(stored) - set(current))
-    if gone:
-        raise StoredFormatError(f"{_name(cls)} no longer has {', '.join(gone)}")
-    added = []
-    for name, f in current.items():
-        if name in stored:
-            continue
-        if f.default is not dataclasses.MISSING:
-            added.append((name, f.default, None))
-        elif f.default_factory is not dataclasses.MISSING:
-            added.append((name, None, f.default_factory))
-        else:
-            raise StoredFormatError(f"{_name(cls)}.{name} was added since this result was stored")
-    return tuple(added)
-
-
-class _Decoder:
-    def __init__(self, classes: list):
-        self.kinds = [_Kind(name, fields) for name, fields in classes]
-        self.objects: list = []  # numbered as the encoder numbered them
-
-    def decode(self, value):
-        kind = type(value)
-        if kind is list:
-            tag = value[0]
-            if tag >= 0:
-                return self.dataclass(self.kinds[tag], value)
-            return _TAGGED[tag](self, value)
-        if kind is dict:
-            decode = self.decode
-            decoded = {key: decode(item) for key, item in value.items()}
-            self.objects.append(decoded)
-            return decoded
-        return value
-
-    def dataclass(self, kind: _Kind, value: list):
-        instance = object.__new__(kind.cls)  # as pickle does: the stored values, no __init__
-        self.objects.append(instance)
-        decode = self.decode
-        values = {
-            name: decode(item) if type(item) in _TREES else item
-            for name, item in zip(kind.fields, value[1:], strict=True)
-        }
-        for name, default, factory in kind.added:
-            values[name] = default if factory is None else factory()
-        if kind.in_dict:
-            instance.__dict__.update(values)
-        else:
-            for name, item in values.items():
-                object.__setattr__(instance, name, item)
-        return instance
-
-    def ref(self, value):
-        return self.objects[value[1]]
-
-    def decimal(self, value):
-        return Decimal(value[1])
-
-    def enum_member(self, value):
-        return self.kinds[value[1]].member(self.decode(value[2]))
-
-    def day(self, value):
-        return date.fromisoformat(value[1])
-
-    def moment(self, value):
-        return datetime.fromisoformat(value[1])
-
-    def real(self, value):
-        return float(value[1])
-
-    def items(self, value) -> list:
-        decode = self.decode
-        return [decode(item) if type(item) in _TREES else item for item in value[1:]]
-
-    def sequence(self, value):
-        decoded = tuple(self.items(value)) if value[0] == TUPLE else self.items(value)
-        self.objects.append(decoded)
-        return decoded
-
-    def set_of(self, value):
-        decoded = frozenset(self.items(value))
-        self.objects.append(decoded)
-        return decoded
-
-    def mapping(self, value):
-        decode = self.decode
-        decoded = {}
-        for index in range(1, len(value), 2):
-            key = decode(value[index])
-            decoded[key] = decode(value[index + 1])
-        self.objects.append(decoded)
-        return decoded
-
-
-_TREES = (list, dict)  # what JSON gives that is not a plain value
-_TAGGED = {
-    REF: _Decoder.ref,
-    DECIMAL: _Decoder.decimal,
-    ENUM: _Decoder.enum_member,
-    DAY: _Decoder.day,
-    MOMENT: _Decoder.moment,
-    TUPLE: _Decoder.sequence,
-    LIST: _Decoder.sequence,
-    SET: _Decoder.set_of,
-    MAPPING: _Decoder.mapping,
-    REAL: _Decoder.real,
-}
-
-
-def loads(text: str):
-    """The objects ``dumps`` wrote; StoredFormatError when the classes have changed since."""
+def dumps(value) -> bytes:
+    """The stored bytes for ``value`` (a dataclass tree); TypeError naming where a value of a
+    class the loader would refuse is."""
+    reductions = _Reductions()
+    written = io.BytesIO()
+    pickler = pickle.Pickler(written, protocol=PROTOCOL)
+    pickler.dispatch_table = reductions
     try:
-        classes, value = json.loads(text)
-        return _Decoder(classes).decode(value)
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+        pickler.dump(value)
+    except (TypeError, pickle.PicklingError, AttributeError) as error:
+        kind, path = _first_unstorable(value, "", set()) or (f"({error})", "")
+        raise _Unstorable(kind, path) from error
+    header = reductions.header()
+    return len(header).to_bytes(_LENGTH, "big") + header + written.getvalue()
+
+
+_PLAIN = (str, int, float, bool, type(None), bytes, bytearray)
+
+
+def _first_unstorable(value, path: str, seen: set) -> tuple[str, str] | None:
+    """The class and place of the first value that ``dumps`` refuses (walked only after the
+    pickler has refused one, to name it)."""
+    kind = type(value)
+    if kind in _PLAIN or kind in _BUILTIN_TYPES or id(value) in seen:
+        return None
+    seen.add(id(value))
+    if kind in (tuple, list):
+        parts = ((f"[{index}]", item) for index, item in enumerate(value))
+    elif kind in (set, frozenset):
+        parts = (("{}", item) for item in value)
+    elif kind is dict:
+        parts = ((f"[{key!r}]", part) for key, item in value.items() for part in (key, item))
+    elif not _is_domain_class(kind):
+        return kind.__name__, path
+    elif dataclasses.is_dataclass(kind):
+        parts = ((f".{f.name}", getattr(value, f.name)) for f in dataclasses.fields(kind))
+    else:
+        return None  # an enum member
+    for place, item in parts:
+        found = _first_unstorable(item, path + place, seen)
+        if found is not None:
+            return found
+    return None
+
+
+# --- Class shapes ----------------------------------------------------------------------------
+
+
+@functools.cache
+def _shape(cls: type) -> list:
+    """The class as the header records it, as JSON reads it back: a dataclass's field names in
+    order, or an enum's members (aliases included) as ``[name, repr(value)]``."""
+    if dataclasses.is_dataclass(cls):
+        return list(_fields(cls))
+    return [[name, repr(member.value)] for name, member in cls.__members__.items()]
+
+
+@functools.cache
+def _shape_json(cls: type) -> bytes:
+    """The header's entry for ``cls`` (made once per process)."""
+    return json.dumps({_name(cls): _shape(cls)}, ensure_ascii=False, separators=(",", ":"))[
+        1:-1
+    ].encode()
+
+
+# --- Reading ---------------------------------------------------------------------------------
+
+
+_CLASSES: dict[tuple[str, str], type] = {}  # (module, name) → a domain class found by it
+
+
+def _domain_class(module: str, name: str) -> type:
+    """The domain class ``module.name``: looked up in the module's and classes' own namespaces
+    (no attribute hooks run) and kept; StoredFormatError for anything else."""
+    found = _CLASSES.get((module, name))
+    if found is None:
+        found = _CLASSES[(module, name)] = _look_up(module, name)
+    return found
+
+
+def _look_up(module: str, name: str) -> type:
+    full = f"{module}.{name}"
+    if not full.startswith(ALLOWED_MODULES):
+        raise StoredFormatError(f"{full} is not a class a stored result may hold")
+    try:
+        found = importlib.import_module(module)
+    except (ImportError, ValueError, TypeError) as error:
+        raise StoredFormatError(f"{full} no longer exists") from error
+    for part in name.split("."):
+        found = vars(found).get(part) if hasattr(found, "__dict__") else None
+        if found is None:
+            raise StoredFormatError(f"{full} no longer exists")
+    if not isinstance(found, type) or _name(found) != full or not _is_domain_class(found):
+        raise StoredFormatError(f"{full} is not a class a stored result may hold")
+    return found
+
+
+class _Unpickler(pickle.Unpickler):
+    """Finds only the builtins above and the domain classes named in the header, each with the
+    shape it has now. ``find_class`` runs once per class per load: the pickler names a class
+    once and refers to it after (its memo)."""
+
+    def __init__(self, file, shapes: dict):
+        super().__init__(file)
+        self.shapes = shapes
+
+    def find_class(self, module, name):
+        builtin = BUILTINS.get((module, name))
+        if builtin is not None:
+            return builtin
+        cls = _domain_class(module, name)
+        stored = self.shapes.get(f"{module}.{name}")
+        if stored is None:
+            raise StoredFormatError(f"{module}.{name} is not in the stored result's header")
+        if stored != _shape(cls):
+            raise StoredFormatError(f"{module}.{name} {_change(stored, _shape(cls))}")
+        return cls
+
+
+def _change(stored: list, current: list) -> str:
+    """How a class's shape changed, in words (for the log)."""
+    stored_names = [item if isinstance(item, str) else item[0] for item in stored]
+    current_names = [item if isinstance(item, str) else item[0] for item in current]
+    gone = [name for name in stored_names if name not in current_names]
+    added = [name for name in current_names if name not in stored_names]
+    said = []
+    if gone:
+        said.append(f"no longer has {', '.join(gone)}")
+    if added:
+        said.append(f"has {', '.join(added)} added since this result was stored")
+    return "; ".join(said) or "has changed since this result was stored (order or values)"
+
+
+# What reading bytes that are not a stored result of this format can raise.
+_UNREADABLE = (
+    pickle.UnpicklingError,
+    EOFError,
+    AttributeError,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    ImportError,
+    OverflowError,
+    MemoryError,
+    RecursionError,
+)
+
+
+def loads(data: bytes):
+    """The objects ``dumps`` wrote; StoredFormatError when the classes have changed since or
+    the bytes are not a stored result."""
+    try:
+        start = _LENGTH + int.from_bytes(data[:_LENGTH], "big")
+        shapes = json.loads(data[_LENGTH:start])
+        if type(shapes) is not dict or len(data) <= start:
+            raise ValueError("no header")
+        stream = io.BytesIO(data)
+        stream.seek(start)
+        return _Unpickler(stream, shapes).load()
+    except _UNREADABLE as error:
         if isinstance(error, StoredFormatError):
             raise
-        raise StoredFormatError(f"unreadable stored result: {error}") from error
+        raise StoredFormatError(f"unreadable stored result: {error!r}") from error

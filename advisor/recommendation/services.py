@@ -117,7 +117,7 @@ def _store(assessment: Assessment, catalog: CatalogState):
     with catalog_reads(catalog.stamp):  # the document's presets and accelerators, per stamp
         document = assessment_document(assessment)
     run = run_recommendation(document, today=local_today(), catalog_stamp=catalog.stamp)
-    payload = zlib.compress(codec.dumps(run).encode(), _COMPRESSION)
+    payload = zlib.compress(codec.dumps(run), _COMPRESSION)
     with catalog_reads(catalog.stamp):  # the records kept per stamp, as the candidates are
         records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)
     with transaction.atomic():
@@ -147,9 +147,9 @@ def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
         return None
     payload = StoredRecommendation.objects.values_list("payload", flat=True).get(pk=stored.pk)
     try:
-        run = codec.loads(zlib.decompress(bytes(payload)).decode())
-    except codec.StoredFormatError:
-        logger.warning("Stored recommendation %s was written by older code", stored.pk)
+        run = codec.loads(zlib.decompress(payload))
+    except (codec.StoredFormatError, zlib.error) as error:
+        logger.warning("Stored recommendation %s was written by older code: %s", stored.pk, error)
         return None
     _LOCAL_RUNS.put(key, run)
     return run

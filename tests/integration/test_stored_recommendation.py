@@ -1,6 +1,7 @@
 """The stored recommendation after the catalog changes: kept as computed, said so, recomputed on
 request; briefs hold what the buyer saw (docs/decisions/0033-stored-recommendation.md)."""
 
+import json
 import zlib
 from decimal import Decimal
 
@@ -197,45 +198,85 @@ def test_the_option_page_issues_from_the_result_it_shows(client, world):
     assert f'name="computed" value="{shown.stored.token}"' in html
 
 
+OPTION = "advisor.domain.recommend.options.Option"
+
+
+def with_shape(data: bytes, name: str, change) -> bytes:
+    """The stored bytes with ``change`` applied to the header's shape of class ``name``, as if
+    older code, whose class was so, had written them."""
+    size = int.from_bytes(data[:4], "big")
+    shapes = json.loads(data[4 : 4 + size])
+    shapes[name] = change(shapes[name])
+    header = json.dumps(shapes).encode()
+    return len(header).to_bytes(4, "big") + header + data[4 + size :]
+
+
 @pytest.mark.parametrize(
-    "payload",
+    "older",
     [
         # A field the class no longer has (the code changed since the result was stored).
-        lambda text: text.replace('"hardware",', '"hardware_was",', 1),
-        # A class that no longer exists.
-        lambda text: text.replace("advisor.domain.recommend.options.Option", "advisor.domain.Gone"),
+        lambda data: with_shape(data, OPTION, lambda fields: [*fields, "gone"]),
+        # A field added since, even one with a default (decision 0076).
+        lambda data: with_shape(data, OPTION, lambda fields: fields[:-1]),
+        # A field renamed.
+        lambda data: with_shape(
+            data, OPTION, lambda fields: ["hardware_was" if f == "hardware" else f for f in fields]
+        ),
+        # A module (with its classes) that no longer exists: the same length, another name.
+        lambda data: data.replace(
+            b"advisor.domain.recommend.options", b"advisor.domain.recommend.optionz"
+        ),
+        # Not a stored result at all.
+        lambda data: data[: len(data) // 2],
     ],
 )
-def test_a_result_stored_by_older_code_is_computed_again(client, world, computed, payload):
+def test_a_result_stored_by_older_code_is_computed_again(client, world, computed, older):
     services.assessment_results(world)
     stored = StoredRecommendation.objects.get(assessment=world)
-    text = zlib.decompress(bytes(stored.payload)).decode()
-    changed = payload(text)
-    assert changed != text
-    StoredRecommendation.objects.filter(pk=stored.pk).update(
-        payload=zlib.compress(changed.encode())
-    )
+    data = zlib.decompress(bytes(stored.payload))
+    changed = older(data)
+    assert changed != data
+    StoredRecommendation.objects.filter(pk=stored.pk).update(payload=zlib.compress(changed))
     services._LOCAL_RUNS.clear()
     with pytest.raises(codec.StoredFormatError):
         codec.loads(changed)
     assert page(client, "results:list", world.pk)
     assert len(computed) == 2
+    stored = StoredRecommendation.objects.get(assessment=world)
+    assert codec.loads(zlib.decompress(bytes(stored.payload))) == services.assessment_results(world)
 
 
-def test_a_result_stored_in_the_earlier_format_opens_computed_again(client, world, computed):
-    """Format 1 (one JSON object per value, decisions 0033 and 0051) is not decoded: the first
-    read computes the options again and stores them in the current format."""
+def test_a_payload_that_does_not_decompress_is_computed_again(client, world, computed):
     services.assessment_results(world)
-    earlier = '{"$c": "advisor.domain.recommend.options.RecommendRun", "f": {}}'
+    StoredRecommendation.objects.filter(assessment=world).update(payload=b"not zlib")
+    services._LOCAL_RUNS.clear()
+    assert page(client, "results:list", world.pk)
+    assert len(computed) == 2
+
+
+@pytest.mark.parametrize(
+    ("payload_format", "earlier"),
+    [
+        (1, '{"$c": "advisor.domain.recommend.options.RecommendRun", "f": {}}'),
+        (2, '[[["advisor.domain.recommend.options.RecommendRun", []]], [0]]'),
+    ],
+)
+def test_a_result_stored_in_an_earlier_format_opens_computed_again(
+    client, world, computed, payload_format, earlier
+):
+    """Formats 1 (one JSON object per value, decisions 0033 and 0051) and 2 (compact JSON,
+    0058) are not decoded: the first read computes the options again and stores them in the
+    current format."""
+    services.assessment_results(world)
     StoredRecommendation.objects.filter(assessment=world).update(
-        payload_format=1, payload=zlib.compress(earlier.encode())
+        payload_format=payload_format, payload=zlib.compress(earlier.encode())
     )
     services._LOCAL_RUNS.clear()
     assert NOTICE not in page(client, "results:list", world.pk)
     assert len(computed) == 2
     stored = StoredRecommendation.objects.get(assessment=world)
     assert stored.payload_format == codec.FORMAT
-    run = codec.loads(zlib.decompress(bytes(stored.payload)).decode())
+    run = codec.loads(zlib.decompress(bytes(stored.payload)))
     assert run.recommendation.options
 
 
