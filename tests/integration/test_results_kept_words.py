@@ -43,7 +43,6 @@ def test_a_warm_read_takes_the_words_from_memory(client, results_url, settings):
     assert body in again.decode() and body in fresh.decode()
 
 
-
 def cache_lookups(client, url) -> int:
     """Reads of kept words (the database cache's ``get``: ``WHERE cache_key IN (…)``); a write
     makes its own statements, none of them this one."""
@@ -53,9 +52,7 @@ def cache_lookups(client, url) -> int:
     return sum("advisor_cache" in q["sql"] and '"cache_key" IN (' in q["sql"] for q in queries)
 
 
-def test_a_first_view_does_not_look_for_words_kept_for_a_result_just_computed(
-    client, results_url
-):
+def test_a_first_view_does_not_look_for_words_kept_for_a_result_just_computed(client, results_url):
     assert cache_lookups(client, results_url) == 0  # computed, stored and its words written
     pages.forget_local()  # a new process
     assert cache_lookups(client, results_url) == 1  # a later read looks them up
