@@ -117,6 +117,12 @@ TEMPLATES = [
     },
 ]
 
+# Django's form renderer with the standard widgets (inputs, selects, radios, checkboxes, text
+# areas) written in Python, byte for byte what its templates give: a third of the CPU of a wizard
+# step and of the own figures page went to the widget templates
+# (docs/decisions/0077-widgets-rendered-in-python.md).
+FORM_RENDERER = "advisor.presentation.widgets.FormRenderer"
+
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
