@@ -9,10 +9,12 @@ brief worker runs anywhere; nobody has to run ``requeue_stuck_briefs`` by hand.
 
 from __future__ import annotations
 
+import os
 import threading
 
 from django_tasks_db.management.commands.db_worker import Command as DbWorkerCommand
 
+from advisor.brief.priority import yield_to_the_web
 from advisor.brief.recovery import recover_stalled, watch_generation
 
 
@@ -23,6 +25,8 @@ class Command(DbWorkerCommand):
     )
 
     def handle(self, *args, **options):
+        done = yield_to_the_web()  # its niceness across autogroups too (decision 0079)
+        self.stdout.write(f"brief worker priority: niceness {os.nice(0)}, {done}")
         recover_stalled()  # what a dead predecessor left, before taking new work
         stop = threading.Event()
         watchdog = threading.Thread(
