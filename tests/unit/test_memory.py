@@ -561,3 +561,28 @@ def test_unstated_attention_is_the_frameworks_sdpa_default_not_eager():
     assert unstated.activations == pytest.approx(fused.activations)
     assert eager.activations - unstated.activations == pytest.approx(32 * 32 * 2048**2 * 6 / GIB)
     assert eager.activations - unstated.activations == pytest.approx(24.0)
+
+
+@pytest.mark.parametrize("what", ["max_seq_len", "max_micro_batch"])
+def test_the_largest_that_fits_is_searched_once_per_layout_capacity_and_context(what, monkeypatch):
+    s = scenario(method="lora", lora={"rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]})
+    model = MemoryModel(s)
+    layout = layout_of(s)
+    context = context_gib(None, layout.gpus)
+    evaluations = []
+    total_gib = MemoryModel.total_gib
+
+    def counted(self, *args, **kwargs):
+        evaluations.append(kwargs)
+        return total_gib(self, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryModel, "total_gib", counted)
+    largest = getattr(model, what)
+    first = largest(layout, 80.0, context)
+    searched = len(evaluations)
+    assert first > 0 and searched > 5  # a search: doubling, then halving
+    assert largest(layout, 80.0, context) == first and len(evaluations) == searched
+    assert largest(layout, 40.0, context) < first  # another capacity: searched again
+    assert len(evaluations) > searched
+    # The same answer as a model that never searched before.
+    assert getattr(MemoryModel(s), what)(layout, 80.0, context) == first

@@ -681,6 +681,7 @@ class MemoryModel:
         self.compute_bytes = COMPUTE_BYTES[scenario.precision]
         self._state_cache: dict = {}
         self._activation_cache: dict = {}
+        self._largest_cache: dict = {}  # (what, layout, capacity, context) → largest that fits
         self._model_states(scenario, arch, layout)
         self._activation_rates(scenario, arch, layout)
 
@@ -1333,17 +1334,23 @@ class MemoryModel:
 
     def max_micro_batch(self, layout: Layout, capacity_gib: float, context: float) -> int:
         """The largest micro-batch that fits (0 when not even one sequence does)."""
-        limit = int(LIMITS["micro_batch"][1])
-        return _largest_fitting(
-            lambda mb: self.total_gib(layout, context, micro_batch=mb) <= capacity_gib, limit
-        )
+        return self._largest("micro_batch", layout, capacity_gib, context)
 
     def max_seq_len(self, layout: Layout, capacity_gib: float, context: float) -> int:
         """The longest sequence (at the scenario's micro-batch) that fits (0 when none)."""
-        limit = int(LIMITS["seq_len"][1])
-        return _largest_fitting(
-            lambda seq: self.total_gib(layout, context, seq_len=seq) <= capacity_gib, limit
-        )
+        return self._largest("seq_len", layout, capacity_gib, context)
+
+    def _largest(self, what: str, layout: Layout, capacity_gib: float, context: float) -> int:
+        """The largest ``what`` (micro_batch or seq_len) that fits, searched once per layout,
+        capacity and context: servers with the same accelerator and GPU count ask again."""
+        key = (what, layout, capacity_gib, context)
+        found = self._largest_cache.get(key)
+        if found is None:
+            limit = int(LIMITS[what][1])
+            found = self._largest_cache[key] = _largest_fitting(
+                lambda n: self.total_gib(layout, context, **{what: n}) <= capacity_gib, limit
+            )
+        return found
 
 
 def _reserved_gib(allocated: float) -> float:
