@@ -19,7 +19,11 @@ used (other work on a shared machine shows in latency; CPU ms per request,
 Then, from the locustfile's log of every request, exact p50/p95/p99 over the whole stage and
 over the part after the ramp (once every user has walked the wizard and confirmed): the goals
 are judged on the whole stage, the second line says how much of the tail the ramp is.
-Exits 1 when a stage had errors. Everything is stopped at the end, also on Ctrl-C.
+Each stage also says how many briefs its users issued, how many the worker made during it
+(issue to made, p50 and max) and how many still waited at its end; after the last stage the
+bench waits (at most five minutes) until every brief issued is made and says how long that
+took: the worker yields the CPUs to page views (decision 0079), so under a full machine briefs
+queue. Exits 1 when a stage had errors. Everything is stopped at the end, also on Ctrl-C.
 Locust reports times above 100 ms rounded to two significant figures.
 """
 
@@ -30,6 +34,7 @@ import csv
 import math
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -342,6 +347,39 @@ def run_stage(url: str, stage: Stage, prefix: Path, buyers: int) -> subprocess.C
     )
 
 
+BRIEFS_SINCE = """
+SELECT status = 'generating',
+       EXTRACT(EPOCH FROM (updated_at - created_at))
+FROM brief_brief WHERE created_at >= to_timestamp({since})
+"""
+DRAIN_SECONDS = 300
+
+
+def brief_lines(stack, since: float) -> list[str]:
+    """Briefs issued since ``since`` (epoch s): how many are made, how long each took from
+    issue to made (its row's last change), how many still wait. The worker yields the CPUs to
+    page views (decision 0079), so under a full machine briefs queue."""
+    rows = stack.sql(BRIEFS_SINCE.format(since=since))
+    waiting = sum(1 for generating, _ in rows if generating)
+    took = sorted(seconds for generating, seconds in rows if not generating)
+    line = f"briefs issued {len(rows)}, made {len(took)}, still queued {waiting}"
+    if took:
+        line += f"; issue to made p50 {statistics.median(took):.1f} s, max {took[-1]:.1f} s"
+    return [line]
+
+
+def drain_briefs(stack, since: float) -> str:
+    """Wait (at most DRAIN_SECONDS) for the briefs queued during the stages to be made."""
+    started = time.monotonic()
+    while time.monotonic() - started < DRAIN_SECONDS:
+        rows = stack.sql(BRIEFS_SINCE.format(since=since))
+        if not any(generating for generating, _ in rows):
+            waited = time.monotonic() - started
+            return f"every brief issued during the stages made {waited:.0f} s after the last stage"
+        time.sleep(2)
+    return f"briefs still queued {DRAIN_SECONDS} s after the last stage"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -375,9 +413,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stack at {stack.url}: {stack.web_workers} gunicorn workers, 1 brief worker")
         waited = CpuMeter(stack).settle()
         print(f"waited {waited:.0f} s for gunicorn and the brief worker to finish starting")
+        first_began = time.time()
         for stage in stages:
             prefix = csv_dir / f"users-{stage.users}"
             before = load_average()
+            stage_began = time.time()
             print(f"\n== {stage.users} users, {stage.seconds} s, 1-2 s think time ==", flush=True)
             started = time.monotonic()
             meter = CpuMeter(stack)
@@ -397,10 +437,13 @@ def main(argv: list[str] | None = None) -> int:
                 print("  " + line)
             for line in steady_lines(read_requests(Path(f"{prefix}_requests.csv")), stage.users):
                 print("  " + line)
+            for line in brief_lines(stack, stage_began):
+                print("  " + line)
             failures = read_failures(Path(f"{prefix}_failures.csv"))
             for line in failures[:20]:
                 print("  error: " + line)
             failed = failed or bool(failures) or any(r.failures for r in rows)
+        print("\n" + drain_briefs(stack, first_began))
     finally:
         stack.stop()
     return 1 if failed else 0
