@@ -3,12 +3,8 @@ about, the rule parameters, the document's preset and accelerators) are read onc
 stamp (docs/decisions/0073-lean-stored-result.md): a worker that renders the page's words again
 reads none of them, and a catalog edit is seen by the next page."""
 
-import re
-
 import pytest
 from django.core.cache import cache
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from advisor.catalog.memo import catalog_reads
@@ -20,20 +16,11 @@ from advisor.results import pages
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
+from tests.support.queries import catalog_row_reads
 from tests.support.users import make_user
 from vendors.models import DataCenter
 
 pytestmark = pytest.mark.django_db
-
-# A catalog row read (the stamp's query counts rows and reads no columns of them).
-ROW_READ = re.compile(r'^SELECT "(vendors_\w+)"\."id"')
-
-
-def catalog_row_reads(client, url) -> list[str]:
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
-    assert response.status_code == 200
-    return [m.group(1) for q in queries if (m := ROW_READ.match(q["sql"]))]
 
 
 @pytest.fixture

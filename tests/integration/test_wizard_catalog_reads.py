@@ -3,30 +3,18 @@ centers, provinces, accelerator families) once per catalog stamp
 (advisor.catalog.stamp.catalog_reads_kept, docs/decisions/0073-lean-stored-result.md): a page
 seen again reads only the stamp, and a catalog edit is seen by the next page."""
 
-import re
-
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from advisor.catalog import memo
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
+from tests.support.queries import catalog_row_reads
 from tests.support.users import make_user
 from vendors.models import DataCenter, ModelPreset
 
 pytestmark = pytest.mark.django_db
-
-ROW_READ = re.compile(r'^SELECT "(vendors_\w+)"\."id"')  # the stamp's query reads no row
-
-
-def catalog_row_reads(client, url) -> list[str]:
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
-    assert response.status_code == 200
-    return [m.group(1) for q in queries if (m := ROW_READ.match(q["sql"]))]
 
 
 @pytest.fixture
