@@ -96,14 +96,22 @@ def _option(option: dict) -> str:
 def _select(widget: dict) -> str:
     """select.html."""
     out = [f'<select name="{_text(widget["name"])}"{_attrs(widget["attrs"])}>']
-    for group, options, _index in widget["optgroups"]:
-        if group:
-            out.append(f'\n  <optgroup label="{_text(group)}">')
-        out.extend(f"\n  {_option(option)}" for option in options)
-        if group:
-            out.append("\n  </optgroup>")
+    out += _grouped(widget, '\n  <optgroup label="{}">', "\n  {}", "\n  </optgroup>")
     out.append("\n</select>\n")
     return "".join(out)
+
+
+def _grouped(widget: dict, opened: str, each: str, closed: str) -> list[str]:
+    """The widget's options in their groups: ``opened`` with a named group's label before its
+    options, ``each`` around every option, ``closed`` after a named group."""
+    out = []
+    for group, options, _index in widget["optgroups"]:
+        if group:
+            out.append(opened.format(_text(group)))
+        out.extend(each.format(_option(option)) for option in options)
+        if group:
+            out.append(closed)
+    return out
 
 
 def _multiple_input(widget: dict) -> str:
@@ -115,12 +123,7 @@ def _multiple_input(widget: dict) -> str:
         f' class="{_text(class_)}"' if class_ else "",
     ]
     out.append(">")
-    for group, options, _index in widget["optgroups"]:
-        if group:
-            out.append(f"\n  <div><label>{_text(group)}</label>")
-        out.extend(f"<div>\n    {_option(option)}</div>" for option in options)
-        if group:
-            out.append("\n  </div>")
+    out += _grouped(widget, "\n  <div><label>{}</label>", "<div>\n    {}</div>", "\n  </div>")
     out.append("\n</div>\n")
     return "".join(out)
 
