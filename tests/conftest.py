@@ -125,6 +125,18 @@ def no_verify_rate_limit(settings):
     settings.VERIFY_RATE_LIMIT = ""
 
 
+@pytest.fixture(scope="session")
+def pki_dir(tmp_path_factory):
+    """A throw-away CA and signer, made once per test session (RSA key generation is slow: ~0.5 s
+    of CPU). Tests only read its files; tests of other PKIs (an untrusted CA, a look-alike
+    signer) make their own."""
+    from tests.support.briefs import make_pki
+
+    directory = tmp_path_factory.mktemp("pki")
+    make_pki(directory)
+    return directory
+
+
 @pytest.fixture
 def one_page_briefs(monkeypatch):
     """Briefs rendered as one real page (tests.support.briefs.one_page_brief), for tests of
