@@ -21,6 +21,7 @@ when DATABASE_URL is not PostgreSQL); the PostgreSQL stage runs only the tests m
 import re
 
 import pytest
+from _pytest.nodeid import NodeId
 from django.conf import settings as django_settings
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
@@ -38,12 +39,38 @@ hypothesis_settings.load_profile("suite")
 SET_REPR = re.compile(r"(?:frozenset|set)\(\{|\{'[^':]*'(?:, '[^':]*')+\}")
 
 
+def group_suffix(item) -> str:
+    """``@NAME`` for a test marked ``xdist_group(NAME)`` (names joined as pytest-xdist does),
+    else ""."""
+    names = {
+        str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        for mark in item.iter_markers("xdist_group")
+    }
+    return "@" + "_".join(sorted(names)) if names else ""
+
+
+def keep_groups_together(config, items):
+    """``--dist loadgroup`` sends the tests of one ``xdist_group`` to one worker by the
+    ``@NAME`` its workers append to their ids. pytest-xdist 3.8 appends it to ``item._nodeid``,
+    which pytest 9.2 no longer reads (the id is ``item._id``): every group was spread over the
+    workers and each started the group's session fixture (a production stack, the seeded
+    production data) again. On a loadgroup worker, the suffix is appended here
+    (docs/decisions/0080-suite-time.md; test_suite_rules checks a group stays together)."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        suffix = group_suffix(item)
+        if suffix and not item.nodeid.endswith(suffix):
+            item._id = NodeId.parse(item.nodeid + suffix)
+
+
 def pytest_collection_modifyitems(config, items):
     """Off PostgreSQL, tests marked ``postgres`` are deselected (never reported as skipped).
     Test ids never hold a set's repr (SET_REPR): give such parameters sorted ids."""
     unstable = [item.nodeid for item in items if SET_REPR.search(item.nodeid)]
     if unstable:
         raise pytest.UsageError("test ids that follow the hash seed: " + ", ".join(unstable))
+    keep_groups_together(config, items)
     if on_postgres_stage():
         return
     dropped = [item for item in items if item.get_closest_marker("postgres") is not None]
@@ -96,6 +123,18 @@ def fast_password_hashing():
 def no_verify_rate_limit(settings):
     """Tests post to the verify page freely; tests of the per-client limit switch it back on."""
     settings.VERIFY_RATE_LIMIT = ""
+
+
+@pytest.fixture(scope="session")
+def pki_dir(tmp_path_factory):
+    """A throw-away CA and signer, made once per test session (RSA key generation is slow: ~0.5 s
+    of CPU). Tests only read its files; tests of other PKIs (an untrusted CA, a look-alike
+    signer) make their own."""
+    from tests.support.briefs import make_pki
+
+    directory = tmp_path_factory.mktemp("pki")
+    make_pki(directory)
+    return directory
 
 
 @pytest.fixture

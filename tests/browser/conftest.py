@@ -19,7 +19,7 @@ from pytest_django.live_server_helper import LiveServer
 
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
-from tests.support.briefs import make_pki, signing_settings
+from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
@@ -131,13 +131,13 @@ def login(page, live_server):
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, pki_dir):
     """The standard assessment, finished by ``buyer`` (password pw-buyer-1), with ``boss``
-    (pw-boss-1) to approve and a signer for its briefs. A module may define its own ``world``."""
+    (pw-boss-1) to approve and the session's test signer for its briefs. A module may define its
+    own ``world``."""
     load_catalog()
-    make_pki(tmp_path)
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
     make_user("boss", APPROVER, password="pw-boss-1")
     assessment = finished_assessment(buyer)
-    with override_settings(BRIEF_SIGNING=signing_settings(tmp_path), MEDIA_ROOT=tmp_path / "media"):
+    with override_settings(BRIEF_SIGNING=signing_settings(pki_dir), MEDIA_ROOT=tmp_path / "media"):
         yield assessment

@@ -17,7 +17,7 @@ from django.test import override_settings
 
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
-from tests.support.briefs import make_pki, signing_settings
+from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
@@ -25,12 +25,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def world(tmp_path):
+def world(tmp_path, pki_dir):
     load_catalog()
-    make_pki(tmp_path)
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw-buyer-1")
     assessment = finished_assessment(buyer)
-    with override_settings(BRIEF_SIGNING=signing_settings(tmp_path), MEDIA_ROOT=tmp_path / "media"):
+    with override_settings(BRIEF_SIGNING=signing_settings(pki_dir), MEDIA_ROOT=tmp_path / "media"):
         yield assessment
 
 

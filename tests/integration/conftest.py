@@ -1,4 +1,4 @@
-"""Fixtures shared by the integration tests: a development PKI, a brief-ready environment, and
+"""Fixtures shared by the integration tests: a brief-ready environment, and
 the production data the backup and object-store tests share (tests/support/production_data.py).
 """
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.briefs import make_pki, signer_env, signing_settings
+from tests.support.briefs import signer_env, signing_settings
 from tests.support.catalog import load_catalog
 from tests.support.production_data import (
     Backup,
@@ -17,14 +17,6 @@ from tests.support.production_data import (
     take_backup,
 )
 from tests.support.servers import Server, production_env
-
-
-@pytest.fixture(scope="session")
-def pki_dir(tmp_path_factory):
-    """A throw-away CA and signer, made once per test session (RSA key generation is slow)."""
-    directory = tmp_path_factory.mktemp("pki")
-    make_pki(directory)
-    return directory
 
 
 @pytest.fixture

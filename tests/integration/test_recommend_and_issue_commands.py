@@ -17,7 +17,7 @@ from advisor.management.commands.recommend import _shared_row, json_text, recomm
 from advisor.presentation.text import render_text
 from advisor.recommendation.run import run_recommendation
 from advisor.roles import PROCUREMENT_STAFF
-from tests.support.briefs import make_pki, signing_settings
+from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
 from tests.support.scenarios import QWEN_7B_LORA as SCENARIO
 from tests.support.users import make_user
@@ -26,10 +26,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def seeded(tmp_path, settings):
+def seeded(tmp_path, pki_dir, settings):
     load_catalog()
-    make_pki(tmp_path)
-    settings.BRIEF_SIGNING = signing_settings(tmp_path)
+    settings.BRIEF_SIGNING = signing_settings(pki_dir)
     settings.MEDIA_ROOT = tmp_path / "media"
 
 

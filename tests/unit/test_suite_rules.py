@@ -7,8 +7,11 @@ data or tools: a missing file or program fails the test that needs it.
 """
 
 import importlib
+import os
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +93,42 @@ def test_ids_holding_a_sets_repr_are_refused_at_collection(node_id, unstable):
     from tests.conftest import SET_REPR
 
     assert bool(SET_REPR.search(node_id)) is unstable
+
+
+GROUPED_TESTS = """
+import os
+
+import pytest
+
+
+@pytest.mark.xdist_group("together")
+@pytest.mark.parametrize("number", range(8))
+def test_grouped(number):
+    assert os.environ["PYTEST_XDIST_WORKER"].startswith("gw"), number
+"""
+
+
+def test_an_xdist_group_runs_in_one_worker(tmp_path):
+    """scripts/test's ``--dist loadgroup`` keeps a group's tests in one worker (its session
+    fixture, a production stack or the seeded production data, made once): the suite's own
+    collection hook, on a throw-away file of eight grouped tests run by two workers."""
+    (tmp_path / "conftest.py").write_text(
+        "from tests.conftest import pytest_collection_modifyitems  # noqa: F401\n"
+    )
+    (tmp_path / "test_grouped.py").write_text(GROUPED_TESTS)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:django"]
+        + ["-n", "2", "--dist", "loadgroup", "-v", "-c", str(tmp_path / "pytest.ini")]
+        + [str(tmp_path)],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(TESTS.parent)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    passed = re.findall(r"\[(gw\d)\] \[\s*\d+%\] PASSED \S+@together", done.stdout)
+    assert len(passed) == 8, done.stdout[-3000:]
+    assert len(set(passed)) == 1, passed
