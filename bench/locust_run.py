@@ -355,7 +355,7 @@ FROM brief_brief WHERE created_at >= to_timestamp({since})
 DRAIN_SECONDS = 300
 
 
-def brief_lines(stack, since: float) -> list[str]:
+def brief_line(stack, since: float) -> str:
     """Briefs issued since ``since`` (epoch s): how many are made, how long each took from
     issue to made (its row's last change), how many still wait. The worker yields the CPUs to
     page views (decision 0079), so under a full machine briefs queue."""
@@ -365,7 +365,7 @@ def brief_lines(stack, since: float) -> list[str]:
     line = f"briefs issued {len(rows)}, made {len(took)}, still queued {waiting}"
     if took:
         line += f"; issue to made p50 {statistics.median(took):.1f} s, max {took[-1]:.1f} s"
-    return [line]
+    return line
 
 
 def drain_briefs(stack, since: float) -> str:
@@ -437,8 +437,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("  " + line)
             for line in steady_lines(read_requests(Path(f"{prefix}_requests.csv")), stage.users):
                 print("  " + line)
-            for line in brief_lines(stack, stage_began):
-                print("  " + line)
+            print("  " + brief_line(stack, stage_began))
             failures = read_failures(Path(f"{prefix}_failures.csv"))
             for line in failures[:20]:
                 print("  error: " + line)
