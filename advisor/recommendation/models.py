@@ -36,11 +36,12 @@ class StoredRecommendation(models.Model):
     catalog_stamp = models.CharField(verbose_name=_("catalog stamp"), max_length=64)
     computed_on = models.DateField(verbose_name=_("computed for the day"))
     computed_at = models.DateTimeField(verbose_name=_("computed at"), default=timezone.now)
-    # advisor.recommendation.codec: the domain's result (RecommendRun), zlib-compressed.
+    # advisor.recommendation.codec: the domain's result (RecommendRun), compressed
+    # (advisor.recommendation.compression: Zstandard; zlib in rows stored before decision 0081).
     payload_format = models.PositiveSmallIntegerField(verbose_name=_("payload format"))
     payload = models.BinaryField(verbose_name=_("payload"))
-    # zlib-compressed JSON: the catalog records behind the options when computed (a brief's
-    # appendix), read only when a brief is issued.
+    # Compressed JSON (as the payload): the catalog records behind the options when computed
+    # (a brief's appendix), read only when a brief is issued.
     records = models.BinaryField(verbose_name=_("catalog records"))
 
     class Meta:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import zlib
 from datetime import datetime
 
 from django.db import transaction
@@ -20,7 +19,7 @@ from advisor.catalog.memo import catalog_reads
 from advisor.catalog.stamp import CatalogState, catalog_state
 from advisor.domain.kept import Latest
 from advisor.domain.recommend import RecommendRun
-from advisor.recommendation import codec
+from advisor.recommendation import codec, compression
 from advisor.recommendation.models import StoredRecommendation
 from advisor.recommendation.records import frozen_records
 from advisor.recommendation.run import local_today, run_recommendation
@@ -34,8 +33,6 @@ logger = logging.getLogger(__name__)
 # Decoded results, by their stored row's token (a stored row never changes: a new computation
 # is a new row), so that a process decodes each stored result once.
 _LOCAL_RUNS = Latest(32)
-# zlib's fastest level: a third of level 6's time for a payload ~45% larger (decision 0058).
-_COMPRESSION = 1
 
 
 def inputs_digest(assessment: Assessment) -> str:
@@ -117,7 +114,7 @@ def _store(assessment: Assessment, catalog: CatalogState):
     with catalog_reads(catalog.stamp):  # the document's presets and accelerators, per stamp
         document = assessment_document(assessment)
     run = run_recommendation(document, today=local_today(), catalog_stamp=catalog.stamp)
-    payload = zlib.compress(codec.dumps(run), _COMPRESSION)
+    payload = compression.compress(codec.dumps(run))
     with catalog_reads(catalog.stamp):  # the records kept per stamp, as the candidates are
         records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)
     with transaction.atomic():
@@ -129,7 +126,7 @@ def _store(assessment: Assessment, catalog: CatalogState):
             computed_on=run.today,
             payload_format=codec.FORMAT,
             payload=payload,
-            records=zlib.compress(records.encode(), _COMPRESSION),
+            records=compression.compress(records.encode()),
         )
         StoredRecommendation.objects.filter(assessment=assessment, pk__lt=stored.pk).delete()
     del stored.payload, stored.records  # as read back: without them
@@ -147,8 +144,8 @@ def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
         return None
     payload = StoredRecommendation.objects.values_list("payload", flat=True).get(pk=stored.pk)
     try:
-        run = codec.loads(zlib.decompress(payload))
-    except (codec.StoredFormatError, zlib.error) as error:
+        run = codec.loads(compression.decompress(payload))
+    except (codec.StoredFormatError, compression.Unreadable) as error:
         logger.warning("Stored recommendation %s was written by older code: %s", stored.pk, error)
         return None
     _LOCAL_RUNS.put(key, run)
@@ -158,7 +155,7 @@ def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
 def stored_records(stored: StoredRecommendation) -> dict:
     """The catalog records behind the stored result's options, as they were when computed."""
     records = StoredRecommendation.objects.values_list("records", flat=True).get(pk=stored.pk)
-    return json.loads(zlib.decompress(bytes(records)).decode())
+    return json.loads(compression.decompress(records).decode())
 
 
 def shown_results(assessment: Assessment) -> Shown | None:

@@ -11,7 +11,7 @@ from django.urls import reverse
 from advisor.brief.models import Brief
 from advisor.brief.snapshot import option_snapshot
 from advisor.catalog.economics import offers_for
-from advisor.recommendation import codec, services
+from advisor.recommendation import codec, compression, services
 from advisor.recommendation.models import StoredRecommendation
 from advisor.recommendation.records import frozen_for, frozen_records, records_for
 from advisor.roles import PROCUREMENT_STAFF
@@ -233,7 +233,7 @@ def with_shape(data: bytes, name: str, change) -> bytes:
 def test_a_result_stored_by_older_code_is_computed_again(client, world, computed, older):
     services.assessment_results(world)
     stored = StoredRecommendation.objects.get(assessment=world)
-    data = zlib.decompress(bytes(stored.payload))
+    data = compression.decompress(stored.payload)
     changed = older(data)
     assert changed != data
     StoredRecommendation.objects.filter(pk=stored.pk).update(payload=zlib.compress(changed))
@@ -243,7 +243,34 @@ def test_a_result_stored_by_older_code_is_computed_again(client, world, computed
     assert page(client, "results:list", world.pk)
     assert len(computed) == 2
     stored = StoredRecommendation.objects.get(assessment=world)
-    assert codec.loads(zlib.decompress(bytes(stored.payload))) == services.assessment_results(world)
+    assert codec.loads(compression.decompress(stored.payload)) == services.assessment_results(world)
+
+
+def test_a_result_is_stored_in_zstandard_frames(world):
+    services.assessment_results(world)
+    stored = StoredRecommendation.objects.get(assessment=world)
+    for column in (stored.payload, stored.records):
+        assert bytes(column)[:4] == bytes.fromhex("28b52ffd")  # a Zstandard frame (RFC 8878)
+    assert codec.loads(compression.decompress(stored.payload)) == services.assessment_results(world)
+
+
+def test_a_row_compressed_with_zlib_before_zstandard_reads_as_stored(client, world, computed):
+    """Rows written before decision 0081 hold zlib streams: they read as they are, nothing
+    is computed again, and a brief's appendix reads their records."""
+    services.assessment_results(world)
+    stored = StoredRecommendation.objects.get(assessment=world)
+    payload = compression.decompress(stored.payload)
+    records = compression.decompress(stored.records)
+    StoredRecommendation.objects.filter(pk=stored.pk).update(
+        payload=zlib.compress(payload, 1), records=zlib.compress(records, 1)
+    )
+    services._LOCAL_RUNS.clear()
+    assert NOTICE not in page(client, "results:list", world.pk)
+    assert len(computed) == 1
+    assert services.assessment_results(world) == codec.loads(payload)
+    assert services.stored_records(StoredRecommendation.objects.get(pk=stored.pk)) == json.loads(
+        records
+    )
 
 
 def test_a_payload_that_does_not_decompress_is_computed_again(client, world, computed):
@@ -276,7 +303,7 @@ def test_a_result_stored_in_an_earlier_format_opens_computed_again(
     assert len(computed) == 2
     stored = StoredRecommendation.objects.get(assessment=world)
     assert stored.payload_format == codec.FORMAT
-    run = codec.loads(zlib.decompress(bytes(stored.payload)))
+    run = codec.loads(compression.decompress(stored.payload))
     assert run.recommendation.options
 
 
