@@ -101,6 +101,21 @@ def test_every_brief_event_reaches_the_receiver_signed(
     assert set(WebhookMessage.objects.values_list("status", flat=True)) == {"delivered"}
 
 
+def test_a_result_stored_for_an_assessment_without_briefs_reads_no_brief(
+    people, django_capture_on_commit_callbacks, django_assert_num_queries
+):
+    """The superseded check of a new stored result is one plain query when no brief is in play
+    (a first view of results pays for it)."""
+    assessment = finished_assessment(people[0])
+    with django_capture_on_commit_callbacks() as callbacks:
+        recompute(assessment)
+    assert len(callbacks) == 1
+    with django_assert_num_queries(1) as captured:
+        callbacks[0]()
+    assert "JOIN" not in captured.captured_queries[0]["sql"]
+    assert not WebhookMessage.objects.exists()
+
+
 def test_a_tampered_body_or_a_wrong_secret_fails_the_check():
     secret = new_secret()
     headers = signing.headers(secret, "msg_1", 1_700_000_000, '{"type":"brief.issued"}')
