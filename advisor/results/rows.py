@@ -11,6 +11,7 @@ these functions and with the loop the template had, kept there as the reference.
 from __future__ import annotations
 
 import html
+from urllib.parse import quote
 
 from django.urls import reverse
 from django.utils.formats import localize
@@ -56,15 +57,33 @@ def table_words() -> dict[str, str]:
 def table_rows(rows, assessment_pk) -> SafeString:
     """The ``<tbody>`` content for ``rows`` (presenters.Row), as the template's loop wrote it."""
     words = table_words()
-    parts = [_row(row, counter, words, assessment_pk) for counter, row in enumerate(rows, 1)]
+    links = OptionLinks(assessment_pk)
+    parts = [_row(row, counter, words, links) for counter, row in enumerate(rows, 1)]
     return mark_safe("".join(parts))  # every value escaped in _row
 
 
-def _option_url(assessment_pk, key) -> str:
-    return esc(reverse("results:option", args=[assessment_pk, key]))
+class OptionLinks:
+    """The escaped link of each option's page, as ``reverse("results:option")`` writes it: the
+    URL is reversed once per table and each key quoted into it as ``reverse`` quotes it (the
+    path's ``str`` converter passes the key as it is); a key that ``reverse`` would refuse (a
+    slash, an empty key) goes through ``reverse`` and is refused there."""
+
+    # django.urls.resolvers: what reverse leaves unquoted (RFC 3986's sub-delimiters, /~:@).
+    SAFE = "!$&'()*+,;=" + "/~:@"
+    _MARK = "option-key"
+
+    def __init__(self, assessment_pk):
+        self.assessment_pk = assessment_pk
+        url = reverse("results:option", args=[assessment_pk, self._MARK])
+        self.prefix, _, self.suffix = url.rpartition(self._MARK)
+
+    def __call__(self, key: str) -> str:
+        if not key or "/" in key:
+            return esc(reverse("results:option", args=[self.assessment_pk, key]))
+        return esc(f"{self.prefix}{quote(key, safe=self.SAFE)}{self.suffix}")
 
 
-def _row(row, counter: int, words: dict, assessment_pk) -> str:
+def _row(row, counter: int, words: dict, links: OptionLinks) -> str:
     o = row.option
     not_qualifying = "" if o.qualifies else "not-qualifying"
     reasons = _reasons(o, words) if o.reasons else ""
@@ -73,7 +92,7 @@ def _row(row, counter: int, words: dict, assessment_pk) -> str:
         f'data-mode="{esc(o.mode or "unpriced")}">'
         f"\n      {_compare_cell(o, counter, words)}"
         f"\n      {_rank_cell(row, words)}"
-        f"\n      {_choice_cell(row, words, assessment_pk)}"
+        f"\n      {_choice_cell(row, words, links)}"
         f"\n      {_where_cell(row, words)}"
         f"\n      {_memory_cell(row, words)}"
         f"\n      {_time_cell(o, words)}"
@@ -125,25 +144,25 @@ def capacity(c, server) -> str:
     return text
 
 
-def _choice_cell(row, words: dict, assessment_pk) -> str:
+def _choice_cell(row, words: dict, links: OptionLinks) -> str:
     o = row.option
     mode = f"{esc(labels.label(labels.MODE_LABELS, o.mode))} · " if o.mode else ""
     return (
-        f'<td data-label="{words["choice"]}"><a href="{_option_url(assessment_pk, o.key)}">'
+        f'<td data-label="{words["choice"]}"><a href="{links(o.key)}">'
         f'{option_title(o)}</a><br><span class="hint">{mode}'
         f"{capacity(o.obtained, o.hardware.server)}</span>"
-        f"\n        {_equivalents(row, assessment_pk)}</td>"
+        f"\n        {_equivalents(row, links)}</td>"
     )
 
 
-def _equivalents(row, assessment_pk) -> str:
+def _equivalents(row, links: OptionLinks) -> str:
     choice = row.choice
     if choice is None or not choice.equivalents:
         return ""
     n = choice.equivalents
     summary = ngettext("%(n)s equivalent option", "%(n)s equivalent options", n) % {"n": esc(n)}
     items = "".join(
-        f'<li><a href="{_option_url(assessment_pk, e.key)}">'
+        f'<li><a href="{links(e.key)}">'
         f"{esc(local_name(e.hardware.server))} · {esc(local_name(e.place))}</a></li>"
         for e in choice.options[1:]
     )

@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 from django.db import transaction
 from django.template import Context, Template
+from django.urls import NoReverseMatch, reverse
 from django.utils import translation
 
 from advisor.assessments.answers import scenario_document
@@ -17,7 +18,7 @@ from advisor.domain.i18n import Message
 from advisor.domain.recommend.options import Capacity
 from advisor.recommendation.run import run_recommendation
 from advisor.results import presenters
-from advisor.results.rows import cost_confidence, table_rows
+from advisor.results.rows import OptionLinks, cost_confidence, esc, table_rows
 from tests.support.catalog import load_catalog
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED, QWEN_32B_LORA
 from vendors.models import Accelerator, ModelPreset
@@ -187,3 +188,29 @@ def test_cost_confidence_is_written_as_its_template_wrote_it(language, headline,
     with translation.override(language):
         for c in (confidence, None):
             assert cost_confidence(c) == CONFIDENCE.render(Context({"c": c}))
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "gy-h800-8",
+        "srv-h20@cloud:aliyun-gn8",
+        "a b",
+        "中文服务器",
+        "%41%",
+        "a?b#c",
+        "&<>\"'",
+        "~!$&'()*+,;=:@",
+        "tab\tand\nnewline",
+    ],
+)
+def test_an_option_link_is_what_reverse_writes(key):
+    assert OptionLinks(ASSESSMENT_PK)(key) == esc(
+        reverse("results:option", args=[ASSESSMENT_PK, key])
+    )
+
+
+@pytest.mark.parametrize("key", ["", "a/b"])
+def test_a_key_reverse_refuses_is_refused(key):
+    with pytest.raises(NoReverseMatch):
+        OptionLinks(ASSESSMENT_PK)(key)
