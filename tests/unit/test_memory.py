@@ -580,7 +580,7 @@ def test_the_largest_that_fits_is_searched_once_per_layout_capacity_and_context(
     largest = getattr(model, what)
     first = largest(layout, 80.0, context)
     searched = len(evaluations)
-    assert first > 0 and searched > 5  # a search: doubling, then halving
+    assert first > 0 and searched >= 3  # a search: its ends, then the guesses between them
     assert largest(layout, 80.0, context) == first and len(evaluations) == searched
     assert largest(layout, 40.0, context) < first  # another capacity: searched again
     assert len(evaluations) > searched
