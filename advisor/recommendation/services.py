@@ -15,7 +15,7 @@ from django.db import transaction
 
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.assessments.models import Assessment
-from advisor.catalog.memo import catalog_reads
+from advisor.catalog.memo import catalog_reads, inputs_key, memoized_for_inputs
 from advisor.catalog.stamp import CatalogState, catalog_state
 from advisor.domain.kept import Latest
 from advisor.domain.recommend import RecommendRun
@@ -116,7 +116,7 @@ def _store(assessment: Assessment, catalog: CatalogState):
     run = run_recommendation(document, today=local_today(), catalog_stamp=catalog.stamp)
     payload = compression.compress(codec.dumps(run))
     with catalog_reads(catalog.stamp):  # the records kept per stamp, as the candidates are
-        records = json.dumps(frozen_records(run.recommendation.options), ensure_ascii=False)
+        records = _records(run.recommendation.options)
     with transaction.atomic():
         stored = StoredRecommendation.objects.create(
             assessment=assessment,
@@ -126,12 +126,31 @@ def _store(assessment: Assessment, catalog: CatalogState):
             computed_on=run.today,
             payload_format=codec.FORMAT,
             payload=payload,
-            records=compression.compress(records.encode()),
+            records=records,
         )
         StoredRecommendation.objects.filter(assessment=assessment, pk__lt=stored.pk).delete()
     del stored.payload, stored.records  # as read back: without them
     _LOCAL_RUNS.put(str(stored.token), run)
     return stored, run
+
+
+def _records(options) -> bytes:
+    """The catalog records behind ``options`` (``frozen_records``) as stored: compressed JSON.
+
+    Kept per catalog stamp and set of options (each option's key, server, accelerator and data
+    center): a buyer who changes the job, not the candidates, gets the same records, written
+    once. Options are taken in key order, so the bytes do not depend on their ranking."""
+    keys = sorted(
+        (o.key, o.hardware.server.key, o.hardware.accelerator.key, o.site.data_center.key or "")
+        for o in options
+    )
+    ordered = sorted(options, key=lambda o: o.key)
+    return memoized_for_inputs(
+        ("stored records", inputs_key(keys)),
+        lambda: compression.compress(
+            json.dumps(frozen_records(ordered), ensure_ascii=False).encode()
+        ),
+    )
 
 
 def _decoded(stored: StoredRecommendation) -> RecommendRun | None:

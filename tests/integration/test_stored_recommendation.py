@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from advisor.assessments.services import save_step
 from advisor.brief.models import Brief
 from advisor.brief.snapshot import option_snapshot
 from advisor.catalog.economics import offers_for
@@ -116,6 +117,27 @@ def test_the_stored_records_follow_a_catalog_edit(client, world, computed):
     client.post(reverse("results:recompute", args=(world.pk,)), HTTP_ACCEPT_LANGUAGE="en")
     assert len(computed) == 2
     assert Decimal(stored_offer()["fields"][price_field]) == offer.price
+
+
+def test_the_same_options_store_the_same_records_written_once(world, computed, monkeypatch):
+    """A changed job with the same candidates (more epochs: the same servers at the same sites)
+    stores the records written for the first result, byte for byte; each option is in them."""
+    written = []
+    original = services.frozen_records
+    monkeypatch.setattr(
+        services, "frozen_records", lambda options: written.append(1) or original(options)
+    )
+    services.assessment_results(world)
+    first = bytes(StoredRecommendation.objects.get(assessment=world).records)
+    training = {**world.answers["training"], "epochs": world.answers["training"]["epochs"] + 2}
+    world = save_step(world, "training", training, world.version)
+    run = services.assessment_results(world)
+    assert len(computed) == 2 and len(written) == 1
+    stored = StoredRecommendation.objects.get(assessment=world)
+    assert bytes(stored.records) == first
+    by_option = services.stored_records(stored)["by_option"]
+    assert set(by_option) == {o.key for o in run.recommendation.options}
+    assert all(by_option.values())
 
 
 def test_a_deleted_catalog_row_is_a_change_too(client, world, computed):
