@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from urllib.parse import quote
 
+from django.conf import settings
 from django.urls import reverse
 from django.utils.formats import localize
 from django.utils.html import conditional_escape
@@ -29,6 +30,8 @@ def esc(value) -> str:
     """A value as ``{{ value }}`` writes it: localized, then escaped unless marked safe."""
     if type(value) is str:  # plain text (most values): escaped as django.utils.html.escape does
         return html.escape(value)
+    if type(value) is int and not settings.USE_THOUSAND_SEPARATOR:
+        return str(value)  # localize writes an int as it is unless digits are grouped
     value = localize(value)
     if not isinstance(value, str):
         value = str(value)

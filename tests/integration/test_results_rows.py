@@ -10,6 +10,8 @@ from django.db import transaction
 from django.template import Context, Template
 from django.urls import NoReverseMatch, reverse
 from django.utils import translation
+from django.utils.formats import localize
+from django.utils.html import conditional_escape
 
 from advisor.assessments.answers import scenario_document
 from advisor.demo_scenarios import answers
@@ -214,3 +216,15 @@ def test_an_option_link_is_what_reverse_writes(key):
 def test_a_key_reverse_refuses_is_refused(key):
     with pytest.raises(NoReverseMatch):
         OptionLinks(ASSESSMENT_PK)(key)
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_number_is_written_as_localize_writes_it(settings, grouped, language):
+    settings.USE_THOUSAND_SEPARATOR = grouped
+    with translation.override(language):
+        for value in (0, 7, -3, 1234567, 12.5, True):
+            assert esc(value) == conditional_escape(localize(value)), value
+    if grouped:
+        with translation.override("en"):
+            assert esc(1234567) == "1,234,567"
