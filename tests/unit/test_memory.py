@@ -14,6 +14,7 @@ from advisor.domain.sizing.memory import (
     MemoryModel,
     context_gib,
     layout_of,
+    memory_assumptions,
     plannable_capacity_gib,
     usable_capacity_gib,
 )
@@ -586,3 +587,17 @@ def test_the_largest_that_fits_is_searched_once_per_layout_capacity_and_context(
     assert len(evaluations) > searched
     # The same answer as a model that never searched before.
     assert getattr(MemoryModel(s), what)(layout, 80.0, context) == first
+
+
+def test_what_the_model_assumed_is_worked_out_once_per_model():
+    """Every sizing of a recommendation states the same assumptions about the job: the same
+    messages (the stored result holds them once), each caller with a list of its own."""
+    s = scenario(packed=False, gradient_checkpointing=None)
+    model = MemoryModel(s)
+    first, second = model.stated(s), model.stated(s)
+    assert first == memory_assumptions(s) and first is not second
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    first.append("a caller's own line")
+    assert model.stated(s) == second
+    other = scenario(packed=True)  # another job: worked out for it
+    assert model.stated(other) == memory_assumptions(other) != second

@@ -257,7 +257,7 @@ def size(
         storage=storage,
         network=network,
     )
-    assumptions = _sizing_assumptions(result, scenario)
+    assumptions = _sizing_assumptions(result, search.model.stated(scenario))
     assumptions += time.assumptions
     if power is not None:
         assumptions += power.assumptions
@@ -366,9 +366,10 @@ def _peak_message(result: SizingResult) -> Message:
     )
 
 
-def _sizing_assumptions(result: SizingResult, original: Scenario) -> list[Message]:
+def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Message]:
+    """``stated``: what the memory model assumed about the job as given (memory_assumptions)."""
     memory = result.memory
-    out = memory_assumptions(original)
+    out = stated
     out.append(_peak_message(result))
     if memory.reading_exceeds_total:
         out.append(_length_drift_assumption(memory))

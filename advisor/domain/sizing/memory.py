@@ -682,6 +682,7 @@ class MemoryModel:
         self._state_cache: dict = {}
         self._activation_cache: dict = {}
         self._largest_cache: dict = {}  # (what, layout, capacity, context) → largest that fits
+        self._stated: tuple[Message, ...] | None = None  # memory_assumptions of the scenario
         self._model_states(scenario, arch, layout)
         self._activation_rates(scenario, arch, layout)
 
@@ -1331,6 +1332,16 @@ class MemoryModel:
             length_drift=_capped(drift, training_total, card),
             length_drift_high=_capped(high, training_total, card),
         )
+
+    def stated(self, scenario: Scenario) -> list[Message]:
+        """:func:`memory_assumptions` of ``scenario``: for this model's own scenario the same
+        messages each time (worked out once; every sizing of a recommendation states them, and
+        the stored result holds them once), in a list of the caller's own."""
+        if scenario is not self.scenario:
+            return memory_assumptions(scenario)
+        if self._stated is None:
+            self._stated = tuple(memory_assumptions(scenario))
+        return list(self._stated)
 
     def max_micro_batch(self, layout: Layout, capacity_gib: float, context: float) -> int:
         """The largest micro-batch that fits (0 when not even one sequence does)."""
