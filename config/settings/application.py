@@ -134,9 +134,14 @@ DATABASES = {
 # then writes while another process is writing; Django's database cache swallows that failure,
 # so a rate-limited request (django-ratelimit counts in that cache) was refused with a 429
 # (docs/decisions/0075-sqlite-immediate-transactions.md). PostgreSQL is not affected.
+# Write-ahead logging: a commit appends to the log and syncs it once (a rollback journal is
+# created, synced and deleted per transaction), readers do not wait for a writer, and
+# synchronous=FULL keeps every committed transaction through a power cut
+# (docs/decisions/0082-sqlite-write-ahead-log.md).
+SQLITE_INIT_COMMAND = "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+        {"transaction_mode": "IMMEDIATE", "timeout": 20, "init_command": SQLITE_INIT_COMMAND}
     )
 
 # Argon2id (Django's and OWASP's first choice: memory-hard, so a stolen hash table is slow to

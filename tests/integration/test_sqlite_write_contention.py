@@ -80,3 +80,23 @@ def test_the_product_begins_sqlite_transactions_with_the_write_lock():
     options = settings.DATABASES["default"]["OPTIONS"]
     assert options["transaction_mode"] == "IMMEDIATE"
     assert options["timeout"] >= 10
+
+
+def test_the_product_s_sqlite_file_keeps_a_write_ahead_log_synced_at_every_commit(
+    tmp_path, django_db_blocker
+):
+    """Decision 0082: WAL (a commit appends to the log and syncs it once; readers do not wait
+    for a writer) with synchronous=FULL (a committed transaction survives a power cut)."""
+    path = tmp_path / "wal.sqlite3"
+    with django_db_blocker.unblock():
+        connection = _connection(path, "wal_check")
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA journal_mode")
+            assert cursor.fetchone()[0] == "wal"
+            cursor.execute("PRAGMA synchronous")
+            assert cursor.fetchone()[0] == 2  # FULL
+            with transaction.atomic(using="wal_check"):
+                cursor.execute("CREATE TABLE counts (key TEXT)")
+                cursor.execute("INSERT INTO counts VALUES ('one')")
+        assert (tmp_path / "wal.sqlite3-wal").exists()
+        connection.close()
