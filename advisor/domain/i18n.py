@@ -39,32 +39,6 @@ class Message:
         return self.render()
 
 
-class SharedMessages:
-    """Equal messages made again and again in one computation, replaced by the first one made.
-
-    Every sizing of a recommendation states the same assumptions about the job (how tokens are
-    counted, the checkpoint's size, the network a single server needs); sharing them, the
-    stored result writes and reads each once. Equal means the same template and the same
-    parameters of the same types (``8`` and ``8.0`` are written differently); a message whose
-    parameters cannot be hashed (a nested message) is left as it is. Lives for one computation.
-    """
-
-    def __init__(self):
-        self._kept: dict[tuple, Message] = {}
-
-    def share(self, *lists: list[Message]) -> None:
-        """Replace, in place, each message of ``lists`` equal to one met before by that one."""
-        kept = self._kept
-        for messages in lists:
-            for index, message in enumerate(messages):
-                params = message.params
-                key = (message.template, *[(k, type(v), v) for k, v in params.items()])
-                try:
-                    messages[index] = kept.setdefault(key, message)
-                except TypeError:  # a parameter that cannot be hashed
-                    continue
-
-
 @dataclass(frozen=True)
 class Code:
     """A coded value inside a message (a parallelism strategy, a cooling kind): the

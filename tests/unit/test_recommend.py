@@ -190,27 +190,6 @@ def test_the_sizings_a_recommendation_keeps_are_the_sizings_made_alone():
             assert size_hardware(slow, candidate, procurement, sizings) is kept
 
 
-def test_the_sizings_of_a_recommendation_state_equal_assumptions_as_one_message():
-    """What every sizing says alike (how tokens are counted, the checkpoint's size) is one
-    message object, in the sizing's list and in its part's (time, storage, network)."""
-    job = scenario(dataset_tokens=2_000_000_000, epochs=3)
-    sizings = Sizings(job)
-    first = size_hardware(job, hardware("dgx-h100", "nvidia-hopper"), Procurement(), sizings)
-    other = size_hardware(
-        job, hardware("hgx-a100-80gb-8gpu", "nvidia-ampere"), Procurement(), sizings
-    )
-    alike = [m for m in other.assumptions if m in first.assumptions]
-    assert len(alike) >= 5
-    for message in alike:
-        assert any(message is m for m in first.assumptions)
-    assert all(
-        any(m is n for n in other.assumptions) for m in other.storage.assumptions
-    )  # a part's list holds the very messages the sizing's list holds
-    assert other == size_hardware(
-        job, hardware("hgx-a100-80gb-8gpu", "nvidia-ampere"), Procurement()
-    )
-
-
 def test_option_that_does_not_fit_stays_with_the_reason():
     full_70b = scenario(method="full", params_b=70.553706)
     full_70b = replace(

@@ -54,7 +54,7 @@ from advisor.domain.economics.inputs import (
 )
 from advisor.domain.economics.tariff import EffectivePrice
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
-from advisor.domain.i18n import N_, Message, SharedMessages
+from advisor.domain.i18n import N_, Message
 from advisor.domain.kept import PerObject
 from advisor.domain.questionnaire.declared import DeclaredFact
 from advisor.domain.scenario import Scenario
@@ -318,25 +318,19 @@ class Sizings:
     """The sizings of one scenario, each made once per accelerator, GPU count and server: the
     hosted option and the cloud offers of one hardware ask for the same ones, and every sizing
     shares one placement search (its layouts and memory per GPU count). Accelerators and servers
-    are told apart by identity and kept alive here; it lives for one recommendation. The
-    assumptions the sizings state alike are the same messages (``SharedMessages``)."""
+    are told apart by identity and kept alive here; it lives for one recommendation."""
 
     def __init__(self, scenario: Scenario):
         self.scenario = scenario
         self.search = PlacementSearch(scenario)
         self._made: dict[tuple, SizingResult] = {}
         self._kept: list = []
-        self._messages = SharedMessages()  # the assumptions every sizing states alike
 
     def size(self, accelerator: AcceleratorSpec, gpus: int, server: ServerSpec) -> SizingResult:
         key = (id(accelerator), gpus, id(server))
         result = self._made.get(key)
         if result is None:
             result = size(self.scenario, accelerator, gpus, server, search=self.search)
-            parts = (result.time, result.power, result.storage, result.network)
-            self._messages.share(
-                result.assumptions, *(p.assumptions for p in parts if p is not None)
-            )
             self._made[key] = result
             self._kept.append((accelerator, server))
         return result
