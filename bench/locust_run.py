@@ -225,7 +225,9 @@ def load_average() -> str:
 
 
 def _processes() -> list[tuple[int, int, int, float]]:
-    """(pid, parent pid, session id, CPU seconds: user + system) of every live process."""
+    """(pid, parent pid, session id, CPU seconds) of every live process: its own user and
+    system time and that of its children that ended and were waited for (a PostgreSQL backend
+    whose connection closed during a stage counts in its postmaster's)."""
     ticks = os.sysconf("SC_CLK_TCK")
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -234,7 +236,7 @@ def _processes() -> list[tuple[int, int, int, float]]:
         except OSError:  # the process ended meanwhile
             continue
         rest = text[text.rfind(")") + 2 :].split()
-        used = (int(rest[11]) + int(rest[12])) / ticks
+        used = sum(int(value) for value in rest[11:15]) / ticks  # utime stime cutime cstime
         out.append((int(stat.parent.name), int(rest[1]), int(rest[3]), used))
     return out
 
@@ -263,8 +265,9 @@ def _postmaster(stack) -> int | None:
 
 class CpuMeter:
     """CPU seconds used during a stage by gunicorn, the brief worker, PostgreSQL, locust and the
-    whole machine (everyone's work: a shared machine shows here). Processes that ended during
-    the stage are not counted (gunicorn workers and persistent connections do not end)."""
+    whole machine (everyone's work: a shared machine shows here). A process that ended during
+    the stage counts in its parent's figure once the parent has waited for it (``_processes``).
+    """
 
     def __init__(self, stack):
         self.stack = stack

@@ -7,6 +7,7 @@ works in about a minute; it is not part of the suite, whose time it would add to
 """
 
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -121,6 +122,24 @@ def test_this_machine_reports_its_processes_and_busy_time():
     processes = bench._processes()
     assert any(pid == os.getpid() for pid, *_ in processes)
     assert bench._machine_busy() > 0
+
+
+def test_a_child_that_ended_counts_in_its_parent_s_cpu():
+    """A PostgreSQL backend whose connection closed during a stage: its CPU stays in the
+    postmaster's figure (it was lost before, and a stage could report negative seconds)."""
+
+    def own() -> float:
+        return next(cpu for pid, _, _, cpu in bench._processes() if pid == os.getpid())
+
+    def children() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    before, children_before = own(), children()
+    subprocess.run([sys.executable, "-c", "sum(i * i for i in range(4_000_000))"], check=True)
+    ended = children() - children_before
+    assert ended > 0.05
+    assert own() - before >= ended - 0.03  # clock ticks of 10 ms, rounded on both sides
 
 
 def test_help_says_how_to_run_it():
