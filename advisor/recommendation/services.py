@@ -144,13 +144,14 @@ def _records(options) -> bytes:
         (o.key, o.hardware.server.key, o.hardware.accelerator.key, o.site.data_center.key or "")
         for o in options
     )
-    ordered = sorted(options, key=lambda o: o.key)
     return memoized_for_inputs(
         ("stored records", inputs_key(keys)),
-        lambda: compression.compress(
-            json.dumps(frozen_records(ordered), ensure_ascii=False).encode()
-        ),
+        lambda: _records_written(sorted(options, key=lambda o: o.key)),
     )
+
+
+def _records_written(options) -> bytes:
+    return compression.compress(json.dumps(frozen_records(options), ensure_ascii=False).encode())
 
 
 def _decoded(stored: StoredRecommendation) -> RecommendRun | None:
