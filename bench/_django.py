@@ -3,7 +3,10 @@
 The database is prepared as the production start prepares it (migrations and the cache table:
 production mode caches pages in the database) and static files are named plainly, so a bench
 runs on a fresh clone after ``scripts/setup`` with nothing else made first. Pages are requested
-over HTTPS (``secure=True``), as production serves them.
+over HTTPS (``secure=True``), as production serves them. The process then starts as a served
+worker starts (config/wsgi.py): views imported, templates compiled, catalogs read
+(``warm_up``), and what start made moved out of the garbage collector's reach
+(``freeze_what_start_made``, decision 0078), so a bench's collections walk what a worker's walk.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ def setup(*, signing: bool = False):
     call_command("migrate", verbosity=0)
     call_command("createcachetable", verbosity=0)
     call_command("load_catalog", verbosity=0)
+    from advisor.warmup import freeze_what_start_made, warm_up
+
+    warm_up()
+    freeze_what_start_made()
     settings.MEDIA_ROOT = workdir / "media"
     settings.ALLOWED_HOSTS = ["testserver", "localhost"]
     if signing:
