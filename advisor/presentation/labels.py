@@ -8,7 +8,6 @@ and economics codes keep their ``N_``-marked words in the domain, next to the co
 """
 
 from django.utils.text import format_lazy
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
@@ -17,6 +16,7 @@ from advisor.domain.economics.confidence import FLAG_LABELS, LEVEL_LABELS
 from advisor.domain.economics.tariff import BAND_LABELS
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.scenario import DEFAULT_LORA_RANK
+from advisor.presentation.words import gettext, remembered
 from vendors.choices import InterconnectKind, ServerTopology, SiteCooling
 
 # The scenario's optional ``framework``: each label names the tools that behave alike.
@@ -199,7 +199,9 @@ def label(labels: dict, code) -> str:
     if code is None or code == "":
         return ""
     words = labels.get(code)
-    return gettext(str(words)) if words is not None else str(code)
+    if words is None:
+        return str(code)
+    return remembered(("label", id(labels), code), lambda: gettext(str(words)))
 
 
 ALL_RULES = {rule.id: rule for rule in (*RULES, *CLOUD_RULES)}

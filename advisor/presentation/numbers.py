@@ -10,19 +10,24 @@ says what is missing instead. Rounding of amounts is half up
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from django.utils.translation import get_language, gettext
-
 from advisor.domain.economics.money import format_cny
+from advisor.presentation.words import get_language, gettext
 
 
 def _number(value) -> float | None:
     if value is None or value == "" or isinstance(value, bool):
         return None
     try:
-        number = float(Decimal(str(value)))
-    except (InvalidOperation, TypeError, ValueError):
+        # An int, float or Decimal gives what reading its text gives, without the text.
+        number = float(value) if type(value) in _EXACT else float(Decimal(str(value)))
+    except (InvalidOperation, TypeError, ValueError, OverflowError):
         return None
     return number if number == number and abs(number) != float("inf") else None
+
+
+# A float's ``str`` reads back as the same float, and an int's or a Decimal's conversion to float
+# is correctly rounded either way.
+_EXACT = (float, int, Decimal)
 
 
 def grouped(number: float, places: int = 0) -> str:

@@ -109,6 +109,15 @@ def _reduction(cls: type):
     return _fields_only if caches and dataclasses.is_dataclass(cls) else _REDUCE
 
 
+@functools.cache
+def _storable(cls: type):
+    """How objects of ``cls`` are written; None for a class the loader would refuse (checked
+    once per class and process: every ``dumps`` meets the same ~60 classes)."""
+    if cls not in _BUILTIN_TYPES and not _is_domain_class(cls):
+        return None
+    return _reduction(cls)
+
+
 class _Reductions(dict):
     """The pickler's dispatch table for one ``dumps``: consulted for each object whose class
     pickle does not write by itself (not str, int, float, tuple, list, dict, set…) and has not
@@ -120,9 +129,10 @@ class _Reductions(dict):
     def __missing__(self, cls: type):
         if issubclass(cls, type):
             raise KeyError(cls)
-        if cls not in _BUILTIN_TYPES and not _is_domain_class(cls):
+        reduction = _storable(cls)
+        if reduction is None:
             raise _Unstorable(cls.__name__)
-        reduction = self[cls] = _reduction(cls)
+        self[cls] = reduction
         return reduction
 
     def header(self) -> bytes:

@@ -895,14 +895,19 @@ def _cloud_site(cloud: CloudCandidate) -> SiteCandidate:
 
 
 def price_cloud(
-    result: SizingResult, per_instance: int, cloud: CloudCandidate, procurement
+    result: SizingResult,
+    per_instance: int,
+    cloud: CloudCandidate,
+    procurement,
+    site: SiteCandidate | None = None,
 ) -> economics.EconomicsResult | None:
-    """Card-hours of this option's own instance: every card billed, for every training hour."""
+    """Card-hours of this option's own instance: every card billed, for every training hour.
+    ``site``: the option's (``_cloud_site``), else made."""
     load = server_load(result)
     if load is None or "cloud" not in procurement.modes:
         return None
     load = replace(load, server_count=1, gpus_per_server=per_instance)
-    site = _cloud_site(cloud)
+    site = site or _cloud_site(cloud)
     inputs = EconomicsInputs(
         load=load,
         site=site.costs,
@@ -948,7 +953,7 @@ def build_cloud_option(
         cloud=CloudFacts(cloud.provider, cloud.region, cloud.mainland_china),
     )
     report = with_required(evaluate(facts, params, rules=CLOUD_RULES, shared=shared), procurement)
-    priced = price_cloud(result, per_instance, cloud, procurement) if fits else None
+    priced = price_cloud(result, per_instance, cloud, procurement, site) if fits else None
     cost = priced.costs.get("cloud") if priced is not None else None
     extra = [("usage", _usage_reason(priced))]
     if not fits:

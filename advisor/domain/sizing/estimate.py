@@ -257,13 +257,14 @@ def size(
         storage=storage,
         network=network,
     )
-    assumptions = _sizing_assumptions(result, search.model.stated(scenario))
+    assumptions = result.assumptions  # the result's own list, filled before it is handed out
+    assumptions += _sizing_assumptions(result, search.model.stated(scenario))
     assumptions += time.assumptions
     if power is not None:
         assumptions += power.assumptions
     assumptions += storage.assumptions
     assumptions += network.assumptions
-    return replace(result, assumptions=assumptions)
+    return result
 
 
 def _size_without_accelerator(scenario: Scenario, gpus: int | None) -> SizingResult:
