@@ -159,6 +159,7 @@ class PlacementSearch:
         self.allow_offload = allow_offload
         self._layouts: dict[tuple[int, int], tuple[tuple[Layout, ...], list[float]]] = {}
         self._fit_tables: dict[tuple[int, int], FitTable] = {}
+        self._memory: dict[tuple, MemoryBreakdown] = {}
 
     def layouts(self, gpus: int, gpus_per_server: int) -> tuple[Layout, ...]:
         return self._candidates(gpus, gpus_per_server)[0]
@@ -198,13 +199,18 @@ class PlacementSearch:
     def place(
         self, layout: Layout, accelerator: AcceleratorSpec, gpus_per_server: int
     ) -> Placement:
+        """``layout`` on ``accelerator``: its memory per GPU is worked out once per layout and
+        card figures (the sizings of one recommendation place the same layouts on the same
+        cards many times: a server's every site, the deadline's search, the fewest GPUs)."""
         capacity = plannable_capacity_gib(accelerator)
-        memory = self.model.per_gpu(
-            layout,
-            context=context_gib(accelerator, layout.gpus),
-            capacity=capacity,
-            card=usable_capacity_gib(accelerator),
-        )
+        context = context_gib(accelerator, layout.gpus)
+        card = usable_capacity_gib(accelerator)
+        key = (layout, context, capacity, card)
+        memory = self._memory.get(key)
+        if memory is None:
+            memory = self._memory[key] = self.model.per_gpu(
+                layout, context=context, capacity=capacity, card=card
+            )
         return Placement(layout, memory, capacity, gpus_per_server)
 
     def fewest_gpus(
