@@ -13,6 +13,10 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from advisor.domain.economics.money import format_cny
 from advisor.presentation.words import get_language, gettext
 
+# A float's ``str`` reads back as the same float, and an int's or a Decimal's conversion to float
+# is correctly rounded either way.
+_EXACT = (float, int, Decimal)
+
 
 def _number(value) -> float | None:
     if value is None or value == "" or isinstance(value, bool):
@@ -23,11 +27,6 @@ def _number(value) -> float | None:
     except (InvalidOperation, TypeError, ValueError, OverflowError):
         return None
     return number if number == number and abs(number) != float("inf") else None
-
-
-# A float's ``str`` reads back as the same float, and an int's or a Decimal's conversion to float
-# is correctly rounded either way.
-_EXACT = (float, int, Decimal)
 
 
 def grouped(number: float, places: int = 0) -> str:

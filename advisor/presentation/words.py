@@ -49,30 +49,26 @@ def gettext(message: str) -> str:
     page = _PAGE.get()
     if page is None or type(message) is not str:  # a safe or lazy string keeps Django's way
         return translation.gettext(message)
-    found = page.words.get(message)
-    if found is None:
-        found = page.words[message] = translation.gettext(message)
-    return found
+    return _kept(page, message, translation.gettext, message)
 
 
 def ngettext(singular: str, plural: str, number: int) -> str:
     page = _PAGE.get()
     if page is None or type(singular) is not str or type(number) is not int:
         return translation.ngettext(singular, plural, number)
-    key = (singular, plural, number)
-    found = page.words.get(key)
-    if found is None:
-        found = page.words[key] = translation.ngettext(singular, plural, number)
-    return found
+    return _kept(page, (singular, plural, number), translation.ngettext, singular, plural, number)
 
 
 def remembered(key, make):
     """``make()``, made once per page for ``key`` (a word that takes more than one lookup, e.g.
     a lazy label); made each time outside a page."""
     page = _PAGE.get()
-    if page is None:
-        return make()
+    return make() if page is None else _kept(page, key, make)
+
+
+def _kept(page: _Page, key, make, *args):
+    """The page's word for ``key``, made by ``make(*args)`` the first time."""
     found = page.words.get(key)
     if found is None:
-        found = page.words[key] = make()
+        found = page.words[key] = make(*args)
     return found

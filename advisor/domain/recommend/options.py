@@ -899,15 +899,14 @@ def price_cloud(
     per_instance: int,
     cloud: CloudCandidate,
     procurement,
-    site: SiteCandidate | None = None,
+    site: SiteCandidate,
 ) -> economics.EconomicsResult | None:
     """Card-hours of this option's own instance: every card billed, for every training hour.
-    ``site``: the option's (``_cloud_site``), else made."""
+    ``site``: the option's stand-in site (``_cloud_site``)."""
     load = server_load(result)
     if load is None or "cloud" not in procurement.modes:
         return None
     load = replace(load, server_count=1, gpus_per_server=per_instance)
-    site = site or _cloud_site(cloud)
     inputs = EconomicsInputs(
         load=load,
         site=site.costs,
