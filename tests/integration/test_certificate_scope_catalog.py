@@ -72,3 +72,24 @@ def test_the_named_site_must_be_the_holders():
     with pytest.raises(ValidationError) as error:
         _certificate(data_center=DataCenter.objects.get(key="vnet-beijing-jiuxianqiao"))
     assert "data_center" in error.value.message_dict
+
+
+def test_vnets_cloud_certificates_are_recorded_but_cover_none_of_its_sites():
+    """VNET's trust center states an ISO/IEC 27001 (CESI) and an MLPS level-3 assessment for
+    the public cloud its subsidiary runs: recorded as the operator publishes them (no number or
+    dates), with the cloud as scope, so VNET's Beijing site stays unknown for both checks."""
+    load_catalog()
+    rows = Certificate.objects.filter(vendor__key="vnet", key__startswith="vnet-azure-cn-")
+    assert {(c.kind, c.mlps_level) for c in rows} == {("iso-27001", None), ("mlps", 3)}
+    for cert in rows:
+        assert cert.covers_all_sites is False and cert.data_center is None, cert.key
+        assert cert.scope and cert.issuer and not cert.number and not cert.valid_until
+        assert cert.source.startswith("[vendor] ") and "github.com/wacn/trustcenter" in cert.source
+    facts = compliance_input(
+        today=TODAY,
+        option=OptionFacts(),
+        server_key="hgx-h20-8gpu",
+        data_center_key="vnet-beijing-jiuxianqiao",
+    )
+    for rule in ("VENDOR-ISO27001", "VENDOR-MLPS3"):
+        assert evaluate_rule(RULES_BY_ID[rule], facts, DEFAULT_PARAMETERS).status == "unknown"
