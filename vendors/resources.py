@@ -106,6 +106,7 @@ class HostingVendorResource(CatalogResource):
 
 class CertificateResource(CatalogResource):
     vendor = fk("vendor", models.HostingVendor)
+    data_center = fk("data_center", models.DataCenter)
 
     class Meta(CatalogResource.Meta):
         model = models.Certificate

@@ -194,7 +194,7 @@ def catalog_site(
     vendor_facts = VendorFacts()
     if vendor is not None:
         vendor_declared = declared.get(vendor.key)
-        vendor_facts = declared_selectors.vendor_facts(vendor, vendor_declared)
+        vendor_facts = declared_selectors.vendor_facts(vendor, vendor_declared, dc)
         vendor = declared_selectors.overlaid(vendor, vendor_declared)
     dc = declared_selectors.overlaid(dc, declared.get(dc.key))
     if vendor is not dc.vendor:

@@ -72,11 +72,25 @@ def licence_facts(vendor: HostingVendor) -> tuple[LicenceFacts, ...] | None:
     )
 
 
-def certificate_facts(row: Certificate) -> CertificateFacts | None:
+def covers_site(row: Certificate, data_center: DataCenter | None) -> bool | None:
+    """Whether ``row``'s scope covers ``data_center`` (docs/decisions/0110): only where the
+    record names that site or says the scope is all the operator's sites. ``None`` when no
+    data center is in question."""
+    if data_center is None:
+        return None
+    if row.data_center_id is not None:
+        return row.data_center_id == data_center.pk
+    return row.covers_all_sites is True
+
+
+def certificate_facts(
+    row: Certificate, data_center: DataCenter | None = None
+) -> CertificateFacts | None:
     """One certificate; the last audit is the latest of the surveillance audit and the issue date.
 
     An MLPS record's audit date is its assessment date. Certification itself is an audit,
-    so a certificate issued recently needs no surveillance audit yet.
+    so a certificate issued recently needs no surveillance audit yet. With ``data_center``,
+    whether the certificate's scope covers that site.
     """
     kind = CERTIFICATE_KINDS.get(row.kind)
     if kind is None:
@@ -94,12 +108,17 @@ def certificate_facts(row: Certificate) -> CertificateFacts | None:
         valid_until=row.valid_until,
         last_audit_on=last_audit,
         issuer=_text(row.issuer),
+        scope=_text(row.scope),
+        covers_site=covers_site(row, data_center),
     )
 
 
-def vendor_facts(vendor: HostingVendor) -> VendorFacts:
+def vendor_facts(vendor: HostingVendor, data_center: DataCenter | None = None) -> VendorFacts:
+    """The vendor's facts; with ``data_center``, each certificate says whether its scope
+    covers that site."""
+    rows = vendor.certificates.all()
     certificates = tuple(
-        facts for facts in map(certificate_facts, vendor.certificates.all()) if facts is not None
+        facts for facts in (certificate_facts(row, data_center) for row in rows) if facts
     )
     network = [_text(vendor.carriers), _text(vendor.backbone), _text(vendor.node_coverage)]
     capital = vendor.registered_capital_cny
@@ -242,7 +261,7 @@ def compliance_input(
         accelerator=accelerator_spec_from_row(accelerator) if accelerator else None,
         availability=availability_facts(accelerator) if accelerator else None,
         data_center=data_center_facts(dc, vendor) if dc else DataCenterFacts(),
-        vendor=vendor_facts(vendor) if vendor else VendorFacts(),
+        vendor=vendor_facts(vendor, dc) if vendor else VendorFacts(),
         zone=policy_zone_facts(dc.policy_zone if dc else None),
         buyer=buyer or BuyerRequirement(),
     )

@@ -14,7 +14,7 @@ from datetime import date
 from advisor.catalog import compliance as compliance_selectors
 from advisor.domain.compliance.facts import BuyerRequirement, VendorFacts
 from advisor.domain.questionnaire.declared import DeclaredFact
-from vendors.models import Certificate, HostingVendor
+from vendors.models import Certificate, DataCenter, HostingVendor
 
 SOFTWARE_FACTS = ("pytorch_version", "stack_version")
 
@@ -34,9 +34,15 @@ def overlaid(row, facts: dict[str, DeclaredFact] | None):
     return row
 
 
-def vendor_facts(vendor: HostingVendor, facts: dict[str, DeclaredFact] | None) -> VendorFacts:
-    """The vendor's facts with its declared fields and certificates applied."""
-    base = compliance_selectors.vendor_facts(overlaid(vendor, facts))
+def vendor_facts(
+    vendor: HostingVendor,
+    facts: dict[str, DeclaredFact] | None,
+    data_center: DataCenter | None = None,
+) -> VendorFacts:
+    """The vendor's facts with its declared fields and certificates applied; with
+    ``data_center``, whether each catalog certificate's scope covers that site (a certificate
+    the vendor declares stands for the offer it answers for)."""
+    base = compliance_selectors.vendor_facts(overlaid(vendor, facts), data_center)
     by_kind: dict[str, dict[str, object]] = {}
     for name, item in (facts or {}).items():
         if "." in name:
@@ -57,7 +63,7 @@ def vendor_facts(vendor: HostingVendor, facts: dict[str, DeclaredFact] | None) -
         for field, value in fields.items():
             setattr(row, field, value)
         declared = compliance_selectors.certificate_facts(row)
-        old = {compliance_selectors.certificate_facts(r) for r in existing}
+        old = {compliance_selectors.certificate_facts(r, data_center) for r in existing}
         certificates = [cert for cert in certificates if cert not in old]
         if declared is not None:
             certificates.append(declared)

@@ -11,7 +11,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from advisor.domain import sources as domain_sources
 from advisor.spreadsheets import catalog_formats
-from vendors import choices
+from vendors import choices, freshness
 
 AUDIT_FIELDS = ("created_at", "updated_at")
 PROVENANCE = (_("Provenance"), {"fields": ("source", "as_of", "notes", *AUDIT_FIELDS)})
@@ -117,6 +117,34 @@ class CertificateExpiryFilter(ExpiryFilter):
     title = _("certificate expiry")
     parameter_name = "expiry"
     field = "valid_until"
+
+
+class FreshnessFilter(admin.SimpleListFilter):
+    """Past its kind's freshness limit / current / without a date (vendors/freshness.py)."""
+
+    title = _("freshness")
+    parameter_name = "freshness"
+
+    def lookups(self, request, model_admin):
+        return [
+            (freshness.STALE, _("stale: past its freshness limit")),
+            ("current", _("current")),
+            (freshness.UNDATED, _("no date to judge by")),
+        ]
+
+    def queryset(self, request, queryset):
+        today = timezone.localdate()
+        model = queryset.model
+        match self.value():
+            case freshness.STALE:
+                return queryset.filter(freshness.stale_q(model, today))
+            case freshness.UNDATED:
+                return queryset.filter(freshness.stale_q(model, today, freshness.UNDATED))
+            case "current":
+                return queryset.exclude(freshness.stale_q(model, today)).exclude(
+                    freshness.stale_q(model, today, freshness.UNDATED)
+                )
+        return queryset
 
 
 class MoeFilter(admin.SimpleListFilter):

@@ -4,7 +4,13 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from vendors import models, resources
-from vendors.admin.base import PROVENANCE, CatalogAdmin, CertificateExpiryFilter, ExpiryFilter
+from vendors.admin.base import (
+    PROVENANCE,
+    CatalogAdmin,
+    CertificateExpiryFilter,
+    ExpiryFilter,
+    FreshnessFilter,
+)
 
 
 class CertificateInline(admin.TabularInline):
@@ -141,7 +147,13 @@ class CertificateAdmin(CatalogAdmin):
         "last_surveillance_audit",
         "claim_status",
     )
-    list_filter = ("kind", "iso27001_edition", CertificateExpiryFilter, "claim_status")
+    list_filter = (
+        "kind",
+        "iso27001_edition",
+        CertificateExpiryFilter,
+        FreshnessFilter,
+        "claim_status",
+    )
     list_select_related = ("vendor",)
     search_fields = ("key", "number", "issuer", "vendor__name")
     autocomplete_fields = ("vendor",)

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from vendors import models, resources
-from vendors.admin.base import PROVENANCE, CatalogAdmin
+from vendors.admin.base import PROVENANCE, CatalogAdmin, FreshnessFilter
 
 
 @admin.register(models.Offer)
@@ -23,7 +23,7 @@ class OfferAdmin(CatalogAdmin):
         "price_flag",
         "source_kinds",
     )
-    list_filter = ("is_example", "kind", "currency", "price_flag")
+    list_filter = ("is_example", "kind", "currency", "price_flag", FreshnessFilter)
     list_select_related = ("server_model", "vendor", "data_center")
     search_fields = ("key", "server_model__name", "seller_name", "vendor__name")
     autocomplete_fields = ("server_model", "vendor", "data_center")

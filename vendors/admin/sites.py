@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from advisor.catalog.economics import table_price
 from vendors import forms, models, resources
-from vendors.admin.base import PROVENANCE, CatalogAdmin
+from vendors.admin.base import PROVENANCE, CatalogAdmin, FreshnessFilter
 
 
 def newest_priced_tariff(zone):
@@ -170,7 +170,7 @@ class TariffAdmin(CatalogAdmin):
         "source_kinds",
         "age",
     )
-    list_filter = ("flag", "tariff_class", "policy_zone")
+    list_filter = ("flag", "tariff_class", "policy_zone", FreshnessFilter)
     search_fields = ("key", "document_title", "issuer", "policy_zone__name", "policy_zone__key")
     date_hierarchy = "month"
     list_select_related = ("policy_zone",)
@@ -237,7 +237,7 @@ class RackFeeAdmin(CatalogAdmin):
         "source_kinds",
         "as_of",
     )
-    list_filter = ("flag", "power_included", "policy_zone")
+    list_filter = ("flag", "power_included", "policy_zone", FreshnessFilter)
     search_fields = ("key", "document_title", "issuer", "policy_zone__name")
     list_select_related = ("policy_zone",)
     fieldsets = (

@@ -207,6 +207,27 @@ class Certificate(CatalogEntry):
     scope = models.CharField(
         verbose_name=_("scope"), max_length=constants.NAME_MAX_LENGTH, blank=True
     )
+    # Which sites the scope covers (docs/decisions/0110): a group certificate is no proof for
+    # one data center unless its source says so.
+    data_center = models.ForeignKey(
+        "vendors.DataCenter",
+        verbose_name=_("data center its scope names"),
+        on_delete=models.SET_NULL,
+        related_name="certificates",
+        null=True,
+        blank=True,
+        help_text=_("Empty when the scope names no single data center."),
+    )
+    covers_all_sites = models.BooleanField(
+        verbose_name=_("scope covers all the operator's data centers"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Yes only where the source says so; No where the scope is something else (e.g. a "
+            "cloud service); unknown where the source does not say. Only a certificate whose "
+            "scope names the data center, or covers all of them, counts for a site."
+        ),
+    )
     issued_on = models.DateField(verbose_name=_("issued on"), null=True, blank=True)
     valid_until = models.DateField(verbose_name=_("valid until"), null=True, blank=True)
     last_surveillance_audit = models.DateField(
@@ -279,6 +300,8 @@ class Certificate(CatalogEntry):
             errors["last_assessment_date"] = _(
                 "Only MLPS assessments have an assessment date; use the surveillance audit."
             )
+        if self.data_center_id and self.vendor_id and self.data_center.vendor_id != self.vendor_id:
+            errors["data_center"] = _("The data center must be one the certificate's holder runs.")
         if self.issued_on and self.valid_until and self.valid_until <= self.issued_on:
             errors["valid_until"] = _("The valid-until date must be after the issue date.")
         if (

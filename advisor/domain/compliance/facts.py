@@ -163,6 +163,12 @@ class CertificateFacts:
     valid_until: date | None = None
     last_audit_on: date | None = None  # surveillance audit, recertification or MLPS assessment
     issuer: str | None = None
+    scope: str | None = None  # what the certificate covers, as its source states it
+    # Whether the certificate's scope covers the data center in question: True (the source
+    # names it, or says the scope is all the operator's data centers), False (the scope is
+    # something else, or not stated), None (no data center is in question: a cloud offer, a
+    # vendor comparison, or a certificate the vendor declared for this offer).
+    covers_site: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -270,6 +270,9 @@ def icp_filing(facts: ComplianceInput, params: Parameters):
 # --- V2: ISO certificates and MLPS ----------------------------------------------------------
 
 
+SCOPE_NOT_RECORDED = N_("scope not recorded")
+
+
 def _held(facts: ComplianceInput, kind: str) -> list[CertificateFacts] | None:
     vendor = facts.vendor
     if vendor.certificates is None:
@@ -281,10 +284,16 @@ def _held(facts: ComplianceInput, kind: str) -> list[CertificateFacts] | None:
 
 
 def _latest(certificates: list[CertificateFacts]) -> CertificateFacts:
+    """The latest certificate, among those whose scope is not known to leave the site out."""
+    in_scope = [cert for cert in certificates if cert.covers_site is not False]
     return max(
-        certificates,
+        in_scope or certificates,
         key=lambda cert: (cert.valid_until or date.min, cert.last_audit_on or date.min),
     )
+
+
+def _scope_words(cert: CertificateFacts) -> Message:
+    return Message("{scope}", {"scope": cert.scope}) if cert.scope else Message(SCOPE_NOT_RECORDED)
 
 
 def iso27001(facts: ComplianceInput, params: Parameters):
@@ -382,6 +391,16 @@ def _iso_certificate(facts, params, kind, standard, check_edition):
             evidence,
             **common,
         )
+    if cert.covers_site is False:
+        return outcome(
+            Status.UNKNOWN,
+            N_(
+                "{standard} certificate {number} is the operator's, but its scope ({scope}) does not name this data center: ask for the certificate that covers it."
+            ),
+            evidence,
+            scope=_scope_words(cert),
+            **common,
+        )
     deadlines = [cert.valid_until, audit_due] + ([withdrawn_on] if old_edition else [])
     deadline = min(deadlines)
     if (deadline - today).days <= window:
@@ -431,7 +450,8 @@ def mlps(facts: ComplianceInput, params: Parameters):
             level=level,
             required=min_level,
         )
-    cert = max(at_level, key=lambda item: item.last_audit_on or date.min)
+    in_scope = [item for item in at_level if item.covers_site is not False]
+    cert = max(in_scope or at_level, key=lambda item: item.last_audit_on or date.min)
     due = None if cert.last_audit_on is None else add_months(cert.last_audit_on, months)
     evidence = (
         Evidence(N_("The MLPS level"), cert.level, min_level, "", ">="),
@@ -462,6 +482,16 @@ def mlps(facts: ComplianceInput, params: Parameters):
             level=cert.level,
             date=cert.last_audit_on.isoformat(),
             months=months,
+        )
+    if cert.covers_site is False:
+        return outcome(
+            Status.UNKNOWN,
+            N_(
+                "The operator's MLPS level {level} assessment covers {scope}, not this data center by its record: ask for the assessment that covers it."
+            ),
+            evidence,
+            level=cert.level,
+            scope=_scope_words(cert),
         )
     if (due - today).days <= window:
         return outcome(
