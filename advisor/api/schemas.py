@@ -11,6 +11,7 @@ from ninja import Field, Schema
 from pydantic import ConfigDict
 
 from advisor.assessments.answers import Incomplete, assessment_document
+from advisor.recommendation.output import FORMAT, FORMATS
 
 Language = Literal["en", "zh-hans"]
 # A catalog key as the catalog writes them (lower-case words joined by hyphens): anything else
@@ -71,9 +72,9 @@ class AssessmentDetail(AssessmentOut):
 
 class RecommendParams(LanguageParams):
     format: int = Field(
-        2,
-        ge=1,
-        le=2,
+        FORMAT,
+        ge=min(FORMATS),
+        le=max(FORMATS),
         description="output format: 2 lists each distinct finding once (`findings`) and each "
         "option names its findings by id; 1 is the previous format (each option's findings "
         "written out), kept for one release",

@@ -1,9 +1,9 @@
 """What ``manage.py recommend --format json`` prints and ``POST /api/recommend`` answers.
 
-Format 2 (docs/recommend-output.md): every distinct finding is listed
-once, in ``findings``, with an ``id``; each option names its findings by those ids. Options of
-one server at many sites share most findings, so the document holds each sentence once instead
-of once per option (the 32B job over every site: 92 distinct findings against 9,251 rows).
+Format 2 (docs/recommend-output.md): every distinct finding is listed once, in ``findings``,
+with an ``id``; each option names its findings by those ids. Options of one server at many
+sites share most findings, so the document holds each sentence once instead of once per option
+(the 32B job over every site: 92 distinct findings against 9,251 rows).
 
 Format 1, the previous document (each option with its findings written out in full), stays
 available for one release behind ``--format json-1`` and ``?format=1``; it goes in the release
@@ -34,6 +34,8 @@ Words = Callable[[Message], str]  # a message in the reader's language
 
 def recommendation_document(run: RecommendRun, words: Words, version: int = FORMAT) -> dict:
     """The ranked options of ``run`` in format ``version`` (2 unless asked for 1)."""
+    if version not in FORMATS:
+        raise ValueError(f"no output format {version!r} (formats: {FORMATS})")
     if version == 1:
         return _format_1(run, words)
     qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
