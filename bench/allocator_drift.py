@@ -26,7 +26,7 @@ medians and spreads and for packed (fixed-length) batches.
 It prints, for each condition, the drift: (peak reserved - peak allocated) divided by the
 step's dynamic peak (peak allocated minus the weights), over many sample orders; and, for
 a few runs, the smallest device that completes the run (what the job needs: the allocator
-releases the drift before failing). ``advisor/domain/sizing/memory.py`` takes the drift as a
+releases the drift before failing). ``advisor/domain/sizing/memory/capacity.py`` takes the drift as a
 range per row: ``LENGTH_DRIFT_HIGH_OF_DYNAMIC``, the upper end, is the heaviest distribution's
 median over sample orders; ``LENGTH_DRIFT_OF_DYNAMIC``, the planning figure compared with a
 reading, is with checkpointing the heaviest distribution's too (the planning figure must not

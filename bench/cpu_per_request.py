@@ -7,7 +7,8 @@ mix (bench/locustfile.py) is made ``--runs`` times after one warm-up request; th
 pages again for the heaviest job the wizard makes, Qwen2.5-32B LoRA comparing every data center
 of the catalog (with every cloud offer). The process
 CPU time (``time.process_time``: user + system of this process, so other load on the machine
-does not count) is reported per request: median and best. The recommendation is stored per
+does not count) is reported per request: median and best; and the SQL queries of one request
+(after the warm-up, counted outside the timed runs). The recommendation is stored per
 version of the assessment's inputs (docs/decisions/0033-stored-recommendation.md): "first
 view" deletes the stored result first (the recommendation computed and stored, as after the
 answers or own figures change), "new process" forgets the decoded results of this process (a
@@ -160,11 +161,17 @@ def results_kinds(client, assessment, keys) -> list:
 def measure(kinds, runs: int) -> None:
     """Each kind is ``(label, request)`` or ``(label, request, prepare)``: ``prepare`` runs
     before each request (what makes it a first view or a new process's read) and is not timed."""
-    print(f"{'request':<46} {'median':>8} {'best':>8}")
+    from django.db import connection
+
+    print(f"{'request':<46} {'median':>8} {'best':>8} {'queries':>8}")
     for label, request, *prepared in kinds:
         prepare = prepared[0] if prepared else (lambda: None)
         prepare()
-        response = request()
+        request()  # the warm-up
+        prepare()
+        queries = []  # one request's SQL statements, counted outside the timed runs
+        with connection.execute_wrapper(_counted(queries)):
+            response = request()
         assert response.status_code in (200, 302), (label, response.status_code)
         samples = []
         for _ in range(runs):
@@ -172,7 +179,18 @@ def measure(kinds, runs: int) -> None:
             start = time.process_time()
             request()
             samples.append((time.process_time() - start) * 1000)
-        print(f"{label:<46} {statistics.median(samples):8.1f} {min(samples):8.1f}")
+        median, best = statistics.median(samples), min(samples)
+        print(f"{label:<46} {median:8.1f} {best:8.1f} {len(queries):8d}")
+
+
+def _counted(statements: list):
+    """A database execute wrapper that notes each statement (``connection.execute_wrapper``)."""
+
+    def wrapper(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    return wrapper
 
 
 if __name__ == "__main__":

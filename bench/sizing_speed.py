@@ -6,7 +6,7 @@ For each accelerator of ``fixtures/catalog`` and each GPU count from 1 to 64, ev
 layout (single GPU, DDP, ZeRO-1/2/3, FSDP, each with tensor parallel 1/2/4/8 where it divides,
 and CPU offload of the optimizer or of parameters too) gets its per-GPU peak memory and a
 fits/does-not-fit verdict, every fitting layout its whole-job tokens/s (the time model's fast
-path, :class:`~advisor.domain.sizing.compute.ThroughputSweep`), and the fewest fitting GPUs per
+path, :class:`~advisor.domain.sizing.compute.sweep.ThroughputSweep`), and the fewest fitting GPUs per
 accelerator is kept. The memory model is built once per scenario, as the placement search does.
 Prints the best and median wall time of ``--runs`` sweeps, for memory alone and for the whole
 evaluation (issue 29 asks for under 20 ms on the development machine; the verdict is on the
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from advisor.domain.hardware import load_fixture_specs  # noqa: E402
 from advisor.domain.scenario import load_scenario  # noqa: E402
-from advisor.domain.sizing.compute import ThroughputSweep  # noqa: E402
+from advisor.domain.sizing.compute.sweep import ThroughputSweep  # noqa: E402
 from advisor.domain.sizing.memory import context_gib, plannable_capacity_gib  # noqa: E402
 from advisor.domain.sizing.parallelism import PlacementSearch  # noqa: E402
 

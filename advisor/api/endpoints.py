@@ -10,6 +10,8 @@ pages: another buyer's assessment or brief is "not found" (404).
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import FileResponse, Http404, HttpResponse
@@ -41,8 +43,9 @@ from advisor.brief.selectors import brief_for, briefs_prepared_by
 from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
 from advisor.management.cli import MAX_INPUT_BYTES, InputError, check_document, parse_document
-from advisor.management.commands.recommend import recommendation_json
 from advisor.management.commands.size import size_scenario
+from advisor.presentation.text import render_text
+from advisor.recommendation.output import recommendation_document
 from advisor.recommendation.run import run_recommendation
 from advisor.recommendation.services import shown_results
 from advisor.roles import ISSUE, PREPARE
@@ -203,16 +206,17 @@ def size(request, params: Query[schemas.SizeParams]):
 
 @api.post(
     "/recommend",
-    response={200: dict, 400: schemas.Errors},
+    response={200: schemas.Recommendation, 400: schemas.Errors},
     openapi_extra=DOCUMENT_BODY,
     summary="Rank the options (as `manage.py recommend --format json`)",
+    description="Format 2 (`format=1`: the previous format, for one release; docs/api.md).",
     tags=["sizing"],
 )
-def recommend(request, params: Query[schemas.LanguageParams]):
+def recommend(request, params: Query[schemas.RecommendParams]):
     require_permission(request, PREPARE, PREPARERS_ONLY)
     run = run_recommendation(_document(request))
     with translation.override(params.language):
-        return recommendation_json(run)
+        return _json(recommendation_document(run, render_text, params.format))
 
 
 # --- Assessments ----------------------------------------------------------------------------
@@ -264,20 +268,28 @@ def read_assessment(request, assessment_id: int):
     summary="The assessment's ranked options, as stored (computed once per version)",
     tags=["assessments"],
 )
-def results(request, assessment_id: int, params: Query[schemas.LanguageParams]):
+def results(request, assessment_id: int, params: Query[schemas.RecommendParams]):
     require_permission(request, PREPARE, PREPARERS_ONLY)
     assessment = assessment_for(request.user, assessment_id)
     shown = shown_results(assessment)
     if shown is None:
         return errors(409, ("assessment", "unanswered steps; finish it in the wizard"))
     with translation.override(params.language):
-        payload = recommendation_json(shown.run)
-    return {
-        **payload,
-        "assessment": assessment.pk,
-        "computed": str(shown.stored.token),
-        "catalog_changed": shown.catalog_changed,
-    }
+        payload = recommendation_document(shown.run, render_text, params.format)
+    return _json(
+        {
+            **payload,
+            "assessment": assessment.pk,
+            "computed": str(shown.stored.token),
+            "catalog_changed": shown.catalog_changed,
+        }
+    )
+
+
+def _json(document: dict) -> HttpResponse:
+    """The recommendation as ``json.dumps`` writes it: the schema above describes it (a test
+    checks the answers against it); it is not validated again on every answer."""
+    return HttpResponse(json.dumps(document, ensure_ascii=False), content_type="application/json")
 
 
 # --- Briefs ---------------------------------------------------------------------------------

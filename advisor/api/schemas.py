@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 from uuid import UUID
 
 from django.urls import reverse
 from ninja import Field, Schema
+from pydantic import ConfigDict
 
 from advisor.assessments.answers import Incomplete, assessment_document
+from advisor.recommendation.output import FORMAT, FORMATS
 
 Language = Literal["en", "zh-hans"]
 # A catalog key as the catalog writes them (lower-case words joined by hyphens): anything else
@@ -68,14 +70,86 @@ class AssessmentDetail(AssessmentOut):
     document: dict | None = Field(description="the scenario document; null while unanswered")
 
 
-class ResultsOut(Schema):
-    assessment: int
-    computed: str = Field(description="token of the stored result (issue a brief with it)")
-    catalog_changed: bool
+class RecommendParams(LanguageParams):
+    format: int = Field(
+        FORMAT,
+        ge=min(FORMATS),
+        le=max(FORMATS),
+        description="output format: 2 lists each distinct finding once (`findings`) and each "
+        "option names its findings by id; 1 is the previous format (each option's findings "
+        "written out), kept for one release",
+    )
+
+
+class NoExtra(Schema):
+    """The recommendation's parts: every key is described (a test validates the answers)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class FindingOut(NoExtra):
+    id: int = Field(description="what options' `findings` name it by (from 1, in order)")
+    rule: str
+    status: str = Field(description="pass, fail, unknown or not-applicable")
+    severity: str = Field(description="blocker, warning or info")
+    citation: str
+    message: str = Field(description="in the language asked for")
+
+
+class DeclaredOut(NoExtra):
+    finding: int = Field(description="the id of the finding this fact was used for")
+    subject: str = Field(description="a data center, operator, server or accelerator key")
+    fact: str
+    value: Any
+    evidence: str
+
+
+class OptionOut(NoExtra):
+    rank: int
+    key: str
+    qualifies: bool
+    reasons: list[str] = Field(description="why it does not qualify (empty when it does)")
+    accelerator: str
+    gpus: int
+    servers: int
+    server: str
+    data_center: str | None = Field(description="null for a cloud option")
+    vendor: str | None
+    place: str = Field(description="data center, or cloud provider and region")
+    capacity: dict[str, Any] = Field(
+        description="how the GPUs are obtained (docs/economics.md): `how`, `instances`, "
+        "`gpus_per_instance`, `gpus`, `gpus_used`, `idle_gpus`, `provider`, `region`, …"
+    )
+    fits: bool
+    memory_per_gpu_gib: float
+    capacity_gib: float
+    time_to_train_hours: float | None
+    mode: str | None
+    cost: dict[str, Any] | None = Field(
+        description="cost lines and totals, amounts as exact strings (docs/economics.md); "
+        "null when the option is not priced"
+    )
+    verdict: str
+    counts: dict[str, int]
+    findings: list[int] = Field(description="ids of the option's findings, in order")
+    declared: list[DeclaredOut] = Field(
+        description="the vendor's declared facts its findings were computed from"
+    )
+
+
+class Recommendation(NoExtra):
+    format: Literal[2] = Field(description="the output format's version")
     today: str
     considered: int
     qualifying: int
-    options: list[dict]
+    findings: list[FindingOut] = Field(description="every distinct finding, once")
+    options: list[OptionOut] = Field(description="ranked, the best first")
+
+
+class ResultsOut(Recommendation):
+    assessment: int
+    computed: str = Field(description="token of the stored result (issue a brief with it)")
+    catalog_changed: bool
 
 
 class BriefOut(Schema):

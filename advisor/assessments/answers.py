@@ -16,6 +16,7 @@ import copy
 from django.utils.translation import gettext as _
 
 from advisor.catalog import choices as catalog
+from advisor.domain.document import ROOM_FIGURES
 from advisor.domain.scenario import (
     ADAPTER_METHODS,
     DEFAULT_QUANT_BITS,
@@ -199,21 +200,8 @@ def site_section(site: dict | None) -> dict | None:
     if mode == "compare":
         return {"data_centers": list(site.get("compare") or [])}
     if mode == "own":
-        room_fields = (
-            "max_kw_per_rack",
-            "cooling_available",
-            "floor_load_kg_per_m2",
-            "inlet_temp_min_c",
-            "inlet_temp_max_c",
-            "humidity_min_pct",
-            "humidity_max_pct",
-            "pue",
-            "power_feeds",
-            "ups_minutes",
-            "generator_start_s",
-        )
         room = {"name": site.get("room_name"), "policy_zone": site.get("province")}
-        room.update({name: site.get(name) for name in room_fields})
+        room.update({name: site.get(name) for name in ROOM_FIGURES})
         return {"room": room}
     return None
 

@@ -14,21 +14,11 @@ from django.db.models import Q
 from django.utils.text import slugify
 
 from advisor.catalog.memo import memoized
+from advisor.domain.scenario import MODEL_SHAPE_KEYS
 from vendors import models as catalog
 
 # The ModelPreset fields that are scenario v1 ``model`` fields.
-ARCH_FIELDS = (
-    "params_b",
-    "layers",
-    "hidden",
-    "heads",
-    "kv_heads",
-    "intermediate",
-    "vocab",
-    "tied_embeddings",
-    "experts",
-    "experts_per_token",
-)
+ARCH_FIELDS = MODEL_SHAPE_KEYS
 
 
 def presets(query: str = "", selected: str = "", limit: int | None = None) -> list:

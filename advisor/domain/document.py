@@ -315,9 +315,8 @@ def iso_date(value, path: str) -> date:
 # --- site -----------------------------------------------------------------------------------
 
 SITE_KEYS = ("data_centers", "room")
-ROOM_KEYS = (
-    "name",
-    "policy_zone",
+# The buyer's own room: its figures (the wizard's site step asks them under these names).
+ROOM_FIGURES = (
     "max_kw_per_rack",
     "cooling_available",
     "floor_load_kg_per_m2",
@@ -330,6 +329,7 @@ ROOM_KEYS = (
     "ups_minutes",
     "generator_start_s",
 )
+ROOM_KEYS = ("name", "policy_zone", *ROOM_FIGURES)
 
 
 def validate_site(value, path: str = "site") -> None:
@@ -350,7 +350,7 @@ def _validate_room(value, path: str) -> None:
     _keys(room, ROOM_KEYS, path)
     _text(room.get("name"), f"{path}.name")
     _text(room.get("policy_zone"), f"{path}.policy_zone")
-    for key in ROOM_KEYS[2:]:
+    for key in ROOM_FIGURES:
         field_path = f"{path}.{key}"
         if key == "cooling_available":
             if room.get(key) is not None:

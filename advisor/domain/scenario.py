@@ -488,8 +488,8 @@ def _string(data: dict, key: str, path: str, *, nullable: bool = False) -> str |
 
 # --- Loading ------------------------------------------------------------------------------
 
-_MODEL_KEYS = (
-    "name",
+# The model's shape: the fields a catalog preset holds, and the core of every scenario's model.
+MODEL_SHAPE_KEYS = (
     "params_b",
     "layers",
     "hidden",
@@ -500,6 +500,10 @@ _MODEL_KEYS = (
     "tied_embeddings",
     "experts",
     "experts_per_token",
+)
+_MODEL_KEYS = (
+    "name",
+    *MODEL_SHAPE_KEYS,
     "sliding_window",
     "causal_mask_positions",
     "context_length",

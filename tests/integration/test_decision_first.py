@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from advisor.recommendation.output import option_findings
 from advisor.recommendation.run import run_recommendation
 from advisor.results import presenters
 from advisor.roles import PROCUREMENT_STAFF
@@ -109,11 +110,14 @@ def test_no_option_with_an_unknown_veto_check_is_called_eligible(tmp_path):
     path.write_text(json.dumps(QWEN_32B_LORA))
     out = StringIO()
     call_command("recommend", "--input", str(path), "--format", "json", "--all", stdout=out)
-    options = json.loads(out.getvalue())["options"]
+    document = json.loads(out.getvalue())
     unknown_veto = [
         o
-        for o in options
-        if any(f["status"] == "unknown" and f["severity"] == "blocker" for f in o["findings"])
+        for o in document["options"]
+        if any(
+            f["status"] == "unknown" and f["severity"] == "blocker"
+            for f in option_findings(document, o)
+        )
     ]
     assert unknown_veto, "the seeded catalog leaves some veto checks unknown"
     assert all(o["verdict"] not in ELIGIBLE for o in unknown_veto)

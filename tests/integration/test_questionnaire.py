@@ -14,6 +14,7 @@ from advisor.domain.questionnaire.declared import as_section, validate_declared
 from advisor.questionnaire import export
 from advisor.questionnaire.xlsx import HEADERS, read_workbook, write_workbook
 from advisor.recommendation import questions as services
+from advisor.recommendation.output import option_findings
 from advisor.recommendation.run import run_recommendation
 from tests.support.catalog import load_catalog
 from tests.support.scenarios import QWEN_32B_LORA as DEMO_32B_LORA
@@ -168,9 +169,10 @@ def test_recommend_command_honours_the_declared_section(catalog, tmp_path):
     path.write_text(json.dumps(document), encoding="utf-8")
     out = io.StringIO()
     call_command("recommend", "--input", str(path), "--format", "json", stdout=out)
-    options = json.loads(out.getvalue())["options"]
-    option = next(o for o in options if any(f["rule"] == "SITE-UPS" for f in o["findings"]))
-    ups = next(f for f in option["findings"] if f["rule"] == "SITE-UPS")
+    document = json.loads(out.getvalue())
+    findings = [option_findings(document, o) for o in document["options"]]
+    option = next(f for f in findings if any(x["rule"] == "SITE-UPS" for x in f))
+    ups = next(f for f in option if f["rule"] == "SITE-UPS")
     assert ups["status"] == "fail"
     assert ups["declared"] == [
         {"subject": GUIYANG, "fact": "ups_minutes", "value": 12, "evidence": "UPS test report"}

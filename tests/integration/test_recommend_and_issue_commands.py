@@ -13,8 +13,8 @@ from advisor.domain.i18n import Code, Message
 from advisor.domain.plain import jsonable
 from advisor.domain.recommend.records import capacity_record, plain_cost
 from advisor.management.cli import display_width
-from advisor.management.commands.recommend import _shared_row, json_text, recommendation_json
 from advisor.presentation.text import render_text
+from advisor.recommendation.output import Findings, option_findings, recommendation_document
 from advisor.recommendation.run import run_recommendation
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.briefs import signing_settings
@@ -65,9 +65,19 @@ def test_recommend_json_has_the_documented_keys(scenario_file):
         "cost",
         "verdict",
         "findings",
+        "declared",
     ):
         assert key in first, key
-    assert {"rule", "status", "citation"} <= set(first["findings"][0])
+    assert payload["format"] == 2
+    assert set(payload["findings"][0]) == {
+        "id",
+        "rule",
+        "status",
+        "severity",
+        "citation",
+        "message",
+    }
+    assert option_findings(payload, first)[0]["rule"]
     # Every priced option's cash out is its lines: unit price × quantity, summed (docs/economics.md).
     priced = [o["cost"] for o in payload["options"] if o["cost"]]
     assert priced
@@ -87,52 +97,43 @@ def test_recommend_json_has_the_documented_keys(scenario_file):
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_recommend_json_text_is_json_dumps_indented(language):
-    """``json_text`` writes each shared finding row once (issue 34); the text is byte for byte
-    what ``json.dumps(indent=2)`` writes, with declared facts, with a NUL of its own, with no
-    finding and with a list of rows two options share."""
+def test_format_1_lists_what_format_2_refers_to(language, scenario_file):
+    """The previous format (``--format json-1``, kept for one release) is format 2 with each
+    option's findings written out, declared facts included."""
     site = {"data_centers": ["example-guian", "jianmi-guiyang"]}
     declared = {"jianmi-guiyang": {"ups_minutes": {"value": 12, "evidence": "UPS test report"}}}
-    run_ = run_recommendation({**SCENARIO, "site": site, "declared": declared})
-    with translation.override(language):
-        payload = recommendation_json(run_)
-    assert any(f["declared"] for o in payload["options"] for f in o["findings"])
-    assert json_text(payload) == json.dumps(payload, indent=2, ensure_ascii=False)
-    first = payload["options"][0]
-    nul = {**payload, "options": [{**first, "findings": [{"message": "\x00"}]}]}
-    assert json_text(nul) == json.dumps(nul, indent=2, ensure_ascii=False)
-    # Options with no finding, and two options holding the very same list of rows.
-    rows = first["findings"]
-    shared = {**payload, "options": [{**first, "findings": []}, first, {**first, "findings": rows}]}
-    assert json_text(shared) == json.dumps(shared, indent=2, ensure_ascii=False)
+    scenario_file.write_text(json.dumps({**SCENARIO, "site": site, "declared": declared}))
+    args = ("recommend", "--input", str(scenario_file), "--language", language, "--format")
+    old = json.loads(run(*args, "json-1"))
+    new = json.loads(run(*args, "json"))
+    assert (new["format"], "format" in old) == (2, False)
+    assert any(f["declared"] for o in old["options"] for f in o["findings"])
+    assert len(old["options"]) == len(new["options"])
+    for before, after in zip(old["options"], new["options"], strict=True):
+        assert before["findings"] == option_findings(new, after)
+        assert _without(before, "findings") == _without(after, "findings", "declared")
 
 
-def test_options_share_cost_and_capacity_records_that_read_the_same():
-    """The JSON keeps one cost and one capacity record per what they read (issue 34): each
-    option's records are its own ``plain_cost`` and ``capacity_record``, and the rent of one
-    server at two sites is one record."""
+def _without(row: dict, *keys) -> dict:
+    return {key: value for key, value in row.items() if key not in keys}
+
+
+def test_options_cost_and_capacity_are_their_records(scenario_file):
+    """Each option's ``cost`` and ``capacity`` are its own ``plain_cost`` and
+    ``capacity_record`` (docs/economics.md)."""
     site = {"data_centers": ["example-guian", "example-shanghai-qingpu"]}
     run_ = run_recommendation({**SCENARIO, "site": site})
-    options = run_.recommendation.options
-    payload = recommendation_json(run_)
-    for option, row in zip(options, payload["options"], strict=True):
+    payload = recommendation_document(run_, render_text)
+    for option, row in zip(run_.recommendation.options, payload["options"], strict=True):
         assert row["cost"] == plain_cost(option)
         assert row["capacity"] == jsonable(capacity_record(option))
-    rents = [row for row in payload["options"] if row["mode"] == "rent"]
-    by_server = {}
-    for row in rents:
-        by_server.setdefault(row["server"], []).append(row)
-    shared = [rows for rows in by_server.values() if len(rows) > 1]
-    assert shared
-    assert all(rows[0]["cost"] is rows[1]["cost"] for rows in shared)
-    assert all(rows[0]["capacity"] is rows[1]["capacity"] for rows in shared)
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_findings_that_say_the_same_share_a_row_and_others_keep_their_own(language):
-    """A row is worded once for the findings that say the same (issue 34): a value of another
-    type or precision reads as its own (1, True, 1.0, -0.0, Decimal 1.0 and 1.00)."""
-    values = (1, 1, True, 1.0, -0.0, 0.0, Decimal("1.0"), Decimal("1.00"), Code("cooling", "air"))
+def test_findings_that_read_the_same_share_an_id_and_others_keep_their_own(language):
+    """A finding is listed once for every finding that reads the same: a value written
+    differently (1 and 1.5, a code) is its own row."""
+    values = (1, 1, True, 1.5, -0.0, 0.0, Decimal("1.0"), Decimal("1.50"), Code("cooling", "air"))
     findings = [
         Finding(
             rule_id="SITE-RACK-POWER",
@@ -146,11 +147,15 @@ def test_findings_that_say_the_same_share_a_row_and_others_keep_their_own(langua
         )
         for value in values
     ]
-    worded = {}
+    listed = Findings(render_text)
     with translation.override(language):
-        rows = [_shared_row(finding, worded) for finding in findings]
-        assert [row["message"] for row in rows] == [render_text(f.message) for f in findings]
-    assert rows[0] is rows[1]
+        ids = [listed.id_of(finding) for finding in findings]
+        words = [render_text(f.message) for f in findings]
+    by_id = {row["id"]: row for row in listed.rows}
+    assert [by_id[i]["message"] for i in ids] == words
+    assert len(listed.rows) == len(set(words)) < len(findings)
+    assert all((ids[i] == ids[j]) == (words[i] == words[j]) for i in range(9) for j in range(9))
+    assert ids[0] == ids[1] == 1 and [row["id"] for row in listed.rows] == sorted(set(ids))
 
 
 def test_recommend_table_in_chinese(scenario_file):

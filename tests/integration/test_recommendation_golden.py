@@ -22,7 +22,8 @@ import pytest
 from django.utils import translation
 
 from advisor.demo_scenarios import QWEN_7B_LORA, QWEN_7B_LORA_COMPARED, QWEN_32B_LORA
-from advisor.management.commands.recommend import recommendation_json
+from advisor.presentation.text import render_text
+from advisor.recommendation.output import option_findings, recommendation_document
 from advisor.recommendation.run import run_recommendation
 from tests.support.catalog import load_catalog
 
@@ -37,7 +38,7 @@ CASES = {
 }
 
 
-def _compact(row: dict) -> dict:
+def _compact(row: dict, findings: list[dict]) -> dict:
     """What a buyer decides on, from one option as ``recommend --format json`` writes it."""
     cost = row["cost"]
     return {
@@ -50,7 +51,7 @@ def _compact(row: dict) -> dict:
         "fits": row["fits"],
         "memory_per_gpu_gib": row["memory_per_gpu_gib"],
         "time_to_train_hours": row["time_to_train_hours"],
-        "findings": [f"{f['rule']}:{f['status']}" for f in row["findings"]],
+        "findings": [f"{f['rule']}:{f['status']}" for f in findings],
         "cost": None
         if cost is None
         else {
@@ -65,8 +66,8 @@ def _compact(row: dict) -> dict:
 def answer(document: dict) -> list[dict]:
     run = run_recommendation(document, today=TODAY)
     with translation.override("en"):
-        rows = recommendation_json(run)["options"]
-    return [_compact(json.loads(json.dumps(row, default=str))) for row in rows]
+        document = json.loads(json.dumps(recommendation_document(run, render_text)))
+    return [_compact(row, option_findings(document, row)) for row in document["options"]]
 
 
 @pytest.mark.parametrize("case", CASES)

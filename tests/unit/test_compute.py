@@ -19,7 +19,6 @@ from advisor.domain.sizing.compute import (
     ALL_COMPUTE,
     EVERY_BACKWARD,
     LAST_BACKWARD,
-    ThroughputSweep,
     data_parallel_bytes,
     estimate_time,
     flops_per_token,
@@ -28,6 +27,7 @@ from advisor.domain.sizing.compute import (
     step_traffic,
     tokens_per_second,
 )
+from advisor.domain.sizing.compute.sweep import ThroughputSweep
 from tests.support.scenarios import LLAMA2_7B_MODEL
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,12 +8,8 @@ import pytest
 from advisor.domain.hardware import load_fixture_specs
 from advisor.domain.scenario import load_scenario
 from advisor.domain.sizing.compute import estimate_time
-from advisor.domain.sizing.network import (
-    COLLECTIVE_EFFICIENCY,
-    estimate_network,
-    links_for,
-    one_way_gbs,
-)
+from advisor.domain.sizing.network import COLLECTIVE_EFFICIENCY, links_for, one_way_gbs
+from advisor.domain.sizing.network_need import estimate_network
 from tests.support.scenarios import llama2_7b_full
 
 ROOT = Path(__file__).resolve().parents[2]

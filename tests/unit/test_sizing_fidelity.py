@@ -164,7 +164,7 @@ def test_the_reference_cases_ship_with_the_code_each_with_its_public_source():
     from advisor.domain.sizing.reference import CASES_PATH
 
     assert CASES_PATH.is_file()
-    assert CASES_PATH.parent.parent == Path(memory.__file__).parent
+    assert CASES_PATH.parent.parent == Path(memory.__file__).parent.parent  # sizing/
     records = reference.case_records()
     assert len(records) >= 80
     for record in records:

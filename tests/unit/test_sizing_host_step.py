@@ -10,13 +10,13 @@ import pytest
 
 from advisor.domain.sizing.calibration import Calibration
 from advisor.domain.sizing.compute import (
-    ThroughputSweep,
     estimate_time,
     job_figures,
     micro_batch_parts,
     step_time,
     tokens_per_second,
 )
+from advisor.domain.sizing.compute.sweep import ThroughputSweep
 from advisor.domain.sizing.host_step import (
     host_seconds,
     layer_call_share,

@@ -19,7 +19,8 @@ from advisor.domain.scenario import (
     ScenarioError,
     load_scenario,
 )
-from advisor.domain.sizing.compute import ThroughputSweep, tokens_per_second
+from advisor.domain.sizing.compute import tokens_per_second
+from advisor.domain.sizing.compute.sweep import ThroughputSweep
 from advisor.domain.sizing.estimate import size
 from advisor.domain.sizing.memory import (
     FRAGMENTATION_SHARE,

@@ -26,7 +26,7 @@ from advisor.domain.sizing.memory import (
     memory_error_band,
     plannable_capacity_gib,
 )
-from advisor.domain.sizing.network import NetworkEstimate, estimate_network
+from advisor.domain.sizing.network_need import NetworkEstimate, estimate_network
 from advisor.domain.sizing.parallelism import (
     DEFAULT_GPUS_PER_SERVER,
     Placement,

@@ -1,5 +1,7 @@
 """Link bandwidths a training job's collectives run over: inside a server and between servers.
 
+(The bandwidth a job needs between servers, from its time estimate: :mod:`.network_need`.)
+
 Bandwidths in the hardware dataclasses are marketed figures: ``interconnect_bandwidth_gbs`` and
 ``intra_node_bandwidth_gbs`` are per-GPU *bidirectional aggregates* (NVIDIA's convention: NVLink 4
 = 900 GB/s = 450 GB/s each way), NIC speeds are gigabits per second each way. Collective time
@@ -9,15 +11,10 @@ gigabytes per second *each way per GPU*.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
-from advisor.domain.i18n import N_, Message
-
-if TYPE_CHECKING:  # compute imports this module; the type is only needed for annotations
-    from advisor.domain.sizing.compute import TimeEstimate
 
 # Share of a link's one-way peak that NCCL/HCCL collectives reach on large messages. nccl-tests
 # all_reduce_perf on DGX H100 reports ~360-480 GB/s "busbw" of 450 GB/s each way, and on
@@ -151,117 +148,3 @@ def _card_link_gbs(accelerator: AcceleratorSpec, topology: str) -> float:
 
 
 # --- Network between servers -----------------------------------------------------------------------
-
-# NIC kinds that carry GPU collectives between servers with RDMA (REQUIREMENTS H4: multi-node
-# jobs need RoCE or InfiniBand); plain Ethernet goes through the kernel's TCP stack.
-RDMA_NIC_KINDS = ("infiniband", "roce")
-
-
-@dataclass(frozen=True)
-class NetworkEstimate:
-    servers: int
-    multi_node: bool
-    bytes_per_step_per_gpu: float  # data-parallel traffic one GPU sends each step
-    needed_gbps_per_gpu: float | None  # to hide that traffic behind the compute it overlaps
-    needed_gbps_per_server: float | None
-    offered_gbps_per_server: float | None  # the server's NICs (None: no server named)
-    nic_kind: str | None
-    rdma: bool | None
-    sufficient: bool | None
-    assumptions: list[Message] = field(default_factory=list)
-
-
-def estimate_network(time: TimeEstimate, server: ServerSpec | None = None) -> NetworkEstimate:
-    """Inter-node bandwidth a job needs, from its :class:`compute.TimeEstimate`.
-
-    Single-server jobs need none for training. Across servers, each GPU's data-parallel bytes of
-    a step must cross the network within the compute they overlap with (the backward pass for a
-    gradient all-reduce, all compute for FSDP/ZeRO-3 gathers); the need is that rate at the
-    achieved share of link speed, per GPU and per server, compared with the server's NICs.
-    """
-    comm = time.communication
-    servers = time.servers
-    per_server = min(time.gpus, DEFAULT_GPUS_PER_SERVER if server is None else server.gpu_count)
-    offered = None
-    kind = None
-    if server is not None and server.nic_count and server.nic_gbps:
-        offered = server.nic_count * server.nic_gbps
-        kind = server.nic_kind
-    elif server is not None:
-        kind = server.nic_kind
-    rdma = None if kind is None else kind in RDMA_NIC_KINDS
-    if comm is None and servers > 1:
-        # No throughput (unknown peak): the servers are known, the bandwidth need is not.
-        return NetworkEstimate(
-            servers=servers,
-            multi_node=True,
-            bytes_per_step_per_gpu=0.0,
-            needed_gbps_per_gpu=None,
-            needed_gbps_per_server=None,
-            offered_gbps_per_server=offered,
-            nic_kind=kind,
-            rdma=rdma,
-            sufficient=False if rdma is False else None,  # Ethernet fails whatever the need
-            assumptions=[
-                Message(
-                    N_(
-                        "{servers} servers: the bandwidth between them cannot be sized without "
-                        "a throughput estimate; multi-server jobs need RoCE or InfiniBand."
-                    ),
-                    {"servers": servers},
-                )
-            ],
-        )
-    if servers <= 1 or comm is None:
-        return NetworkEstimate(
-            servers=servers,
-            multi_node=False,
-            bytes_per_step_per_gpu=comm.bytes_per_step if comm else 0.0,
-            needed_gbps_per_gpu=None,
-            needed_gbps_per_server=None,
-            offered_gbps_per_server=offered,
-            nic_kind=kind,
-            rdma=rdma,
-            sufficient=None,
-            assumptions=[
-                Message(
-                    N_(
-                        "The job fits in one server: training needs no network between "
-                        "servers (only the links to storage and backup)."
-                    )
-                )
-            ],
-        )
-    window = comm.overlap_window_s or time.step_time_s
-    # bytes per second -> gigabits per second of NIC line rate at the achieved share of it
-    needed_gpu = comm.bytes_per_step * 8 / 1e9 / window / COLLECTIVE_EFFICIENCY if window else 0.0
-    needed_server = needed_gpu * per_server
-    sufficient = None
-    if offered is not None:
-        sufficient = offered >= needed_server and bool(rdma)
-    message = Message(
-        N_(
-            "{servers} servers: each GPU sends {gb} GB of gradients and weights per step, "
-            "which needs {gpu} Gb/s per GPU ({server} Gb/s per server) to stay hidden behind "
-            "{window} s of compute; multi-server jobs need RoCE or InfiniBand."
-        ),
-        {
-            "servers": servers,
-            "gb": f"{comm.bytes_per_step / 1e9:,.2f}",
-            "gpu": f"{needed_gpu:,.0f}",
-            "server": f"{needed_server:,.0f}",
-            "window": f"{window:,.2f}",
-        },
-    )
-    return NetworkEstimate(
-        servers=servers,
-        multi_node=True,
-        bytes_per_step_per_gpu=comm.bytes_per_step,
-        needed_gbps_per_gpu=needed_gpu,
-        needed_gbps_per_server=needed_server,
-        offered_gbps_per_server=offered,
-        nic_kind=kind,
-        rdma=rdma,
-        sufficient=sufficient,
-        assumptions=[message],
-    )

@@ -10,6 +10,7 @@ from advisor.domain.scenario import (
     ARCHITECTURE_NAMES,
     LIMITS,
     LORA_TARGET_NAMES,
+    MODEL_SHAPE_KEYS,
     architecture_problems,
 )
 from advisor.presentation.labels import (
@@ -178,16 +179,7 @@ class ModelStepForm(StepForm):
 
     ARCH_FIELDS = (
         "name",
-        "params_b",
-        "layers",
-        "hidden",
-        "heads",
-        "kv_heads",
-        "intermediate",
-        "vocab",
-        "tied_embeddings",
-        "experts",
-        "experts_per_token",
+        *MODEL_SHAPE_KEYS,
         "context_length",
         "head_dim",
         "sliding_window",

@@ -6,6 +6,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from advisor.domain import document as rules_of_the_document
+from advisor.domain.document import ROOM_FIGURES
 from advisor.domain.i18n import Message
 from advisor.presentation.text import render_text
 from advisor.text import UserTextField
@@ -82,21 +83,7 @@ class SiteStepForm(StepForm):
         help_text=_("Empty if there is no generator."),
     )
 
-    ROOM_FIELDS = (
-        "room_name",
-        "province",
-        "max_kw_per_rack",
-        "cooling_available",
-        "floor_load_kg_per_m2",
-        "inlet_temp_min_c",
-        "inlet_temp_max_c",
-        "humidity_min_pct",
-        "humidity_max_pct",
-        "pue",
-        "power_feeds",
-        "ups_minutes",
-        "generator_start_s",
-    )
+    ROOM_FIELDS = ("room_name", "province", *ROOM_FIGURES)
 
     @classmethod
     def shown_fields(cls, stored: dict) -> list[str]:
