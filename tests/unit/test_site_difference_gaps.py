@@ -21,6 +21,7 @@ from advisor.domain.economics.compare import (
     SITE_LESS_PARTIAL,
     SITE_MORE,
     SITE_PART,
+    SITE_SAME_PARTIAL,
     has_own_figure,
 )
 from advisor.domain.economics.inputs import (
@@ -137,3 +138,13 @@ def test_a_demand_charge_needs_a_figure_or_a_reason_to_be_known():
     assert known(GUIAN)  # stated by the caller
     assert not known(HOHHOT)  # the default zero
     assert known(replace(HOHHOT, power_in_rack_fee=True))  # none applies
+
+
+def test_everything_left_out_says_the_rest_costs_the_same():
+    bare = {"tariff_cny_per_kwh": NATIONAL, "pue": NATIONAL, "rack_fee_cny_per_month": NATIONAL}
+    twin = replace(GUIAN, key="tw", name="Twin", name_zh="双", tariff_cny_per_kwh=D("0.70"))
+    twin = replace(twin, pue=D("1.5"), demand_charge_cny_per_kw_month=D(0))
+    _, diff = difference(inputs(GUIAN, own()), inputs(twin, bare))
+    assert set(diff.left_out_cny) == {"tariff", "pue", "demand_charge"}
+    assert round_cny(diff.total_cny, 0) == 0
+    assert diff.messages[0].template == SITE_SAME_PARTIAL

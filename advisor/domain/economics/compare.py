@@ -301,6 +301,10 @@ SITE_LESS_PARTIAL = N_(
     "Buying and hosting at {other} costs {difference} CNY less than at {base}, leaving out what "
     "only one of them has a figure for (below)."
 )
+SITE_SAME_PARTIAL = N_(
+    "Buying and hosting at {other} and at {base} cost the same on what both have figures for; "
+    "what only one of them has a figure for is left out (below)."
+)
 SITE_PART = {
     "tariff": N_("Electricity price: {amount} CNY"),
     "pue": N_("PUE: {amount} CNY"),
@@ -482,7 +486,9 @@ def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDiffer
     }
     parts = {name: amount for name, amount in split.items() if name not in left_out}
     total = cost_difference - sum(left_out.values(), Decimal(0))
-    if left_out:
+    if left_out and round_cny(total, 0) == 0:
+        template = SITE_SAME_PARTIAL
+    elif left_out:
         template = SITE_MORE_PARTIAL if total >= 0 else SITE_LESS_PARTIAL
     else:
         template = SITE_MORE if total >= 0 else SITE_LESS
