@@ -34,7 +34,7 @@ KNOWN_TARIFF_GAPS = {
 # Real data centers with a PUE of their own (design or measured). Issue 45 asks for 70 %;
 # the sources read give these only (docs/catalog.md "Known gaps").
 OWN_PUE = {"ctc-guizhou-info-park", "chindata-zhangjiakou", "cmcc-hohhot-dc"}
-RACK_FEE_REGIONS = {"guangdong", "shanghai"}  # plus the national fallback
+RACK_FEE_REGIONS = {"guangdong", "shanghai", "hebei"}  # plus the national fallback
 
 
 def records(name: str) -> list[dict]:
