@@ -100,8 +100,10 @@ def test_site_figures_fall_back_site_then_zone_then_wider_zone_then_national(cat
     mean = sum(economics_selectors.table_price(t).energy_cny_per_kwh for t in tables) / len(tables)
     assert figures.tariff_cny_per_kwh == mean.quantize(D("0.000001"))
     tariff = figures.provenance["tariff_cny_per_kwh"]
-    assert (tariff.level, tariff.flag) == ("national", "DER")
-    assert {t.key for t in tables} >= {"beijing-2024-07-two-part", "guizhou-2025-12-10kv-derived"}
+    # As good as its weakest table: Beijing's 2026-07 table was read only on aggregators.
+    assert (tariff.level, tariff.flag) == ("national", "LOW")
+    assert {t.key for t in tables} >= {"beijing-2026-07-two-part", "guizhou-2025-12-10kv-derived"}
+    assert "beijing-2024-07-two-part" not in {t.key for t in tables}  # superseded
     assert "shanghai-2025-05-large-industry-10kv" not in {t.key for t in tables}  # incomplete
     assert "ningxia-zhongwei-2020-press" not in {t.key for t in tables}  # a single figure
 
