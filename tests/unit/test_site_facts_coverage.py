@@ -37,7 +37,12 @@ KNOWN_TARIFF_GAPS = {
 LOW_ONLY_TABLES = {"guizhou", "beijing", "guangdong"}
 # Real data centers with a PUE of their own (design or measured). Issue 45 asks for 70 %;
 # the sources read give these only (docs/catalog.md "Known gaps").
-OWN_PUE = {"ctc-guizhou-info-park", "chindata-zhangjiakou", "cmcc-hohhot-dc"}
+OWN_PUE = {
+    "ctc-guizhou-info-park",
+    "chindata-zhangjiakou",
+    "cmcc-hohhot-dc",
+    "ctc-ningxia-zhongwei-ai",
+}
 RACK_FEE_REGIONS = {"guangdong", "shanghai", "hebei"}  # plus the national fallback
 
 
