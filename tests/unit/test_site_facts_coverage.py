@@ -42,7 +42,6 @@ OWN_PUE = {
     "chindata-zhangjiakou",
     "cmcc-hohhot-dc",
     "ctc-ningxia-zhongwei-ai",
-    "cmcc-gansu-qingyang",
 }
 RACK_FEE_REGIONS = {"guangdong", "shanghai", "hebei"}  # plus the national fallback
 
