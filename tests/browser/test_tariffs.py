@@ -26,6 +26,9 @@ LANGUAGES = {
     "en": ("Why the sites cost differently", "indicative", "hour-weighted mean"),
     "zh-hans": ("各站点成本为何不同", "参考值", "按小时加权平均"),
 }
+# Shanghai's price is the national figure and only Gui'an has a demand charge: both are left
+# out of the site difference, which says so (decision 0105).
+LEFT_OUT = {"en": "left out of the difference", "zh-hans": "未计入差异"}
 
 
 def qwen_32b_buy(owner):
@@ -79,7 +82,13 @@ def test_pages_show_flag_breakdown_and_site_difference(
     page.wait_for_selector("table.site-comparison")
     text = page.inner_text("main")
     assert why in text and indicative in text
+    assert LEFT_OUT[language] in page.inner_text("table.site-comparison")
+    page.locator("table.site-comparison").scroll_into_view_if_needed()
     screenshot(f"tariffs-compare-{language}")
+    page.set_viewport_size({"width": 320, "height": 900})
+    page.locator("table.site-comparison").scroll_into_view_if_needed()
+    screenshot(f"tariffs-compare-320-{language}")
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     page.goto(f"{base}/option/{guian}/")
     page.wait_for_selector("table.tariff-breakdown")

@@ -100,8 +100,10 @@ def test_site_figures_fall_back_site_then_zone_then_wider_zone_then_national(cat
     mean = sum(economics_selectors.table_price(t).energy_cny_per_kwh for t in tables) / len(tables)
     assert figures.tariff_cny_per_kwh == mean.quantize(D("0.000001"))
     tariff = figures.provenance["tariff_cny_per_kwh"]
-    assert (tariff.level, tariff.flag) == ("national", "DER")
-    assert {t.key for t in tables} >= {"beijing-2024-07-two-part", "guizhou-2025-12-10kv-derived"}
+    # As good as its weakest table: Beijing's 2026-07 table was read only on aggregators.
+    assert (tariff.level, tariff.flag) == ("national", "LOW")
+    assert {t.key for t in tables} >= {"beijing-2026-07-two-part", "guizhou-2025-12-10kv-derived"}
+    assert "beijing-2024-07-two-part" not in {t.key for t in tables}  # superseded
     assert "shanghai-2025-05-large-industry-10kv" not in {t.key for t in tables}  # incomplete
     assert "ningxia-zhongwei-2020-press" not in {t.key for t in tables}  # a single figure
 
@@ -265,13 +267,18 @@ def test_qwen_32b_lora_every_offered_option_priced_and_guizhou_cheaper_than_shan
         assert cost(best_gz) < cost(best_sh), server
         rows = same_server_by_site(options, best_gz)
         row = next(r for r in rows if r.site_key == best_sh.site.data_center.key)
-        parts = row.difference.parts_cny
-        assert row.difference.total_cny == cost(best_sh) - cost(best_gz) > 0
-        assert sum(parts.values()) == row.difference.total_cny
-        # Guizhou's lower tariff and PUE are what make it cheaper; the rack fees are a
-        # national fallback in Guizhou, so they explain part of the difference too.
-        assert parts["tariff"] + parts["pue"] > 0
-        assert {"tariff", "pue", "rack_fee"} <= set(parts)
+        difference = row.difference
+        parts, left_out = difference.parts_cny, difference.left_out_cny
+        assert difference.cost_difference_cny == cost(best_sh) - cost(best_gz) > 0
+        assert sum(parts.values()) == difference.total_cny
+        assert difference.total_cny + sum(left_out.values()) == difference.cost_difference_cny
+        # Both sites state their own PUE, so the PUE is compared: Guizhou's is lower.
+        assert parts["pue"] > 0
+        # Shanghai's table has its valley price only (the national figure stands in), Gui'an
+        # pays a demand charge Shanghai has none on record for, and Gui'an's rack fee is the
+        # national figure: each is left out of the difference and said so (decision 0105).
+        assert {"tariff", "demand_charge", "rack_fee"} <= set(left_out)
+        assert not {"tariff", "demand_charge", "rack_fee"} & set(parts)
     assert compared, "the catalog must hold a Guizhou and a Shanghai site"
 
 
@@ -301,8 +308,11 @@ def qwen_32b_assessment(owner):
 @pytest.mark.parametrize(
     ("language", "words"),
     [
-        ("en", ("Why the sites cost differently", "Electricity price:", "PUE:", "indicative")),
-        ("zh-hans", ("各站点成本为何不同", "电价差异：", "PUE 差异：", "参考值")),
+        (
+            "en",
+            ("Why the sites cost differently", "Electricity price: left out", "PUE:", "indicative"),
+        ),
+        ("zh-hans", ("各站点成本为何不同", "电价：未计入差异", "PUE 差异：", "参考值")),
     ],
 )
 def test_comparison_page_explains_the_site_difference(client, buyer, catalog, language, words):

@@ -44,7 +44,10 @@ from advisor.domain.economics.costs import (
 from advisor.domain.economics.inputs import (
     BASIS_EXAMPLE,
     BASIS_MARKET,
+    BASIS_OVERRIDE,
     HOURS_PER_YEAR,
+    LEVEL_ASSUMED,
+    LEVEL_NATIONAL,
     MONTHS_PER_YEAR,
     Assumption,
     EconomicsInputs,
@@ -290,6 +293,18 @@ def not_priced_message(mode: str) -> Message:
 
 SITE_MORE = N_("Buying and hosting at {other} costs {difference} CNY more than at {base}.")
 SITE_LESS = N_("Buying and hosting at {other} costs {difference} CNY less than at {base}.")
+SITE_MORE_PARTIAL = N_(
+    "Buying and hosting at {other} costs {difference} CNY more than at {base}, leaving out what "
+    "only one of them has a figure for (below)."
+)
+SITE_LESS_PARTIAL = N_(
+    "Buying and hosting at {other} costs {difference} CNY less than at {base}, leaving out what "
+    "only one of them has a figure for (below)."
+)
+SITE_SAME_PARTIAL = N_(
+    "Buying and hosting at {other} and at {base} cost the same on what both have figures for; "
+    "what only one of them has a figure for is left out (below)."
+)
 SITE_PART = {
     "tariff": N_("Electricity price: {amount} CNY"),
     "pue": N_("PUE: {amount} CNY"),
@@ -300,13 +315,56 @@ SITE_PART = {
 }
 
 
+# A component one site has no figure of its own for (none on record, or a national placeholder
+# standing in) is left out of the difference and said so: a difference built from one side's
+# figure against the other's gap would explain nothing (docs/decisions/0105).
+SITE_LEFT_OUT = {
+    "tariff": N_(
+        "Electricity price: left out of the difference, because {missing} has no tariff of its "
+        "own (a national figure stands in); it would count {amount} CNY"
+    ),
+    "pue": N_(
+        "PUE: left out of the difference, because {missing} has no PUE of its own (a national "
+        "figure stands in); it would count {amount} CNY"
+    ),
+    "rack_fee": N_(
+        "Rack fee: left out of the difference, because {missing} has no rack fee of its own (a "
+        "national figure stands in); it would count {amount} CNY"
+    ),
+    "demand_charge": N_(
+        "Demand (basic) charge: left out of the difference, because {missing} has no demand "
+        "charge on record; {known} pays {amount} CNY"
+    ),
+}
+SITE_LEFT_OUT_BOTH = N_(
+    "{component}: left out of the difference, because neither site has a figure of its own; it "
+    "would count {amount} CNY"
+)
+SITE_COMPONENT = {
+    "tariff": N_("Electricity price"),
+    "pue": N_("PUE"),
+    "rack_fee": N_("Rack fee"),
+    "demand_charge": N_("Demand (basic) charge"),
+}
+# The site figure each component of the split rests on (EconomicsInputs.provenance keys).
+_COMPONENT_FIGURE = {
+    "tariff": "tariff_cny_per_kwh",
+    "pue": "pue",
+    "rack_fee": "rack_fee_cny_per_month",
+    "demand_charge": "demand_charge_cny_per_kw_month",
+}
+_PLACEHOLDER_LEVELS = frozenset({LEVEL_NATIONAL, LEVEL_ASSUMED})
+
+
 @dataclass(frozen=True)
 class SiteDifference:
     """Buying at ``other`` minus buying at ``base`` over the horizon, and what explains it.
 
-    The parts add up exactly to ``total_cny``. Electricity = energy × PUE × price is split
-    symmetrically (each factor's change valued at the mean of the other), rack fees the same
-    way between the fee and the number of racks.
+    ``total_cny`` is the difference the comparison states: the cost difference less the
+    components ``left_out_cny`` (those one site has no figure of its own for). The parts add up
+    exactly to ``total_cny``, and ``total_cny`` plus the left-out parts to the cost difference.
+    Electricity = energy × PUE × price is split symmetrically (each factor's change valued at
+    the mean of the other), rack fees the same way between the fee and the number of racks.
     """
 
     base_key: str
@@ -314,6 +372,12 @@ class SiteDifference:
     total_cny: Decimal
     parts_cny: dict[str, Decimal]
     messages: list[Message]
+    left_out_cny: dict[str, Decimal] = field(default_factory=dict)
+
+    @property
+    def cost_difference_cny(self) -> Decimal:
+        """Buying at ``other`` minus buying at ``base``, left-out components included."""
+        return self.total_cny + sum(self.left_out_cny.values(), Decimal(0))
 
 
 @dataclass(frozen=True)
@@ -357,20 +421,77 @@ def _site_name(result: EconomicsResult, language_key: str) -> str:
     return (site.name_zh or site.name) if language_key == "zh" else site.name
 
 
+def has_own_figure(result: EconomicsResult, component: str) -> bool:
+    """Whether the site of ``result`` has a figure of its own for ``component`` of the split:
+    its own, its zone's or the buyer's, not a national placeholder nor a missing one.
+
+    A figure given without provenance is the caller's own, except a demand charge of zero (the
+    default when none is known). Where power comes in the rack fee or at a fixed price, no
+    demand charge applies: that is known too.
+    """
+    inputs = result.inputs
+    key = _COMPONENT_FIGURE[component]
+    provenance = inputs.provenance.get(key)
+    if provenance is not None:
+        return provenance.basis == BASIS_OVERRIDE or provenance.level not in _PLACEHOLDER_LEVELS
+    if component == "demand_charge":
+        site = inputs.site
+        return (
+            site.demand_charge_cny_per_kw_month > 0
+            or site.price_includes_pue
+            or site.power_in_rack_fee
+        )
+    return True
+
+
+def _left_out_message(component, amount, base, other, base_demand, other_demand) -> Message:
+    base_own, other_own = has_own_figure(base, component), has_own_figure(other, component)
+    if not base_own and not other_own:
+        return Message(
+            SITE_LEFT_OUT_BOTH,
+            {"component": Message(SITE_COMPONENT[component]), "amount": round_cny(amount, 0)},
+        )
+    missing, known = (other, base) if base_own else (base, other)
+    params = {
+        "missing": _site_name(missing, "en"),
+        "missing_zh": _site_name(missing, "zh"),
+        "known": _site_name(known, "en"),
+        "known_zh": _site_name(known, "zh"),
+        "amount": round_cny(amount, 0),
+    }
+    if component == "demand_charge":
+        params["amount"] = round_cny(base_demand if base_own else other_demand, 0)
+    return Message(SITE_LEFT_OUT[component], params)
+
+
 def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDifference:
-    total = other.costs[BUY].net_of_resale_cny - base.costs[BUY].net_of_resale_cny
+    cost_difference = other.costs[BUY].net_of_resale_cny - base.costs[BUY].net_of_resale_cny
     tariff_part, pue_part = _electricity_split(base, other)
     fee_part, count_part = _rack_split(base, other)
     demand = [_line_amount(r.costs[BUY], "demand_charge") for r in (base, other)]
-    parts = {
+    split = {
         "tariff": tariff_part,
         "pue": pue_part,
         "demand_charge": demand[1] - demand[0],
         "rack_fee": fee_part,
         "rack_count": count_part,
     }
-    parts["other"] = total - sum(parts.values(), Decimal(0))
-    template = SITE_MORE if total >= 0 else SITE_LESS
+    split["other"] = cost_difference - sum(split.values(), Decimal(0))
+    left_out = {
+        name: amount
+        for name, amount in split.items()
+        if name in _COMPONENT_FIGURE
+        and round_cny(amount, 0) != 0
+        and not (has_own_figure(base, name) and has_own_figure(other, name))
+    }
+    parts = {name: amount for name, amount in split.items() if name not in left_out}
+    total = cost_difference - sum(left_out.values(), Decimal(0))
+    if left_out and round_cny(total, 0) == 0:
+        template = SITE_SAME_PARTIAL
+    elif left_out:
+        template = SITE_MORE_PARTIAL if total >= 0 else SITE_LESS_PARTIAL
+    else:
+        template = SITE_MORE if total >= 0 else SITE_LESS
     headline = Message(
         template,
         {
@@ -387,8 +508,16 @@ def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDiffer
         for name, amount in parts.items()
         if round_cny(amount, 0) != 0
     ]
+    lines += [
+        _left_out_message(name, amount, base, other, *demand) for name, amount in left_out.items()
+    ]
     return SiteDifference(
-        base.inputs.site.key, other.inputs.site.key, total, parts, [headline, *lines]
+        base.inputs.site.key,
+        other.inputs.site.key,
+        total,
+        parts,
+        [headline, *lines],
+        left_out,
     )
 
 
