@@ -167,7 +167,8 @@ def test_article_vendors_hold_the_articles_claims(catalog):
     assert kufanyun.registered_capital_cny == 10_000_000
     assert kufanyun.licence_category_list == ["B11", "B12", "B14"]
     assert kufanyun.icp_filing_number == "滇ICP备2020007656号" and kufanyun.cnnic_member
-    kinds = set(Certificate.objects.values_list("vendor__key", "kind", "mlps_level"))
+    articles = Certificate.objects.filter(vendor__key__in=["jianmi", "kufanyun"])
+    kinds = set(articles.values_list("vendor__key", "kind", "mlps_level"))
     assert kinds == {
         ("jianmi", "iso-27001", None),
         ("jianmi", "mlps", 3),
