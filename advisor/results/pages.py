@@ -27,7 +27,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
 from advisor.domain.kept import Latest
-from advisor.presentation.words import one_page
 
 KEPT_SECONDS = 7 * 24 * 3600
 # What the kept words are made from: templates, translations and the code that words values.
@@ -68,10 +67,7 @@ def kept_body(request, shown, view: dict, context) -> SafeString:
     if body is None:
         body = None if shown.computed else cache.get(key)  # a new result: nothing kept yet
         if body is None:
-            with one_page():  # one language throughout: each word translated once
-                body = str(
-                    render_to_string("results/results_body.html", context(), request=request)
-                )
+            body = str(render_to_string("results/results_body.html", context(), request=request))
             cache.set(key, body, KEPT_SECONDS)
         _LOCAL.put(key, body)
     return mark_safe(body)  # rendered by us, with autoescaping, from the stored result

@@ -19,11 +19,11 @@ from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
+from django.utils.translation import gettext, ngettext
 
 from advisor.presentation import labels
 from advisor.presentation.numbers import cny, gib, hours, num
 from advisor.presentation.text import local_name, render_text
-from advisor.presentation.words import gettext, ngettext
 
 
 def esc(value) -> str:
