@@ -17,7 +17,6 @@ from datetime import date
 from decimal import Decimal
 
 from advisor.domain.i18n import N_, Message
-from advisor.domain.kept import PerObject
 
 HOURS_PER_YEAR = Decimal(8760)
 MONTHS_PER_YEAR = 12
@@ -335,19 +334,12 @@ def _require(condition: bool, message: str) -> None:
 def validate(inputs: EconomicsInputs) -> None:
     """Raise :class:`EconomicsInputError` naming the first figure the model cannot price.
 
-    Each part (load, site, prices, assumptions) is checked once per object: the parts are
-    frozen, and a recommendation builds ~150 inputs from a few loads and sites, one set of
-    assumptions. The parts are checked in that order, so the first bad figure is named."""
-    for part, check in (
-        (inputs.load, _check_load),
-        (inputs.site, _check_site),
-        (inputs.prices, _check_prices),
-        (inputs.assumptions, _check_assumptions),
-    ):
-        _CHECKED.get(part, check)  # a part that fails raises and is not kept
-
-
-_CHECKED = PerObject(limit=4096)
+    The parts are checked in order (load, site, prices, assumptions), so the first bad figure
+    is named; every time (~1 µs a part: 0.6 ms of the 295-option recommendation)."""
+    _check_load(inputs.load)
+    _check_site(inputs.site)
+    _check_prices(inputs.prices)
+    _check_assumptions(inputs.assumptions)
 
 
 def _check_load(load: ServerLoad) -> None:

@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand
 from django.utils import translation
 from django.utils.translation import gettext
 
+from advisor.domain.cache import PerObjects
 from advisor.domain.i18n import Message
-from advisor.domain.kept import PerObjects
 from advisor.domain.plain import jsonable
 from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
