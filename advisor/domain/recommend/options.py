@@ -425,43 +425,26 @@ def _servers_per_rack(result: SizingResult) -> int | None:
 _UNSET = object()  # a keyword not given (None is a value: no load known)
 
 
-def server_load(result: SizingResult) -> ServerLoad | None:
-    """The sizing as the economics reads it: one object for every server with the same figures
-    (``_one_load``), so what is priced per load is priced once for them."""
+def server_load(result: SizingResult, pricing: PricingCache | None = None) -> ServerLoad | None:
+    """The sizing as the economics reads it; with the recommendation's ``pricing``, one object
+    for every server with the same figures (``PricingCache.one_load``), so what is priced per
+    load is priced once for them."""
     time, power, server = result.time, result.power, result.server
     if time is None or time.time_to_train_hours is None or power is None or server is None:
         return None
-    return _one_load(
-        ServerLoad(
-            server_count=result.servers,
-            gpus_per_server=result.gpus_per_server,
-            power_full_kw=Decimal(str(round(power.max_kw_per_server, 3))),
-            power_idle_kw=Decimal(str(round(_idle_kw(result), 3))),
-            rack_units=server.rack_units or UNKNOWN_SERVER_RACK_UNITS,
-            gpu_hours_per_run=Decimal(str(round(time.gpu_hours, 3))),
-            hours_per_run=run_hours(time.time_to_train_hours),
-        )
+    load = ServerLoad(
+        server_count=result.servers,
+        gpus_per_server=result.gpus_per_server,
+        power_full_kw=Decimal(str(round(power.max_kw_per_server, 3))),
+        power_idle_kw=Decimal(str(round(_idle_kw(result), 3))),
+        rack_units=server.rack_units or UNKNOWN_SERVER_RACK_UNITS,
+        gpu_hours_per_run=Decimal(str(round(time.gpu_hours, 3))),
+        hours_per_run=run_hours(time.time_to_train_hours),
     )
-
-
-def _one_load(load: ServerLoad) -> ServerLoad:
-    """The first load made with ``load``'s figures (a recommendation's 14 servers have 7 loads).
-
-    Kept by each field's ``repr``, which determines the field: its type and value, and a
-    Decimal's exponent (``Decimal("1.0")`` and ``Decimal("1.00")`` are equal but print apart),
-    so the kept load reads the same as ``load`` everywhere. Emptied at its limit."""
-    key = tuple(repr(getattr(load, name)) for name in _LOAD_FIELDS)
-    kept = _LOADS.get(key)
-    if kept is None:
-        if len(_LOADS) >= _LOADS_KEPT:
-            _LOADS.clear()
-        kept = _LOADS[key] = load
-    return kept
+    return pricing.one_load(load) if pricing is not None else load
 
 
 _LOAD_FIELDS = tuple(item.name for item in fields(ServerLoad))
-_LOADS: dict[tuple, ServerLoad] = {}
-_LOADS_KEPT = 4096
 
 
 @functools.lru_cache(maxsize=4096)
@@ -493,12 +476,21 @@ class PricingCache:
     One copy of a site's figures per draw when the site states no power per rack (cached by the
     figures' identity, checked so a reused identity is never mistaken, and the draw as written:
     ``Decimal("12.0")`` and ``Decimal("12")`` are equal but print apart), so every server of
-    that draw at the site prices with the same copy; and the mode costs (``ModeCostCache``),
-    which that shared copy lets servers of the same load share."""
+    that draw at the site prices with the same copy; one load per figures (``one_load``); and
+    the mode costs (``ModeCostCache``), which those shared copies let options share."""
 
     def __init__(self):
         self.mode_costs = ModeCostCache()
         self._rack_limited = PerObject(limit=4096)
+        self._loads: dict[tuple, ServerLoad] = {}
+
+    def one_load(self, load: ServerLoad) -> ServerLoad:
+        """The first load made with ``load``'s figures (a recommendation's 14 servers have 7
+        loads), cached by each field's ``repr``, which determines the field: its type and
+        value, and a Decimal's exponent (``Decimal("1.0")`` and ``Decimal("1.00")`` are equal
+        but print apart), so the cached load reads the same as ``load`` everywhere."""
+        key = tuple(repr(getattr(load, name)) for name in _LOAD_FIELDS)
+        return self._loads.setdefault(key, load)
 
     def one_server_per_rack(self, costs: Site, power_full_kw: Decimal) -> Site:
         return self._rack_limited.get(
@@ -520,7 +512,7 @@ def price(
     the recommendation's ``PricingCache``, else one is made."""
     pricing = pricing or PricingCache()
     if load is _UNSET:
-        load = server_load(result)
+        load = server_load(result, pricing)
     if load is None:
         return None
     costs = site.costs
@@ -834,7 +826,7 @@ def recommend(
     for candidate in hardware:
         if hosted and sites:
             result = size_hardware(scenario, candidate, procurement, sizings)
-            facts, load = option_facts(result), server_load(result)
+            facts, load = option_facts(result), server_load(result, pricing)
             for site in sites:
                 options += site_options(
                     result,
