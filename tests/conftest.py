@@ -154,11 +154,11 @@ def fresh_recommendation_memory():
     never reads a result another test computed (the seeded catalog of tests/support/catalog.py
     is the same from test to test, so the key alone would not keep them apart), and with no
     catalog reads kept from another test (docs/decisions/0050)."""
-    from advisor.catalog import memo
+    from advisor.catalog import cache as catalog_cache
     from advisor.recommendation import services
 
     services._LOCAL_RUNS.clear()
-    memo.forget()
+    catalog_cache.forget()
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from advisor.catalog.memo import catalog_reads
+from advisor.catalog.cache import catalog_reads
 from advisor.catalog.stamp import catalog_state
 from advisor.catalog.subjects import subjects_for
 from advisor.domain.questionnaire.specs import DATA_CENTER
