@@ -22,7 +22,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
-KEPT_SECONDS = 7 * 24 * 3600
+CACHE_SECONDS = 7 * 24 * 3600
 # What the kept words are made from: templates, translations and the code that words values.
 _WORDING_ROOTS = ("templates", "locale", "advisor", "vendors")
 _WORDING_SUFFIXES = (".html", ".mo", ".py")
@@ -49,14 +49,14 @@ def code_stamp() -> str:
     return _code_stamp
 
 
-def kept_body(request, shown, view: dict, context) -> SafeString:
+def cached_body(request, shown, view: dict, context) -> SafeString:
     """The results page below its heading for ``shown`` as ``view`` asks (ranking, sort, all
-    choices), in the active language: kept, or rendered from ``context()`` and kept."""
+    choices), in the active language: from the cache, or rendered from ``context()`` and cached."""
     parts = [code_stamp(), str(shown.stored.token), get_language() or ""]
     parts += [f"{name}={view[name]}" for name in sorted(view)]
     key = "results-body:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
     body = None if shown.computed else cache.get(key)  # a new result: nothing kept yet
     if body is None:
         body = str(render_to_string("results/results_body.html", context(), request=request))
-        cache.set(key, body, KEPT_SECONDS)
+        cache.set(key, body, CACHE_SECONDS)
     return mark_safe(body)  # rendered by us, with autoescaping, from the stored result
