@@ -1,4 +1,5 @@
-"""Security pieces the settings name: a request-size limit and this project's deploy checks.
+"""Security pieces the settings name: a request-size limit and this project's deploy checks
+(the brief signer's is the brief app's: advisor/brief/checks.py).
 
 See docs/decisions/0011-security.md. The settings (config/settings/security.py) do the
 rest: HTTPS only, HSTS, the Content Security Policy, sessions, the sign-in lockout.
@@ -7,7 +8,6 @@ rest: HTTPS only, HSTS, the Content Security Policy, sessions, the sign-in locko
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 from axes.helpers import get_client_ip_address
 from axes.models import AccessAttempt
@@ -20,9 +20,6 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.cache import patch_cache_control
-
-from advisor.brief.config import _passphrase
-from advisor.brief.signing import SigningError, is_development_ca
 
 
 class RequestSizeLimitMiddleware:
@@ -144,156 +141,6 @@ def check_production_configuration(app_configs=None, **kwargs):
             )
         )
     return messages
-
-
-# `manage.py check --deploy --tag signing` runs only these; scripts/serve-production runs it
-# before it starts anything and refuses to start on an error.
-SIGNING_TAG = "signing"
-DEVELOPMENT_ORGANISATION = "Procurement Advisor Dev"
-
-
-def _common_name(name) -> str:
-    from cryptography.x509.oid import NameOID
-
-    values = name.get_attributes_for_oid(NameOID.COMMON_NAME)
-    return str(values[0].value) if values else name.rfc4514_string()
-
-
-@checks.register(SIGNING_TAG, deploy=True)
-def check_brief_signer(app_configs=None, **kwargs):
-    """Production signs with the organisation's own key, never the development signer.
-
-    Errors: no key configured (advisor.E010); the development signer, by its file or by its
-    development CA (E011); no passphrase, or a key it does not open (E012); no trust roots, or
-    the development CA among them (E013). Warnings: the development organisation name
-    (W003); a signer that does not chain to the trust roots (W004)."""
-    if not settings.PRODUCTION:
-        return []
-    signing = settings.BRIEF_SIGNING
-    messages = []
-    hint = (
-        "Set BRIEF_SIGNING_PKCS12 to the organisation's PKCS#12 file, BRIEF_SIGNING_PASSPHRASE "
-        "or BRIEF_SIGNING_PASSPHRASE_FILE, and BRIEF_SIGNING_TRUST_ROOTS to its CA "
-        "certificates; `make_dev_signing_cert` is for development only."
-    )
-    roots = [Path(p) for p in signing.get("TRUST_ROOTS") or []]
-    root_names = set()
-    if not roots:
-        messages.append(
-            checks.Error("BRIEF_SIGNING_TRUST_ROOTS is unset.", hint=hint, id="advisor.E013")
-        )
-    for root in roots:
-        name = _root_name(root)
-        if name is None:
-            messages.append(
-                checks.Error(f"Trust root {root} cannot be read.", hint=hint, id="advisor.E013")
-            )
-        elif is_development_ca(name):
-            messages.append(
-                checks.Error(
-                    f"Trust root {root} is the development CA {name!r}.",
-                    hint=hint,
-                    id="advisor.E013",
-                )
-            )
-        else:
-            root_names.add(name)
-    if signing.get("ORGANISATION") == DEVELOPMENT_ORGANISATION:
-        messages.append(
-            checks.Warning(
-                f"BRIEF_SIGNING_ORGANISATION is unset: briefs print {DEVELOPMENT_ORGANISATION!r}.",
-                hint="Set BRIEF_SIGNING_ORGANISATION to the organisation's name.",
-                id="advisor.W003",
-            )
-        )
-    path = signing.get("PKCS12_PATH")
-    if not path:
-        development = Path(settings.SIGNING_DIR) / "dev-signer.p12"
-        found = (
-            f"; the development signer in the data folder ({development}) is never used in "
-            "production"
-            if development.exists()
-            else ""
-        )
-        messages.append(
-            checks.Error(
-                f"BRIEF_SIGNING_PKCS12 is unset: production has no signing key{found}.",
-                hint=hint,
-                id="advisor.E010",
-            )
-        )
-        return messages
-    path = Path(path)
-    if path.name == "dev-signer.p12":
-        messages.append(
-            checks.Error(
-                f"BRIEF_SIGNING_PKCS12 is the development signer {path}.",
-                hint=hint,
-                id="advisor.E011",
-            )
-        )
-        return messages
-    try:
-        passphrase = _passphrase(signing)
-    except SigningError as error:
-        messages.append(checks.Error(str(error), hint=hint, id="advisor.E012"))
-        return messages
-    certificate = _signer_certificate(path, passphrase)
-    if isinstance(certificate, str):
-        messages.append(checks.Error(certificate, hint=hint, id="advisor.E012"))
-        return messages
-    subject, issuer = _common_name(certificate.subject), _common_name(certificate.issuer)
-    if is_development_ca(issuer):
-        messages.append(
-            checks.Error(
-                f"The brief signer in {path} is the development signer {subject!r}, issued "
-                f"by {issuer!r}.",
-                hint=hint,
-                id="advisor.E011",
-            )
-        )
-    elif root_names and issuer not in root_names:
-        messages.append(
-            checks.Warning(
-                f"The brief signer {subject!r} is issued by {issuer!r}, which is not among "
-                "the trust roots: the verify page would call new briefs 'not signed by us'.",
-                hint="Add the issuing CA's certificate to BRIEF_SIGNING_TRUST_ROOTS.",
-                id="advisor.W004",
-            )
-        )
-    return messages
-
-
-def _root_name(path: Path) -> str | None:
-    from cryptography import x509
-
-    try:
-        data = path.read_bytes()
-        cert = (
-            x509.load_pem_x509_certificate(data)
-            if b"-----BEGIN" in data
-            else x509.load_der_x509_certificate(data)
-        )
-    except (OSError, ValueError):
-        return None
-    return _common_name(cert.subject)
-
-
-def _signer_certificate(path: Path, passphrase: str):
-    """The signer's certificate, or a sentence saying why it cannot be read."""
-    from cryptography.hazmat.primitives.serialization import pkcs12
-
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        return f"The signing key {path} cannot be read ({error.strerror or error})."
-    try:
-        _key, certificate, _others = pkcs12.load_key_and_certificates(data, passphrase.encode())
-    except ValueError:
-        return f"The signing key {path} does not open with the configured passphrase."
-    if certificate is None:
-        return f"The signing key {path} holds no certificate."
-    return certificate
 
 
 def client_ip(group, request) -> str:

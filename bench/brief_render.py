@@ -109,7 +109,6 @@ def cpu_by_stage(snapshot, meta, config, request, runs: int) -> None:
     from advisor.brief.render import brief_fetcher, brief_font_config, no_fetching, render_html
     from advisor.brief.signing import sign_pdf
     from advisor.brief.verify import sha256_hex
-    from advisor.presentation.pdf import objects_written_once
 
     stages: dict[str, list[float]] = {}
 
@@ -139,7 +138,6 @@ def cpu_by_stage(snapshot, meta, config, request, runs: int) -> None:
                 pdf_variant="pdf/a-3b",
                 attachments=[attached],
                 pdf_identifier=meta.number.encode(),
-                finisher=objects_written_once,
             ),
             document,
             attachment,

@@ -129,14 +129,12 @@ def results_kinds(client, assessment, keys) -> list:
 
     from advisor.recommendation import services as results_services
     from advisor.recommendation.models import StoredRecommendation
-    from advisor.results import pages
 
     base = f"/assessments/{assessment.pk}"
 
     def forget_everything():
         cache.clear()  # production keeps the page's words in the shared database cache: see
         results_services._LOCAL_RUNS.clear()  # "stored result read" for a warm one
-        pages.forget_local()  # and a new process has kept no words in its memory
 
     def forget_the_result():
         forget_everything()

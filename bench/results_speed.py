@@ -34,7 +34,6 @@ def main() -> None:
     from advisor.recommendation import services as results_services
     from advisor.recommendation.models import StoredRecommendation
     from advisor.recommendation.run import run_recommendation
-    from advisor.results import pages
     from advisor.roles import PROCUREMENT_STAFF, ensure_roles
 
     user = User.objects.create_user("bench")
@@ -64,7 +63,6 @@ def main() -> None:
     def uncached_page():
         cache.clear()
         results_services._LOCAL_RUNS.clear()  # the per-process copy too
-        pages.forget_local()  # and the words kept in memory
         StoredRecommendation.objects.filter(assessment=assessment).delete()
         page()
 

@@ -153,15 +153,12 @@ def fresh_recommendation_memory():
     """Each test starts with an empty per-process memory of computed recommendations: a test
     never reads a result another test computed (the seeded catalog of tests/support/catalog.py
     is the same from test to test, so the key alone would not keep them apart), and with no
-    catalog reads kept from another test (docs/decisions/0050), nor results words kept in
-    memory (docs/decisions/0068)."""
-    from advisor.catalog import memo
+    catalog reads kept from another test (docs/decisions/0050)."""
+    from advisor.catalog import cache as catalog_cache
     from advisor.recommendation import services
-    from advisor.results import pages
 
     services._LOCAL_RUNS.clear()
-    memo.forget()
-    pages.forget_local()
+    catalog_cache.forget()
 
 
 @pytest.fixture(autouse=True)

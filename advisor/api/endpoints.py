@@ -2,7 +2,7 @@
 
 An edge adapter like the management commands (docs/decisions/0048-http-api.md): it reads a
 request, calls one feature service or selector, and answers JSON. Scenario documents go
-through the one validator (``advisor.management.cli.check_document``) and a refusal is a 400
+through the one validator (``advisor.assessments.documents.check_document``) and a refusal is a 400
 naming the field, in the commands' words: ``{"errors": [{"field": "model.layers",
 "message": "must be between 1 and 1,024"}]}``. The same roles and the same ownership as the
 pages: another buyer's assessment or brief is "not found" (404).
@@ -32,6 +32,12 @@ from advisor.api.auth import (
     signed_in_or_token,
 )
 from advisor.assessments.answers import Incomplete
+from advisor.assessments.documents import (
+    MAX_INPUT_BYTES,
+    InputError,
+    check_document,
+    parse_document,
+)
 from advisor.assessments.selectors import assessment_for, assessments_for
 from advisor.assessments.services import create_document_assessment
 from advisor.brief import audit
@@ -42,12 +48,11 @@ from advisor.brief.models import AuditAction
 from advisor.brief.selectors import brief_for, briefs_prepared_by
 from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
 from advisor.domain.scenario import ScenarioError
-from advisor.management.cli import MAX_INPUT_BYTES, InputError, check_document, parse_document
-from advisor.management.commands.size import size_scenario
 from advisor.presentation.text import render_text
 from advisor.recommendation.output import recommendation_document
 from advisor.recommendation.run import run_recommendation
 from advisor.recommendation.services import shown_results
+from advisor.recommendation.sizing import size_scenario
 from advisor.roles import ISSUE, PREPARE
 
 api = NinjaAPI(

@@ -18,7 +18,7 @@ from django.utils import timezone
 from advisor.catalog import compliance as compliance_selectors
 from advisor.catalog import declared as declared_selectors
 from advisor.catalog import economics as economics_selectors
-from advisor.catalog.memo import inputs_key, memoized, memoized_for_inputs
+from advisor.catalog.cache import inputs_key, memoized, memoized_for_inputs
 from advisor.catalog.sizing import accelerator_spec_from_row, server_spec_from_row
 from advisor.domain.compliance.facts import (
     DataCenterFacts,

@@ -13,7 +13,7 @@ import re
 from django.db.models import Q
 from django.utils.text import slugify
 
-from advisor.catalog.memo import memoized
+from advisor.catalog.cache import memoized
 from advisor.domain.scenario import MODEL_SHAPE_KEYS
 from vendors import models as catalog
 

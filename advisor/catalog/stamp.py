@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from advisor.catalog.memo import catalog_reads, kept_stamp
+from advisor.catalog.cache import cached_stamp, catalog_reads
 from advisor.models import RuleParameter
 
 
@@ -92,4 +92,4 @@ def catalog_reads_kept(view):
 def current_stamp() -> str:
     """The catalog stamp (SHA-256, as ``catalog_state``): the one a view kept its reads for
     (:func:`catalog_reads_kept`), else read now."""
-    return kept_stamp() or catalog_state().stamp
+    return cached_stamp() or catalog_state().stamp

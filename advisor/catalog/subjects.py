@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date
 
 from advisor.catalog import declared as declared_selectors
-from advisor.catalog.memo import memoized
+from advisor.catalog.cache import memoized
 from advisor.domain.i18n import N_, Message
 from advisor.domain.questionnaire.declared import DeclaredFact, by_subject
 from advisor.domain.questionnaire.questions import Subjects

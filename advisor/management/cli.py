@@ -1,10 +1,10 @@
 """Shared helpers for the command-line tools (size, recommend, issue_brief, specification,
-comparison_sheet) and the HTTP API: reading a scenario document and checking it with the one
-validator."""
+comparison_sheet, questionnaire, api_token): a refusal as a command error, files read and
+written, terminal columns. Reading and checking a scenario document, which the HTTP API shares,
+is advisor/assessments/documents.py."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import unicodedata
@@ -12,59 +12,20 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from advisor.catalog.candidates import entry_context
-from advisor.domain.document import validate_document
-from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
-from advisor.domain.questionnaire.declared import validate_declared
+from advisor.assessments.documents import (
+    MAX_INPUT_BYTES,
+    InputError,
+    check_document,
+    parse_document,
+)
 from advisor.domain.scenario import ScenarioError
 
 # Exit status for bad input, as argparse and most Unix tools use for usage errors.
 BAD_INPUT = 2
-# A scenario document is a few kilobytes; anything far larger is refused unread.
-MAX_INPUT_BYTES = 1024 * 1024
 
 
 def bad_input(message: str) -> CommandError:
     return CommandError(message, returncode=BAD_INPUT)
-
-
-class InputError(ValueError):
-    """Input the commands and the API refuse before or beside the scenario validator (too
-    large, not JSON, not an object; an unknown ``--server``): ``str()`` is the one line
-    ``<field>: <words>`` the commands print; the API answers ``field`` and ``words``."""
-
-    def __init__(self, field: str, words: str):
-        self.field = field
-        self.words = words
-        super().__init__(f"{field}: {words}")
-
-
-def parse_document(raw: bytes, source: str = "input") -> dict:
-    """The JSON object in ``raw`` (at most ``MAX_INPUT_BYTES``); :class:`InputError` naming the
-    problem otherwise. The commands read files and stdin with it, the API request bodies."""
-    if len(raw) > MAX_INPUT_BYTES:
-        raise InputError("input", f"larger than {MAX_INPUT_BYTES // 1024} KiB")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError("input", f"cannot read {source}: {error.__class__.__name__}") from error
-    try:
-        data = json.loads(text)
-    except RecursionError as error:
-        raise InputError("input", "JSON nested too deeply") from error
-    except json.JSONDecodeError as error:
-        raise InputError(
-            "input", f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from error
-    except ValueError as error:  # e.g. an integer of more than 4,300 digits
-        raise InputError("input", f"not valid JSON ({error})") from error
-    if not isinstance(data, dict):
-        raise InputError("input", "must be a JSON object (a scenario)")
-    try:  # a "\ud800" escape decodes to text no database or UTF-8 file can hold
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise InputError("input", "not valid JSON (a lone surrogate escape in a text)") from error
-    return data
 
 
 def read_json_or_fail(path: str) -> dict:
@@ -86,15 +47,6 @@ def read_json_or_fail(path: str) -> dict:
         return parse_document(raw, path)
     except InputError as error:
         raise bad_input(str(error)) from error
-
-
-def check_document(data: dict):
-    """The scenario of a valid document, or the :class:`ScenarioError` naming the first bad
-    field: scenario v1 and every section (site, procurement…), checked as the wizard checks its
-    answers (today's date, the catalog's keys), in its words. The commands and the API call it."""
-    scenario = validate_document(data, entry_context(data))
-    validate_declared(data.get(DECLARED_SECTION))  # a DeclaredError is a ScenarioError
-    return scenario
 
 
 def check_scenario_or_fail(data: dict):

@@ -8,6 +8,7 @@ and economics codes keep their ``N_``-marked words in the domain, next to the co
 """
 
 from django.utils.text import format_lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
@@ -16,7 +17,6 @@ from advisor.domain.economics.confidence import FLAG_LABELS, LEVEL_LABELS
 from advisor.domain.economics.tariff import BAND_LABELS
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.scenario import DEFAULT_LORA_RANK
-from advisor.presentation.words import gettext, remembered
 from vendors.choices import InterconnectKind, ServerTopology, SiteCooling
 
 # The scenario's optional ``framework``: each label names the tools that behave alike.
@@ -201,7 +201,7 @@ def label(labels: dict, code) -> str:
     words = labels.get(code)
     if words is None:
         return str(code)
-    return remembered(("label", id(labels), code), lambda: gettext(str(words)))
+    return gettext(str(words))
 
 
 ALL_RULES = {rule.id: rule for rule in (*RULES, *CLOUD_RULES)}

@@ -10,8 +10,9 @@ says what is missing instead. Rounding of amounts is half up
 
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from django.utils.translation import get_language, gettext
+
 from advisor.domain.economics.money import format_cny
-from advisor.presentation.words import get_language, gettext
 
 # A float's ``str`` reads back as the same float, and an int's or a Decimal's conversion to float
 # is correctly rounded either way.

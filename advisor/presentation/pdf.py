@@ -67,41 +67,10 @@ def no_fetching(served_files: Iterable[Path] = ()):
     return _no_fetching_class()({path.as_uri(): path for path in served_files})
 
 
-@functools.cache
-def _written_once_class(cls: type) -> type:
-    """``cls`` with its ``data`` (the object as PDF bytes) made once and kept."""
-
-    class WrittenOnce(cls):
-        @property
-        def data(self):
-            kept = self.__dict__.get("_written_once")
-            if kept is None:
-                kept = self.__dict__["_written_once"] = super().data
-            return kept
-
-    WrittenOnce.__name__ = WrittenOnce.__qualname__ = cls.__name__
-    return WrittenOnce
-
-
-def objects_written_once(document, pdf) -> None:
-    """A WeasyPrint ``finisher``: each PDF object is turned into bytes once.
-
-    With a file identifier (every PDF/A has one), pydyf turns every object into bytes twice:
-    once to write it and once more for the MD5 of the whole file that ends the identifier,
-    compressing every stream (fonts, pages, attachments) at zlib level 9 both times: ~10 % of
-    the brief's PDF writing (docs/decisions/0074). The objects are complete when the finisher
-    runs, so their bytes, and the file, are the same.
-    """
-    for pdf_object in pdf.objects:
-        if pdf_object.free != "f":
-            pdf_object.__class__ = _written_once_class(type(pdf_object))
-
-
 def write_pdf_checked(html: str, served_files: Iterable[Path] = (), **options) -> bytes:
     """WeasyPrint's PDF for ``html``; raises :class:`MissingGlyphs` when any character had
     no glyph in the available fonts (it would print as an empty box). Nothing is fetched but
-    ``served_files`` (our own files, named by their ``file:`` URL). Each PDF object is turned
-    into bytes once (:func:`objects_written_once`)."""
+    ``served_files`` (our own files, named by their ``file:`` URL)."""
     import weasyprint  # on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
 
     watch = _GlyphWatch()
@@ -111,7 +80,7 @@ def write_pdf_checked(html: str, served_files: Iterable[Path] = (), **options) -
         document = weasyprint.HTML(
             string=html, base_url=None, url_fetcher=no_fetching(served_files)
         )
-        pdf = document.write_pdf(finisher=objects_written_once, **options)
+        pdf = document.write_pdf(**options)
     except weasyprint.urls.FatalURLFetchingError as error:  # a BaseException: made ordinary
         raise ExternalResource(str(error.__cause__ or error)) from None
     finally:

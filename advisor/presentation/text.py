@@ -12,12 +12,13 @@ from decimal import Decimal
 from functools import lru_cache
 from string import Formatter
 
+from django.utils.translation import get_language, gettext
+
 from advisor.domain.compliance.base import evidence_sentence
 from advisor.domain.compliance.engine import rule_name
 from advisor.domain.i18n import Code, Message, localised
 from advisor.domain.i18n import local_name as domain_local_name
 from advisor.presentation.labels import LABELS, label
-from advisor.presentation.words import get_language, gettext
 
 
 def render_text(value) -> str:

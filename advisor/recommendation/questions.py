@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from advisor.catalog import compliance as compliance_selectors
-from advisor.catalog.memo import memoized
+from advisor.catalog.cache import memoized
 from advisor.catalog.subjects import subjects_for
 from advisor.domain.compliance.base import Status
 from advisor.domain.economics.inputs import BASIS_OFFICIAL, BASIS_OVERRIDE, BASIS_QUOTE

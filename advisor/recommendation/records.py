@@ -6,7 +6,7 @@ from django.forms.models import model_to_dict
 from django.utils import translation
 from django.utils.translation import gettext
 
-from advisor.catalog.memo import inputs_key, memoized_for_inputs
+from advisor.catalog.cache import inputs_key, memoized_for_inputs
 from advisor.domain.i18n import local_name
 from advisor.domain.plain import jsonable
 from vendors.models import Accelerator, DataCenter, HostingVendor, Offer, PolicyZone, ServerModel

@@ -12,8 +12,8 @@ from datetime import date
 from django.utils import timezone
 
 from advisor.catalog import compliance as compliance_selectors
+from advisor.catalog.cache import catalog_reads, inputs_key, memoized, memoized_for_inputs
 from advisor.catalog.candidates import hardware_candidates, site_candidates
-from advisor.catalog.memo import catalog_reads, inputs_key, memoized, memoized_for_inputs
 from advisor.catalog.stamp import catalog_state
 from advisor.domain.document import validate_document
 from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION

@@ -15,9 +15,9 @@ from django.db import transaction
 
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.assessments.models import Assessment
-from advisor.catalog.memo import catalog_reads, inputs_key, memoized_for_inputs
+from advisor.catalog.cache import catalog_reads, inputs_key, memoized_for_inputs
 from advisor.catalog.stamp import CatalogState, catalog_state
-from advisor.domain.kept import Latest
+from advisor.domain.cache import Latest
 from advisor.domain.recommend import RecommendRun
 from advisor.recommendation import codec, compression
 from advisor.recommendation.models import StoredRecommendation

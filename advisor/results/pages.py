@@ -8,10 +8,6 @@ them, neither decodes the stored options nor renders the table again. A new stor
 answers, own figures or catalog changed and the options were computed again) has a new token,
 hence a new key; the code stamp changes with any template, translation or code of this
 deployment, so what an earlier release rendered is never served.
-
-A process also keeps the words it last served in memory (a few dozen, least recently used
-first out), so a warm worker's stored read does not read them from the shared cache again:
-what a key names never changes.
 """
 
 from __future__ import annotations
@@ -26,16 +22,11 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
-from advisor.domain.kept import Latest
-from advisor.presentation.words import one_page
-
-KEPT_SECONDS = 7 * 24 * 3600
+CACHE_SECONDS = 7 * 24 * 3600
 # What the kept words are made from: templates, translations and the code that words values.
 _WORDING_ROOTS = ("templates", "locale", "advisor", "vendors")
 _WORDING_SUFFIXES = (".html", ".mo", ".py")
 _code_stamp: str | None = None
-# The words this process served last, by cache key (docs/decisions/0068).
-_LOCAL = Latest(64)
 
 
 def code_stamp() -> str:
@@ -58,26 +49,14 @@ def code_stamp() -> str:
     return _code_stamp
 
 
-def kept_body(request, shown, view: dict, context) -> SafeString:
+def cached_body(request, shown, view: dict, context) -> SafeString:
     """The results page below its heading for ``shown`` as ``view`` asks (ranking, sort, all
-    choices), in the active language: kept, or rendered from ``context()`` and kept."""
+    choices), in the active language: from the cache, or rendered from ``context()`` and cached."""
     parts = [code_stamp(), str(shown.stored.token), get_language() or ""]
     parts += [f"{name}={view[name]}" for name in sorted(view)]
     key = "results-body:" + hashlib.sha256("|".join(parts).encode()).hexdigest()
-    body = _LOCAL.get(key)
+    body = None if shown.computed else cache.get(key)  # a new result: nothing kept yet
     if body is None:
-        body = None if shown.computed else cache.get(key)  # a new result: nothing kept yet
-        if body is None:
-            with one_page():  # one language throughout: each word translated once
-                body = str(
-                    render_to_string("results/results_body.html", context(), request=request)
-                )
-            cache.set(key, body, KEPT_SECONDS)
-        _LOCAL.put(key, body)
+        body = str(render_to_string("results/results_body.html", context(), request=request))
+        cache.set(key, body, CACHE_SECONDS)
     return mark_safe(body)  # rendered by us, with autoescaping, from the stored result
-
-
-def forget_local() -> None:
-    """Forget the words this process kept in memory (a new process's first read, in benches
-    and tests)."""
-    _LOCAL.clear()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 
 from advisor.domain.economics.confidence import FIGURE_LABELS, FLAG_LABELS
 from advisor.domain.economics.costs import resale_pct
@@ -22,7 +23,6 @@ from advisor.presentation.charts import Series, line_chart, memory_segments, sta
 from advisor.presentation.labels import MODE_LABELS, label
 from advisor.presentation.numbers import plain_number
 from advisor.presentation.text import local_name, render_text
-from advisor.presentation.words import gettext
 
 RANKINGS = tuple(RANKING_LABELS)
 ALL_OPTIONS = "all"

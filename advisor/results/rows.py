@@ -5,37 +5,29 @@ the same bytes with the same gettext calls and the same escaping (every value th
 ``conditional_escape`` after Django's ``localize``, as ``{{ }}`` and ``{% blocktranslate %}``
 do). tests/integration/test_results_rows.py renders rows of every kind (cloud, unpriced,
 resale, programme, idle GPUs, reasons, equivalents, names that need escaping) both ways: with
-these functions and with the loop the template had, kept there as the reference.
+these functions and with the loop the template had, kept there as the reference. The pieces other
+pages show too (an option's title, capacity, cost figures and cost confidence) come from
+advisor/presentation/fragments.py, their one source (docs/decisions/0085).
 """
 
 from __future__ import annotations
 
-import html
 from urllib.parse import quote
 
-from django.conf import settings
 from django.urls import reverse
-from django.utils.formats import localize
-from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.text import slugify
+from django.utils.translation import gettext, ngettext
 
 from advisor.presentation import labels
-from advisor.presentation.numbers import cny, gib, hours, num
+from advisor.presentation.fragments import (
+    capacity,
+    cost_confidence,
+    cost_figures,
+    esc,
+    option_title,
+)
+from advisor.presentation.numbers import gib, hours, num
 from advisor.presentation.text import local_name, render_text
-from advisor.presentation.words import gettext, ngettext
-
-
-def esc(value) -> str:
-    """A value as ``{{ value }}`` writes it: localized, then escaped unless marked safe."""
-    if type(value) is str:  # plain text (most values): escaped as django.utils.html.escape does
-        return html.escape(value)
-    if type(value) is int and not settings.USE_THOUSAND_SEPARATOR:
-        return str(value)  # localize writes an int as it is unless digits are grouped
-    value = localize(value)
-    if not isinstance(value, str):
-        value = str(value)
-    return conditional_escape(value)
 
 
 def table_words() -> dict[str, str]:
@@ -123,30 +115,6 @@ def _rank_cell(row, words: dict) -> str:
     return f'<td data-label="{words["rank"]}">{rank}</td>'
 
 
-def option_title(o) -> str:
-    """results/option_title.html."""
-    return f"{esc(num(o.obtained.gpus))} × {esc(local_name(o.hardware.accelerator))}\n"
-
-
-def capacity(c, server) -> str:
-    """results/capacity.html for capacity ``c`` of ``server``."""
-    if c.how == "cloud":
-        text = ngettext(
-            "%(n)s × %(k)s-GPU instance", "%(n)s × %(k)s-GPU instances", c.instances
-        ) % {"k": esc(c.gpus_per_instance), "n": esc(c.instances)}
-    else:
-        maker = local_name(server, "maker")
-        text = f"{esc(num(c.instances))} × {esc(local_name(server))}"
-        if maker:
-            text += f" · {esc(maker)}"
-    if c.idle_gpus:
-        idle = ngettext(
-            "%(idle)s GPU idle, paid for", "%(idle)s GPUs idle, paid for", c.idle_gpus
-        ) % {"idle": esc(c.idle_gpus)}
-        text += f" · {idle}"
-    return text
-
-
 def _choice_cell(row, words: dict, links: OptionLinks) -> str:
     o = row.option
     mode = f"{esc(labels.label(labels.MODE_LABELS, o.mode))} · " if o.mode else ""
@@ -210,51 +178,6 @@ def _time_cell(o, words: dict) -> str:
     value = o.time_to_train_hours
     text = esc(hours(value)) if value is not None else words["not_estimated"]
     return f'<td data-label="{words["time"]}" class="num time-cell">{text}</td>'
-
-
-def cost_figures(o) -> str:
-    """results/cost_figures.html: cash out, net of resale, per run or for this job."""
-    c = o.cost
-    if not c:
-        return conditional_escape(gettext("not priced")) + "\n"
-    text = f'<span class="cost-cash">{esc(cny(c.cash_out_cny))}</span>'
-    if c.resale:
-        net = gettext("%(net)s net of resale") % {"net": esc(cny(c.net_of_resale_cny))}
-        text += f'<span class="hint">{net}</span>'
-    if c.usage == "programme":
-        per_run = ngettext(
-            "over %(years)s year · %(per_run)s a run",
-            "over %(years)s years · %(per_run)s a run",
-            c.horizon_years,
-        ) % {"per_run": esc(cny(c.per_run_cny)), "years": esc(c.horizon_years)}
-        text += f'<span class="hint">{per_run}</span>'
-    else:
-        text += f'<span class="hint">{conditional_escape(gettext("for this job"))}</span>'
-    return text + "\n"
-
-
-def cost_confidence(c) -> str:
-    """includes/cost_confidence.html for confidence ``c``."""
-    if not c:
-        return "\n"
-    headline = render_text(c.headline)
-    figure = render_text(c.figure_label)
-    flag = render_text(c.flag_label)
-    if c.headline == "your figures":
-        text = esc(headline)
-    elif flag:
-        text = gettext("%(headline)s: %(figure)s, %(flag)s") % {
-            "headline": esc(headline),
-            "figure": esc(figure),
-            "flag": esc(flag),
-        }
-    else:
-        text = gettext("%(headline)s: %(figure)s") % {
-            "headline": esc(headline),
-            "figure": esc(figure),
-        }
-    slug = esc(slugify(str(c.headline)))
-    return f'<span class="cost-confidence confidence-{slug}">{text}</span>\n'
 
 
 def _cost_cell(o, words: dict) -> str:

@@ -69,7 +69,7 @@ def results(request, pk):
         sort = "rank"
     show_all = request.GET.get("all") == "1"
     view = {"assessment": assessment.pk, "ranking": ranking, "sort": sort, "all": show_all}
-    body = pages.kept_body(request, shown, view, lambda: _kept_context(assessment, shown, view))
+    body = pages.cached_body(request, shown, view, lambda: _kept_context(assessment, shown, view))
     return render(
         request,
         "results/results.html",

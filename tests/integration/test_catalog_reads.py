@@ -1,4 +1,4 @@
-"""Each catalog query once per computation (advisor/catalog/memo.py, decision 0035), and
+"""Each catalog query once per computation (advisor/catalog/cache.py, decision 0035), and
 kept between computations on the same catalog stamp (decision 0050)."""
 
 import io
@@ -11,8 +11,8 @@ from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 
 from advisor.assessments.answers import assessment_document
-from advisor.catalog import memo
-from advisor.catalog.memo import catalog_reads, memoized, memoized_for_inputs
+from advisor.catalog import cache as catalog_cache
+from advisor.catalog.cache import catalog_reads, memoized, memoized_for_inputs
 from advisor.catalog.stamp import catalog_state
 from advisor.demo_scenarios import QWEN_32B_LORA
 from advisor.domain.compliance.parameters import DEFINITIONS
@@ -100,25 +100,25 @@ def test_a_nested_block_with_another_stamp_reads_for_its_own():
         reads.append(1)
         return len(reads)
 
-    memo.forget()
+    catalog_cache.forget()
     with catalog_reads("stamp-a"):
         assert memoized("k", read) == 1
-        assert memo.kept_stamp() == "stamp-a"
+        assert catalog_cache.cached_stamp() == "stamp-a"
         with catalog_reads("stamp-a"):  # the same catalog: the outer block's reads
             assert memoized("k", read) == 1
         with catalog_reads():  # no stamp of its own: shares the outer block
             assert memoized("k", read) == 1
         with catalog_reads("stamp-b"):  # the catalog changed between the two stamp reads
             assert memoized("k", read) == 2
-            assert memo.kept_stamp() == "stamp-b"
-        assert memo.kept_stamp() == "stamp-a"
-    assert memo.kept_stamp() is None
+            assert catalog_cache.cached_stamp() == "stamp-b"
+        assert catalog_cache.cached_stamp() == "stamp-a"
+    assert catalog_cache.cached_stamp() is None
     with catalog_reads():
-        assert memo.kept_stamp() is None  # a one-computation block keeps no stamp
+        assert catalog_cache.cached_stamp() is None  # a one-computation block keeps no stamp
 
 
 def test_reads_keyed_by_inputs_keep_the_latest_few(monkeypatch):
-    monkeypatch.setattr(memo, "INPUT_KEYS_KEPT", 2)
+    monkeypatch.setattr(catalog_cache, "INPUT_KEYS_KEPT", 2)
     reads = []
 
     def read():

@@ -7,12 +7,11 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from advisor.catalog.memo import catalog_reads
+from advisor.catalog.cache import catalog_reads
 from advisor.catalog.stamp import catalog_state
 from advisor.catalog.subjects import subjects_for
 from advisor.domain.questionnaire.specs import DATA_CENTER
 from advisor.recommendation import services
-from advisor.results import pages
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
@@ -34,7 +33,6 @@ def assessment(client):
 def forget_words():
     """What a worker holds besides the catalog reads: the page's words and decoded results."""
     cache.clear()
-    pages.forget_local()
     services._LOCAL_RUNS.clear()
 
 

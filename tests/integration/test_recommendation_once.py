@@ -16,7 +16,6 @@ from django.urls import reverse
 from advisor.catalog import stamp
 from advisor.recommendation import services
 from advisor.recommendation.models import StoredRecommendation
-from advisor.results import pages as results_pages
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.wizard import estimate
 from tests.support.assessments import finished_assessment
@@ -55,7 +54,6 @@ def test_a_page_view_reads_the_stored_result_in_a_new_process(client, world, com
     before = services.assessment_results(world)
     if forget in ("this process", "both"):
         services._LOCAL_RUNS.clear()
-        results_pages.forget_local()
     if forget in ("the shared cache", "both"):
         cache.clear()
     for url in pages:

@@ -1,5 +1,5 @@
-"""The role check reads a user's permissions in one statement (advisor.roles.PermissionsBackend,
-docs/decisions/0058, 0084): the same permissions as Django's ModelBackend."""
+"""The role check reads a user's permissions in one query (advisor.roles.PermissionsBackend,
+docs/decisions/0058, 0085): the same permissions as Django's ModelBackend."""
 
 import pytest
 from django.contrib.auth.backends import ModelBackend
@@ -8,7 +8,7 @@ from django.contrib.auth.models import Permission, User
 from advisor.roles import APPROVER, CATALOG_ADMIN, PREPARE, PROCUREMENT_STAFF, PermissionsBackend
 from tests.support.users import make_user
 
-# The statement is plain SQL: each database engine reads it (docs/decisions/0084).
+# Each database engine answers the query the same way.
 pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 

@@ -6,7 +6,7 @@ seen again reads only the stamp, and a catalog edit is seen by the next page."""
 import pytest
 from django.urls import reverse
 
-from advisor.catalog import memo
+from advisor.catalog import cache as catalog_cache
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def assessment(client):
     load_catalog()
-    memo.forget()
+    catalog_cache.forget()
     user = make_user("wizard-reads-buyer", PROCUREMENT_STAFF, password="pw")
     client.force_login(user)
     return finished_assessment(user)

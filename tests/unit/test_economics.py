@@ -29,6 +29,7 @@ from advisor.domain.economics import (
 )
 from advisor.domain.economics.compare import break_even_hours, payback_month
 from advisor.domain.economics.costs import (
+    ModeCostCache,
     card_hours,
     default_resale_pct,
     hosted_months,
@@ -455,11 +456,11 @@ def test_the_documented_programme_does_not_pay_back_against_rent():
     assert "does not pay back within 3 years" in result.payback.message.render()
 
 
-# --- Mode costs kept per load, site, assumptions and price (decision 0067) ----------------
+# --- Mode costs cached per load, site, assumptions and price for one recommendation (0067, 0087)
 
 
-def test_a_kept_mode_cost_is_the_mode_cost_and_is_shared_by_equal_parts():
-    from advisor.domain.economics.costs import kept_mode_cost
+def test_a_cached_mode_cost_is_the_mode_cost_and_is_shared_by_equal_parts():
+    kept_mode_cost = ModeCostCache().mode_cost
 
     usage = Assumptions()
     first = EconomicsInputs(LOAD, GUIYANG, PRICES, usage)
@@ -469,8 +470,8 @@ def test_a_kept_mode_cost_is_the_mode_cost_and_is_shared_by_equal_parts():
         assert kept_mode_cost(other_prices, mode) is kept_mode_cost(first, mode)
 
 
-def test_a_kept_mode_cost_tells_apart_what_it_reads():
-    from advisor.domain.economics.costs import kept_mode_cost
+def test_a_cached_mode_cost_tells_apart_what_it_reads():
+    kept_mode_cost = ModeCostCache().mode_cost
 
     usage = Assumptions()
     base = EconomicsInputs(LOAD, GUIYANG, PRICES, usage)
@@ -486,3 +487,11 @@ def test_a_kept_mode_cost_tells_apart_what_it_reads():
     assert kept_mode_cost(other_usage, RENT) == mode_cost(other_usage, RENT)
     assert kept_mode_cost(other_usage, RENT) != kept_mode_cost(base, RENT)
     assert kept_mode_cost(replace(base, prices=Prices()), BUY) is None
+
+
+def test_each_recommendation_has_its_own_mode_costs():
+    inputs = EconomicsInputs(LOAD, GUIYANG, PRICES, Assumptions())
+    first, second = ModeCostCache(), ModeCostCache()
+    assert first.mode_cost(inputs, BUY) is first.mode_cost(inputs, BUY)
+    assert second.mode_cost(inputs, BUY) is not first.mode_cost(inputs, BUY)
+    assert second.mode_cost(inputs, BUY) == first.mode_cost(inputs, BUY)

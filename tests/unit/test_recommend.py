@@ -374,15 +374,21 @@ def test_an_unpriced_server_keeps_one_option_that_says_what_is_missing():
 
 
 def test_servers_with_the_same_load_share_one_load_object():
-    """``server_load`` gives every sizing with the same figures one object (what is priced per
-    load is priced once for them), and one that reads apart another."""
-    from advisor.domain.recommend.options import _one_load, server_load
+    """``server_load`` with a recommendation's ``PricingCache`` gives every sizing with the
+    same figures one object (what is priced per load is priced once for them), one that reads
+    apart another, and another recommendation its own."""
+    from advisor.domain.recommend.options import PricingCache, server_load
 
     job = scenario()
-    dgx = server_load(size_hardware(job, hardware("dgx-h100", "nvidia-hopper"), Procurement()))
-    again = server_load(size_hardware(job, hardware("dgx-h100", "nvidia-hopper"), Procurement()))
-    assert again is dgx
+    pricing = PricingCache()
+    sized = [
+        size_hardware(job, hardware("dgx-h100", "nvidia-hopper"), Procurement()) for _ in range(2)
+    ]
+    dgx = server_load(sized[0], pricing)
+    assert server_load(sized[1], pricing) is dgx
     written_apart = replace(dgx, power_full_kw=Decimal(f"{dgx.power_full_kw}0"))
     assert written_apart == dgx
-    assert _one_load(written_apart) is not dgx
-    assert _one_load(replace(dgx, server_count=2)).server_count == 2
+    assert pricing.one_load(written_apart) is not dgx
+    assert pricing.one_load(replace(dgx, server_count=2)).server_count == 2
+    assert server_load(sized[1], PricingCache()) is not dgx
+    assert server_load(sized[1]) == dgx

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 
+from advisor.catalog.cache import memoized
+
 # PUE when a data center states neither a measured nor a design value: the national
 # average target for end-2025 in the 2024 action plan (《数据中心绿色低碳发展专项行动计划》,
 # "national average PUE below 1.5"); a policy cap is never used as the operating PUE.
@@ -21,7 +23,6 @@ from advisor.catalog.economics.sites import (
     site_figures,
     source_kind,
 )
-from advisor.catalog.memo import memoized
 from advisor.domain import sources as domain_sources
 from advisor.domain.economics.inputs import (
     BASIS_ASSUMPTION,
@@ -66,7 +67,7 @@ def _offer_rank(offer: Offer, dc: DataCenter):
 
 def offers_of(server_model: ServerModel, currencies=(choices.Currency.CNY,)) -> list[Offer]:
     """Every offer of ``server_model`` in ``currencies``, with its seller (read once per
-    computation, see advisor/catalog/memo.py)."""
+    computation, see advisor/catalog/cache.py)."""
     return memoized(
         ("offers", server_model.pk, tuple(currencies)),
         lambda: list(

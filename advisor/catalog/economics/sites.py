@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from django.utils import translation
 
-from advisor.catalog.memo import memoized
+from advisor.catalog.cache import memoized
 from advisor.domain import sources as domain_sources
 from advisor.domain.economics.inputs import (
     BASIS_ASSUMPTION,

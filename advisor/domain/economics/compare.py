@@ -28,13 +28,13 @@ from advisor.domain.economics.costs import (
     MODES,
     RENT,
     ModeCost,
+    ModeCostCache,
     effective_pue,
     effective_tariff_cny_per_kwh,
     fits_in_a_year,
     hosted_months,
     hours_needed_per_year,
     it_energy_kwh,
-    kept_mode_cost,
     mode_cost,
     months_per_run,
     racks_needed,
@@ -264,11 +264,18 @@ def _records(inputs: EconomicsInputs) -> list[Assumption]:
     return [*records, applied] if applied is not None else records
 
 
-def evaluate(inputs: EconomicsInputs, overrides: Overrides | None = None) -> EconomicsResult:
-    """Price the option in every offered mode over the buyer's period."""
+def evaluate(
+    inputs: EconomicsInputs,
+    overrides: Overrides | None = None,
+    *,
+    cache: ModeCostCache | None = None,
+) -> EconomicsResult:
+    """Price the option in every offered mode over the buyer's period. ``cache``: the
+    recommendation's mode costs (``ModeCostCache``), else each is made."""
     if overrides is not None:
         inputs = apply_overrides(inputs, overrides)
-    costs = {m: c for m in MODES if (c := kept_mode_cost(inputs, m)) is not None}
+    cost = cache.mode_cost if cache is not None else mode_cost
+    costs = {m: c for m in MODES if (c := cost(inputs, m)) is not None}
     owned = None
     if inputs.assumptions.is_programme and BUY in costs and RENT in costs:
         owned = payback(inputs, costs[BUY], costs[RENT])

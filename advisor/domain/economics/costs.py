@@ -29,13 +29,13 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
+from advisor.domain.cache import PerObjects
 from advisor.domain.economics.inputs import (
     HOURS_PER_MONTH,
     HOURS_PER_YEAR,
     MONTHS_PER_YEAR,
     EconomicsInputs,
 )
-from advisor.domain.kept import PerObjects
 
 BUY = "buy"
 RENT = "rent"
@@ -356,11 +356,12 @@ def mode_cost(inputs: EconomicsInputs, mode: str) -> ModeCost | None:
     )
 
 
-def kept_mode_cost(inputs: EconomicsInputs, mode: str) -> ModeCost | None:
+class ModeCostCache:
     """``mode_cost(inputs, mode)``, made once per server load, site (buying only), assumptions
-    and price: a recommendation prices ~150 server × site pairs from a few loads (servers with
-    the same load share one object), one set of assumptions and a few prices, and renting does
-    not read the site at all.
+    and price, for one recommendation (it holds one and passes it down, as ``Sizings``; decisions
+    0067 and 0087): a recommendation prices ~150 server × site pairs from a few loads (servers
+    with the same load share one object), one set of assumptions and a few prices, and renting
+    does not read the site at all.
 
     The key determines the value: ``mode_cost`` reads the load, the assumptions, the site (only
     ``buy_lines``) and, of the prices, only this mode's, nothing else of the inputs (not their
@@ -368,13 +369,15 @@ def kept_mode_cost(inputs: EconomicsInputs, mode: str) -> ModeCost | None:
     with ``is``), the price by its ``repr``, which tells its type and exponent apart
     (``Decimal("5")`` and ``Decimal("5.0")`` are equal but print apart). Shared values are
     frozen (``ModeCost``, its lines), so options may share them."""
-    price = mode_price(inputs, mode)
-    if price is None:
-        return None
-    parts = (inputs.load, inputs.assumptions)
-    if mode == BUY:
-        parts = (*parts, inputs.site)
-    return _MODE_COSTS.get(parts, lambda: mode_cost(inputs, mode), (mode, repr(price)))
 
+    def __init__(self):
+        self._made = PerObjects(limit=4096)
 
-_MODE_COSTS = PerObjects(limit=4096)
+    def mode_cost(self, inputs: EconomicsInputs, mode: str) -> ModeCost | None:
+        price = mode_price(inputs, mode)
+        if price is None:
+            return None
+        parts = (inputs.load, inputs.assumptions)
+        if mode == BUY:
+            parts = (*parts, inputs.site)
+        return self._made.get(parts, lambda: mode_cost(inputs, mode), (mode, repr(price)))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import date
 from decimal import Decimal
 
+from advisor.domain.cache import PerObject
 from advisor.domain.compliance.base import Severity
 from advisor.domain.compliance.engine import (
     CLOUD_RULES,
@@ -41,6 +42,7 @@ from advisor.domain.compliance.facts import (
 from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS, Parameters
 from advisor.domain.economics import compare as economics
 from advisor.domain.economics.confidence import Confidence, weakest
+from advisor.domain.economics.costs import ModeCostCache
 from advisor.domain.economics.inputs import (
     BASIS_EXAMPLE,
     IDLE_SHARE_OF_MAX,
@@ -55,7 +57,6 @@ from advisor.domain.economics.inputs import (
 from advisor.domain.economics.tariff import EffectivePrice
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
 from advisor.domain.i18n import N_, Message
-from advisor.domain.kept import PerObject
 from advisor.domain.questionnaire.declared import DeclaredFact
 from advisor.domain.scenario import Scenario
 from advisor.domain.sizing.estimate import SizingResult, size
@@ -424,43 +425,26 @@ def _servers_per_rack(result: SizingResult) -> int | None:
 _UNSET = object()  # a keyword not given (None is a value: no load known)
 
 
-def server_load(result: SizingResult) -> ServerLoad | None:
-    """The sizing as the economics reads it: one object for every server with the same figures
-    (``_one_load``), so what is priced per load is priced once for them."""
+def server_load(result: SizingResult, pricing: PricingCache | None = None) -> ServerLoad | None:
+    """The sizing as the economics reads it; with the recommendation's ``pricing``, one object
+    for every server with the same figures (``PricingCache.one_load``), so what is priced per
+    load is priced once for them."""
     time, power, server = result.time, result.power, result.server
     if time is None or time.time_to_train_hours is None or power is None or server is None:
         return None
-    return _one_load(
-        ServerLoad(
-            server_count=result.servers,
-            gpus_per_server=result.gpus_per_server,
-            power_full_kw=Decimal(str(round(power.max_kw_per_server, 3))),
-            power_idle_kw=Decimal(str(round(_idle_kw(result), 3))),
-            rack_units=server.rack_units or UNKNOWN_SERVER_RACK_UNITS,
-            gpu_hours_per_run=Decimal(str(round(time.gpu_hours, 3))),
-            hours_per_run=run_hours(time.time_to_train_hours),
-        )
+    load = ServerLoad(
+        server_count=result.servers,
+        gpus_per_server=result.gpus_per_server,
+        power_full_kw=Decimal(str(round(power.max_kw_per_server, 3))),
+        power_idle_kw=Decimal(str(round(_idle_kw(result), 3))),
+        rack_units=server.rack_units or UNKNOWN_SERVER_RACK_UNITS,
+        gpu_hours_per_run=Decimal(str(round(time.gpu_hours, 3))),
+        hours_per_run=run_hours(time.time_to_train_hours),
     )
-
-
-def _one_load(load: ServerLoad) -> ServerLoad:
-    """The first load made with ``load``'s figures (a recommendation's 14 servers have 7 loads).
-
-    Kept by each field's ``repr``, which determines the field: its type and value, and a
-    Decimal's exponent (``Decimal("1.0")`` and ``Decimal("1.00")`` are equal but print apart),
-    so the kept load reads the same as ``load`` everywhere. Emptied at its limit."""
-    key = tuple(repr(getattr(load, name)) for name in _LOAD_FIELDS)
-    kept = _LOADS.get(key)
-    if kept is None:
-        if len(_LOADS) >= _LOADS_KEPT:
-            _LOADS.clear()
-        kept = _LOADS[key] = load
-    return kept
+    return pricing.one_load(load) if pricing is not None else load
 
 
 _LOAD_FIELDS = tuple(item.name for item in fields(ServerLoad))
-_LOADS: dict[tuple, ServerLoad] = {}
-_LOADS_KEPT = 4096
 
 
 @functools.lru_cache(maxsize=4096)
@@ -481,18 +465,37 @@ def _idle_kw(result: SizingResult) -> float:
 
 
 def one_server_per_rack(costs: Site, power_full_kw: Decimal) -> Site:
-    """``costs`` with a rack's power limit set to one server's draw (the site states none).
-
-    One copy per site figures and draw: kept by the figures' identity (checked, so a reused
-    identity is never mistaken) and the draw as written (``Decimal("12.0")`` and
-    ``Decimal("12")`` are equal but print apart), so every server of that draw at the site
-    prices with the same copy."""
-    return _RACK_LIMITED.get(
-        costs, lambda site: replace(site, rack_power_limit_kw=power_full_kw), str(power_full_kw)
-    )
+    """``costs`` with a rack's power limit set to one server's draw (the site states none)."""
+    return replace(costs, rack_power_limit_kw=power_full_kw)
 
 
-_RACK_LIMITED = PerObject(limit=4096)
+class PricingCache:
+    """What the options of one recommendation share when they are priced: it lives for one
+    recommendation and is passed down, as ``Sizings`` is (decision 0087).
+
+    One copy of a site's figures per draw when the site states no power per rack (cached by the
+    figures' identity, checked so a reused identity is never mistaken, and the draw as written:
+    ``Decimal("12.0")`` and ``Decimal("12")`` are equal but print apart), so every server of
+    that draw at the site prices with the same copy; one load per figures (``one_load``); and
+    the mode costs (``ModeCostCache``), which those shared copies let options share."""
+
+    def __init__(self):
+        self.mode_costs = ModeCostCache()
+        self._rack_limited = PerObject(limit=4096)
+        self._loads: dict[tuple, ServerLoad] = {}
+
+    def one_load(self, load: ServerLoad) -> ServerLoad:
+        """The first load made with ``load``'s figures (a recommendation's 14 servers have 7
+        loads), cached by each field's ``repr``, which determines the field: its type and
+        value, and a Decimal's exponent (``Decimal("1.0")`` and ``Decimal("1.00")`` are equal
+        but print apart), so the cached load reads the same as ``load`` everywhere."""
+        key = tuple(repr(getattr(load, name)) for name in _LOAD_FIELDS)
+        return self._loads.setdefault(key, load)
+
+    def one_server_per_rack(self, costs: Site, power_full_kw: Decimal) -> Site:
+        return self._rack_limited.get(
+            costs, lambda site: one_server_per_rack(site, power_full_kw), str(power_full_kw)
+        )
 
 
 def price(
@@ -502,17 +505,20 @@ def price(
     procurement,
     *,
     load: ServerLoad | None = _UNSET,
+    pricing: PricingCache | None = None,
 ) -> economics.EconomicsResult | None:
     """Buying and renting ``hardware`` at ``site`` (the modes asked for that have a price).
-    ``load``: ``server_load(result)``, when the caller has it (once per hardware)."""
+    ``load``: ``server_load(result)``, when the caller has it (once per hardware); ``pricing``:
+    the recommendation's ``PricingCache``, else one is made."""
+    pricing = pricing or PricingCache()
     if load is _UNSET:
-        load = server_load(result)
+        load = server_load(result, pricing)
     if load is None:
         return None
     costs = site.costs
     uncovered = procurement.uncovered(site)
     if "rack_power_limit_kw" in uncovered:  # no power per rack known: one server per rack
-        costs = one_server_per_rack(costs, load.power_full_kw)
+        costs = pricing.one_server_per_rack(costs, load.power_full_kw)
         uncovered = tuple(name for name in uncovered if name != "rack_power_limit_kw")
     if uncovered:  # not even a national figure: the option stays, unpriced (never disqualified)
         return None
@@ -534,7 +540,7 @@ def price(
         assumptions=procurement.assumptions,
         provenance={**site.cost_provenance, **price_provenance},
     )
-    return economics.evaluate(inputs, procurement.overrides)
+    return economics.evaluate(inputs, procurement.overrides, cache=pricing.mode_costs)
 
 
 def _net(result: economics.EconomicsResult | None, mode: str | None) -> Decimal | None:
@@ -694,6 +700,7 @@ def site_options(
     shared: SharedFindings | None = None,
     option: OptionFacts | None = None,
     load: ServerLoad | None = _UNSET,
+    pricing: PricingCache | None = None,
 ) -> list[Option]:
     """``hardware`` at ``site``: one option per asked mode (buy, rent) that has a price there,
     or one unpriced option when none has (a missing price never removes the option). In the
@@ -701,7 +708,7 @@ def site_options(
 
     ``shared`` and ``option`` (the sizing's facts, made once per hardware): findings whose facts
     other options share are evaluated once (``SharedFindings``); ``load`` (``server_load``,
-    also once per hardware)."""
+    also once per hardware); ``pricing`` (the recommendation's ``PricingCache``)."""
     facts = ComplianceInput(
         today=today,
         option=option or option_facts(result),
@@ -714,7 +721,7 @@ def site_options(
         buyer=hardware.buyer or procurement.buyer,
     )
     report = with_required(evaluate(facts, params, shared=shared), procurement)
-    priced = price(result, hardware, site, procurement, load=load)
+    priced = price(result, hardware, site, procurement, load=load, pricing=pricing)
     own = site.data_center.key == OWN_ROOM_KEY
     asked = [m for m in ("buy", "rent") if m in procurement.modes and not (own and m == "rent")]
     modes = [m for m in asked if priced is not None and m in priced.costs]
@@ -809,15 +816,17 @@ def recommend(
     """Every hardware × site option for ``scenario``, ranked; non-qualifying ones kept.
 
     Each site's checks are made once for all servers there, each server's once for all sites
-    (``SharedFindings``), each sizing is made once (``Sizings``)."""
+    (``SharedFindings``), each sizing is made once (``Sizings``), and the options share their
+    pricing work (``PricingCache``)."""
     options = []
     hosted = "buy" in procurement.modes or "rent" in procurement.modes
     shared = SharedFindings()
     sizings = Sizings(scenario)
+    pricing = PricingCache()
     for candidate in hardware:
         if hosted and sites:
             result = size_hardware(scenario, candidate, procurement, sizings)
-            facts, load = option_facts(result), server_load(result)
+            facts, load = option_facts(result), server_load(result, pricing)
             for site in sites:
                 options += site_options(
                     result,
@@ -829,6 +838,7 @@ def recommend(
                     shared=shared,
                     option=facts,
                     load=load,
+                    pricing=pricing,
                 )
         options += cloud_options(
             scenario, candidate, procurement, today, params, shared=shared, sizings=sizings

@@ -1,4 +1,4 @@
-"""Catalog reads made once (docs/decisions/0035 and 0050).
+"""The catalog cache: catalog reads made once (docs/decisions/0035, 0050 and 0087).
 
 Computing a recommendation reads the same catalog rows again and again: every server model's
 offers at every site, every site's zone chain and tariffs. Inside ``catalog_reads()`` a selector
@@ -39,8 +39,8 @@ class _Reads:
 
 
 _MEMO: ContextVar[_Reads | None] = ContextVar("catalog_reads", default=None)
-_KEPT_LOCK = threading.Lock()
-_kept: dict[str, _Reads] = {}  # at most one stamp: the latest seen
+_CACHE_LOCK = threading.Lock()
+_cached: dict[str, _Reads] = {}  # at most one stamp: the latest seen
 
 
 @contextmanager
@@ -56,23 +56,23 @@ def catalog_reads(stamp: str | None = None) -> Iterator[None]:
     if outer is not None and not (stamp and outer.stamp and stamp != outer.stamp):
         yield
         return
-    token = _MEMO.set(_kept_for(stamp) if stamp else _Reads())
+    token = _MEMO.set(_cached_for(stamp) if stamp else _Reads())
     try:
         yield
     finally:
         _MEMO.reset(token)
 
 
-def _kept_for(stamp: str) -> _Reads:
-    with _KEPT_LOCK:
-        reads = _kept.get(stamp)
+def _cached_for(stamp: str) -> _Reads:
+    with _CACHE_LOCK:
+        reads = _cached.get(stamp)
         if reads is None:
-            _kept.clear()  # another stamp: the catalog changed, nothing read before holds
-            reads = _kept[stamp] = _Reads(stamp)
+            _cached.clear()  # another stamp: the catalog changed, nothing read before holds
+            reads = _cached[stamp] = _Reads(stamp)
         return reads
 
 
-def kept_stamp() -> str | None:
+def cached_stamp() -> str | None:
     """The catalog stamp the enclosing ``catalog_reads`` block keeps its reads for (None outside
     one, or in a block without a stamp)."""
     memo = _MEMO.get()
@@ -81,8 +81,8 @@ def kept_stamp() -> str | None:
 
 def forget() -> None:
     """Drop every kept read (tests start from nothing)."""
-    with _KEPT_LOCK:
-        _kept.clear()
+    with _CACHE_LOCK:
+        _cached.clear()
 
 
 def memoized[T](key: Hashable, read: Callable[[], T]) -> T:
@@ -108,12 +108,12 @@ def memoized_for_inputs[T](key: Hashable, read: Callable[[], T]) -> T:
         value = kept[key]
     except KeyError:
         value = read()
-        with _KEPT_LOCK:
+        with _CACHE_LOCK:
             kept[key] = value
             while len(kept) > INPUT_KEYS_KEPT:
                 kept.popitem(last=False)
         return value
-    with _KEPT_LOCK:
+    with _CACHE_LOCK:
         if key in kept:
             kept.move_to_end(key)
     return value

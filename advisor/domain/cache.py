@@ -1,10 +1,12 @@
-"""Values worked out once per object for as long as a process lives (pure Python).
+"""Caches by identity and by key (pure Python classes; no module of the domain holds one: see
+docs/architecture.md, "Caches").
 
 Frozen records that many options share (a site's figures, a server's load) are worked on
-again and again by a recommendation, and by the next ones on the same catalog. ``PerObject``
-keeps what was worked out for an object by the object's identity, ``PerObjects`` what was
-worked out for several objects together by their identities. ``Latest`` keeps the values
-last used under plain keys (a stored result's token), safe to share between threads.
+again and again by one recommendation. ``PerObject`` caches what was worked out for an object
+by the object's identity, ``PerObjects`` what was worked out for several objects together by
+their identities; a recommendation holds its own (``PricingCache``, passed down like
+``Sizings``) and drops them when it ends. ``Latest`` caches the values last used under plain keys
+(a stored result's token), safe to share between threads.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""advisor.domain.kept: values worked out once per object, by its identity."""
+"""advisor.domain.cache: caches by identity and by key."""
 
 from dataclasses import dataclass
 
 import pytest
 
-from advisor.domain.kept import Latest, PerObject, PerObjects
+from advisor.domain.cache import Latest, PerObject, PerObjects
 
 
 @dataclass(frozen=True)
