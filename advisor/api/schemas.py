@@ -104,6 +104,19 @@ class SignatureOut(Schema):
     valid: bool
     trusted: bool
     covers_whole_file: bool
+    role: str = Field(
+        description="issuer: the system's signature; approver: the approver's own approval "
+        "signature (judged on its own, see `approval`)"
+    )
+
+
+class ApprovalOut(Schema):
+    trusted: bool = Field(description="intact, valid and chaining to a trusted authority")
+    signer_is_approver: bool | None = Field(
+        description="the certificate names the approver on record (e-mail or full name); "
+        "null when no approver is on record to compare with"
+    )
+    approver: str | None = Field(description="the approver on record (user name)")
 
 
 class VerificationOut(Schema):
@@ -115,6 +128,12 @@ class VerificationOut(Schema):
     brief: str | None = Field(description="the number of the brief on record")
     stripped_from: str | None
     superseded_draft_of: str | None
+    issuer_trusted: bool = Field(
+        default=False, description="the system's signature is intact and trusted"
+    )
+    approval: ApprovalOut | None = Field(
+        default=None, description="the approval signature, when the PDF carries one"
+    )
 
 
 def assessment_out(assessment) -> dict:
@@ -176,11 +195,25 @@ def verification_out(verification) -> dict:
                 "valid": s.valid,
                 "trusted": s.trusted,
                 "covers_whole_file": s.covers_whole_file,
+                "role": "approver" if s is verification.approval_signature else "issuer",
             }
             for s in report.signatures
         ],
+        "issuer_trusted": not verification.untrusted and report.tampering.value == "none",
+        "approval": _approval_out(verification),
         "on_record": verification.on_record,
         "brief": _number(verification.brief),
         "stripped_from": _number(verification.stripped_from),
         "superseded_draft_of": _number(verification.superseded_draft_of),
+    }
+
+
+def _approval_out(verification) -> dict | None:
+    if verification.approval_signature is None:
+        return None
+    approver = verification.brief.approved_by if verification.brief else None
+    return {
+        "trusted": verification.approval_trusted,
+        "signer_is_approver": verification.approval_signer_is_approver,
+        "approver": approver.get_username() if approver else None,
     }

@@ -21,10 +21,13 @@ from pathlib import Path
 from django.conf import settings
 
 from advisor.brief import sandbox
+from advisor.brief.credentials import names_account
 from advisor.brief.models import Brief
+from advisor.brief.signing import APPROVAL_FIELD
 from advisor.brief.verify import (
     MAX_OBJECTS,
     MAX_SIGNATURES,
+    SignatureReport,
     Tampering,
     VerificationReport,
     report_from_json,
@@ -72,18 +75,59 @@ class Verification:
 
     @property
     def ok(self) -> bool:
-        """Intact, trusted and exactly a PDF we issued."""
-        return self.report.intact_and_trusted and self.on_record
+        """Intact, trusted and exactly a PDF we issued; an approval signature by the approver."""
+        return (
+            self.report.intact_and_trusted
+            and self.on_record
+            and self.approval_signer_is_approver is not False
+        )
+
+    @property
+    def issuer_signatures(self) -> list[SignatureReport]:
+        """The system's signatures (every one but the approver's own)."""
+        return [s for s in self.report.signatures if s.field_name != APPROVAL_FIELD]
+
+    @property
+    def approval_signature(self) -> SignatureReport | None:
+        """The approver's own signature over the system's (decision 0047), if any."""
+        return next((s for s in self.report.signatures if s.field_name == APPROVAL_FIELD), None)
 
     @property
     def untrusted(self) -> bool:
-        """Intact and unchanged, but signed with a certificate that is not ours."""
+        """Intact and unchanged, but the system's signature is made with a certificate that is
+        not ours (the approval signature is judged on its own: ``approval_doubt``)."""
         report = self.report
+        issuer = self.issuer_signatures
         return (
             report.tampering is Tampering.NONE
             and bool(report.signatures)
             and all(s.intact for s in report.signatures)
-            and not all(s.valid and s.trusted for s in report.signatures)
+            and not (issuer and all(s.valid and s.trusted for s in issuer))
+        )
+
+    @property
+    def approval_signer_is_approver(self) -> bool | None:
+        """Whether the approval signature's certificate names the approver on record (by
+        e-mail address or full name, as at registration); None when there is no approval
+        signature or no recorded approver to compare with."""
+        approval = self.approval_signature
+        if approval is None or self.brief is None or self.brief.approved_by is None:
+            return None
+        return names_account(
+            approval.signer_common_names, approval.signer_emails, self.brief.approved_by
+        )
+
+    @property
+    def approval_trusted(self) -> bool:
+        approval = self.approval_signature
+        return approval is not None and approval.intact and approval.valid and approval.trusted
+
+    @property
+    def approval_doubt(self) -> bool:
+        """An approval signature that does not vouch for the approver on record: its
+        certificate is not trusted, or it names someone else."""
+        return self.approval_signature is not None and (
+            not self.approval_trusted or self.approval_signer_is_approver is False
         )
 
     @property

@@ -35,6 +35,14 @@ BRIEF_SIGNING = {
         ).split(",")
         if p.strip()
     ],
+    # The CAs an approver's own certificate must chain to (comma-separated PEM paths; empty:
+    # TRUST_ROOTS). List them in BRIEF_SIGNING_TRUST_ROOTS too, or verifiers will not trust
+    # the approval signatures they issue (docs/decisions/0121).
+    "APPROVER_TRUST_ROOTS": [
+        Path(p.strip())
+        for p in os.environ.get("BRIEF_APPROVER_TRUST_ROOTS", "").split(",")
+        if p.strip()
+    ],
     # Shown in the signature; production's default is the certificate's own name.
     "SIGNER_NAME": os.environ.get(
         "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""
@@ -73,6 +81,12 @@ VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "4"))
 VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "3"))
 VERIFY_MEMORY_MB = int(os.environ.get("ADVISOR_VERIFY_MEMORY_MB", "512"))
 VERIFY_SLOTS = max(1, int(os.environ.get("ADVISOR_VERIFY_SLOTS", "2")))
+# An approver's uploaded PKCS#12 is opened in a child process under the same kind of limits
+# (docs/decisions/0120): ADVISOR_CREDENTIAL_BUDGET_S wall-clock, ADVISOR_CREDENTIAL_CPU_S CPU
+# seconds, ADVISOR_CREDENTIAL_MEMORY_MB added memory; its declared rounds are counted first.
+CREDENTIAL_BUDGET_S = float(os.environ.get("ADVISOR_CREDENTIAL_BUDGET_S", "3"))
+CREDENTIAL_CPU_S = float(os.environ.get("ADVISOR_CREDENTIAL_CPU_S", "2"))
+CREDENTIAL_MEMORY_MB = int(os.environ.get("ADVISOR_CREDENTIAL_MEMORY_MB", "256"))
 VERIFY_SLOT_DIR = Path(os.environ.get("ADVISOR_VERIFY_SLOT_DIR", VAR_DIR / "verify-slots"))
 
 # Webhooks for brief events (advisor/webhooks, docs/decisions/0049-webhooks.md): how long the
