@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -168,31 +169,88 @@ def limits() -> sandbox.Limits:
     )
 
 
+# Owners (client addresses, users) are hashed into this many lock files: bounded on disk, and
+# two owners sharing one merely take turns.
+OWNER_LOCKS = 1024
+
+
+def verify_owners(request) -> tuple[str, ...]:
+    """Whose check this is, for fairness: the client's address (as the sign-in lockout reads
+    it) and, when signed in or holding a token, the user."""
+    from advisor.security import client_ip
+
+    owners = [f"address:{client_ip(None, request)}"]
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        owners.append(f"user:{user.pk}")
+    return tuple(owners)
+
+
+def _owner_file(directory: Path, owner: str) -> Path:
+    bucket = int(hashlib.sha256(owner.encode()).hexdigest(), 16) % OWNER_LOCKS
+    return directory / f"owner-{bucket}"
+
+
+def _pause() -> None:
+    """Between two tries for a lock: a waiting check polls (a lock frees when its check ends)."""
+    time.sleep(0.1)
+
+
+def _lock(path: Path, deadline: float) -> int:
+    """An exclusive lock on ``path`` (its descriptor), waiting until ``deadline``;
+    :class:`Busy` when it is not free by then."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise Busy from None
+            _pause()
+
+
+def _free_slot(directory: Path) -> tuple[int, int] | None:
+    for index in range(settings.VERIFY_SLOTS):
+        fd = os.open(directory / f"slot-{index}", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return index, fd
+    return None
+
+
 @contextlib.contextmanager
-def verification_slot(wait_s: float = 0.0):
+def verification_slot(wait_s: float = 0.0, owners: tuple[str, ...] = ()):
     """Hold one of ``VERIFY_SLOTS`` slots (an exclusive lock on a file in
     ``VERIFY_SLOT_DIR``) while the check runs; :class:`Busy` when none frees within
-    ``wait_s``. The kernel drops a lock when its process ends, so a killed worker holds none."""
+    ``wait_s``. The kernel drops a lock when its process ends, so a killed worker holds none.
+
+    Fair (docs/decisions/0122-fair-verification.md): each of ``owners`` (the client's address,
+    the user) has one check in flight at a time. A second upload of the same owner waits for
+    the first to finish before it competes for a slot, so one client holds at most one slot,
+    however many uploads it sends, and another client's check waits only for checks of other
+    owners, each bounded by the child's limits."""
     directory = Path(settings.VERIFY_SLOT_DIR)
     directory.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
-    while True:
-        for index in range(settings.VERIFY_SLOTS):
-            fd = os.open(directory / f"slot-{index}", os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            try:
-                yield index
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                os.close(fd)
-            return
-        if time.monotonic() >= deadline:
-            raise Busy
-        time.sleep(0.2)  # a command waiting for a slot polls; the page never waits
+    held: list[int] = []
+    try:
+        for path in sorted({_owner_file(directory, owner) for owner in owners}):
+            held.append(_lock(path, deadline))  # sorted: two owners' locks never cross
+        while (slot := _free_slot(directory)) is None:
+            if time.monotonic() >= deadline:
+                raise Busy
+            _pause()
+        index, fd = slot
+        held.append(fd)
+        yield index
+    finally:
+        for fd in reversed(held):
+            os.close(fd)  # closing drops the lock
 
 
 def check_in_child(data: bytes) -> VerificationReport:
@@ -218,14 +276,17 @@ def check_in_child(data: bytes) -> VerificationReport:
     return report_from_json(result["report"])
 
 
-def verify_upload(data: bytes, *, wait_s: float = 0.0) -> Verification:
+def verify_upload(
+    data: bytes, *, wait_s: float = 0.0, owners: tuple[str, ...] = ()
+) -> Verification:
     """Check ``data`` (bounded: size and visible counts here, then a child process under hard
     limits) and match it against our records.
 
-    Raises :class:`NotAPdf`, or :class:`Busy` when no verification slot frees within ``wait_s``.
+    Raises :class:`NotAPdf`, or :class:`Busy` when no verification slot frees within
+    ``wait_s`` (``owners``: whose check it is, one in flight each, ``verification_slot``).
     """
     check_pdf_bytes(data)
-    with verification_slot(wait_s):
+    with verification_slot(wait_s, owners):
         report = check_in_child(data)
     digest = sha256_hex(data)  # the records are matched on what this process hashed
     brief = Brief.objects.filter(sha256=digest).select_related("approved_by").first()

@@ -78,7 +78,10 @@ BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"
 # most ADVISOR_VERIFY_SLOTS checks at once on a host (file locks in ADVISOR_VERIFY_SLOT_DIR,
 # shared by every web worker; the excess gets 503 with Retry-After). A brief takes ~0.1 s.
 VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "4"))
-VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "3"))
+VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "2"))
+# A check waits up to ADVISOR_VERIFY_QUEUE_S seconds for its turn (one in flight per client
+# address and per user, then a free slot) before it is answered "busy" (docs/decisions/0122).
+VERIFY_QUEUE_S = float(os.environ.get("ADVISOR_VERIFY_QUEUE_S", "8"))
 VERIFY_MEMORY_MB = int(os.environ.get("ADVISOR_VERIFY_MEMORY_MB", "512"))
 VERIFY_SLOTS = max(1, int(os.environ.get("ADVISOR_VERIFY_SLOTS", "2")))
 # An approver's uploaded PKCS#12 is opened in a child process under the same kind of limits

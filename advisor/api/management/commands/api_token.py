@@ -33,7 +33,10 @@ class Command(BaseCommand):
         days = options["days"]
         if days is not None and not 1 <= days <= tokens.MAX_DAYS:
             raise bad_input(f"days: must be between 1 and {tokens.MAX_DAYS}")
-        _token, text = tokens.create_token(
-            user=user, name=options["name"], scope=options["scope"], days=days
-        )
+        try:
+            _token, text = tokens.create_token(
+                user=user, name=options["name"], scope=options["scope"], days=days
+            )
+        except tokens.TooManyTokens as error:
+            raise bad_input(str(error)) from None
         self.stdout.write(text)
