@@ -82,7 +82,7 @@ def pytest_collection_modifyitems(config, items):
 IMMEDIATE_TASKS = {
     "default": {
         "BACKEND": "django.tasks.backends.immediate.ImmediateBackend",
-        "QUEUES": ["default"],
+        "QUEUES": ["default", "webhooks"],
     }
 }
 

@@ -92,6 +92,15 @@ CREDENTIAL_CPU_S = float(os.environ.get("ADVISOR_CREDENTIAL_CPU_S", "2"))
 CREDENTIAL_MEMORY_MB = int(os.environ.get("ADVISOR_CREDENTIAL_MEMORY_MB", "256"))
 VERIFY_SLOT_DIR = Path(os.environ.get("ADVISOR_VERIFY_SLOT_DIR", VAR_DIR / "verify-slots"))
 
-# Webhooks for brief events (advisor/webhooks, docs/decisions/0049-webhooks.md): how long the
-# task worker waits for a receiver's answer (ADVISOR_WEBHOOK_TIMEOUT_S, seconds).
-WEBHOOK_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_TIMEOUT_S", "10"))
+# Webhooks for brief events (advisor/webhooks, docs/decisions/0049-webhooks.md, 0123): seconds
+# the webhook worker waits to connect to a receiver (ADVISOR_WEBHOOK_CONNECT_TIMEOUT_S) and for
+# its answer (ADVISOR_WEBHOOK_TIMEOUT_S), and the networks a receiver may be on beyond public
+# addresses (ADVISOR_WEBHOOK_ALLOWED_NETWORKS, comma-separated, e.g. "10.1.2.0/24": loopback,
+# private, link-local and metadata addresses are refused otherwise).
+WEBHOOK_CONNECT_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_CONNECT_TIMEOUT_S", "3"))
+WEBHOOK_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_TIMEOUT_S", "5"))
+WEBHOOK_ALLOWED_NETWORKS = [
+    n.strip()
+    for n in os.environ.get("ADVISOR_WEBHOOK_ALLOWED_NETWORKS", "").split(",")
+    if n.strip()
+]
