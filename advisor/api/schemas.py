@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 from uuid import UUID
 
 from django.urls import reverse
 from ninja import Field, Schema
+from pydantic import AfterValidator
 
 from advisor.assessments.answers import Incomplete, assessment_document
+from advisor.domain.document import control_character
 
 Language = Literal["en", "zh-hans"]
 # A catalog key as the catalog writes them (lower-case words joined by hyphens): anything else
 # names nothing in the catalog and is refused before it reaches a query.
 CATALOG_KEY = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
+def _plain(text: str) -> str:
+    """Refuse control characters (a NUL reaches no database): 400 naming the field."""
+    if character := control_character(text):
+        raise ValueError(f"must not contain control characters (found {character})")
+    return text
+
+
+# Text without control characters (C0 and DEL), as scenario documents (advisor.domain.document).
+PlainText = Annotated[str, AfterValidator(_plain)]
 
 
 class Error(Schema):
@@ -42,11 +55,13 @@ class SizeParams(LanguageParams):
 
 
 class TitleParams(Schema):
-    title: str = Field("", max_length=120, description="the assessment's name")
+    title: PlainText = Field("", max_length=120, description="the assessment's name")
 
 
 class IssueIn(Schema):
-    option: str = Field(min_length=1, max_length=400, description="the option's key (results)")
+    option: PlainText = Field(
+        min_length=1, max_length=400, description="the option's key (results)"
+    )
     language: Language = "zh-hans"
     computed: UUID | None = Field(
         None,

@@ -19,6 +19,7 @@ names the account.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import fcntl
@@ -35,6 +36,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from advisor.brief import sandbox
+from advisor.brief.signing import outside_event_loop
 
 # scrypt at N=2^15, r=8, p=1: 32 MiB and about 0.1 s a derivation (OWASP's minimum is 2^17 with
 # p=1 for passwords; a passphrase typed per approval, kept off the login path, at 2^15 keeps the
@@ -246,8 +248,6 @@ def _chains_to_roots(certificate, chain, now: datetime) -> bool:
     from pyhanko.keys import load_cert_from_pemder
     from pyhanko_certvalidator import CertificateValidator, ValidationContext
 
-    from advisor.brief.signing import outside_event_loop
-
     def der(cert):
         return asn1_x509.Certificate.load(cert.public_bytes(serialization.Encoding.DER))
 
@@ -258,8 +258,6 @@ def _chains_to_roots(certificate, chain, now: datetime) -> bool:
     validator = CertificateValidator(der(certificate), [der(c) for c in chain], context)
 
     def validate():
-        import asyncio
-
         asyncio.run(validator.async_validate_path())
 
     try:

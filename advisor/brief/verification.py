@@ -34,6 +34,7 @@ from advisor.brief.verify import (
     report_from_json,
     sha256_hex,
 )
+from advisor.security import client_ip
 
 logger = logging.getLogger(__name__)
 
@@ -177,8 +178,6 @@ OWNER_LOCKS = 1024
 def verify_owners(request) -> tuple[str, ...]:
     """Whose check this is, for fairness: the client's address (as the sign-in lockout reads
     it) and, when signed in or holding a token, the user."""
-    from advisor.security import client_ip
-
     owners = [f"address:{client_ip(None, request)}"]
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:

@@ -13,7 +13,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from advisor.catalog.candidates import entry_context
-from advisor.domain.document import validate_document
+from advisor.domain.document import control_character, validate_document
 from advisor.domain.questionnaire.declared import SECTION as DECLARED_SECTION
 from advisor.domain.questionnaire.declared import validate_declared
 from advisor.domain.scenario import ScenarioError
@@ -26,6 +26,14 @@ MAX_INPUT_BYTES = 1024 * 1024
 
 def bad_input(message: str) -> CommandError:
     return CommandError(message, returncode=BAD_INPUT)
+
+
+def plain_or_fail(value: str | None, field: str) -> str | None:
+    """``value`` when it holds no control character; bad input naming ``field`` otherwise (a
+    NUL in a user name or key reaches no database: PostgreSQL refuses it)."""
+    if value and (character := control_character(value)):
+        raise bad_input(f"{field}: must not contain control characters (found {character})")
+    return value
 
 
 class InputError(ValueError):
