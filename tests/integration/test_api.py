@@ -196,10 +196,17 @@ def test_what_is_not_a_document_is_refused_as_the_commands_refuse_it(api, tmp_pa
         assert words == cli_refusal(tmp_path, "recommend", body)
 
 
-def test_control_characters_in_a_document_are_stored_without_them(api):
+def test_control_characters_are_refused_and_bidi_controls_stored_without_them(api):
+    """A NUL is refused naming the field (decision 0124); bidi controls, which a name may
+    carry by a slip of the keyboard, are removed when stored (advisor.text)."""
     document = scenario(QWEN_7B_LORA_COMPARED)
-    document["model"]["name"] = "Qwen\u0000 7B \u202eLoRA"
-    created = post_document(api, "/api/assessments", document, title="a\u0000b")
+    document["model"]["name"] = "Qwen\u0000 7B LoRA"
+    refused = post_document(api, "/api/assessments", document)
+    assert one_error(refused) == "model.name: must not contain control characters (found U+0000)"
+    document["model"]["name"] = "Qwen 7B \u202eLoRA"
+    refused = post_document(api, "/api/assessments", document, title="a\u0000b")
+    assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "title"
+    created = post_document(api, "/api/assessments", document, title="a\u202eb")
     assert created.status_code == 201, created.content
     detail = api.get(f"/api/assessments/{created.json()['id']}").json()
     assert detail["document"]["model"]["name"] == "Qwen 7B LoRA"
