@@ -210,16 +210,32 @@ def _lock(path: Path, deadline: float) -> int:
             _pause()
 
 
+def _try_lock(path: Path) -> int | None:
+    """An exclusive lock on ``path`` if it is free now (its descriptor), else None."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 def _free_slot(directory: Path) -> tuple[int, int] | None:
     for index in range(settings.VERIFY_SLOTS):
-        fd = os.open(directory / f"slot-{index}", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        return index, fd
+        fd = _try_lock(directory / f"slot-{index}")
+        if fd is not None:
+            return index, fd
     return None
+
+
+def _first_free(paths: list[Path]) -> int:
+    """A lock on the first of ``paths`` free now; :class:`Busy` when none is."""
+    for path in paths:
+        fd = _try_lock(path)
+        if fd is not None:
+            return fd
+    raise Busy
 
 
 @contextlib.contextmanager
@@ -229,25 +245,50 @@ def verification_slot(wait_s: float = 0.0, owners: tuple[str, ...] = ()):
     ``wait_s``. The kernel drops a lock when its process ends, so a killed worker holds none.
 
     Fair (docs/decisions/0122-fair-verification.md): each of ``owners`` (the client's address,
-    the user) has one check in flight at a time. A second upload of the same owner waits for
-    the first to finish before it competes for a slot, so one client holds at most one slot,
-    however many uploads it sends, and another client's check waits only for checks of other
-    owners, each bounded by the child's limits."""
+    the user) has one check in flight at a time and at most one more waiting for its turn:
+    a further upload of the same owner is refused at once, so one client holds at most one
+    slot and one waiting place however many uploads it sends. A check that cannot start at
+    once waits, up to ``wait_s``, only in one of ``VERIFY_QUEUE_PLACES`` waiting places (each
+    holds a web worker: they are few); with none free it is refused at once. Without owners
+    (the command line) a check simply polls for a slot."""
     directory = Path(settings.VERIFY_SLOT_DIR)
     directory.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
     held: list[int] = []
     try:
-        for path in sorted({_owner_file(directory, owner) for owner in owners}):
-            held.append(_lock(path, deadline))  # sorted: two owners' locks never cross
-        while (slot := _free_slot(directory)) is None:
+        turns = sorted({_owner_file(directory, owner) for owner in owners})
+        pending = []
+        for path in turns:  # sorted: two owners' locks never cross
+            fd = _try_lock(path)
+            if fd is None:
+                pending.append(path)
+            else:
+                held.append(fd)
+        slot = None if pending else _free_slot(directory)
+        place = None
+        if slot is None and owners:
+            if wait_s <= 0:
+                raise Busy
+            for path in pending:  # one waiting check per owner
+                held.append(_first_free([path.with_name(path.name + "-waiting")]))
+            place = _first_free(
+                [directory / f"waiting-{i}" for i in range(settings.VERIFY_QUEUE_PLACES)]
+            )
+            for path in pending:
+                held.append(_lock(path, deadline))
+        while slot is None and (slot := _free_slot(directory)) is None:
             if time.monotonic() >= deadline:
                 raise Busy
             _pause()
+        if place is not None:
+            os.close(place)  # the waiting place is free for the next one
+            place = None
         index, fd = slot
         held.append(fd)
         yield index
     finally:
+        if place is not None:
+            os.close(place)
         for fd in reversed(held):
             os.close(fd)  # closing drops the lock
 

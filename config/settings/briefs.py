@@ -82,6 +82,9 @@ VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "2"))
 # A check waits up to ADVISOR_VERIFY_QUEUE_S seconds for its turn (one in flight per client
 # address and per user, then a free slot) before it is answered "busy" (docs/decisions/0122).
 VERIFY_QUEUE_S = float(os.environ.get("ADVISOR_VERIFY_QUEUE_S", "8"))
+# At most ADVISOR_VERIFY_QUEUE_PLACES checks wait at once on a host (each holds a web worker);
+# the excess is answered "busy" at once.
+VERIFY_QUEUE_PLACES = max(1, int(os.environ.get("ADVISOR_VERIFY_QUEUE_PLACES", "2")))
 VERIFY_MEMORY_MB = int(os.environ.get("ADVISOR_VERIFY_MEMORY_MB", "512"))
 VERIFY_SLOTS = max(1, int(os.environ.get("ADVISOR_VERIFY_SLOTS", "2")))
 # An approver's uploaded PKCS#12 is opened in a child process under the same kind of limits

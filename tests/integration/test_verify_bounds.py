@@ -376,6 +376,45 @@ def _hold_briefly(owners, wait_s):
         return index
 
 
+def _waiting(monkeypatch):
+    """An event set once a check is seen waiting (it polls between tries)."""
+    seen = threading.Event()
+
+    def pause():
+        seen.set()
+        time.sleep(0.01)
+
+    monkeypatch.setattr(verification_module, "_pause", pause)
+    return seen
+
+
+def test_an_owner_has_one_check_waiting_at_most_and_waiting_places_are_few(
+    monkeypatch, settings, tmp_path
+):
+    """Each waiting check holds a web worker: one client gets one in flight and one waiting,
+    further uploads are refused at once; and at most VERIFY_QUEUE_PLACES wait on a host."""
+    settings.VERIFY_SLOT_DIR = tmp_path / "slots"
+    settings.VERIFY_SLOTS, settings.VERIFY_QUEUE_PLACES = 2, 1
+    seen = _waiting(monkeypatch)
+    got = []
+    holder = verification_slot(0, ATTACKER)
+    holder.__enter__()  # the attacker's first upload is being checked
+    second = threading.Thread(target=lambda: got.append(_hold_briefly(ATTACKER, wait_s=60)))
+    second.start()
+    assert seen.wait(60)  # its second waits for its turn...
+    with pytest.raises(Busy), verification_slot(60, ATTACKER):  # ...a third is refused at once
+        pass
+    # Another client finds the free slot; a third client, with no slot and no waiting place
+    # free, is refused at once rather than holding a web worker.
+    with verification_slot(0, ("address:198.51.100.7",)) as index:
+        assert index == 1
+        with pytest.raises(Busy), verification_slot(60, ("address:198.51.100.8",)):
+            pass
+    holder.__exit__(None, None, None)
+    second.join()
+    assert got == [0]
+
+
 # --- Per-client rate limit (django-ratelimit) -------------------------------------------------
 
 
