@@ -439,3 +439,98 @@ def test_deactivating_an_endpoint_stops_its_retries(people):
     )
     assert delivery.deliver(other.pk).status == DeliveryStatus.CANCELLED
     assert other.attempt_log.count() == 0
+
+
+def _tls_receiver(tmp_path, host: str):
+    """An HTTPS receiver on 127.0.0.1 with a certificate for ``host`` (its CA file, the server,
+    and what it saw: the SNI name and the Host header)."""
+    import datetime as dt
+    import ssl
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = dt.datetime.now(dt.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=2))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "receiver.pem", tmp_path / "receiver-key.pem"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    seen = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen["host"] = self.headers["Host"]
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(202)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+
+    def sni(sock, server_name, ctx):
+        seen.setdefault("sni", server_name)  # returns None: go on with the handshake
+
+    context.sni_callback = sni
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return cert_file, server, seen
+
+
+def test_https_connects_to_the_checked_address_and_checks_the_urls_name(tmp_path, monkeypatch):
+    """The name is resolved once, checked, and that address is connected to; TLS still names
+    and checks the URL's host (SNI, certificate, Host header)."""
+    import socket
+
+    from advisor.webhooks import addresses
+
+    cert_file, server, seen = _tls_receiver(tmp_path, "hooks.example.test")
+    port = server.server_address[1]
+    lookups = []
+
+    def resolve(host, port_, *args, **kwargs):  # the receiver's DNS answer
+        lookups.append(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port_))]
+
+    monkeypatch.setattr(addresses.socket, "getaddrinfo", resolve)
+    monkeypatch.setattr(delivery.certifi, "where", lambda: str(cert_file))
+    try:
+        url = f"https://hooks.example.test:{port}/hooks"
+        assert delivery.post(url, b"{}", {}, robot=False) == (202, "Accepted", "")
+        # The name is looked up once (the check); the connection is made to the address
+        # literal it found, never to the name again.
+        assert lookups == ["hooks.example.test", "127.0.0.1"]
+        assert seen == {"sni": "hooks.example.test", "host": f"hooks.example.test:{port}"}
+        status, _reason, error = delivery.post(
+            f"https://other.example.test:{port}/hooks", b"{}", {}, robot=False
+        )
+        assert status is None and error.startswith("SSLError") and "other.example.test" in error
+    finally:
+        server.shutdown()
+        server.server_close()
