@@ -131,7 +131,7 @@ def kdf_work(data: bytes) -> int:
                 "This file asks for %(rounds)s key-derivation rounds; a certificate file needs "
                 "far fewer (at most %(limit)s here), so it was not opened."
             )
-            % {"rounds": f"{max(max(rounds), work):,}", "limit": f"{MAX_KDF_ROUNDS:,}"}
+            % {"rounds": f"{work:,}", "limit": f"{MAX_KDF_ROUNDS:,}"}
         )
     return work
 
