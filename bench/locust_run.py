@@ -20,10 +20,11 @@ Then, from the locustfile's log of every request, exact p50/p95/p99 over the who
 over the part after the ramp (once every user has walked the wizard and confirmed): the goals
 are judged on the whole stage, the second line says how much of the tail the ramp is.
 Each stage also says how many briefs its users issued, how many the worker made during it
-(issue to made, p50 and max) and how many still waited at its end; after the last stage the
-bench waits (at most five minutes) until every brief issued is made and says how long that
-took: the worker yields the CPUs to page views (decision 0079), so under a full machine briefs
-queue. Exits 1 when a stage had errors. Everything is stopped at the end, also on Ctrl-C.
+(issue to made, p50, p95 and max) and how many still waited at its end; after the last stage
+the bench waits (at most five minutes) until every brief issued is made and says how long that
+took, how many briefs a minute each worker made while the queue drained, and the issue to made
+p50/p95 over all stages: the worker yields the CPUs to page views (decision 0079), so under a
+full machine briefs queue. Exits 1 when a stage had errors. Everything is stopped at the end, also on Ctrl-C.
 Locust reports times above 100 ms rounded to two significant figures.
 """
 
@@ -34,7 +35,6 @@ import csv
 import math
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -358,29 +358,56 @@ FROM brief_brief WHERE created_at >= to_timestamp({since})
 DRAIN_SECONDS = 300
 
 
+def brief_summary(rows) -> str:
+    """``(still generating, seconds from issue to its row's last change)`` rows as one line:
+    issued, made, still queued, and issue to made at p50, p95 (nearest rank) and the most."""
+    waiting = sum(1 for generating, _ in rows if generating)
+    took = sorted(float(seconds) for generating, seconds in rows if not generating)
+    line = f"briefs issued {len(rows)}, made {len(took)}, still queued {waiting}"
+    if took:
+        line += (
+            f"; issue to made p50 {percentile(took, 0.5):.1f} s, "
+            f"p95 {percentile(took, 0.95):.1f} s, max {took[-1]:.1f} s"
+        )
+    return line
+
+
 def brief_line(stack, since: float) -> str:
     """Briefs issued since ``since`` (epoch s): how many are made, how long each took from
     issue to made (its row's last change), how many still wait. The worker yields the CPUs to
     page views (decision 0079), so under a full machine briefs queue."""
-    rows = stack.sql(BRIEFS_SINCE.format(since=since))
-    waiting = sum(1 for generating, _ in rows if generating)
-    took = sorted(seconds for generating, seconds in rows if not generating)
-    line = f"briefs issued {len(rows)}, made {len(took)}, still queued {waiting}"
-    if took:
-        line += f"; issue to made p50 {statistics.median(took):.1f} s, max {took[-1]:.1f} s"
-    return line
+    return brief_summary(stack.sql(BRIEFS_SINCE.format(since=since)))
 
 
-def drain_briefs(stack, since: float) -> str:
-    """Wait (at most DRAIN_SECONDS) for the briefs queued during the stages to be made."""
+def drain_rate(made: int, seconds: float, workers: int) -> str:
+    """Briefs a minute each worker made while the queue drained (no page views left)."""
+    if made == 0 or seconds <= 0:
+        return "no brief was left queued after the last stage"
+    per_worker = made / seconds * 60 / workers
+    return f"drained {made} queued briefs in {seconds:.0f} s: {per_worker:.1f} a minute per worker"
+
+
+def drain_briefs(stack, since: float, workers: int = 1) -> str:
+    """Wait (at most DRAIN_SECONDS) for the briefs queued during the stages to be made, and
+    say how fast each worker made them."""
     started = time.monotonic()
+    queued = sum(1 for generating, _ in stack.sql(BRIEFS_SINCE.format(since=since)) if generating)
     while time.monotonic() - started < DRAIN_SECONDS:
         rows = stack.sql(BRIEFS_SINCE.format(since=since))
         if not any(generating for generating, _ in rows):
             waited = time.monotonic() - started
-            return f"every brief issued during the stages made {waited:.0f} s after the last stage"
+            return (
+                f"every brief issued during the stages made {waited:.0f} s after the last stage; "
+                + drain_rate(queued, waited, workers)
+                + "\n"
+                + brief_summary(rows)
+                + " (all stages)"
+            )
         time.sleep(2)
-    return f"briefs still queued {DRAIN_SECONDS} s after the last stage"
+    left = sum(1 for generating, _ in stack.sql(BRIEFS_SINCE.format(since=since)) if generating)
+    return f"briefs still queued {DRAIN_SECONDS} s after the last stage; " + drain_rate(
+        queued - left, DRAIN_SECONDS, workers
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -82,7 +82,7 @@ def pytest_collection_modifyitems(config, items):
 IMMEDIATE_TASKS = {
     "default": {
         "BACKEND": "django.tasks.backends.immediate.ImmediateBackend",
-        "QUEUES": ["default"],
+        "QUEUES": ["default", "webhooks"],
     }
 }
 
@@ -90,6 +90,18 @@ IMMEDIATE_TASKS = {
 @pytest.fixture(autouse=True)
 def immediate_tasks(settings):
     settings.TASKS = IMMEDIATE_TASKS
+
+
+@pytest.fixture(scope="session")
+def _verify_slot_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("verify-slots")
+
+
+@pytest.fixture(autouse=True)
+def own_verify_slots(settings, _verify_slot_dir):
+    """Verification slots and upload locks of this test process: users and addresses of
+    parallel test databases share ids (decisions 0120, 0122 lock per user and per address)."""
+    settings.VERIFY_SLOT_DIR = _verify_slot_dir
 
 
 PLAIN_STATIC_FILES = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}

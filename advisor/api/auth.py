@@ -22,10 +22,22 @@ def _token_key(group, request) -> str:
     return request.auth_token.prefix
 
 
+def _user_key(group, request) -> str:
+    return str(request.auth_token.user_id)
+
+
 def _limited(request) -> bool:
-    return bool(settings.API_RATE_LIMIT) and is_ratelimited(
+    """Over ``API_RATE_LIMIT`` for this token, or for its owner over all their tokens (a user
+    with many tokens gets no more than one token's allowance)."""
+    if not settings.API_RATE_LIMIT:
+        return False
+    by_token = is_ratelimited(
         request, group="api-token", key=_token_key, rate=settings.API_RATE_LIMIT, increment=True
     )
+    by_user = is_ratelimited(
+        request, group="api-user", key=_user_key, rate=settings.API_RATE_LIMIT, increment=True
+    )
+    return by_token or by_user
 
 
 class TokenAuth(HttpBearer):

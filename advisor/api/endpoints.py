@@ -46,7 +46,13 @@ from advisor.brief.forms import UPLOAD_ERRORS
 from advisor.brief.lifecycle import glance
 from advisor.brief.models import AuditAction
 from advisor.brief.selectors import brief_for, briefs_prepared_by
-from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
+from advisor.brief.verification import (
+    MAX_PDF_BYTES,
+    Busy,
+    NotAPdf,
+    verify_owners,
+    verify_upload,
+)
 from advisor.domain.scenario import ScenarioError
 from advisor.presentation.text import render_text
 from advisor.recommendation.output import recommendation_document
@@ -404,7 +410,9 @@ def verify(request, pdf: File[UploadedFile]):
     if pdf.size > MAX_PDF_BYTES:
         return errors(400, ("pdf", _upload_error("too-large")))
     try:
-        verification = verify_upload(pdf.read())
+        verification = verify_upload(
+            pdf.read(), wait_s=settings.VERIFY_QUEUE_S, owners=verify_owners(request)
+        )
     except Busy:
         response = errors(503, ("pdf", "every verification slot is busy; try again shortly"))
         response["Retry-After"] = str(Busy.retry_after)
@@ -423,13 +431,19 @@ def verify(request, pdf: File[UploadedFile]):
 
 
 def _verify_limited(request) -> bool:
-    return bool(settings.VERIFY_RATE_LIMIT) and is_ratelimited(
-        request,
-        group="api-verify",
-        key=lambda group, r: r.auth.prefix,
-        rate=settings.VERIFY_RATE_LIMIT,
-        increment=True,
-    )
+    """The page's limit, per token and per user (all their tokens together)."""
+    if not settings.VERIFY_RATE_LIMIT:
+        return False
+    limited = [
+        is_ratelimited(
+            request, group=group, key=key, rate=settings.VERIFY_RATE_LIMIT, increment=True
+        )
+        for group, key in (
+            ("api-verify", lambda group, r: r.auth.prefix),
+            ("api-verify-user", lambda group, r: str(r.user.pk)),
+        )
+    ]
+    return any(limited)
 
 
 def _upload_error(reason: str) -> str:

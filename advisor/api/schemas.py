@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from django.urls import reverse
 from ninja import Field, Schema
-from pydantic import ConfigDict
+from pydantic import AfterValidator, ConfigDict
 
 from advisor.assessments.answers import Incomplete, assessment_document
+from advisor.domain.document import control_character
 from advisor.recommendation.output import FORMAT, FORMATS
 
 Language = Literal["en", "zh-hans"]
 # A catalog key as the catalog writes them (lower-case words joined by hyphens): anything else
 # names nothing in the catalog and is refused before it reaches a query.
 CATALOG_KEY = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+
+
+def _plain(text: str) -> str:
+    """Refuse control characters (a NUL reaches no database): 400 naming the field."""
+    if character := control_character(text):
+        raise ValueError(f"must not contain control characters (found {character})")
+    return text
+
+
+# Text without control characters (C0 and DEL), as scenario documents (advisor.domain.document).
+PlainText = Annotated[str, AfterValidator(_plain)]
 
 
 class Error(Schema):
@@ -44,11 +56,13 @@ class SizeParams(LanguageParams):
 
 
 class TitleParams(Schema):
-    title: str = Field("", max_length=120, description="the assessment's name")
+    title: PlainText = Field("", max_length=120, description="the assessment's name")
 
 
 class IssueIn(Schema):
-    option: str = Field(min_length=1, max_length=400, description="the option's key (results)")
+    option: PlainText = Field(
+        min_length=1, max_length=400, description="the option's key (results)"
+    )
     language: Language = "zh-hans"
     computed: UUID | None = Field(
         None,
@@ -178,6 +192,19 @@ class SignatureOut(Schema):
     valid: bool
     trusted: bool
     covers_whole_file: bool
+    role: str = Field(
+        description="issuer: the system's signature; approver: the approver's own approval "
+        "signature (judged on its own, see `approval`)"
+    )
+
+
+class ApprovalOut(Schema):
+    trusted: bool = Field(description="intact, valid and chaining to a trusted authority")
+    signer_is_approver: bool | None = Field(
+        description="the certificate names the approver on record (e-mail or full name); "
+        "null when no approver is on record to compare with"
+    )
+    approver: str | None = Field(description="the approver on record (user name)")
 
 
 class VerificationOut(Schema):
@@ -189,6 +216,12 @@ class VerificationOut(Schema):
     brief: str | None = Field(description="the number of the brief on record")
     stripped_from: str | None
     superseded_draft_of: str | None
+    issuer_trusted: bool = Field(
+        default=False, description="the system's signature is intact and trusted"
+    )
+    approval: ApprovalOut | None = Field(
+        default=None, description="the approval signature, when the PDF carries one"
+    )
 
 
 def assessment_out(assessment) -> dict:
@@ -250,11 +283,25 @@ def verification_out(verification) -> dict:
                 "valid": s.valid,
                 "trusted": s.trusted,
                 "covers_whole_file": s.covers_whole_file,
+                "role": "approver" if s is verification.approval_signature else "issuer",
             }
             for s in report.signatures
         ],
+        "issuer_trusted": not verification.untrusted and report.tampering.value == "none",
+        "approval": _approval_out(verification),
         "on_record": verification.on_record,
         "brief": _number(verification.brief),
         "stripped_from": _number(verification.stripped_from),
         "superseded_draft_of": _number(verification.superseded_draft_of),
+    }
+
+
+def _approval_out(verification) -> dict | None:
+    if verification.approval_signature is None:
+        return None
+    approver = verification.brief.approved_by if verification.brief else None
+    return {
+        "trusted": verification.approval_trusted,
+        "signer_is_approver": verification.approval_signer_is_approver,
+        "approver": approver.get_username() if approver else None,
     }

@@ -6,6 +6,7 @@ import hashlib
 import secrets
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -15,6 +16,10 @@ from advisor.brief.models import AuditAction
 
 PREFIX_LENGTH = 8
 MAX_DAYS = 366
+# Active (not revoked, not expired) tokens a user may hold: limits count per user as well as
+# per token (advisor.api.auth), and a cap keeps the tokens page and the audit trail readable
+# (docs/decisions/0122-fair-verification.md).
+MAX_ACTIVE_TOKENS = 10
 # What a token looks like (a secret scanner can find one in a leaked file by it).
 TOKEN_START = "fta_"
 
@@ -30,8 +35,18 @@ def _new_prefix() -> str:
             return prefix
 
 
+class TooManyTokens(ValueError):
+    """The user already holds ``MAX_ACTIVE_TOKENS`` active tokens."""
+
+
+def active_tokens(user):
+    now = timezone.now()
+    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).exclude(expires_at__lte=now)
+
+
 def create_token(*, user, name: str, scope: str, days: int | None) -> tuple[ApiToken, str]:
-    """A new token of ``user`` and its text, which is never stored (show it once)."""
+    """A new token of ``user`` and its text, which is never stored (show it once);
+    :class:`TooManyTokens` when they hold ``MAX_ACTIVE_TOKENS`` already."""
     if scope not in Scope.values:
         raise ValueError(f"scope: must be one of {', '.join(Scope.values)}")
     if days is not None and not 1 <= days <= MAX_DAYS:
@@ -40,6 +55,12 @@ def create_token(*, user, name: str, scope: str, days: int | None) -> tuple[ApiT
     text = f"{TOKEN_START}{prefix}_{secrets.token_urlsafe(32)}"
     expires = timezone.now() + timedelta(days=days) if days else None
     with transaction.atomic():
+        # One creation at a time per user, so two at once cannot both pass the cap.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        if active_tokens(user).count() >= MAX_ACTIVE_TOKENS:
+            raise TooManyTokens(
+                f"tokens: at most {MAX_ACTIVE_TOKENS} active tokens per user; revoke one first"
+            )
         token = ApiToken.objects.create(
             user=user,
             name=name.strip()[:80] or prefix,

@@ -19,13 +19,22 @@ def token_list(request):
     status = 200
     if request.method == "POST":
         if form.is_valid():
-            token, created = tokens.create_token(
-                user=request.user,
-                name=form.cleaned_data["name"],
-                scope=form.cleaned_data["scope"],
-                days=form.cleaned_data["days"],
-            )
-            form = TokenForm()
+            try:
+                token, created = tokens.create_token(
+                    user=request.user,
+                    name=form.cleaned_data["name"],
+                    scope=form.cleaned_data["scope"],
+                    days=form.cleaned_data["days"],
+                )
+            except tokens.TooManyTokens:
+                form.add_error(
+                    None,
+                    _("You hold %(count)d active tokens, the most allowed. Revoke one first.")
+                    % {"count": tokens.MAX_ACTIVE_TOKENS},
+                )
+                status = 400
+            else:
+                form = TokenForm()
         else:
             status = 400
     return render(

@@ -19,7 +19,7 @@ from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.brief import audit, generation
 from advisor.brief.comparison import shortlist
 from advisor.brief.config import signing_config
-from advisor.brief.credentials import CredentialError, seal, unseal
+from advisor.brief.credentials import CredentialError, kdf_work, seal, unseal
 from advisor.brief.models import (
     AuditAction,
     Brief,
@@ -282,13 +282,15 @@ def approver_key(approver, passphrase: str) -> bytes | None:
     if not passphrase:
         raise BriefError(gettext("Enter the passphrase of your signing certificate to approve."))
     try:
-        return unseal(
+        data = unseal(
             bytes(registered.ciphertext),
             bytes(registered.salt),
             bytes(registered.nonce),
             passphrase,
             approver.pk,
         )
+        kdf_work(data)  # opened in this process to sign: within the rounds' ceiling (0120)
+        return data
     except CredentialError as error:
         raise BriefError(str(error)) from None
 
@@ -306,7 +308,7 @@ def sign_approval(brief: Brief, signed: bytes, pkcs12_data: bytes, passphrase: s
 def register_certificate(user, data: bytes, passphrase: str) -> SigningCertificate:
     """Keep ``user``'s signing certificate, encrypted under ``passphrase`` (replacing any
     earlier one); CredentialError when the passphrase does not open a valid certificate."""
-    sealed = seal(data, passphrase, user.pk)
+    sealed = seal(data, passphrase, user)
     with transaction.atomic():
         SigningCertificate.objects.filter(user=user).delete()
         registered = SigningCertificate.objects.create(

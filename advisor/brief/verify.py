@@ -59,6 +59,10 @@ class SignatureReport:
     # The certificate chain the signature was validated along, trust root first (empty when
     # no path to a trust root was found).
     chain: list[str] = field(default_factory=list)
+    # Whom the signing certificate names: its common names and e-mail addresses (subject and
+    # alternative names), to match an approval signature against the recorded approver.
+    signer_common_names: list[str] = field(default_factory=list)
+    signer_emails: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -113,12 +117,32 @@ def _signer_name(status) -> str:
     return cert.subject.human_friendly if cert is not None else ""
 
 
+def _as_list(value) -> list[str]:
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def _signer_identity(status) -> tuple[list[str], list[str]]:
+    """The signing certificate's common names and e-mail addresses."""
+    cert = status.signing_cert
+    if cert is None:
+        return [], []
+    subject = cert.subject.native
+    emails = _as_list(subject.get("email_address"))
+    for general_name in cert.subject_alt_name_value or ():
+        if general_name.name == "rfc822_name":
+            emails.append(str(general_name.native))
+    return _as_list(subject.get("common_name")), emails
+
+
 def _report(embedded, status) -> SignatureReport:
     from pyhanko.sign.diff_analysis import ModificationLevel
     from pyhanko.sign.validation.status import SignatureCoverageLevel
 
     sig_object = embedded.sig_object
     timestamp = status.timestamp_validity
+    common_names, emails = _signer_identity(status)
     return SignatureReport(
         field_name=embedded.field_name,
         signer=_signer_name(status),
@@ -134,6 +158,8 @@ def _report(embedded, status) -> SignatureReport:
         only_signatures_after=status.modification_level is None
         or status.modification_level <= ModificationLevel.FORM_FILLING,
         chain=_chain(status),
+        signer_common_names=common_names,
+        signer_emails=emails,
     )
 
 

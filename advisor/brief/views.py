@@ -32,7 +32,13 @@ from advisor.brief.models import (
     open_vetoes,
 )
 from advisor.brief.selectors import brief_for, briefs_prepared_by
-from advisor.brief.verification import MAX_PDF_BYTES, Busy, NotAPdf, verify_upload
+from advisor.brief.verification import (
+    MAX_PDF_BYTES,
+    Busy,
+    NotAPdf,
+    verify_owners,
+    verify_upload,
+)
 from advisor.domain.scenario import ScenarioError
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
 from advisor.security import client_ip
@@ -251,7 +257,11 @@ def verify(request):
     verification = None
     if posted and form.is_valid():
         try:
-            verification = verify_upload(form.cleaned_data["pdf"])
+            verification = verify_upload(
+                form.cleaned_data["pdf"],
+                wait_s=settings.VERIFY_QUEUE_S,
+                owners=verify_owners(request),
+            )
         except Busy:
             return _verify_refused(request, "busy", status=503, retry_after=Busy.retry_after)
         except NotAPdf as error:

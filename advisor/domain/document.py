@@ -23,6 +23,7 @@ computed again without it (a deadline that has since passed is a finding, not an
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -135,6 +136,7 @@ def validate_document(data, context: EntryContext | None = None) -> Scenario:
     With ``context`` (an entry point: the wizard, a command) the sections are also checked
     against today's date and the catalog."""
     check_depth(data)
+    check_control_characters(data)
     if isinstance(data, dict):
         for name, validator in SECTIONS.items():
             if name in data and not isinstance(data[name], dict):
@@ -212,6 +214,49 @@ def check_depth(data, limit: int = MAX_DEPTH) -> None:
                 "scenario", Message(N_("is nested more than {limit} levels deep"), {"limit": limit})
             )
         stack.extend((child, depth + 1) for child in children)
+
+
+# C0 control characters and DEL: no key, name or value of a document needs one, and a NUL
+# reaches no database (PostgreSQL refuses it in text) nor a terminal safely.
+CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+HAS_CONTROL_CHARACTER = N_("must not contain control characters (found {character})")
+NAME_HAS_CONTROL_CHARACTER = N_(
+    "a field name must not contain control characters (found {character})"
+)
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in ``text`` as ``U+0000``, or None."""
+    found = CONTROL_CHARACTER.search(text)
+    return f"U+{ord(found.group()):04X}" if found else None
+
+
+def check_text(value, path: str) -> None:
+    """:class:`ScenarioError` naming ``path`` when the text holds a control character."""
+    if isinstance(value, str) and (character := control_character(value)):
+        raise _error(path, HAS_CONTROL_CHARACTER, character=character)
+
+
+def check_control_characters(data, path: str = "scenario") -> None:
+    """Refuse a control character in any key or text of the document, naming the field (each
+    path as the validators name it: ``hardware.accelerator``, ``site.data_centers[0]``)."""
+    stack = [(data, "")]
+    while stack:
+        value, here = stack.pop()
+        if isinstance(value, dict):
+            for key, child in value.items():
+                name = key if isinstance(key, str) else str(key)
+                if character := control_character(name):
+                    raise _error(
+                        f"{here or path}.{shown(name)}",
+                        NAME_HAS_CONTROL_CHARACTER,
+                        character=character,
+                    )
+                stack.append((child, f"{here}.{name}" if here else name))
+        elif isinstance(value, list):
+            stack.extend((child, f"{here or path}[{index}]") for index, child in enumerate(value))
+        else:
+            check_text(value, here or path)
 
 
 # --- Field helpers --------------------------------------------------------------------------

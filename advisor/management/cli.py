@@ -18,6 +18,7 @@ from advisor.assessments.documents import (
     check_document,
     parse_document,
 )
+from advisor.domain.document import control_character
 from advisor.domain.scenario import ScenarioError
 
 # Exit status for bad input, as argparse and most Unix tools use for usage errors.
@@ -26,6 +27,14 @@ BAD_INPUT = 2
 
 def bad_input(message: str) -> CommandError:
     return CommandError(message, returncode=BAD_INPUT)
+
+
+def plain_or_fail(value: str | None, field: str) -> str | None:
+    """``value`` when it holds no control character; bad input naming ``field`` otherwise (a
+    NUL in a user name or key reaches no database: PostgreSQL refuses it)."""
+    if value and (character := control_character(value)):
+        raise bad_input(f"{field}: must not contain control characters (found {character})")
+    return value
 
 
 def read_json_or_fail(path: str) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from advisor.assessments.documents import InputError
 from advisor.catalog import sizing as selectors
+from advisor.domain.document import control_character
 from advisor.domain.scenario import LIMITS
 from advisor.domain.sizing.estimate import SizingResult, size
 
@@ -14,6 +15,9 @@ def size_scenario(
 ) -> SizingResult:
     """What ``size`` prints, for a checked scenario (the command and ``POST /api/size``);
     :class:`InputError` names an unknown accelerator or server, or a GPU count out of range."""
+    for field_name, text in (("accelerator", accelerator_key), ("server", server_key)):
+        if text and (character := control_character(text)):
+            raise InputError(field_name, f"must not contain control characters (found {character})")
     accelerator = _accelerator(scenario, accelerator_key)
     if accelerator is None and server_key:
         raise InputError("server", "needs an accelerator (hardware.accelerator or --accelerator)")

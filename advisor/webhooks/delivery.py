@@ -12,15 +12,27 @@ import json
 import time
 from datetime import timedelta
 
-import requests
+import certifi
+import urllib3
 from django.conf import settings
 from django.utils import timezone
+from urllib3.exceptions import (
+    ConnectTimeoutError,
+    HTTPError,
+    NewConnectionError,
+    ReadTimeoutError,
+    SSLError,
+)
 
-from advisor.webhooks import bots, signing
+from advisor.webhooks import addresses, bots, signing
 from advisor.webhooks.models import DeliveryStatus, WebhookAttempt, WebhookMessage
 
 # Seconds to wait before the 2nd, 3rd, ... attempt (6 attempts over about 2.6 hours).
 RETRY_DELAYS_S = (10, 60, 300, 1800, 7200)
+# What is kept of an answer: its status and a short reason (decision 0123), never its body.
+# A chat robot's answer is read (at most ROBOT_ANSWER_BYTES) for its error code.
+REASON_CHARS = 100
+ROBOT_ANSWER_BYTES = 4096
 
 
 def _request(message: WebhookMessage, now: float) -> tuple[str, bytes, dict]:
@@ -34,31 +46,101 @@ def _request(message: WebhookMessage, now: float) -> tuple[str, bytes, dict]:
     return url, body, {"content-type": "application/json; charset=utf-8"}
 
 
+def _pool(target: addresses.Target):
+    """A connection to the checked address; HTTPS checks the certificate for the URL's host."""
+    timeout = urllib3.Timeout(
+        connect=settings.WEBHOOK_CONNECT_TIMEOUT_S, read=settings.WEBHOOK_TIMEOUT_S
+    )
+    if target.scheme == "https":
+        return urllib3.HTTPSConnectionPool(
+            target.address,
+            target.port,
+            timeout=timeout,
+            retries=False,
+            cert_reqs="CERT_REQUIRED",
+            ca_certs=certifi.where(),
+            server_hostname=target.host,
+            assert_hostname=target.host,
+        )
+    return urllib3.HTTPConnectionPool(target.address, target.port, timeout=timeout, retries=False)
+
+
+def _read_answer(response, deadline: float) -> str:
+    """At most ROBOT_ANSWER_BYTES of the answer, read until ``deadline``."""
+    chunks, size = [], 0
+    while size < ROBOT_ANSWER_BYTES and time.monotonic() < deadline:
+        chunk = response.read1(ROBOT_ANSWER_BYTES - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _failure(error: Exception) -> str:
+    if isinstance(error, NewConnectionError):  # a subclass of ConnectTimeoutError
+        return "ConnectionError: the connection was refused or failed"
+    if isinstance(error, ConnectTimeoutError):
+        return "ConnectTimeout: no connection within the connect timeout"
+    if isinstance(error, ReadTimeoutError):
+        return "ReadTimeout: no answer within the timeout"
+    if isinstance(error, SSLError):
+        return f"SSLError: {error}"[:300]
+    return f"ConnectionError: {error.__class__.__name__}"
+
+
+def post(url: str, body: bytes, headers: dict, *, robot: bool) -> tuple[int | None, str, str]:
+    """POST once to the checked address of ``url``: (status, reason, error)."""
+    try:
+        target = addresses.check(url)
+    except addresses.Refused as refused:
+        return None, "", f"Refused: {refused}"[:300]
+    pool = _pool(target)
+    host = (
+        target.host
+        if target.port == addresses.DEFAULT_PORTS[target.scheme]
+        else (f"{target.host}:{target.port}")
+    )
+    started = time.monotonic()
+    try:
+        response = pool.urlopen(
+            "POST",
+            target.path,
+            body=body,
+            headers={**headers, "Host": host},
+            redirect=False,
+            assert_same_host=False,
+            preload_content=False,
+        )
+        try:
+            reason = (response.reason or "")[:REASON_CHARS]
+            error = ""
+            if robot and 200 <= response.status < 300:
+                deadline = started + settings.WEBHOOK_CONNECT_TIMEOUT_S + settings.WEBHOOK_TIMEOUT_S
+                error = bots.refusal(_read_answer(response, deadline))
+            return response.status, reason, error
+        finally:
+            response.release_conn()
+    except HTTPError as error:
+        return None, "", _failure(error)
+    finally:
+        pool.close()
+
+
 def attempt(message: WebhookMessage) -> WebhookAttempt:
-    """POST the message once and log what happened."""
+    """POST the message once and log what happened: the status and a short reason."""
     url, body, headers = _request(message, time.time())
     started = time.monotonic()
-    status_code, error, response_text = None, "", ""
-    try:
-        response = requests.post(
-            url,
-            data=body,
-            headers=headers,
-            timeout=settings.WEBHOOK_TIMEOUT_S,
-            allow_redirects=False,
-        )
-        status_code, response_text = response.status_code, response.text[:500]
-        if message.endpoint.format != bots.STANDARD and response.ok:
-            error = bots.refusal(response.text)
-    except requests.RequestException as failure:
-        error = f"{failure.__class__.__name__}: {failure}"[:300]
+    status_code, reason, error = post(
+        url, body, headers, robot=message.endpoint.format != bots.STANDARD
+    )
     message.attempts += 1
     return WebhookAttempt.objects.create(
         message=message,
         number=message.attempts,
         status_code=status_code,
         error=error,
-        response=response_text,
+        response=reason,
         duration_ms=int((time.monotonic() - started) * 1000),
     )
 
@@ -72,6 +154,10 @@ def deliver(message_id: int) -> WebhookMessage | None:
     )
     if message is None:
         return None
+    if not message.endpoint.active:  # deactivated since: its messages stop
+        message.status, message.next_attempt_at = DeliveryStatus.CANCELLED, None
+        message.save(update_fields=["status", "next_attempt_at"])
+        return message
     logged = attempt(message)
     if logged.succeeded:
         message.status, message.delivered_at, message.next_attempt_at = (

@@ -10,8 +10,11 @@ import base64
 import secrets
 import uuid
 
-from django.db import models
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
 from django.utils.translation import gettext_lazy as _
+
+from advisor.webhooks import addresses
 
 
 class EventType(models.TextChoices):
@@ -74,12 +77,39 @@ class WebhookEndpoint(models.Model):
     def __str__(self):
         return self.name
 
+    def save(self, *args, **kwargs):
+        """A deactivated endpoint's messages still to be sent stop (decision 0123)."""
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            if not self.active:
+                self.messages.filter(
+                    status__in=(DeliveryStatus.PENDING, DeliveryStatus.RETRYING)
+                ).update(status=DeliveryStatus.CANCELLED, next_attempt_at=None)
+
+    def clean(self):
+        """The URL must resolve to addresses a webhook may reach (checked again at send)."""
+        super().clean()
+        if self.url:
+            try:
+                addresses.check(self.url)
+            except addresses.Refused as refused:
+                raise ValidationError(
+                    {
+                        "url": _(
+                            "Webhooks may not be sent there: %(reason)s. An operator may "
+                            "allow a network with ADVISOR_WEBHOOK_ALLOWED_NETWORKS."
+                        )
+                        % {"reason": refused}
+                    }
+                ) from None
+
 
 class DeliveryStatus(models.TextChoices):
     PENDING = "pending", _("Waiting to be sent")
     RETRYING = "retrying", _("Retrying")
     DELIVERED = "delivered", _("Delivered")
     FAILED = "failed", _("Failed (no retries left)")
+    CANCELLED = "cancelled", _("Stopped (endpoint deactivated)")
 
 
 def new_message_id() -> str:
@@ -136,7 +166,8 @@ class WebhookAttempt(models.Model):
         verbose_name=_("HTTP status"), null=True, blank=True
     )
     error = models.CharField(verbose_name=_("error"), max_length=300, blank=True)
-    response = models.CharField(verbose_name=_("response (start)"), max_length=500, blank=True)
+    # The answer's reason phrase ("OK", "Service Unavailable"), never its body (decision 0123).
+    response = models.CharField(verbose_name=_("reason"), max_length=500, blank=True)
     duration_ms = models.PositiveIntegerField(verbose_name=_("duration (ms)"), default=0)
 
     class Meta:

@@ -1,12 +1,19 @@
-"""Webhook delivery as a task (django.tasks; the database worker runs it in production)."""
+"""Webhook delivery as a task (django.tasks; the database worker runs it in production).
+
+Deliveries have a queue of their own, ``webhooks``, run by a worker of their own
+(``scripts/serve-production webhooks``): brief workers take only the ``default`` queue, so a
+brief never waits behind a receiver (docs/decisions/0123-webhooks-own-lane.md).
+"""
 
 from django.tasks import task
 
 from advisor.webhooks.delivery import deliver
 from advisor.webhooks.models import DeliveryStatus
 
+QUEUE = "webhooks"
 
-@task
+
+@task(queue_name=QUEUE)
 def deliver_webhook(message_id: int) -> str:
     """One attempt; a failed one queues the next at its time (the immediate backend of
     development and tests has no "later": it tries again at once)."""

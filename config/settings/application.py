@@ -198,7 +198,9 @@ TASKS = {
         "BACKEND": TASKS_BACKENDS[
             os.environ.get("ADVISOR_TASKS_BACKEND", "database" if PRODUCTION else "immediate")
         ],
-        "QUEUES": ["default"],
+        # "webhooks": webhook deliveries, run by a worker of their own (decision 0123), so a
+        # brief never waits behind a receiver.
+        "QUEUES": ["default", "webhooks"],
     }
 }
 

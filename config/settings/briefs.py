@@ -35,6 +35,14 @@ BRIEF_SIGNING = {
         ).split(",")
         if p.strip()
     ],
+    # The CAs an approver's own certificate must chain to (comma-separated PEM paths; empty:
+    # TRUST_ROOTS). List them in BRIEF_SIGNING_TRUST_ROOTS too, or verifiers will not trust
+    # the approval signatures they issue (docs/decisions/0121).
+    "APPROVER_TRUST_ROOTS": [
+        Path(p.strip())
+        for p in os.environ.get("BRIEF_APPROVER_TRUST_ROOTS", "").split(",")
+        if p.strip()
+    ],
     # Shown in the signature; production's default is the certificate's own name.
     "SIGNER_NAME": os.environ.get(
         "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""
@@ -70,11 +78,32 @@ BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"
 # most ADVISOR_VERIFY_SLOTS checks at once on a host (file locks in ADVISOR_VERIFY_SLOT_DIR,
 # shared by every web worker; the excess gets 503 with Retry-After). A brief takes ~0.1 s.
 VERIFY_BUDGET_S = float(os.environ.get("ADVISOR_VERIFY_BUDGET_S", "4"))
-VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "3"))
+VERIFY_CPU_S = float(os.environ.get("ADVISOR_VERIFY_CPU_S", "2"))
+# A check waits up to ADVISOR_VERIFY_QUEUE_S seconds for its turn (one in flight per client
+# address and per user, then a free slot) before it is answered "busy" (docs/decisions/0122).
+VERIFY_QUEUE_S = float(os.environ.get("ADVISOR_VERIFY_QUEUE_S", "8"))
+# At most ADVISOR_VERIFY_QUEUE_PLACES checks wait at once on a host (each holds a web worker);
+# the excess is answered "busy" at once.
+VERIFY_QUEUE_PLACES = max(1, int(os.environ.get("ADVISOR_VERIFY_QUEUE_PLACES", "2")))
 VERIFY_MEMORY_MB = int(os.environ.get("ADVISOR_VERIFY_MEMORY_MB", "512"))
 VERIFY_SLOTS = max(1, int(os.environ.get("ADVISOR_VERIFY_SLOTS", "2")))
+# An approver's uploaded PKCS#12 is opened in a child process under the same kind of limits
+# (docs/decisions/0120): ADVISOR_CREDENTIAL_BUDGET_S wall-clock, ADVISOR_CREDENTIAL_CPU_S CPU
+# seconds, ADVISOR_CREDENTIAL_MEMORY_MB added memory; its declared rounds are counted first.
+CREDENTIAL_BUDGET_S = float(os.environ.get("ADVISOR_CREDENTIAL_BUDGET_S", "3"))
+CREDENTIAL_CPU_S = float(os.environ.get("ADVISOR_CREDENTIAL_CPU_S", "2"))
+CREDENTIAL_MEMORY_MB = int(os.environ.get("ADVISOR_CREDENTIAL_MEMORY_MB", "256"))
 VERIFY_SLOT_DIR = Path(os.environ.get("ADVISOR_VERIFY_SLOT_DIR", VAR_DIR / "verify-slots"))
 
-# Webhooks for brief events (advisor/webhooks, docs/decisions/0049-webhooks.md): how long the
-# task worker waits for a receiver's answer (ADVISOR_WEBHOOK_TIMEOUT_S, seconds).
-WEBHOOK_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_TIMEOUT_S", "10"))
+# Webhooks for brief events (advisor/webhooks, docs/decisions/0049-webhooks.md, 0123): seconds
+# the webhook worker waits to connect to a receiver (ADVISOR_WEBHOOK_CONNECT_TIMEOUT_S) and for
+# its answer (ADVISOR_WEBHOOK_TIMEOUT_S), and the networks a receiver may be on beyond public
+# addresses (ADVISOR_WEBHOOK_ALLOWED_NETWORKS, comma-separated, e.g. "10.1.2.0/24": loopback,
+# private, link-local and metadata addresses are refused otherwise).
+WEBHOOK_CONNECT_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_CONNECT_TIMEOUT_S", "3"))
+WEBHOOK_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_TIMEOUT_S", "5"))
+WEBHOOK_ALLOWED_NETWORKS = [
+    n.strip()
+    for n in os.environ.get("ADVISOR_WEBHOOK_ALLOWED_NETWORKS", "").split(",")
+    if n.strip()
+]

@@ -196,10 +196,17 @@ def test_what_is_not_a_document_is_refused_as_the_commands_refuse_it(api, tmp_pa
         assert words == cli_refusal(tmp_path, "recommend", body)
 
 
-def test_control_characters_in_a_document_are_stored_without_them(api):
+def test_control_characters_are_refused_and_bidi_controls_stored_without_them(api):
+    """A NUL is refused naming the field (decision 0124); bidi controls, which a name may
+    carry by a slip of the keyboard, are removed when stored (advisor.text)."""
     document = scenario(QWEN_7B_LORA_COMPARED)
-    document["model"]["name"] = "Qwen\u0000 7B \u202eLoRA"
-    created = post_document(api, "/api/assessments", document, title="a\u0000b")
+    document["model"]["name"] = "Qwen\u0000 7B LoRA"
+    refused = post_document(api, "/api/assessments", document)
+    assert one_error(refused) == "model.name: must not contain control characters (found U+0000)"
+    document["model"]["name"] = "Qwen 7B \u202eLoRA"
+    refused = post_document(api, "/api/assessments", document, title="a\u0000b")
+    assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "title"
+    created = post_document(api, "/api/assessments", document, title="a\u202eb")
     assert created.status_code == 201, created.content
     detail = api.get(f"/api/assessments/{created.json()['id']}").json()
     assert detail["document"]["model"]["name"] == "Qwen 7B LoRA"
@@ -399,20 +406,47 @@ def test_only_a_hash_of_the_token_is_stored(buyer):
     assert created.detail["token"] == token.prefix and text not in json.dumps(created.detail)
 
 
-def test_requests_are_rate_limited_per_token(buyer, settings):
+def test_requests_are_rate_limited_per_token_and_per_user(buyer, settings):
     settings.API_RATE_LIMIT = "3/m"
     first, second = api_client(buyer), api_client(buyer)
     answers = [first.get("/api/assessments").status_code for _ in range(4)]
     assert answers == [200, 200, 200, 429]
-    assert second.get("/api/assessments").status_code == 200  # its own count
+    # Another token of the same user shares the user's allowance (decision 0122)...
+    assert second.get("/api/assessments").status_code == 429
+    # ...another user's token does not.
+    other = make_user("other-buyer", PROCUREMENT_STAFF)
+    assert api_client(other).get("/api/assessments").status_code == 200
 
 
-def test_verifying_is_bounded_per_token_as_the_page_is_per_address(buyer, settings):
+def test_verifying_is_bounded_per_token_and_per_user_as_the_page_is_per_address(buyer, settings):
     settings.VERIFY_RATE_LIMIT = "2/m"
     api = api_client(buyer, scope="read")
     answers = [api.post("/api/verify", {"pdf": _upload(b"hello")}) for _ in range(3)]
     assert [a.status_code for a in answers] == [400, 400, 429]
     assert answers[-1]["Retry-After"] == "60"
+    fresh = api_client(buyer, scope="read")  # a new token of the same user: still limited
+    assert fresh.post("/api/verify", {"pdf": _upload(b"hello")}).status_code == 429
+
+
+def test_a_user_holds_at_most_ten_active_tokens(buyer):
+    for number in range(tokens.MAX_ACTIVE_TOKENS):
+        tokens.create_token(user=buyer, name=f"t{number}", scope="read", days=30)
+    with pytest.raises(tokens.TooManyTokens):
+        tokens.create_token(user=buyer, name="one more", scope="read", days=30)
+    page = signed_in_client(buyer).post(
+        reverse("api_tokens:list"),
+        {"name": "one more", "scope": "read", "days": 30},
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert page.status_code == 400
+    assert "You hold 10 active tokens, the most allowed. Revoke one first." in page.content.decode()
+    with pytest.raises(CommandError, match="at most 10 active tokens"):
+        cli("api_token", "create", "--user", buyer.username, "--scope", "read")
+    # Revoking one makes room; revoked and expired tokens do not count.
+    tokens.revoke_token(user=buyer, pk=tokens.tokens_of(buyer).first().pk)
+    ApiToken.objects.filter(user=buyer).update(expires_at=timezone.now() - timedelta(days=1))
+    for number in range(tokens.MAX_ACTIVE_TOKENS):
+        tokens.create_token(user=buyer, name=f"new {number}", scope="read", days=30)
 
 
 def test_the_command_prints_a_token_once_that_works(buyer):

@@ -51,7 +51,14 @@ def trusted(brief_ready, settings, approver_pki):
 @pytest.fixture
 def people():
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw")
-    boss = make_user("boss", APPROVER, password="pw", email="boss@example.org")
+    boss = make_user(
+        "boss",
+        APPROVER,
+        password="pw",
+        email="boss@example.org",
+        first_name="Fang",
+        last_name="Wang",
+    )
     return buyer, boss
 
 
@@ -198,6 +205,7 @@ def test_a_wrong_passphrase_registers_nothing(client, people, approver_pki):
     assert not SigningCertificate.objects.exists()
 
 
+@pytest.mark.usefixtures("trusted")
 def test_a_registered_certificate_must_sign(people, brief, approver_pki):
     _buyer, boss = people
     services.register_certificate(boss, approver_pki.signer_pkcs12_path.read_bytes(), PASSPHRASE)
@@ -228,3 +236,84 @@ def test_content_changed_between_the_two_signatures_is_tampering(brief, approver
     # The same second signature over the untouched PDF is no tampering.
     clean = verify_pdf(sign_pdf_as(signed, p12, PASSPHRASE, request, "Guiyang"), load_trust_roots())
     assert clean.tampering is Tampering.NONE and clean.signatures[0].only_signatures_after
+
+
+def _check(client, pdf: bytes, language: str = "en"):
+    upload = SimpleUploadedFile("brief.pdf", pdf, "application/pdf")
+    return client.post(reverse("brief:verify"), {"pdf": upload}, HTTP_ACCEPT_LANGUAGE=language)
+
+
+def _api_check(user, pdf: bytes) -> dict:
+    from tests.support.api import api_client
+
+    upload = SimpleUploadedFile("brief.pdf", pdf, "application/pdf")
+    answer = api_client(user, scope="read").post("/api/verify", {"pdf": upload})
+    assert answer.status_code == 200
+    return answer.json()
+
+
+@pytest.mark.usefixtures("trusted")
+def test_an_approval_signed_by_someone_other_than_the_approver_is_flagged(
+    client, people, brief, approver_pki
+):
+    """The approval signature names Wang Fang; the record says approver2 approved (a
+    certificate in another person's name registered before registration checked names)."""
+    buyer, boss = people
+    services.register_certificate(boss, approver_pki.signer_pkcs12_path.read_bytes(), PASSPHRASE)
+    approved = services.approve(brief, boss, acknowledged=True, passphrase=PASSPHRASE)
+    other = make_user(
+        "approver2", APPROVER, email="a2@example.org", first_name="Er", last_name="Zhang"
+    )
+    Brief.objects.filter(pk=approved.pk).update(approved_by=other)
+    pdf = Brief.objects.get(pk=approved.pk).pdf.open("rb").read()
+
+    page = _check(client, pdf)
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert (
+        "Issued by us, but the approval signature does not vouch for the recorded approver" in text
+    )
+    assert "names someone other than the approver on record (approver2)" in text
+    assert "(not the approver on record)" in text
+    assert "Signature intact, document unchanged, on record" not in text
+    assert "verification-bad" in text
+
+    answer = _api_check(buyer, pdf)
+    assert answer["ok"] is False and answer["on_record"] is True and answer["issuer_trusted"]
+    assert answer["approval"] == {
+        "trusted": True,
+        "signer_is_approver": False,
+        "approver": "approver2",
+    }
+    assert [s["role"] for s in answer["signatures"]] == ["issuer", "approver"]
+
+    # The approver on record signed it: all green, on the page and in the API.
+    Brief.objects.filter(pk=approved.pk).update(approved_by=boss)
+    assert "Signature intact, document unchanged, on record" in _check(client, pdf).content.decode()
+    again = _api_check(buyer, pdf)
+    assert again["ok"] and again["approval"]["signer_is_approver"] is True
+
+
+def test_an_untrusted_approval_signature_does_not_disown_the_systems(
+    client, people, brief, approver_pki, settings
+):
+    """The system's signature is judged on its own: an approval signature whose CA verifiers
+    do not trust leaves the brief "issued by us", with the approval signature in doubt."""
+    buyer, boss = people
+    settings.BRIEF_SIGNING = {
+        **settings.BRIEF_SIGNING,
+        "APPROVER_TRUST_ROOTS": [approver_pki.ca_cert_path],  # not in TRUST_ROOTS
+    }
+    services.register_certificate(boss, approver_pki.signer_pkcs12_path.read_bytes(), PASSPHRASE)
+    approved = services.approve(brief, boss, acknowledged=True, passphrase=PASSPHRASE)
+    pdf = approved.pdf.open("rb").read()
+
+    text = _check(client, pdf).content.decode()
+    assert (
+        "Issued by us, but the approval signature does not vouch for the recorded approver" in text
+    )
+    assert "does not chain to an authority we trust" in text
+    assert "Not signed by us" not in text
+    answer = _api_check(buyer, pdf)
+    assert answer["issuer_trusted"] and not answer["ok"]
+    assert answer["approval"]["trusted"] is False

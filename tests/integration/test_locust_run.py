@@ -200,3 +200,22 @@ def test_no_steady_state_when_a_user_never_confirmed(tmp_path):
     assert bench.after_the_ramp(requests, 2) == []
     assert bench.steady_lines(requests, 2)[1] == "after the ramp: no requests"
     assert bench.read_requests(tmp_path / "absent.csv") == []
+
+
+def test_the_brief_line_states_issued_made_queued_and_issue_to_made_p50_p95():
+    bench = load_bench("locust_run")
+    rows = [(False, seconds) for seconds in range(1, 21)] + [(True, 3.0), (True, 1.0)]
+    assert bench.brief_summary(rows) == (
+        "briefs issued 22, made 20, still queued 2; issue to made p50 10.0 s, p95 19.0 s, "
+        "max 20.0 s"
+    )
+    assert bench.brief_summary([(True, 0.0)]) == "briefs issued 1, made 0, still queued 1"
+
+
+def test_the_drain_rate_is_per_worker_per_minute():
+    bench = load_bench("locust_run")
+    assert (
+        bench.drain_rate(59, 111, 2)
+        == "drained 59 queued briefs in 111 s: 15.9 a minute per worker"
+    )
+    assert bench.drain_rate(0, 5, 1) == "no brief was left queued after the last stage"

@@ -64,6 +64,8 @@ def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_pat
         )
         web, (worker, other) = pids["web"][0], pids["worker"]
         assert alive(worker) and alive(other), "ADVISOR_TASK_WORKERS=2 started two workers"
+        webhooks = re.search(r"serve-production: started webhooks \(pid (\d+)\)", server.output())
+        assert webhooks and alive(int(webhooks[1])), "webhooks have a worker of their own"
 
         os.kill(worker, signal.SIGKILL)  # one worker crashes
         restarted = wait_for(

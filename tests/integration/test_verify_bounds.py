@@ -10,6 +10,7 @@ parsed document, and at most VERIFY_SLOTS checks run at once.
 """
 
 import io
+import threading
 import time
 
 import pytest
@@ -23,6 +24,7 @@ from advisor.brief import verification as verification_module
 from advisor.brief import verify_child
 from advisor.brief.models import AuditAction, AuditEvent
 from advisor.brief.verification import (
+    Busy,
     NotAPdf,
     check_in_child,
     check_structure,
@@ -262,6 +264,7 @@ def test_a_crash_in_the_check_is_a_plain_message_and_an_operator_log(
 def one_slot(settings, tmp_path):
     settings.VERIFY_SLOTS = 1
     settings.VERIFY_SLOT_DIR = tmp_path / "slots"
+    settings.VERIFY_QUEUE_S = 0  # no wait for a turn: the excess is answered at once
 
 
 @pytest.mark.usefixtures("one_slot")
@@ -293,6 +296,123 @@ def test_the_command_waits_for_a_slot_then_says_so_in_one_line(ours, tmp_path):
     with verification_slot(), pytest.raises(CommandError) as busy:
         call_command("verify_brief", str(path), "--wait", "0", stdout=io.StringIO())
     assert str(busy.value) == f"{path}: not checked: every verification slot stayed busy for 0 s"
+
+
+# --- Fair shares: one check in flight per client address and per user (decision 0122) ---------
+
+
+@pytest.fixture
+def two_slots(settings, tmp_path):
+    settings.VERIFY_SLOTS = 2
+    settings.VERIFY_SLOT_DIR = tmp_path / "slots"
+    settings.VERIFY_QUEUE_S = 0
+
+
+ATTACKER = ("address:203.0.113.66",)
+
+
+@pytest.mark.usefixtures("two_slots")
+def test_one_clients_crafted_uploads_do_not_fail_another_clients_genuine_check(client, ours):
+    """The attacker's first crafted upload is being checked (it holds a slot and its address's
+    turn); its further uploads wait for that turn instead of taking the other slot, so a
+    genuine check from another address finds it free."""
+    with verification_slot(0, ATTACKER):
+        for _ in range(3):  # more uploads from the same address: none takes the free slot
+            with pytest.raises(Busy), verification_slot(0, ATTACKER):
+                pass
+        page = client.post(
+            reverse("brief:verify"),
+            {"pdf": SimpleUploadedFile("b.pdf", ours.signed, content_type="application/pdf")},
+            REMOTE_ADDR="198.51.100.7",
+            HTTP_ACCEPT_LANGUAGE="en",
+        )
+        assert page.status_code == 200
+        assert "Signature intact" in page.content.decode()
+        # The attacker's own address gets "busy" (after its wait), not another slot.
+        own = client.post(
+            reverse("brief:verify"),
+            {"pdf": SimpleUploadedFile("b.pdf", ours.signed, content_type="application/pdf")},
+            REMOTE_ADDR="203.0.113.66",
+        )
+        assert own.status_code == 503
+
+
+@pytest.mark.usefixtures("two_slots")
+def test_one_user_has_one_check_in_flight_from_any_address(ours):
+    with verification_slot(0, ("address:203.0.113.1", "user:7")):
+        with pytest.raises(Busy), verification_slot(0, ("address:203.0.113.2", "user:7")):
+            pass
+        with verification_slot(0, ("address:203.0.113.3", "user:8")) as index:
+            assert index == 1
+
+
+@pytest.mark.usefixtures("one_slot")
+def test_a_check_waits_its_turn_instead_of_being_refused(monkeypatch):
+    """With every slot held, a check with time to wait is queued and runs when one frees:
+    the slot is released only once the other check is seen waiting for it."""
+    waiting_seen = threading.Event()
+
+    def pause():
+        waiting_seen.set()
+        time.sleep(0.01)
+
+    monkeypatch.setattr(verification_module, "_pause", pause)
+    got = []
+    holder = verification_slot(0, ATTACKER)
+    holder.__enter__()
+    waiting = threading.Thread(
+        target=lambda: got.append(_hold_briefly(("address:198.51.100.7",), wait_s=60))
+    )
+    waiting.start()
+    assert waiting_seen.wait(60)
+    assert got == []  # still queued while the slot is held
+    holder.__exit__(None, None, None)
+    waiting.join()
+    assert got == [0]
+
+
+def _hold_briefly(owners, wait_s):
+    with verification_slot(wait_s, owners) as index:
+        return index
+
+
+def _waiting(monkeypatch):
+    """An event set once a check is seen waiting (it polls between tries)."""
+    seen = threading.Event()
+
+    def pause():
+        seen.set()
+        time.sleep(0.01)
+
+    monkeypatch.setattr(verification_module, "_pause", pause)
+    return seen
+
+
+def test_an_owner_has_one_check_waiting_at_most_and_waiting_places_are_few(
+    monkeypatch, settings, tmp_path
+):
+    """Each waiting check holds a web worker: one client gets one in flight and one waiting,
+    further uploads are refused at once; and at most VERIFY_QUEUE_PLACES wait on a host."""
+    settings.VERIFY_SLOT_DIR = tmp_path / "slots"
+    settings.VERIFY_SLOTS, settings.VERIFY_QUEUE_PLACES = 2, 1
+    seen = _waiting(monkeypatch)
+    got = []
+    holder = verification_slot(0, ATTACKER)
+    holder.__enter__()  # the attacker's first upload is being checked
+    second = threading.Thread(target=lambda: got.append(_hold_briefly(ATTACKER, wait_s=60)))
+    second.start()
+    assert seen.wait(60)  # its second waits for its turn...
+    with pytest.raises(Busy), verification_slot(60, ATTACKER):  # ...a third is refused at once
+        pass
+    # Another client finds the free slot; a third client, with no slot and no waiting place
+    # free, is refused at once rather than holding a web worker.
+    with verification_slot(0, ("address:198.51.100.7",)) as index:
+        assert index == 1
+        with pytest.raises(Busy), verification_slot(60, ("address:198.51.100.8",)):
+            pass
+    holder.__exit__(None, None, None)
+    second.join()
+    assert got == [0]
 
 
 # --- Per-client rate limit (django-ratelimit) -------------------------------------------------

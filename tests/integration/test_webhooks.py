@@ -11,7 +11,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import translation
 
 from advisor.brief import services
 from advisor.brief.models import Brief
@@ -32,6 +34,12 @@ from tests.support.users import make_user, signed_in_client
 from vendors.models import Offer
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
+
+
+@pytest.fixture(autouse=True)
+def local_receivers(settings):
+    """The tests' receivers listen on 127.0.0.1, which only an allow-list opens (decision 0123)."""
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
 
 
 @pytest.fixture
@@ -278,3 +286,251 @@ def test_a_brief_whose_generation_fails_is_not_announced_until_it_is_ready(
     assert brief.status == "awaiting_approval"
     assert [r.event["type"] for r in receiver.received] == ["brief.issued"]
     assert receiver.received[0].event["data"]["number"] == brief.number
+
+
+# --- A lane of their own, public addresses only, deactivation stops (decision 0123) -------------
+
+DATABASE_TASKS = {
+    "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "webhooks"]}
+}
+
+
+def run_queue(queue: str, capture) -> list[str]:
+    """What ``db_worker --queue-name <queue>`` does for each waiting task, in this process (as
+    tests/integration/test_requeue_stuck_briefs.py runs it); the tasks' names."""
+    from django_tasks_db.management.commands.db_worker import Worker
+    from django_tasks_db.models import DBTaskResult
+
+    worker = Worker(
+        queue_names=[queue],
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id=f"test-{queue}",
+        excluded_queue_names=[],
+    )
+    ran = []
+    for row in DBTaskResult.objects.ready().filter(queue_name=queue):
+        row.claim(worker.worker_id)
+        with capture(execute=True):
+            worker.run_task(row)
+        ran.append(row.task_path.rsplit(".", 1)[-1])
+    return ran
+
+
+def test_a_slow_receiver_does_not_delay_a_brief(
+    people, settings, django_capture_on_commit_callbacks
+):
+    """Briefs and webhooks are in separate queues: the brief worker makes the brief and never
+    calls the receiver; the webhook worker calls it, and gives up at the read timeout."""
+    settings.TASKS = DATABASE_TASKS
+    settings.WEBHOOK_TIMEOUT_S = 1
+    buyer, _boss = people
+    with webhook_receiver.silent_url() as url:
+        endpoint = WebhookEndpoint.objects.create(name="never answers", url=url)
+        brief = issue(buyer, django_capture_on_commit_callbacks)
+        assert brief.status == "generating"
+
+        assert run_queue("default", django_capture_on_commit_callbacks) == ["generate_brief"]
+        brief.refresh_from_db()
+        assert brief.status == "awaiting_approval"  # made, signed, announced...
+        message = WebhookMessage.objects.get(endpoint=endpoint)
+        assert message.status == DeliveryStatus.PENDING and message.attempts == 0  # ...not sent
+
+        assert run_queue("webhooks", django_capture_on_commit_callbacks) == ["deliver_webhook"]
+    message.refresh_from_db()
+    (logged,) = message.attempt_log.all()
+    assert message.status == DeliveryStatus.RETRYING
+    assert logged.status_code is None and logged.error.startswith("ReadTimeout")
+    assert logged.duration_ms < 5000  # the connect and read timeouts, not the receiver's will
+
+
+FORBIDDEN = [
+    "http://127.0.0.1:9/hooks",
+    "http://10.0.0.1/hooks",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://100.100.100.200/latest/meta-data/",  # Alibaba Cloud's metadata service
+    "http://[::1]/hooks",
+    "http://[::ffff:127.0.0.1]/hooks",
+    "http://[fd00:ec2::254]/hooks",
+    "http://192.168.1.10:8080/hooks",
+    "http://localhost/hooks",
+]
+
+
+@pytest.mark.parametrize("url", FORBIDDEN)
+def test_a_webhook_to_a_loopback_private_or_metadata_address_is_refused_at_save_and_at_send(
+    url, settings
+):
+    settings.WEBHOOK_ALLOWED_NETWORKS = []
+    endpoint = WebhookEndpoint(name="inside", url=url)
+    with pytest.raises(ValidationError) as refused, translation.override("en"):
+        endpoint.full_clean()
+    assert "Webhooks may not be sent there" in str(refused.value.message_dict["url"])
+    # Saved around the form (or its address changed since): refused at send, nothing sent.
+    endpoint.save()
+    message = WebhookMessage.objects.create(
+        endpoint=endpoint, event_type=EventType.ISSUED, brief_number="FT-1", body="{}"
+    )
+    delivery.deliver(message.pk)
+    (logged,) = message.attempt_log.all()
+    assert logged.status_code is None and logged.error.startswith("Refused:")
+
+
+def test_an_allow_listed_network_may_be_called(settings):
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["10.0.0.0/8"]
+    WebhookEndpoint(name="intranet", url="http://10.0.0.1/hooks").full_clean()
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    secret = new_secret()
+    receiver, server = webhook_receiver.start(secret)
+    try:
+        endpoint = WebhookEndpoint.objects.create(name="local", url=receiver.url, secret=secret)
+        endpoint.full_clean()
+        message = WebhookMessage.objects.create(
+            endpoint=endpoint, event_type=EventType.ISSUED, brief_number="FT-1", body="{}"
+        )
+        assert delivery.deliver(message.pk).status == DeliveryStatus.DELIVERED
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert receiver.received[0].verified
+    # Only the status and the reason phrase are kept of the answer.
+    assert message.attempt_log.get().response == "No Content"
+
+
+def test_the_admin_form_refuses_a_metadata_address(settings):
+    settings.WEBHOOK_ALLOWED_NETWORKS = []
+    superuser = make_user("root", is_staff=True, is_superuser=True)
+    page = signed_in_client(superuser).post(
+        reverse("admin:webhooks_webhookendpoint_add"),
+        {
+            "name": "metadata",
+            "format": "standard",
+            "url": "http://169.254.169.254/latest/meta-data/",
+            "events": json.dumps(["brief.issued"]),
+            "active": "on",
+            "secret": new_secret(),
+        },
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert page.status_code == 200
+    assert "169.254.169.254 is a link-local address" in page.content.decode()
+    assert not WebhookEndpoint.objects.exists()
+
+
+def test_deactivating_an_endpoint_stops_its_retries(people):
+    endpoint = WebhookEndpoint.objects.create(name="down", url=webhook_receiver.closed_port_url())
+    message = WebhookMessage.objects.create(
+        endpoint=endpoint, event_type=EventType.ISSUED, brief_number="FT-1", body="{}"
+    )
+    assert delivery.deliver(message.pk).status == DeliveryStatus.RETRYING
+    endpoint.active = False
+    endpoint.save()
+    message.refresh_from_db()
+    assert message.status == DeliveryStatus.CANCELLED and message.next_attempt_at is None
+    assert delivery.deliver(message.pk) is None  # the retry already queued does nothing
+    assert message.attempt_log.count() == 1
+    # A retry queued while the endpoint was deactivated without save() (a bulk update) stops
+    # at send.
+    other = WebhookMessage.objects.create(
+        endpoint=endpoint, event_type=EventType.APPROVED, brief_number="FT-2", body="{}"
+    )
+    assert delivery.deliver(other.pk).status == DeliveryStatus.CANCELLED
+    assert other.attempt_log.count() == 0
+
+
+def _tls_receiver(tmp_path, host: str):
+    """An HTTPS receiver on 127.0.0.1 with a certificate for ``host`` (its CA file, the server,
+    and what it saw: the SNI name and the Host header)."""
+    import datetime as dt
+    import ssl
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    now = dt.datetime.now(dt.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=2))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "receiver.pem", tmp_path / "receiver-key.pem"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    seen = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen["host"] = self.headers["Host"]
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(202)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+
+    def sni(sock, server_name, ctx):
+        seen.setdefault("sni", server_name)  # returns None: go on with the handshake
+
+    context.sni_callback = sni
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return cert_file, server, seen
+
+
+def test_https_connects_to_the_checked_address_and_checks_the_urls_name(tmp_path, monkeypatch):
+    """The name is resolved once, checked, and that address is connected to; TLS still names
+    and checks the URL's host (SNI, certificate, Host header)."""
+    import socket
+
+    from advisor.webhooks import addresses
+
+    cert_file, server, seen = _tls_receiver(tmp_path, "hooks.example.test")
+    port = server.server_address[1]
+    lookups = []
+
+    def resolve(host, port_, *args, **kwargs):  # the receiver's DNS answer
+        lookups.append(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port_))]
+
+    monkeypatch.setattr(addresses.socket, "getaddrinfo", resolve)
+    monkeypatch.setattr(delivery.certifi, "where", lambda: str(cert_file))
+    try:
+        url = f"https://hooks.example.test:{port}/hooks"
+        assert delivery.post(url, b"{}", {}, robot=False) == (202, "Accepted", "")
+        # The name is looked up once (the check); the connection is made to the address
+        # literal it found, never to the name again.
+        assert lookups == ["hooks.example.test", "127.0.0.1"]
+        assert seen == {"sni": "hooks.example.test", "host": f"hooks.example.test:{port}"}
+        status, _reason, error = delivery.post(
+            f"https://other.example.test:{port}/hooks", b"{}", {}, robot=False
+        )
+        assert status is None and error.startswith("SSLError") and "other.example.test" in error
+    finally:
+        server.shutdown()
+        server.server_close()

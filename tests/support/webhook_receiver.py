@@ -4,6 +4,7 @@ checks each request's Standard Webhooks signature itself (its own code, not the 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -83,3 +84,13 @@ def closed_port_url() -> str:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     return f"http://127.0.0.1:{port}/hooks"
+
+
+@contextlib.contextmanager
+def silent_url():
+    """A local address that accepts connections (the kernel's backlog) and never answers: a
+    receiver that holds its caller until the caller's read timeout."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/hooks"

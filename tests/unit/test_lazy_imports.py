@@ -13,9 +13,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ON_FIRST_USE = ("weasyprint", "pyhanko", "pyhanko_certvalidator", "cryptography", "docx")
-# Our module whose only job is to load pyHanko before the verify child forks (decision 0019).
-LOADS_THE_PDF_LIBRARIES = ("advisor.brief.verify_child",)
+ON_FIRST_USE = (
+    "weasyprint",
+    "pyhanko",
+    "pyhanko_certvalidator",
+    "cryptography",
+    "asn1crypto",  # pyHanko's ASN.1 library (a PKCS#12's declared rounds, decision 0120)
+    "docx",
+)
+# Our modules whose only job is to load pyHanko (cryptography) before the verify (credential)
+# child forks (decisions 0019, 0120).
+LOADS_THE_PDF_LIBRARIES = ("advisor.brief.verify_child", "advisor.brief.credential_child")
 # python3-saml and xmlsec, behind allauth's SAML pages: most sites never turn SAML on (0054).
 SAML_ON_FIRST_USE = (
     "allauth.socialaccount.providers.saml",

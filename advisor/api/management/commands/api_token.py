@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand
 
 from advisor.api import tokens
 from advisor.api.models import Scope
-from advisor.management.cli import bad_input
+from advisor.management.cli import bad_input, plain_or_fail
 
 
 class Command(BaseCommand):
@@ -25,6 +25,8 @@ class Command(BaseCommand):
         create.add_argument("--name", default="command line", help="what the token is for")
 
     def handle(self, *args, **options):
+        plain_or_fail(options["user"], "user")
+        plain_or_fail(options["name"], "name")
         user = get_user_model().objects.filter(username=options["user"]).first()
         if user is None:
             raise bad_input(f"user: no user named {options['user']!r}")
@@ -33,7 +35,10 @@ class Command(BaseCommand):
         days = options["days"]
         if days is not None and not 1 <= days <= tokens.MAX_DAYS:
             raise bad_input(f"days: must be between 1 and {tokens.MAX_DAYS}")
-        _token, text = tokens.create_token(
-            user=user, name=options["name"], scope=options["scope"], days=days
-        )
+        try:
+            _token, text = tokens.create_token(
+                user=user, name=options["name"], scope=options["scope"], days=days
+            )
+        except tokens.TooManyTokens as error:
+            raise bad_input(str(error)) from None
         self.stdout.write(text)

@@ -14,6 +14,7 @@ from advisor.management.cli import (
     bad_input,
     check_output,
     check_scenario_or_fail,
+    plain_or_fail,
     read_json_or_fail,
 )
 from advisor.recommendation.run import run_recommendation
@@ -22,6 +23,7 @@ from advisor.roles import ISSUE
 
 def check_user(username: str):
     """The preparer: an active user allowed to issue briefs (procurement staff), as on the page."""
+    plain_or_fail(username, "user")
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise bad_input(f"user: no user named {username!r}")

@@ -46,6 +46,8 @@ def verdict(result: Verification) -> str:
         return "not signed by us: the certificate does not chain to our trust roots"
     if not result.on_record:
         return "signature intact, but not in our records"
+    if result.approval_doubt:
+        return "issued by us, but the approval signature does not vouch for the approver on record"
     return "signature not trusted"
 
 

@@ -9,7 +9,12 @@ from django.core.management.base import BaseCommand
 from django.utils import timezone, translation
 
 from advisor.domain.questionnaire.declared import SECTION, as_section
-from advisor.management.cli import bad_input, check_scenario_or_fail, read_json_or_fail
+from advisor.management.cli import (
+    bad_input,
+    check_scenario_or_fail,
+    plain_or_fail,
+    read_json_or_fail,
+)
 from advisor.questionnaire import export
 from advisor.questionnaire.xlsx import UnreadableFile, read_workbook
 from advisor.recommendation.run import run_recommendation
@@ -38,6 +43,7 @@ class Command(BaseCommand):
         return self._read(options["file"])
 
     def _export(self, options):
+        plain_or_fail(options["option"], "--option")
         document = read_json_or_fail(options["input"])
         check_scenario_or_fail(document)
         run = run_recommendation(document)
