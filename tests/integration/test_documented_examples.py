@@ -37,6 +37,7 @@ from django.core.management import call_command, get_commands, load_command_clas
 from django.utils import timezone
 
 from advisor.brief.models import Brief
+from advisor.domain.scenario import ScenarioError
 from advisor.management.cli import check_document
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.webhooks import signing
@@ -300,3 +301,27 @@ def test_the_documented_receiver_checks_our_signature(block):
     assert not verified(secret, headers, body.replace("07", "08").encode())
     stale = signing.headers(secret, "msg_1", int(time.time()) - 3600, body)
     assert not verified(secret, stale, body.encode())
+
+
+# A refused document and the error the API answers, as docs/api.md prints them (the API and the
+# commands refuse with the same words: docs/decisions/0048-http-api.md).
+REFUSED = re.compile(r"--data '(\{.*?\})'\n# (\{\"errors\": .*\})\n")
+REFUSALS = [
+    pytest.param(body, answer, id=f"{block.name}")
+    for block in BLOCKS
+    for body, answer in REFUSED.findall(block.text)
+]
+
+
+def test_the_api_s_refusal_examples_are_found():
+    assert len(REFUSALS) >= 2  # one in each language's part
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("body", "answer"), REFUSALS)
+def test_a_documented_refusal_names_the_field_as_printed(documents_day, body, answer):
+    load_catalog()
+    ((error,),) = [json.loads(answer)["errors"]]
+    with pytest.raises(ScenarioError) as refused:
+        check_document(json.loads(body))
+    assert str(refused.value) == f"{error['field']}: {error['message']}"
