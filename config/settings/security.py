@@ -277,6 +277,12 @@ COMPANY_SIGN_IN = {
     # department id -> role; unset: an administrator gives these people's roles
     "DINGTALK_ROLES": json.loads(os.environ.get("ADVISOR_DINGTALK_ROLES", "") or "{}"),
     "FEISHU_ROLES": json.loads(os.environ.get("ADVISOR_FEISHU_ROLES", "") or "{}"),
+    # origins the sign-in pages' forms may lead to besides the providers' own (decision 0128)
+    "FORM_ORIGINS": [
+        o.strip()
+        for o in os.environ.get("ADVISOR_SIGN_IN_FORM_ORIGINS", "").split(",")
+        if o.strip()
+    ],
 }
 # DingTalk and Feishu (each on when its id is given; docs/company-sign-in.md):
 # ADVISOR_DINGTALK_CLIENT_ID, ADVISOR_DINGTALK_CLIENT_SECRET (or ..._CLIENT_SECRET_FILE)

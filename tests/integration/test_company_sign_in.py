@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
 from advisor.sso.adapters import company_username
-from config.settings.security import oidc_providers
+from config.settings.security import app_providers, oidc_providers, saml_providers
 from tests.support import oidc_provider
 
 pytestmark = pytest.mark.django_db
@@ -205,3 +205,31 @@ def test_every_provider_s_clashing_name_is_qualified_by_the_provider(provider_id
     User.objects.create_user(f"王芳@{provider_id}")
     assert company_username({"username": "王芳"}, account) == f"ou_7d8a_6f@{provider_id}"
     assert company_username({"username": "李雷"}, account) == "李雷"
+
+
+def test_the_sign_in_page_s_policy_lets_its_forms_lead_to_the_providers(provider, settings):
+    """Browsers apply form-action to the redirect after a form: the sign-in pages allow the
+    configured providers' hosts (tests/browser/test_company_sign_in_refused.py goes there);
+    every other page keeps 'self'."""
+    settings.SOCIALACCOUNT_PROVIDERS = {
+        **settings.SOCIALACCOUNT_PROVIDERS,
+        **saml_providers("urn:idp", "https://idp.example.cn/sso", "CERT", "Example SAML"),
+        **app_providers("dingtalk", "ding-client", "s"),
+    }
+    settings.COMPANY_SIGN_IN = {**settings.COMPANY_SIGN_IN, "FORM_ORIGINS": ["https://sso2.cn"]}
+    header = "Content-Security-Policy"
+    for path in (reverse("login"), LOGIN_URL):
+        response = Client().get(path)
+        policy = response.headers.get(header) or response.headers[f"{header}-Report-Only"]
+        (action,) = [d for d in policy.split("; ") if d.startswith("form-action")]
+        assert action.split() == [
+            "form-action",
+            "'self'",
+            provider.issuer,
+            "https://idp.example.cn",
+            "https://login.dingtalk.com",
+            "https://sso2.cn",
+        ]
+    elsewhere = Client().get(reverse("brief:verify"))
+    policy = elsewhere.headers.get(header) or elsewhere.headers[f"{header}-Report-Only"]
+    assert "form-action 'self';" in policy + ";"
