@@ -4,32 +4,106 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.urls import reverse
+from django.utils import timezone, translation
 
 from advisor.brief.lifecycle import glance
 from advisor.brief.models import Brief
+from advisor.presentation import labels
+from advisor.presentation.numbers import num
+from advisor.presentation.text import local_name, render_text
 from advisor.webhooks.models import EventType, WebhookEndpoint, WebhookMessage
 from advisor.webhooks.tasks import deliver_webhook
 
+# Where a brief was issued: for an assessment (its page or the API, which issue the same way
+# from the stored results), or by ``manage.py issue_brief`` from a scenario document, which
+# keeps no assessment (the document is in the brief's snapshot).
+ORIGIN_ASSESSMENT, ORIGIN_COMMAND_LINE = "assessment", "command_line"
+CURRENCY = "CNY"  # every figure in the catalog and the briefs is in yuan
+
 
 def brief_data(brief: Brief) -> dict:
-    """What a receiver is told about the brief (no PDF, no snapshot: it asks the API)."""
+    """What a receiver is told about the brief, enough for a purchase request: what is bought
+    and for how much, whether it may be, who prepared and approved it, and where to fetch the
+    signed PDF and check it (docs/api.md lists every field). Words are in the brief's language."""
     seen = glance(brief)
+    chosen = seen.chosen
+    with translation.override(brief.language):
+        return {
+            "id": brief.pk,
+            "number": brief.number,
+            "title": _title(brief),
+            "status": brief.status,
+            "language": brief.language,
+            "origin": ORIGIN_COMMAND_LINE if brief.assessment_id is None else ORIGIN_ASSESSMENT,
+            "assessment": brief.assessment_id,
+            "option": chosen.get("key"),
+            "option_label": option_label(chosen),
+            "mode": chosen.get("mode"),
+            "cash_out": (seen.cost or {}).get("cash_out_cny"),
+            "net_of_resale": (seen.cost or {}).get("net_of_resale_cny"),
+            "currency": CURRENCY,
+            "verdict": (chosen.get("compliance") or {}).get("verdict"),
+            "now_verdict": seen.now_verdict,
+            "superseded": seen.superseded,
+            "open_vetoes": len(seen.open_vetoes),
+            "open_veto_checks": [
+                {"rule": f.get("rule_id"), "title": render_text(f.get("title"))}
+                for f in seen.open_vetoes
+            ],
+            "sha256": brief.sha256 or None,
+            "links": links(brief),
+            "prepared_by": _username(brief.prepared_by),
+            "prepared_by_name": _full_name(brief.prepared_by),
+            "approved_by": _username(brief.approved_by),
+            "approved_by_name": _full_name(brief.approved_by),
+            "approved_at": brief.approved_at.isoformat() if brief.approved_at else None,
+            "approver_signed": brief.approver_signed,
+            "review_comment": brief.review_comment,
+        }
+
+
+def _title(brief: Brief) -> str:
+    """The assessment's title, or for a brief from the command line its model's name."""
+    if brief.assessment_id is not None:
+        return brief.assessment.display_title
+    return ((brief.snapshot or {}).get("scenario") or {}).get("model", {}).get("name", "")
+
+
+def _username(user) -> str | None:
+    return user.get_username() if user is not None else None
+
+
+def _full_name(user) -> str | None:
+    return (user.get_full_name() or None) if user is not None else None
+
+
+def option_label(chosen: dict) -> str:
+    """The option as the brief's page names it: "8 × H20 · HGX H20 · 简米贵阳节点 · Buy"."""
+    if not chosen:
+        return ""
+    gpus = (chosen.get("capacity") or {}).get("gpus") or (chosen.get("sizing") or {}).get("gpus")
+    parts = [
+        f"{num(gpus)} × {local_name(chosen.get('accelerator'))}",
+        local_name(chosen.get("server")),
+        local_name(chosen.get("place")),
+    ]
+    if chosen.get("mode"):
+        parts.append(str(labels.label(labels.MODE_LABELS, chosen["mode"])))
+    return " · ".join(part for part in parts if part)
+
+
+def links(brief: Brief) -> dict:
+    """Absolute addresses (ADVISOR_SITE_URL): the brief's page, its signed PDF and status in
+    the API (a token is needed), and the public page that verifies a PDF."""
+    site = settings.SITE_URL.rstrip("/")
     return {
-        "id": brief.pk,
-        "number": brief.number,
-        "status": brief.status,
-        "language": brief.language,
-        "assessment": brief.assessment_id,
-        "option": seen.chosen.get("key"),
-        "verdict": (seen.chosen.get("compliance") or {}).get("verdict"),
-        "now_verdict": seen.now_verdict,
-        "superseded": seen.superseded,
-        "open_vetoes": len(seen.open_vetoes),
-        "prepared_by": brief.prepared_by.get_username() if brief.prepared_by_id else None,
-        "approved_by": brief.approved_by.get_username() if brief.approved_by_id else None,
-        "review_comment": brief.review_comment,
+        "page": site + reverse("brief:detail", args=[brief.pk]),
+        "pdf": site + reverse("api:brief_pdf", args=[brief.pk]) if brief.ready else None,
+        "api": site + reverse("api:brief_status", args=[brief.pk]),
+        "verify": site + reverse("brief:verify"),
     }
 
 

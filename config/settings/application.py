@@ -50,6 +50,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "advisor.sso.middleware.CompanySignInFormAction",  # form-action for the providers (0128)
     "advisor.security.PermissionsPolicyMiddleware",
     "advisor.security.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

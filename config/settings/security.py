@@ -149,6 +149,8 @@ API_RATE_LIMIT = os.environ.get("ADVISOR_API_RATE_LIMIT", "120/m")
 # ADVISOR_OIDC_CLIENT_ID, ADVISOR_OIDC_SECRET (or ADVISOR_OIDC_SECRET_FILE)  this site's client
 # ADVISOR_OIDC_NAME         the button's name ("Company account")
 # ADVISOR_OIDC_GROUPS_CLAIM the claim listing a person's groups (default "groups")
+# ADVISOR_OIDC_SCOPES       the scopes asked for, e.g. "openid profile email groups" (default
+#                           "openid profile email"; "openid" is always asked)
 # ADVISOR_OIDC_ROLES        JSON: provider group -> role, e.g. {"ft-buyers": "procurement staff",
 #                           "ft-approvers": "approver", "ft-catalog": "catalog admin"}
 
@@ -162,7 +164,19 @@ def _secret(prefix: str, name: str = "SECRET") -> str:
     return os.environ.get(f"{prefix}_{name}", "")
 
 
-def oidc_providers(server_url: str, client_id: str, secret: str, name: str) -> dict:
+# The scopes asked for when ADVISOR_OIDC_SCOPES is not set; "openid" is always asked.
+OIDC_SCOPES = ("openid", "profile", "email")
+
+
+def oidc_scopes(value: str) -> list[str]:
+    """ADVISOR_OIDC_SCOPES (space- or comma-separated) as a list that starts with "openid"."""
+    named = [s for s in value.replace(",", " ").split() if s] or list(OIDC_SCOPES)
+    return ["openid", *dict.fromkeys(s for s in named if s != "openid")]
+
+
+def oidc_providers(
+    server_url: str, client_id: str, secret: str, name: str, scopes: str = ""
+) -> dict:
     if not server_url:
         return {}
     app = {
@@ -170,7 +184,11 @@ def oidc_providers(server_url: str, client_id: str, secret: str, name: str) -> d
         "name": name,
         "client_id": client_id,
         "secret": secret,
-        "settings": {"server_url": server_url, "oauth_pkce_enabled": True},
+        "settings": {
+            "server_url": server_url,
+            "oauth_pkce_enabled": True,
+            "scope": oidc_scopes(scopes),
+        },
     }
     return {"openid_connect": {"APPS": [app]}}
 
@@ -259,6 +277,12 @@ COMPANY_SIGN_IN = {
     # department id -> role; unset: an administrator gives these people's roles
     "DINGTALK_ROLES": json.loads(os.environ.get("ADVISOR_DINGTALK_ROLES", "") or "{}"),
     "FEISHU_ROLES": json.loads(os.environ.get("ADVISOR_FEISHU_ROLES", "") or "{}"),
+    # origins the sign-in pages' forms may lead to besides the providers' own (decision 0128)
+    "FORM_ORIGINS": [
+        o.strip()
+        for o in os.environ.get("ADVISOR_SIGN_IN_FORM_ORIGINS", "").split(",")
+        if o.strip()
+    ],
 }
 # DingTalk and Feishu (each on when its id is given; docs/company-sign-in.md):
 # ADVISOR_DINGTALK_CLIENT_ID, ADVISOR_DINGTALK_CLIENT_SECRET (or ..._CLIENT_SECRET_FILE)
@@ -271,6 +295,7 @@ SOCIALACCOUNT_PROVIDERS = {
         os.environ.get("ADVISOR_OIDC_CLIENT_ID", ""),
         _secret("ADVISOR_OIDC"),
         COMPANY_SIGN_IN["NAME"],
+        os.environ.get("ADVISOR_OIDC_SCOPES", ""),
     ),
     **saml_providers(
         os.environ.get("ADVISOR_SAML_IDP_ENTITY_ID", ""),

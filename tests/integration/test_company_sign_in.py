@@ -7,12 +7,14 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
-from config.settings.security import oidc_providers
+from advisor.sso.adapters import company_username
+from config.settings.security import app_providers, oidc_providers, saml_providers
 from tests.support import oidc_provider
 
 pytestmark = pytest.mark.django_db
@@ -33,9 +35,13 @@ def provider(settings):
     server.server_close()
 
 
-def sign_in(provider, client: Client, **claims):
+SENT = object()  # the provider returns the nonce the authorization request carried
+
+
+def sign_in(provider, client: Client, nonce=SENT, language="en", **claims):
     """The browser's round trip: the site sends it to the provider, the person signs in there,
-    the provider sends it back to the site's callback with a code."""
+    the provider sends it back to the site's callback with a code (whose ID token carries the
+    request's nonce, or ``nonce`` when given: None for none)."""
     start = client.post(LOGIN_URL)
     assert start.status_code == 302, start.content
     authorize = urlsplit(start["Location"])
@@ -44,9 +50,12 @@ def sign_in(provider, client: Client, **claims):
     )
     query = {k: v[0] for k, v in parse_qs(authorize.query).items()}
     assert query["client_id"] == oidc_provider.CLIENT_ID and "code_challenge" in query
+    assert len(query["nonce"]) >= 32
     callback = urlsplit(query["redirect_uri"]).path
-    code = provider.code_for(**claims)
-    return client.get(callback, {"code": code, "state": query["state"]})
+    code = provider.code_for(nonce=query["nonce"] if nonce is SENT else nonce, **claims)
+    return client.get(
+        callback, {"code": code, "state": query["state"]}, HTTP_ACCEPT_LANGUAGE=language
+    )
 
 
 def roles_of(user) -> set[str]:
@@ -117,3 +126,110 @@ def test_without_a_provider_the_sign_in_page_offers_local_accounts_only(settings
     settings.SOCIALACCOUNT_PROVIDERS = {}
     page = Client().get(reverse("login"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Sign in with" not in page and 'name="password"' in page
+
+
+@pytest.mark.parametrize("nonce", ["another-sign-in-s-nonce-0123456789abcdef", None])
+def test_an_id_token_without_this_sign_in_s_nonce_is_refused(provider, nonce):
+    """A wrong nonce (an ID token meant for another sign-in, or replayed) or none at all."""
+    client = Client()
+    refused = sign_in(provider, client, nonce=nonce, sub="emp-7", preferred_username="zhao.min")
+    page = refused.content.decode()
+    assert refused.status_code == 400, page
+    assert "did not carry the one-time code (nonce)" in page
+    assert not User.objects.filter(username__startswith="zhao").exists()
+    assert client.get(reverse("home"))["Location"].startswith(reverse("login"))
+    chinese = sign_in(
+        provider, Client(), nonce=nonce, language="zh-hans", sub="emp-7", preferred_username="zm"
+    )
+    assert chinese.status_code == 400 and "一次性随机码（nonce）" in chinese.content.decode()
+
+
+def test_the_scopes_asked_for_are_configurable(provider, settings):
+    start = Client().post(LOGIN_URL)
+    scope = parse_qs(urlsplit(start["Location"]).query)["scope"][0]
+    assert sorted(scope.split()) == ["email", "openid", "profile"]
+    settings.SOCIALACCOUNT_PROVIDERS = oidc_providers(
+        provider.issuer,
+        oidc_provider.CLIENT_ID,
+        oidc_provider.CLIENT_SECRET,
+        "Example SSO",
+        "profile, groups",
+    )
+    start = Client().post(LOGIN_URL)
+    scope = parse_qs(urlsplit(start["Location"]).query)["scope"][0]
+    assert sorted(scope.split()) == ["groups", "openid", "profile"]  # the order is not kept
+
+
+def test_the_groups_claim_name_is_configurable(provider, settings):
+    settings.COMPANY_SIGN_IN = {**settings.COMPANY_SIGN_IN, "GROUPS_CLAIM": "roles"}
+    sign_in(provider, Client(), sub="emp-9", preferred_username="qian", roles=["ft-approvers"])
+    assert roles_of(User.objects.get(username="qian")) == {APPROVER}
+
+
+def test_a_user_name_taken_locally_becomes_the_provider_s_full_identifier(provider):
+    local = User.objects.create_user("li.wei", email="someone.else@example.cn")
+    client = Client()
+    done = sign_in(
+        provider,
+        client,
+        sub="emp-1001",
+        preferred_username="li.wei",
+        email="x@example.cn",
+        groups=["ft-buyers"],
+    )
+    assert done.status_code == 302
+    person = User.objects.get(socialaccount__uid="emp-1001")
+    assert person.username == "li.wei@company" and person != local
+    assert roles_of(person) == {PROCUREMENT_STAFF} and roles_of(local) == set()
+    told = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Your user name here is li.wei@company: li.wei belongs to another account." in told
+    # Two more people of that name at the provider: their e-mail address, else the
+    # provider's identifier of them; never a name made up from the e-mail ("x").
+    second = sign_in(
+        provider, Client(), sub="emp-2002", preferred_username="li.wei", email="x2@example.cn"
+    )
+    third = sign_in(provider, Client(), sub="emp-3003", preferred_username="li.wei")
+    assert second.status_code == third.status_code == 302
+    names = set(User.objects.values_list("username", flat=True))
+    assert names == {"li.wei", "li.wei@company", "x2@example.cn", "emp-3003@company"}
+    # A returning person keeps their account and name.
+    sign_in(provider, Client(), sub="emp-1001", preferred_username="li.wei", groups=[])
+    assert User.objects.get(socialaccount__uid="emp-1001").username == "li.wei@company"
+
+
+@pytest.mark.parametrize("provider_id", ["saml", "dingtalk", "feishu"])
+def test_every_provider_s_clashing_name_is_qualified_by_the_provider(provider_id):
+    User.objects.create_user("王芳")
+    account = SocialAccount(provider=provider_id, uid="ou_7d8a|6f")
+    assert company_username({"username": "王芳"}, account) == f"王芳@{provider_id}"
+    User.objects.create_user(f"王芳@{provider_id}")
+    assert company_username({"username": "王芳"}, account) == f"ou_7d8a_6f@{provider_id}"
+    assert company_username({"username": "李雷"}, account) == "李雷"
+
+
+def test_the_sign_in_page_s_policy_lets_its_forms_lead_to_the_providers(provider, settings):
+    """Browsers apply form-action to the redirect after a form: the sign-in pages allow the
+    configured providers' hosts (tests/browser/test_company_sign_in_refused.py goes there);
+    every other page keeps 'self'."""
+    settings.SOCIALACCOUNT_PROVIDERS = {
+        **settings.SOCIALACCOUNT_PROVIDERS,
+        **saml_providers("urn:idp", "https://idp.example.cn/sso", "CERT", "Example SAML"),
+        **app_providers("dingtalk", "ding-client", "s"),
+    }
+    settings.COMPANY_SIGN_IN = {**settings.COMPANY_SIGN_IN, "FORM_ORIGINS": ["https://sso2.cn"]}
+    header = "Content-Security-Policy"
+    for path in (reverse("login"), LOGIN_URL):
+        response = Client().get(path)
+        policy = response.headers.get(header) or response.headers[f"{header}-Report-Only"]
+        (action,) = [d for d in policy.split("; ") if d.startswith("form-action")]
+        assert action.split() == [
+            "form-action",
+            "'self'",
+            provider.issuer,
+            "https://idp.example.cn",
+            "https://login.dingtalk.com",
+            "https://sso2.cn",
+        ]
+    elsewhere = Client().get(reverse("brief:verify"))
+    policy = elsewhere.headers.get(header) or elsewhere.headers[f"{header}-Report-Only"]
+    assert "form-action 'self';" in policy + ";"

@@ -30,10 +30,12 @@ class Provider:
     tokens: dict[str, dict] = field(default_factory=dict)  # access token -> claims
     token_requests: list[dict] = field(default_factory=list)
 
-    def code_for(self, **claims) -> str:
-        """A code the provider issues after the person signed in there, with their claims."""
+    def code_for(self, nonce: str | None = None, **claims) -> str:
+        """A code the provider issues after the person signed in there, with their claims; the
+        ID token it is exchanged for carries ``nonce``, the authorization request's (OpenID
+        Connect Core 3.1.2.1), unless it is None."""
         code = secrets.token_urlsafe(16)
-        self.codes[code] = claims
+        self.codes[code] = {"claims": claims, "nonce": nonce}
         return code
 
     def discovery(self) -> dict:
@@ -53,12 +55,14 @@ class Provider:
 
     def token(self, form: dict) -> tuple[int, dict]:
         self.token_requests.append(form)
-        claims = self.codes.pop(form.get("code", ""), None)
-        if claims is None or form.get("client_secret") != CLIENT_SECRET:
+        issued = self.codes.pop(form.get("code", ""), None)
+        if issued is None or form.get("client_secret") != CLIENT_SECRET:
             return 400, {"error": "invalid_grant"}
+        claims = issued["claims"]
+        nonce = {} if issued["nonce"] is None else {"nonce": issued["nonce"]}
         now = int(time.time())
         id_token = jwt.encode(
-            {"iss": self.issuer, "aud": CLIENT_ID, "iat": now, "exp": now + 300, **claims},
+            {"iss": self.issuer, "aud": CLIENT_ID, "iat": now, "exp": now + 300, **claims, **nonce},
             self.key,
             algorithm="RS256",
             headers={"kid": "test"},
