@@ -35,6 +35,7 @@ PASSPHRASE = "wang-fang approves 2026"
 @pytest.fixture
 def receiver(settings):
     settings.SITE_URL = SITE
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]  # the receiver listens on loopback (0123)
     secret = new_secret()
     receiver, server = webhook_receiver.start(secret)
     WebhookEndpoint.objects.create(name="purchase requests", url=receiver.url, secret=secret)
@@ -49,13 +50,16 @@ def checked(receiver, received) -> dict:
 
 
 def test_issued_and_approved_carry_what_a_purchase_request_needs(
-    receiver, django_capture_on_commit_callbacks, tmp_path
+    receiver, django_capture_on_commit_callbacks, tmp_path, settings
 ):
     buyer = make_user("buyer", PROCUREMENT_STAFF, first_name="Li", last_name="Wei")
     boss = make_user("boss", APPROVER, first_name="Fang", last_name="Wang")
     pki = create_pki(
         tmp_path / "approver", PASSPHRASE, "Approver Org", "Wang Fang", development=False
     )
+    signing = dict(settings.BRIEF_SIGNING)  # the approver's CA is one the site trusts (0121)
+    signing["TRUST_ROOTS"] = [*signing["TRUST_ROOTS"], pki.ca_cert_path]
+    settings.BRIEF_SIGNING = signing
     services.register_certificate(boss, pki.signer_pkcs12_path.read_bytes(), PASSPHRASE)
     assessment = finished_assessment(buyer, title="Qwen2.5 7B LoRA, Q1 programme")
     option = assessment_results(assessment).recommendation.rankings["recommended"][0]
