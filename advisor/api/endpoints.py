@@ -300,11 +300,14 @@ def issue_brief(request, assessment_id: int, payload: schemas.IssueIn):
             option_key=payload.option,
             language=payload.language,
             computed=payload.computed,
+            reason=payload.reason,
         )
     except Incomplete:
         return errors(409, ("assessment", "unanswered steps; finish it in the wizard"))
     except brief_services.StaleOptions as error:
         return errors(409, ("computed", str(error)))
+    except brief_services.ReasonRequired as error:
+        return errors(400, ("reason", str(error)))
     except brief_services.BriefError as error:
         return errors(400, ("option", str(error)))
     _audit_write(request, "brief issued", brief=brief, option=payload.option)

@@ -53,6 +53,12 @@ class IssueIn(Schema):
         description="the `computed` token of the results you chose from: refused (409) when "
         "the options have been computed again since",
     )
+    reason: str = Field(
+        "",
+        max_length=2000,
+        description="why this option rather than rank 1: required for any other option, "
+        "printed in the brief's memo",
+    )
 
 
 class AssessmentOut(Schema):
@@ -74,7 +80,9 @@ class ResultsOut(Schema):
     catalog_changed: bool
     today: str
     considered: int
-    qualifying: int
+    qualifying: int = Field(description="priced options that meet every requirement (compared)")
+    unpriced: int = Field(description="options that meet every requirement but have no price")
+    compared: str = Field(description="how many were compared and how many could not be")
     options: list[dict]
 
 

@@ -7,13 +7,14 @@ from decimal import Decimal
 
 from django.core.management.base import BaseCommand
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from advisor.domain.i18n import Message
 from advisor.domain.kept import PerObjects
 from advisor.domain.plain import jsonable
 from advisor.domain.questionnaire.questions import declared_for_rule
 from advisor.domain.recommend import Option
+from advisor.domain.recommend.decision import unpriced_examples
 from advisor.domain.recommend.procurement import subject_keys
 from advisor.domain.recommend.records import capacity_record, plain_cost
 from advisor.management.cli import (
@@ -56,7 +57,7 @@ class Command(BaseCommand):
                 if not options["all"]:
                     qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
                     options_shown = [o for o in options_shown if o.key in qualifying]
-                self.stdout.write(render_table(options_shown))
+                self.stdout.write(render_table(options_shown, run.recommendation))
 
 
 def recommendation_json(run) -> dict:
@@ -68,12 +69,40 @@ def recommendation_json(run) -> dict:
         option_json(o, rank, o.key in qualifying, run.declared, worded)
         for rank, o in enumerate(run.recommendation.options, start=1)
     ]
+    unpriced = run.recommendation.unpriced
     return {
         "today": run.today.isoformat(),
         "considered": len(rows),
         "qualifying": len(qualifying),
+        # Options that meet every requirement but have no price: not qualifying, not compared.
+        "unpriced": len(unpriced),
+        "compared": comparison_text(run.recommendation),
         "options": rows,
     }
+
+
+def comparison_text(recommendation) -> str:
+    """How many options the ranking compared and how many it could not ("cheapest of 4
+    priced; 9 more unpriced, among them Atlas 800T A2"), in the active language."""
+    qualifying = len(recommendation.rankings["recommended"])
+    unpriced = recommendation.unpriced
+    text = ngettext(
+        "Cheapest of %(n)d priced option that qualifies.",
+        "Cheapest of %(n)d priced options that qualify.",
+        qualifying,
+    ) % {"n": qualifying}
+    if unpriced:
+        examples = unpriced_examples(unpriced)
+        separator = "、" if (translation.get_language() or "").startswith("zh") else ", "
+        names = separator.join(local_name(o.hardware.server) for o in examples)
+        text += " " + ngettext(
+            "%(n)d more meets the requirements but is unpriced and could not be compared: "
+            "%(names)s.",
+            "%(n)d more meet the requirements but are unpriced and could not be compared, "
+            "among them %(names)s.",
+            len(unpriced),
+        ) % {"n": len(unpriced), "names": names}
+    return text
 
 
 # An option's finding rows stand in the document as this string until the text is put
@@ -160,6 +189,7 @@ def option_json(
         "rank": rank,
         "key": option.key,
         "qualifies": qualifies,
+        "unpriced": option.unpriced,
         "reasons": [render_text(r) for r in option.reasons],
         "accelerator": option.hardware.accelerator.key,
         "gpus": sizing.layout.gpus,
@@ -317,7 +347,9 @@ def _finding_json(finding, worded: dict) -> dict:
     return kept[1]
 
 
-def render_table(options: list[Option]) -> str:
+def render_table(options: list[Option], recommendation=None) -> str:
+    """The options as a table: each qualifying option's rank, "unpriced" for an option that
+    meets the requirements without a price, "-" for one that does not qualify."""
     header = [
         gettext("Rank"),
         gettext("Hardware"),
@@ -329,10 +361,16 @@ def render_table(options: list[Option]) -> str:
         gettext("Verdict"),
     ]
     rows = [header]
-    for rank, o in enumerate(options, start=1):
+    ranks = {}
+    if recommendation is not None:
+        ranks = {o.key: i for i, o in enumerate(recommendation.rankings["recommended"], start=1)}
+    for index, o in enumerate(options, start=1):
+        rank = str(ranks[o.key]) if o.key in ranks else str(index)
+        if recommendation is not None and o.key not in ranks:
+            rank = gettext("unpriced") if o.unpriced else "-"
         rows.append(
             [
-                str(rank),
+                rank,
                 f"{o.sizing.layout.gpus} x {o.hardware.accelerator.key} ({o.hardware.server.key})",
                 local_name(o.place),
                 f"{o.sizing.memory.total:,.1f}/{o.sizing.capacity_gib:,.1f}",
@@ -348,4 +386,6 @@ def render_table(options: list[Option]) -> str:
     lines = ["  ".join(pad(cell, widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
     if len(rows) == 1:
         lines.append(gettext("No option qualifies; run with --all to see why."))
+    if recommendation is not None:
+        lines.append(comparison_text(recommendation))
     return "\n".join(lines)
