@@ -54,7 +54,7 @@ class IssueForm(forms.Form):
     computed = forms.UUIDField(required=False)
     language = forms.ChoiceField(choices=[("zh-hans", "简体中文"), ("en", "English")])
     # Why the buyer chose an option other than rank 1 (the service requires it then).
-    reason = UserTextField(required=False, max_length=2000)
+    reason = UserTextField(required=False)  # its length is the service's to refuse (kept)
 
 
 class ReviewForm(forms.Form):

@@ -45,7 +45,12 @@ class BriefError(Exception):
 
 
 class ReasonRequired(BriefError):
-    """The option is not rank 1 and the buyer did not say why it was chosen."""
+    """The option is not rank 1 and the buyer did not say why it was chosen (``code``
+    "missing"), or said it at more than ``REASON_MAX_LENGTH`` characters ("too_long")."""
+
+    def __init__(self, message: str, code: str = "missing"):
+        super().__init__(message)
+        self.code = code
 
 
 REASON_MAX_LENGTH = 2000
@@ -96,7 +101,8 @@ def _checked_reason(reason: str) -> str:
     reason = (reason or "").strip()
     if len(reason) > REASON_MAX_LENGTH:
         raise ReasonRequired(
-            gettext("Say why in at most %(n)d characters.") % {"n": REASON_MAX_LENGTH}
+            gettext("Say why in at most %(n)d characters.") % {"n": REASON_MAX_LENGTH},
+            code="too_long",
         )
     return reason
 

@@ -70,7 +70,7 @@ def issue(request):
     except ScenarioError:  # the results page says which answer cannot be sized
         return redirect("results:list", assessment.pk)
     except services.ReasonRequired as error:
-        keep_reason(request, assessment.pk, option_key, reason, str(error))
+        keep_reason(request, assessment.pk, option_key, reason, error.code)
         url = reverse("results:option", args=[assessment.pk, option_key])
         return redirect(f"{url}#issue-reason")
     except services.BriefError as error:
@@ -81,7 +81,9 @@ def issue(request):
 
 
 def keep_reason(request, assessment_pk: int, option_key: str, reason: str, error: str = ""):
-    """Keep what the buyer wrote for the option page (``ISSUE_REASON_KEPT``)."""
+    """Keep what the buyer wrote for the option page (``ISSUE_REASON_KEPT``), with the code of
+    what was wrong with it ("missing", "too_long"; the page words it in the reader's
+    language)."""
     request.session[ISSUE_REASON_KEPT] = {
         "assessment": assessment_pk,
         "option": option_key,
