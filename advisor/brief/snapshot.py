@@ -193,7 +193,7 @@ def summary(option: Option) -> dict:
 
 # At most this many cheaper options are named in the memo; beyond it, the cheapest of each
 # procurement mode and site, and how many more there are.
-CHEAPER_LISTED = 5
+CHEAPER_LISTED = 4
 
 
 def _place_of(option: Option) -> str:

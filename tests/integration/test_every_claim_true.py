@@ -22,7 +22,7 @@ from advisor.brief import services
 from advisor.brief.generation import meta
 from advisor.brief.models import Brief
 from advisor.brief.render import render_html
-from advisor.brief.snapshot import brief_snapshot
+from advisor.brief.snapshot import CHEAPER_LISTED, brief_snapshot
 from advisor.domain.recommend.risks import figure_risks, memory_risk
 from advisor.management.commands.recommend import recommendation_json
 from advisor.presentation.text import render_text
@@ -212,7 +212,7 @@ def test_the_memo_says_how_many_were_compared_and_prints_the_reason(
     assert listed <= {o.key for o in cheaper}
     places = {(o.mode, o.site.data_center.key or o.cloud.key) for o in cheaper}
     assert len(listed) + memo["cheaper_more"] == len(cheaper)
-    assert len(listed) >= min(len(cheaper), len(places), 5)
+    assert len(listed) >= min(len(cheaper), len(places), CHEAPER_LISTED)
 
 
 def test_the_same_server_at_another_site_is_named_among_the_cheaper_options():
