@@ -405,3 +405,39 @@ def test_every_printed_cost_row_of_the_option_page_reproduces(client, assessment
             for cell in cells
         ]
         assert reproduce(rows) == len(option.cost.lines) + (1 if option.cost.resale else 0)
+
+
+WIZARD_ROOM = {
+    "mode": "own",
+    "room_name": "Our Guiyang room",
+    "province": "guizhou",
+    "max_kw_per_rack": "12",
+    "pue": "1.2",
+    "power_feeds": "2",
+    "cooling_available": ["air"],
+}
+
+
+def test_the_results_page_of_an_own_room_with_qualifications(client, assessment, monkeypatch):
+    from advisor.demo_scenarios import PROCUREMENT
+    from advisor.domain.i18n import Message
+
+    user = assessment.owner
+    procurement = {**PROCUREMENT, "mode": "buy", "qualifications": ["iso-27001", "mlps-3"]}
+    room = finished_assessment(user, site=WIZARD_ROOM, procurement=procurement)
+    run = assessment_results(room)
+    assert run.recommendation.rankings["recommended"]  # own-room options still qualify
+    risk = Message("Memory: {need:,.1f} of {have:,.1f} GiB per GPU fits at the estimate, not at "
+                   "the upper edge of its band ({high:,.1f} GiB); test the longest sequences "
+                   "before ordering, or choose more GPUs.", {"need": 74.2, "have": 75.2, "high": 81.8})  # fmt: skip
+    monkeypatch.setattr("advisor.results.views.figure_risks", lambda option, rec: (risk,))
+    for language, words in (
+        ("en", ("apply to hosting vendors and cloud providers only", "74.2 of 75.2 GiB")),
+        ("zh-hans", ("仅适用于托管服务商和云服务商", "每张 GPU 需要 74.2 GiB")),
+    ):
+        html = client.get(
+            reverse("results:list", args=(room.pk,)), HTTP_ACCEPT_LANGUAGE=language
+        ).content.decode()
+        decision = html.split('id="decision"')[1].split("</section>")[0]
+        assert 'id="vendor-rules-note"' in decision and words[0] in decision
+        assert 'id="decision-risks"' in decision and words[1] in decision
