@@ -441,3 +441,52 @@ def test_the_results_page_of_an_own_room_with_qualifications(client, assessment,
         decision = html.split('id="decision"')[1].split("</section>")[0]
         assert 'id="vendor-rules-note"' in decision and words[0] in decision
         assert 'id="decision-risks"' in decision and words[1] in decision
+
+
+def test_low_utilisation_and_a_stale_export_control_record_are_risks():
+    from advisor.domain.recommend.risks import (
+        UTILISATION_FLOOR,
+        export_control_risk,
+        utilisation_risk,
+    )
+
+    run = run_recommendation(SCENARIO, today=TODAY)
+    best = run.recommendation.rankings["recommended"][0]
+    time = best.sizing.time
+    slow = dataclasses.replace(
+        best, sizing=dataclasses.replace(best.sizing, time=dataclasses.replace(
+            time, model_flops_utilisation=UTILISATION_FLOOR / 5
+        ))
+    )  # fmt: skip
+    with translation.override("en"):
+        assert "below the 10% floor" in render_text(utilisation_risk(slow))
+    busy = dataclasses.replace(
+        best, sizing=dataclasses.replace(best.sizing, time=dataclasses.replace(
+            time, model_flops_utilisation=UTILISATION_FLOOR * 3
+        ))
+    )  # fmt: skip
+    assert utilisation_risk(busy) is None
+    stale = next(
+        o for o in run.recommendation.rankings["recommended"]
+        if o.hardware.availability and o.hardware.availability.as_of
+        and (TODAY - o.hardware.availability.as_of).days > 90
+    )  # fmt: skip
+    with translation.override("zh-hans"):
+        assert "请向供应商确认仍可供货" in render_text(export_control_risk(stale))
+
+
+def test_a_site_difference_resting_on_a_one_sided_demand_charge_is_a_risk():
+    from tests.support.scenarios import QWEN_7B_LORA
+
+    run = run_recommendation(QWEN_7B_LORA, today=TODAY)
+    guian = next(
+        o for o in run.recommendation.rankings["recommended"]
+        if o.mode == "buy" and o.site.data_center.key == "example-guian"
+    )  # fmt: skip
+    assert guian.economics.inputs.site.demand_charge_cny_per_kw_month > 0
+    found = [r for r in figure_risks(guian, run.recommendation) if "demand charge" in r.template]
+    assert len(found) == 1  # one line, however many sites
+    with translation.override("en"):
+        assert "of demand charge that only one side's figures have" in render_text(found[0])
+    with translation.override("zh-hans"):
+        assert "基本电费" in render_text(found[0])

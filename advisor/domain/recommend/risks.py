@@ -89,9 +89,10 @@ def _iso(day: date) -> str:
 
 
 def demand_charge_risks(option: Option, recommendation: Recommendation) -> list[Message]:
-    """Each other site whose difference to this one rests partly on a demand charge that only
-    one of the two sites' figures includes (the other's is not recorded, so it counts 0)."""
-    risks = []
+    """One line for the other sites whose difference to this one rests partly on a demand
+    charge that only one of the two sites' figures includes (the other's is not recorded, so
+    it counts 0): how many, the first three by name and the largest such part."""
+    found = []
     for row in same_server_by_site(recommendation.options, option):
         difference = row.difference
         part = difference.parts_cny.get("demand_charge") if difference else None
@@ -101,22 +102,27 @@ def demand_charge_risks(option: Option, recommendation: Recommendation) -> list[
         charges = [o.economics.inputs.site.demand_charge_cny_per_kw_month for o in (option, other)]
         if all(charges) or not any(charges):
             continue
-        risks.append(
-            Message(
-                N_(
-                    "Sites: the difference to {site} ({total:,.0f} CNY) includes {part:,.0f} CNY "
-                    "of demand charge that only one of the two sites' figures has; the other's "
-                    "is not recorded, so the difference is not yet reliable."
-                ),
-                {
-                    "site": row.site_name,
-                    "site_zh": row.site_name_zh,
-                    "total": difference.total_cny,
-                    "part": part,
-                },
-            )
+        found.append((abs(part), row))
+    if not found:
+        return []
+    found.sort(key=lambda item: (-item[0], item[1].site_key))
+    rows = [row for _, row in found]
+    named = rows[:3]
+    return [
+        Message(
+            N_(
+                "Sites: the difference to {count} other site(s) ({sites}) includes up to "
+                "{part:,.0f} CNY of demand charge that only one side's figures have; the "
+                "other's is not recorded, so that difference is not yet reliable."
+            ),
+            {
+                "count": len(rows),
+                "sites": ", ".join(r.site_name for r in named),
+                "sites_zh": "、".join(r.site_name_zh or r.site_name for r in named),
+                "part": found[0][0],
+            },
         )
-    return risks
+    ]
 
 
 def figure_risks(option: Option, recommendation: Recommendation) -> tuple[Message, ...]:
