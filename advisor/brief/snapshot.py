@@ -200,25 +200,28 @@ def _place_of(option: Option) -> str:
     return f"cloud:{option.cloud.key}" if option.cloud else (option.site.data_center.key or "")
 
 
-def cheaper_options(qualifying: list[Option], chosen: Option) -> tuple[list[Option], int]:
+def cheaper_options(qualifying: list[Option], chosen: Option) -> tuple[list[Option], int, int]:
     """The qualifying options cheaper than ``chosen`` (net of resale), cheapest first: all of
-    them when they are few, else the cheapest of each procurement mode and site (the same
-    server at another site is named, three identical rentals are one line); and how many
-    more are not named."""
+    them when they are few, else the cheapest of each procurement mode and site, the
+    cheapest few of those and the same server at every other site (the one an auditor asks
+    about first; three identical rentals are one line). Also how many more are not named: at
+    a mode and site already named (only its cheapest is), and elsewhere."""
     if chosen.cost_cny is None:
-        return [], 0
+        return [], 0, 0
     cheaper = [o for o in qualifying if o.cost_cny < chosen.cost_cny and o.key != chosen.key]
     if len(cheaper) <= CHEAPER_LISTED:
-        return cheaper, 0
+        return cheaper, 0, 0
     named: dict[tuple, Option] = {}
     for option in cheaper:  # cheapest first: the first of each mode and site is its cheapest
         named.setdefault((option.mode, _place_of(option)), option)
     listed = sorted(named.values(), key=lambda o: (o.cost_cny, o.key))[:CHEAPER_LISTED]
-    # The same server at another site is the cheaper option an auditor asks about first.
     same = [o for o in named.values() if o.hardware.server.key == chosen.hardware.server.key]
     listed += [o for o in same if o not in listed]
     listed.sort(key=lambda o: (o.cost_cny, o.key))
-    return listed, len(cheaper) - len(listed)
+    places = {(o.mode, _place_of(o)) for o in listed}
+    rest = [o for o in cheaper if o not in listed]
+    at_named = sum((o.mode, _place_of(o)) in places for o in rest)
+    return listed, at_named, len(rest) - at_named
 
 
 def memo(
@@ -230,14 +233,15 @@ def memo(
     internal checks of an own room, the budget."""
     qualifying = list(recommendation.rankings["recommended"])
     rank = next((i for i, o in enumerate(qualifying, start=1) if o.key == chosen.key), None)
-    cheaper, more = cheaper_options(qualifying, chosen)
+    cheaper, more, elsewhere = cheaper_options(qualifying, chosen)
     unpriced = recommendation.unpriced
     report = chosen.compliance
     return {
         "rank": rank,
         "rank_one": summary(qualifying[0]) if qualifying and rank != 1 else None,
         "cheaper": [summary(o) for o in cheaper],
-        "cheaper_more": more,
+        "cheaper_more": more,  # at a mode and site named above (only its cheapest is)
+        "cheaper_elsewhere": elsewhere,  # at other modes and sites, not named
         "compared": len(qualifying),
         "unpriced": len(unpriced),
         "unpriced_examples": [summary(o) for o in unpriced_examples(unpriced)],

@@ -211,7 +211,14 @@ def test_the_memo_says_how_many_were_compared_and_prints_the_reason(
     listed = {o["key"] for o in memo["cheaper"]}
     assert listed <= {o.key for o in cheaper}
     places = {(o.mode, o.site.data_center.key or o.cloud.key) for o in cheaper}
-    assert len(listed) + memo["cheaper_more"] == len(cheaper)
+    assert len(listed) + memo["cheaper_more"] + memo["cheaper_elsewhere"] == len(cheaper)
+    named_places = {
+        (o.mode, o.site.data_center.key or o.cloud.key) for o in cheaper if o.key in listed
+    }
+    elsewhere = [
+        o for o in cheaper if (o.mode, o.site.data_center.key or o.cloud.key) not in named_places
+    ]
+    assert memo["cheaper_elsewhere"] == len(elsewhere)
     assert len(listed) >= min(len(cheaper), len(places), CHEAPER_LISTED)
 
 
