@@ -174,6 +174,7 @@ def _option_context(assessment, shown, option) -> dict:
         "site_rows": presenters.site_rows(list(run.recommendation.options), option),
         "tariff_source": presenters.tariff_source(option),
         "price_notes": presenters.notes_for(option, run.procurement),
+        "price_anchor": presenters.price_anchor(option, run.procurement),
         "open_questions": questions(run, option),
         "declared_by_rule": declared_by_rule(run, option),
         "cost_figures": cost_figures(option),

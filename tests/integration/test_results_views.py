@@ -82,6 +82,10 @@ def test_unpriced_options_are_not_qualifying_and_say_so(client, assessment):
     page = get(client, "results:option", assessment.pk, unpriced[0].key).content.decode()
     assert "Unpriced: cannot be compared" in page and 'id="enter-price-link"' in page
     assert reverse("results:figures", args=(assessment.pk,)) in page
+    field = f"id_price__{unpriced[0].hardware.server.key}__purchase_cny_per_server"
+    assert f"#{field}" in page  # the link lands on the price to enter
+    figures = get(client, "results:figures", assessment.pk).content.decode()
+    assert f'id="{field}"' in figures
 
 
 @pytest.mark.parametrize("sort", ["cost", "time", "memory", "compliance", "rank", "bogus"])
