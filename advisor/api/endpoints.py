@@ -54,6 +54,7 @@ from advisor.brief.verification import (
     verify_upload,
 )
 from advisor.domain.scenario import ScenarioError
+from advisor.presentation.compared import comparison_text
 from advisor.presentation.text import render_text
 from advisor.recommendation.output import recommendation_document
 from advisor.recommendation.run import run_recommendation
@@ -227,7 +228,9 @@ def recommend(request, params: Query[schemas.RecommendParams]):
     require_permission(request, PREPARE, PREPARERS_ONLY)
     run = run_recommendation(_document(request))
     with translation.override(params.language):
-        return _json(recommendation_document(run, render_text, params.format))
+        return _json(
+            recommendation_document(run, render_text, params.format, compared=comparison_text)
+        )
 
 
 # --- Assessments ----------------------------------------------------------------------------
@@ -286,7 +289,9 @@ def results(request, assessment_id: int, params: Query[schemas.RecommendParams])
     if shown is None:
         return errors(409, ("assessment", "unanswered steps; finish it in the wizard"))
     with translation.override(params.language):
-        payload = recommendation_document(shown.run, render_text, params.format)
+        payload = recommendation_document(
+            shown.run, render_text, params.format, compared=comparison_text
+        )
     return _json(
         {
             **payload,
@@ -323,11 +328,14 @@ def issue_brief(request, assessment_id: int, payload: schemas.IssueIn):
             option_key=payload.option,
             language=payload.language,
             computed=payload.computed,
+            reason=payload.reason,
         )
     except Incomplete:
         return errors(409, ("assessment", "unanswered steps; finish it in the wizard"))
     except brief_services.StaleOptions as error:
         return errors(409, ("computed", str(error)))
+    except brief_services.ReasonRequired as error:
+        return errors(400, ("reason", str(error)))
     except brief_services.BriefError as error:
         return errors(400, ("option", str(error)))
     _audit_write(request, "brief issued", brief=brief, option=payload.option)

@@ -69,6 +69,12 @@ class IssueIn(Schema):
         description="the `computed` token of the results you chose from: refused (409) when "
         "the options have been computed again since",
     )
+    reason: str = Field(
+        "",
+        max_length=2000,
+        description="why this option rather than rank 1: required for any other option, "
+        "printed in the brief's memo",
+    )
 
 
 class AssessmentOut(Schema):
@@ -121,7 +127,8 @@ class DeclaredOut(NoExtra):
 class OptionOut(NoExtra):
     rank: int
     key: str
-    qualifies: bool
+    qualifies: bool = Field(description="meets every requirement and is priced")
+    unpriced: bool = Field(description="meets every requirement but has no price: not compared")
     reasons: list[str] = Field(description="why it does not qualify (empty when it does)")
     accelerator: str
     gpus: int
@@ -155,7 +162,9 @@ class Recommendation(NoExtra):
     format: Literal[2] = Field(description="the output format's version")
     today: str
     considered: int
-    qualifying: int
+    qualifying: int = Field(description="priced options that meet every requirement (compared)")
+    unpriced: int = Field(description="options that meet every requirement but have no price")
+    compared: str = Field(description="how many were compared and how many could not be")
     findings: list[FindingOut] = Field(description="every distinct finding, once")
     options: list[OptionOut] = Field(description="ranked, the best first")
 

@@ -53,6 +53,8 @@ class IssueForm(forms.Form):
     # The stored recommendation the page showed (its token); absent: the current one.
     computed = forms.UUIDField(required=False)
     language = forms.ChoiceField(choices=[("zh-hans", "简体中文"), ("en", "English")])
+    # Why the buyer chose an option other than rank 1 (the service requires it then).
+    reason = UserTextField(required=False)  # its length is the service's to refuse (kept)
 
 
 class ReviewForm(forms.Form):

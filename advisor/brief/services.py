@@ -30,7 +30,7 @@ from advisor.brief.models import (
     open_vetoes,
 )
 from advisor.brief.signing import APPROVAL_FIELD, SignatureRequest, sign_pdf_as
-from advisor.brief.snapshot import brief_snapshot, choose
+from advisor.brief.snapshot import brief_snapshot, choose, needs_reason
 from advisor.brief.tasks import generate_brief
 from advisor.recommendation.questions import questionnaire_snapshot
 from advisor.recommendation.records import frozen_for, records_for
@@ -44,17 +44,37 @@ class BriefError(Exception):
     """A brief cannot be issued or changed in the way asked (message is user-facing)."""
 
 
+class ReasonRequired(BriefError):
+    """The option is not rank 1 and the buyer did not say why it was chosen (``code``
+    "missing"), or said it at more than ``REASON_MAX_LENGTH`` characters ("too_long")."""
+
+    def __init__(self, message: str, code: str = "missing"):
+        super().__init__(message)
+        self.code = code
+
+
+REASON_MAX_LENGTH = 2000
+
+
 def _snapshot(
-    document: dict, option_key: str | None, today: date, inputs: dict, run=None, records=None
+    document: dict,
+    option_key: str | None,
+    today: date,
+    inputs: dict,
+    run=None,
+    records=None,
+    reason: str = "",
 ) -> dict:
     """The brief's frozen content; from ``run`` (the stored recommendation the buyer saw, with
     the day it was computed for, and ``records``: the catalog records as they were then) when
-    given, else computed now (the CLI)."""
+    given, else computed now (the CLI). ``reason``: why the buyer chose an option other than
+    rank 1."""
     if run is None:
         run = run_recommendation(document, today=today)
     today = run.today
     if not run.recommendation.options:
         raise BriefError(gettext("There is no option to put in a brief."))
+    reason = _checked_reason(reason)
     try:
         snapshot = brief_snapshot(
             scenario=run.scenario,
@@ -63,6 +83,7 @@ def _snapshot(
             chosen_key=option_key,
             today=today,
             inputs=inputs,
+            reason=reason,
         )
     except KeyError as error:
         raise BriefError(gettext("That option is no longer among the results.")) from error
@@ -76,6 +97,30 @@ def _snapshot(
     return snapshot
 
 
+def _checked_reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if len(reason) > REASON_MAX_LENGTH:
+        raise ReasonRequired(
+            gettext("Say why in at most %(n)d characters.") % {"n": REASON_MAX_LENGTH},
+            code="too_long",
+        )
+    return reason
+
+
+def check_reason(recommendation, option_key: str | None, reason: str) -> None:
+    """An option other than rank 1 is issued only with the buyer's reason (the page, the API
+    and ``manage.py issue_brief`` ask for it): :class:`ReasonRequired` without one."""
+    if option_key is not None and all(o.key != option_key for o in recommendation.options):
+        raise BriefError(gettext("That option is no longer among the results."))
+    if not _checked_reason(reason) and needs_reason(recommendation, option_key):
+        raise ReasonRequired(
+            gettext(
+                "This option is not rank 1: say why you chose it (the memo prints your reason "
+                "for the finance director and the auditor)."
+            )
+        )
+
+
 def issue_brief(
     *,
     user,
@@ -86,15 +131,18 @@ def issue_brief(
     inputs: dict | None = None,
     run=None,
     records: dict | None = None,
+    reason: str = "",
 ) -> Brief:
     """Freeze a brief for ``option_key`` (default: the top recommendation) and queue its PDF.
+    ``reason``: why the buyer chose it, printed in the memo (the page, the API and the
+    command require it for an option other than rank 1: :func:`check_reason`).
 
     ``run`` and ``records``: the stored recommendation the buyer saw and the catalog records
     behind it (advisor.recommendation.services.Computed); the brief then holds exactly its options,
     figures, checks and sources. Without them the recommendation is computed.
     """
     today = timezone.localdate()
-    snapshot = _snapshot(document, option_key, today, inputs or document, run, records)
+    snapshot = _snapshot(document, option_key, today, inputs or document, run, records, reason)
     with transaction.atomic():
         brief = Brief.objects.create(
             number=next_brief_number(today.year),
@@ -115,13 +163,14 @@ class StaleOptions(BriefError):
 
 
 def issue_for_assessment(
-    *, user, assessment, option_key: str, language: str, computed=None
+    *, user, assessment, option_key: str, language: str, computed=None, reason: str = ""
 ) -> Brief:
     """Issue a brief for an option of ``assessment`` as its stored recommendation has it (the
     brief page and the API): never a new computation. ``computed``: the token of the stored
     result the buyer looked at, when known (:class:`StaleOptions` when it has been replaced).
     Raises :class:`Incomplete` while the assessment is unanswered, ``ScenarioError`` when it
-    cannot be sized, :class:`BriefError` for an option that is not among the results."""
+    cannot be sized, :class:`BriefError` for an option that is not among the results
+    (:class:`ReasonRequired` for an option other than rank 1 without ``reason``)."""
     shown = shown_results(assessment)
     if shown is None:
         raise Incomplete(assessment.pk)
@@ -132,6 +181,7 @@ def issue_for_assessment(
                 "below and issue the brief again."
             )
         )
+    check_reason(shown.run.recommendation, option_key, reason)
     return issue_brief(
         user=user,
         document=assessment_document(assessment),
@@ -141,6 +191,7 @@ def issue_for_assessment(
         inputs=assessment.answers,
         run=shown.run,
         records=stored_records(shown.stored),
+        reason=reason,
     )
 
 

@@ -21,8 +21,10 @@ from advisor.domain.delivery.checklist import (
 )
 from advisor.domain.plain import jsonable, message
 from advisor.domain.recommend import Option, Procurement, Recommendation
+from advisor.domain.recommend.decision import unpriced_examples
 from advisor.domain.recommend.options import cost_figures
 from advisor.domain.recommend.records import capacity_record, plain_cost
+from advisor.domain.recommend.risks import figure_risks
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.domain.scenario import Scenario, dump_scenario
 
@@ -189,35 +191,88 @@ def summary(option: Option) -> dict:
     }
 
 
-def memo(recommendation: Recommendation, procurement: Procurement, chosen: Option) -> dict:
+# At most this many cheaper options are named in the memo; beyond it, the cheapest of each
+# procurement mode and site, and how many more there are.
+CHEAPER_LISTED = 4
+
+
+def _place_of(option: Option) -> str:
+    return f"cloud:{option.cloud.key}" if option.cloud else (option.site.data_center.key or "")
+
+
+def cheaper_options(qualifying: list[Option], chosen: Option) -> tuple[list[Option], int, int]:
+    """The qualifying options cheaper than ``chosen`` (net of resale), cheapest first: all of
+    them when they are few, else the cheapest of each procurement mode and site, the
+    cheapest few of those and the same server at every other site (the one an auditor asks
+    about first; three identical rentals are one line). Also how many more are not named: at
+    a mode and site already named (only its cheapest is), and elsewhere."""
+    if chosen.cost_cny is None:
+        return [], 0, 0
+    cheaper = [o for o in qualifying if o.cost_cny < chosen.cost_cny and o.key != chosen.key]
+    if len(cheaper) <= CHEAPER_LISTED:
+        return cheaper, 0, 0
+    named: dict[tuple, Option] = {}
+    for option in cheaper:  # cheapest first: the first of each mode and site is its cheapest
+        named.setdefault((option.mode, _place_of(option)), option)
+    listed = sorted(named.values(), key=lambda o: (o.cost_cny, o.key))[:CHEAPER_LISTED]
+    same = [o for o in named.values() if o.hardware.server.key == chosen.hardware.server.key]
+    listed += [o for o in same if o not in listed]
+    listed.sort(key=lambda o: (o.cost_cny, o.key))
+    places = {(o.mode, _place_of(o)) for o in listed}
+    rest = [o for o in cheaper if o not in listed]
+    at_named = sum((o.mode, _place_of(o)) in places for o in rest)
+    return listed, at_named, len(rest) - at_named
+
+
+def memo(
+    recommendation: Recommendation, procurement: Procurement, chosen: Option, reason: str = ""
+) -> dict:
     """What pages 1-2 of the brief need beyond the chosen option: its rank, rank 1 when it is
-    not, the cheaper options and why they were not chosen, the open veto checks, the budget."""
+    not, the cheaper options, how many options were compared and how many could not be (no
+    price), the buyer's reason for another option than rank 1, the open veto checks, the
+    internal checks of an own room, the budget."""
     qualifying = list(recommendation.rankings["recommended"])
     rank = next((i for i, o in enumerate(qualifying, start=1) if o.key == chosen.key), None)
-    cheaper = []
-    if chosen.cost_cny is not None:
-        cheaper = [
-            summary(o)
-            for o in recommendation.options
-            if o.cost_cny is not None and o.cost_cny < chosen.cost_cny and o.key != chosen.key
-        ][:3]
+    cheaper, more, elsewhere = cheaper_options(qualifying, chosen)
+    unpriced = recommendation.unpriced
     report = chosen.compliance
     return {
         "rank": rank,
         "rank_one": summary(qualifying[0]) if qualifying and rank != 1 else None,
-        "cheaper": cheaper,
+        "cheaper": [summary(o) for o in cheaper],
+        "cheaper_more": more,  # at a mode and site named above (only its cheapest is)
+        "cheaper_elsewhere": elsewhere,  # at other modes and sites, not named
+        "compared": len(qualifying),
+        "unpriced": len(unpriced),
+        "unpriced_examples": [summary(o) for o in unpriced_examples(unpriced)],
+        "reason": reason.strip(),
+        "vendor_rules_skipped": bool(procurement.required_rules) and chosen.is_own_room,
         "unknown_vetoes": [
             {"rule_id": f.rule_id, "title": f.title, "message": message(f.message)}
             for f in report.unknown_blockers
         ],
+        "internal_checks": [
+            {"rule_id": f.rule_id, "title": f.title, "message": message(f.message)}
+            for f in report.internal_checks
+        ],
         "warnings": [
             {"rule_id": f.rule_id, "title": f.title, "message": message(f.message)}
             for f in report.findings
-            if str(f.status) in ("warn", "fail") and str(f.severity) != "advice"
+            if str(f.status) in ("warn", "fail") and str(f.severity) not in ("advice", "internal")
         ][:3],
+        "risks": [message(m) for m in figure_risks(chosen, recommendation)],
         "budget_cny": jsonable(procurement.budget_cny),
         "cost": plain_cost(chosen),
     }
+
+
+def needs_reason(recommendation: Recommendation, chosen_key: str | None) -> bool:
+    """Whether a brief for ``chosen_key`` must say why it was chosen: it is not rank 1 (or
+    nothing qualifies, so there is no rank 1 to follow)."""
+    qualifying = recommendation.rankings["recommended"]
+    if chosen_key is None:
+        return not qualifying
+    return not qualifying or qualifying[0].key != chosen_key
 
 
 def choose(recommendation: Recommendation, chosen_key: str | None = None) -> list[Option]:
@@ -242,11 +297,13 @@ def brief_snapshot(
     today: date,
     inputs: dict | None = None,
     catalog: list[dict] | None = None,
+    reason: str = "",
 ) -> dict:
     """Everything a brief shows, frozen.
 
     ``inputs`` is the wizard's answers as entered; ``catalog`` the catalog records the options
-    were built from, each with its ``source`` and ``as_of`` (for the appendix).
+    were built from, each with its ``source`` and ``as_of`` (for the appendix); ``reason``
+    the buyer's reason for choosing another option than rank 1 (printed in the memo).
     """
     chosen = choose(recommendation, chosen_key)
     return {
@@ -262,5 +319,5 @@ def brief_snapshot(
         "catalog": jsonable(catalog or []),
         "considered": len(recommendation.options),
         "qualifying": len(recommendation.rankings["recommended"]),
-        "memo": memo(recommendation, procurement, chosen[0]),
+        "memo": memo(recommendation, procurement, chosen[0], reason),
     }

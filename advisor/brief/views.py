@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
@@ -40,6 +41,7 @@ from advisor.brief.verification import (
     verify_upload,
 )
 from advisor.domain.scenario import ScenarioError
+from advisor.recommendation.services import ISSUE_REASON_KEPT
 from advisor.roles import ISSUE, approver_required, is_approver, permission_required
 from advisor.security import client_ip
 
@@ -57,24 +59,43 @@ def issue(request):
         messages.error(request, _("Choose an option and a language for the brief."))
         return redirect("home")
     assessment = assessment_for(request.user, form.cleaned_data["assessment"])
+    option_key, reason = form.cleaned_data["option"], form.cleaned_data["reason"]
     try:
         # The stored recommendation the results pages show, never a new computation.
         brief = services.issue_for_assessment(
             user=request.user,
             assessment=assessment,
-            option_key=form.cleaned_data["option"],
+            option_key=option_key,
             language=form.cleaned_data["language"],
             computed=form.cleaned_data["computed"],
+            reason=reason,
         )
     except Incomplete:
         messages.error(request, _("Finish the assessment before issuing a brief."))
         return redirect("wizard:task_list", assessment.pk)
     except ScenarioError:  # the results page says which answer cannot be sized
         return redirect("results:list", assessment.pk)
+    except services.ReasonRequired as error:
+        keep_reason(request, assessment.pk, option_key, reason, error.code)
+        url = reverse("results:option", args=[assessment.pk, option_key])
+        return redirect(f"{url}#issue-reason")
     except services.BriefError as error:
+        keep_reason(request, assessment.pk, option_key, reason)
         messages.error(request, str(error))
         return redirect("results:list", assessment.pk)
     return redirect("brief:detail", brief.pk)
+
+
+def keep_reason(request, assessment_pk: int, option_key: str, reason: str, error: str = ""):
+    """Keep what the buyer wrote for the option page (``ISSUE_REASON_KEPT``), with the code of
+    what was wrong with it ("missing", "too_long"; the page words it in the reader's
+    language)."""
+    request.session[ISSUE_REASON_KEPT] = {
+        "assessment": assessment_pk,
+        "option": option_key,
+        "text": reason,
+        "error": error,
+    }
 
 
 @login_required

@@ -322,21 +322,17 @@ def own_room_site(
 
 
 def _purchase_price(model: ServerModel, overrides: dict | None = None):
-    """In the buyer's own room only buying applies: the newest CNY purchase offer, quotes first."""
+    """In the buyer's own room only buying applies, at the price every site takes (the same
+    purchase offer, or an equivalent board's, as at a data center)."""
     given = _given(overrides, ("purchase_cny_per_server",))
     if given:
         return Prices(**given), {"purchase_cny_per_server": Provenance(BASIS_OVERRIDE)}
-    offers = [o for o in economics_selectors.offers_of(model) if o.kind == choices.OfferKind.BUY]
-    offer = min(
-        offers,
-        key=lambda o: (o.is_example, -(o.quoted_on or o.as_of or date.min).toordinal(), o.key),
-        default=None,
-    )
-    if offer is None:
+    prices, provenance = economics_selectors.prices_for(model, None)
+    prices, provenance = economics_selectors.with_equivalent_prices(model, None, prices, provenance)
+    name = "purchase_cny_per_server"
+    if prices.purchase_cny_per_server is None:
         return Prices(), {}
-    return Prices(purchase_cny_per_server=offer.purchase_price), {
-        "purchase_cny_per_server": economics_selectors.offer_provenance(offer)
-    }
+    return Prices(purchase_cny_per_server=prices.purchase_cny_per_server), {name: provenance[name]}
 
 
 def site_candidates(

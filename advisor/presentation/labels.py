@@ -112,6 +112,7 @@ UNIT_LABELS = {
     "kw_month": _("kW·month"),
     "rack_month": _("rack-month"),
     "month": _("month"),
+    "year": _("year"),
     "server_month": _("server-month"),
     "card_hour": _("card-hour"),
     "gb": _("GB"),

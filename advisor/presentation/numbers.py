@@ -126,6 +126,18 @@ def cny(value, places=0):
     return format_cny(amount, places, translate=gettext)
 
 
+def unit_price(value, places=2):
+    """A cost line's unit price at the precision its amount was computed with: at least
+    ``places`` decimals, more when the price has them (0.562 元/千瓦时, never 0.56), so the
+    printed price × the printed quantity gives the printed amount."""
+    number = _finite(value)
+    if number is None:
+        return ""
+    exponent = number.normalize().as_tuple().exponent
+    used = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    return cny(number, max(int(places), used))
+
+
 def _finite(value) -> Decimal | None:
     if value is None or value == "":
         return None

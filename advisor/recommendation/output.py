@@ -30,14 +30,21 @@ FORMAT = 2
 FORMATS = (1, 2)  # 1: the previous document, for one release (deprecated)
 
 Words = Callable[[Message], str]  # a message in the reader's language
+# How many options the ranking compared and how many it could not, in the reader's language
+# (advisor.presentation.compared.comparison_text).
+Compared = Callable[[object], str]
 
 
-def recommendation_document(run: RecommendRun, words: Words, version: int = FORMAT) -> dict:
-    """The ranked options of ``run`` in format ``version`` (2 unless asked for 1)."""
+def recommendation_document(
+    run: RecommendRun, words: Words, version: int = FORMAT, *, compared: Compared
+) -> dict:
+    """The ranked options of ``run`` in format ``version`` (2 unless asked for 1). Options that
+    meet every requirement without a price are not qualifying: ``unpriced`` counts them and
+    ``compared`` says so (docs/decisions/0095)."""
     if version not in FORMATS:
         raise ValueError(f"no output format {version!r} (formats: {FORMATS})")
     if version == 1:
-        return _format_1(run, words)
+        return _format_1(run, words, compared)
     qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
     findings = Findings(words)
     options = [
@@ -49,14 +56,19 @@ def recommendation_document(run: RecommendRun, words: Words, version: int = FORM
         "today": run.today.isoformat(),
         "considered": len(options),
         "qualifying": len(qualifying),
+        "unpriced": len(run.recommendation.unpriced),
+        "compared": compared(run.recommendation),
         "findings": findings.rows,
         "options": options,
     }
 
 
-def recommendation_text(run: RecommendRun, words: Words, version: int = FORMAT) -> str:
+def recommendation_text(
+    run: RecommendRun, words: Words, version: int = FORMAT, *, compared: Compared
+) -> str:
     """The document as the command prints it."""
-    return json.dumps(recommendation_document(run, words, version), indent=2, ensure_ascii=False)
+    document = recommendation_document(run, words, version, compared=compared)
+    return json.dumps(document, indent=2, ensure_ascii=False)
 
 
 def option_findings(document: dict, option: dict) -> list[dict]:
@@ -137,6 +149,7 @@ def _option_fields(option: Option, rank: int, qualifies: bool, words: Words) -> 
         "rank": rank,
         "key": option.key,
         "qualifies": qualifies,
+        "unpriced": option.unpriced,
         "reasons": [words(r) for r in option.reasons],
         "accelerator": option.hardware.accelerator.key,
         "gpus": sizing.layout.gpus,
@@ -179,7 +192,7 @@ def _round(value, digits):
 # --- Format 1 (deprecated: for one release) --------------------------------------------------
 
 
-def _format_1(run: RecommendRun, words: Words) -> dict:
+def _format_1(run: RecommendRun, words: Words, compared: Compared) -> dict:
     """The previous document: every option with its findings written out."""
     qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
     rows = []
@@ -201,5 +214,7 @@ def _format_1(run: RecommendRun, words: Words) -> dict:
         "today": run.today.isoformat(),
         "considered": len(rows),
         "qualifying": len(qualifying),
+        "unpriced": len(run.recommendation.unpriced),
+        "compared": compared(run.recommendation),
         "options": rows,
     }

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from advisor.catalog import compliance as compliance_selectors
 from advisor.catalog.cache import memoized
 from advisor.catalog.subjects import subjects_for
-from advisor.domain.compliance.base import Status
+from advisor.domain.compliance.base import Severity, Status
 from advisor.domain.economics.inputs import BASIS_OFFICIAL, BASIS_OVERRIDE, BASIS_QUOTE
 from advisor.domain.plain import jsonable
 from advisor.domain.questionnaire.declared import DeclaredFact
@@ -58,8 +58,10 @@ def questions(run: RecommendRun, option: Option) -> list[Question]:
     Facts already declared in this assessment are not asked again unless they are stale.
     """
     subjects = subjects_for(option, run.declared)
+    # The own room's internal checks are its facilities team's, never a vendor's question.
+    findings = tuple(f for f in option.compliance.findings if f.severity is not Severity.INTERNAL)
     asked = questions_for(
-        option.compliance.findings,
+        findings,
         subjects,
         run.today,
         memoized("rule parameters", compliance_selectors.rule_parameters),

@@ -34,6 +34,11 @@ logger = logging.getLogger(__name__)
 # is a new row), so that a process decodes each stored result once.
 _LOCAL_RUNS = Latest(32)
 
+# The session key under which the brief's issue form keeps the buyer's reason for choosing an
+# option other than rank 1 when the brief could not be issued; the option page fills the form
+# with it again (nothing the buyer wrote is lost). Written by the brief, read by the results.
+ISSUE_REASON_KEPT = "brief_issue_reason"
+
 
 def inputs_digest(assessment: Assessment) -> str:
     """SHA-256 of what the buyer entered: every step's answers, own figures, vendor answers.

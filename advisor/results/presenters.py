@@ -23,6 +23,7 @@ from advisor.presentation.charts import Series, line_chart, memory_segments, sta
 from advisor.presentation.labels import MODE_LABELS, label
 from advisor.presentation.numbers import plain_number
 from advisor.presentation.text import local_name, render_text
+from advisor.results.forms import price_field
 
 RANKINGS = tuple(RANKING_LABELS)
 ALL_OPTIONS = "all"
@@ -201,6 +202,19 @@ def tariff_source(option: Option) -> str:
 
 def notes_for(option: Option, procurement) -> list:
     return list(price_notes(option, procurement))
+
+
+def price_anchor(option: Option, procurement) -> str:
+    """Where on the own-figures page the missing figure of an unpriced option is entered: the
+    site's figures when the site lacks one, else the server's purchase price (its monthly
+    rent for a rental)."""
+    if option.is_cloud:
+        return "prices-heading"
+    missing = [n for n in procurement.uncovered(option.site) if n != "rack_power_limit_kw"]
+    if missing:
+        return "sites-heading"
+    name = "rent_cny_per_server_month" if option.mode == "rent" else "purchase_cny_per_server"
+    return f"id_{price_field(option.hardware.server.key, name)}"
 
 
 def figure_in_use(site, name: str) -> str | None:

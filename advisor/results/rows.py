@@ -42,6 +42,7 @@ def table_words() -> dict[str, str]:
         "cash": gettext("Cash out"),
         "compliance": gettext("Compliance"),
         "not_qualifying": gettext("does not qualify"),
+        "unpriced": gettext("unpriced: cannot be compared"),
         "cloud": gettext("cloud: no data center of yours"),
         "not_estimated": gettext("not estimated"),
         "reasons": gettext("Does not qualify"),
@@ -111,7 +112,8 @@ def _compare_cell(o, counter: int, words: dict) -> str:
 
 
 def _rank_cell(row, words: dict) -> str:
-    rank = esc(row.rank) if row.rank else f'<span class="hint">{words["not_qualifying"]}</span>'
+    standing = words["unpriced"] if row.option.unpriced else words["not_qualifying"]
+    rank = esc(row.rank) if row.rank else f'<span class="hint">{standing}</span>'
     return f'<td data-label="{words["rank"]}">{rank}</td>'
 
 

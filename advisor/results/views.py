@@ -15,6 +15,7 @@ from advisor.assessments.services import save_figures
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.recommend.decision import decide
 from advisor.domain.recommend.options import cost_figures
+from advisor.domain.recommend.risks import figure_risks
 from advisor.domain.scenario import ScenarioError
 from advisor.presentation.text import local_name, render_text
 from advisor.recommendation import services
@@ -106,6 +107,10 @@ def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool)
         "qualifying": decision.qualifying,
         "decision": decision,
         "open_items": open_items(run, recommended) if recommended else None,
+        "risks": figure_risks(recommended, run.recommendation) if recommended else (),
+        # Qualifications asked for apply to hosting vendors and cloud providers, not the room.
+        "vendor_rules_skipped": bool(run.procurement.required_rules)
+        and any(o.is_own_room for o in run.recommendation.options),
         "blockers": presenters.blockers(run.recommendation),
         "placeholders": presenters.placeholders(run.recommendation.options),
         # The shortlist's vendors; when nothing qualifies, every option's (whose answers
@@ -133,7 +138,27 @@ def option_detail(request, pk, key):
     option = _option(run, key)
     with shown.catalog_reads():  # open questions read the catalog: once per stamp
         context = _option_context(assessment, shown, option)
+    context["issue"] = _issue_form(request, assessment, run, option)
     return render(request, "results/option.html", context)
+
+
+def _issue_form(request, assessment, run, option) -> dict:
+    """The issue form's state: the option's rank, whether a reason is asked for (another
+    option than rank 1), and the reason the buyer wrote when the brief could not be issued."""
+    qualifying = run.recommendation.rankings["recommended"]
+    rank = next((i for i, o in enumerate(qualifying, start=1) if o.key == option.key), None)
+    kept = request.session.get(services.ISSUE_REASON_KEPT) or {}
+    if kept.get("assessment") == assessment.pk and kept.get("option") == option.key:
+        del request.session[services.ISSUE_REASON_KEPT]
+    else:
+        kept = {}
+    return {
+        "rank": rank,
+        "first": qualifying[0] if qualifying else None,
+        "needs_reason": rank != 1,
+        "reason": kept.get("text", ""),
+        "error": kept.get("error", ""),
+    }
 
 
 def _option_context(assessment, shown, option) -> dict:
@@ -149,6 +174,7 @@ def _option_context(assessment, shown, option) -> dict:
         "site_rows": presenters.site_rows(list(run.recommendation.options), option),
         "tariff_source": presenters.tariff_source(option),
         "price_notes": presenters.notes_for(option, run.procurement),
+        "price_anchor": presenters.price_anchor(option, run.procurement),
         "open_questions": questions(run, option),
         "declared_by_rule": declared_by_rule(run, option),
         "cost_figures": cost_figures(option),

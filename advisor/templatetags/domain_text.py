@@ -2,6 +2,7 @@
 
 from django import template
 from django.utils.html import format_html
+from django.utils.translation import get_language
 
 from advisor.domain import sources as domain_sources
 from advisor.presentation import labels
@@ -20,6 +21,20 @@ register = template.Library()
 def local_name_filter(record, field="name") -> str:
     """``{{ site|local_name }}``, ``{{ site|local_name:"city" }}``."""
     return local_name(record, field)
+
+
+@register.filter(name="names")
+def names(records, field="name") -> str:
+    """``{{ servers|names }}``: the records' names in the active language, as a list is written
+    in it ("A, B, C"; "甲、乙、丙")."""
+    separator = "、" if (get_language() or "").lower().startswith("zh") else ", "
+    return separator.join(local_name(record, field) for record in records)
+
+
+@register.filter(name="servers")
+def servers(options) -> list:
+    """``{{ options|servers|names }}``: the server model of each option (record or summary)."""
+    return [o["server"] if isinstance(o, dict) else o.hardware.server for o in options]
 
 
 @register.filter(name="tr")

@@ -8,4 +8,5 @@ register = template.Library()
 
 register.filter("cny", numbers.cny)
 register.filter("decimal", numbers.decimal)
+register.filter("unit_price", numbers.unit_price)
 register.filter("percent", numbers.percent)

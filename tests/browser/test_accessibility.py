@@ -112,6 +112,8 @@ def test_every_page_after_the_wizard_meets_wcag_aa(
 
     page.goto(f"{results}option/{hosted}/")
     page.select_option("#brief-language", language)
+    if page.locator("#brief-reason").count():  # not rank 1: the buyer says why
+        page.fill("#brief-reason", "Bought and hosted, as our policy asks")
     page.locator("form.issue-form button[type=submit]").click()
     page.wait_for_selector("a[href$='download/']", timeout=60_000)
     brief = page.url

@@ -13,6 +13,7 @@ from advisor.domain.i18n import Code, Message
 from advisor.domain.plain import jsonable
 from advisor.domain.recommend.records import capacity_record, plain_cost
 from advisor.management.cli import display_width
+from advisor.presentation.compared import comparison_text
 from advisor.presentation.text import render_text
 from advisor.recommendation.output import Findings, option_findings, recommendation_document
 from advisor.recommendation.run import run_recommendation
@@ -123,7 +124,7 @@ def test_options_cost_and_capacity_are_their_records(scenario_file):
     ``capacity_record`` (docs/economics.md)."""
     site = {"data_centers": ["example-guian", "example-shanghai-qingpu"]}
     run_ = run_recommendation({**SCENARIO, "site": site})
-    payload = recommendation_document(run_, render_text)
+    payload = recommendation_document(run_, render_text, compared=comparison_text)
     for option, row in zip(run_.recommendation.options, payload["options"], strict=True):
         assert row["cost"] == plain_cost(option)
         assert row["capacity"] == jsonable(capacity_record(option))

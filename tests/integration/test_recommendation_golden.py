@@ -22,6 +22,7 @@ import pytest
 from django.utils import translation
 
 from advisor.demo_scenarios import QWEN_7B_LORA, QWEN_7B_LORA_COMPARED, QWEN_32B_LORA
+from advisor.presentation.compared import comparison_text
 from advisor.presentation.text import render_text
 from advisor.recommendation.output import option_findings, recommendation_document
 from advisor.recommendation.run import run_recommendation
@@ -66,7 +67,9 @@ def _compact(row: dict, findings: list[dict]) -> dict:
 def answer(document: dict) -> list[dict]:
     run = run_recommendation(document, today=TODAY)
     with translation.override("en"):
-        document = json.loads(json.dumps(recommendation_document(run, render_text)))
+        document = json.loads(
+            json.dumps(recommendation_document(run, render_text, compared=comparison_text))
+        )
     return [_compact(row, option_findings(document, row)) for row in document["options"]]
 
 

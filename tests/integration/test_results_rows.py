@@ -36,12 +36,12 @@ ASSESSMENT_PK = 7
 # had them before the rows were written in Python.
 REFERENCE = Template(
     "{% load i18n domain_text money humanize numbers labels fragments %}"
-    + '{% translate "Compare" as w_compare %}{% translate "Rank" as w_rank %}{% translate "Choice" as w_choice %}{% translate "Where" as w_where %}{% translate "Memory per GPU" as w_memory %}{% translate "Time to train" as w_time %}{% translate "Cash out" as w_cash %}{% translate "Compliance" as w_compliance %}{% translate "does not qualify" as w_not_qualifying %}{% translate "cloud: no data center of yours" as w_cloud %}{% translate "not estimated" as w_not_estimated %}{% translate "Does not qualify" as w_reasons %}'
+    + '{% translate "Compare" as w_compare %}{% translate "Rank" as w_rank %}{% translate "Choice" as w_choice %}{% translate "Where" as w_where %}{% translate "Memory per GPU" as w_memory %}{% translate "Time to train" as w_time %}{% translate "Cash out" as w_cash %}{% translate "Compliance" as w_compliance %}{% translate "does not qualify" as w_not_qualifying %}{% translate "unpriced: cannot be compared" as w_unpriced %}{% translate "cloud: no data center of yours" as w_cloud %}{% translate "not estimated" as w_not_estimated %}{% translate "Does not qualify" as w_reasons %}'
     + (
         "{% for row in rows %}{% with o=row.option %}\n"
         '    <tr class="{% if not o.qualifies %}not-qualifying{% endif %}" id="row-{{ forloop.counter }}" data-mode="{{ o.mode|default:"unpriced" }}">\n'
         '      <td data-label="{{ w_compare }}"><input type="checkbox" name="option" value="{{ o.key }}" id="cmp-{{ forloop.counter }}"><label for="cmp-{{ forloop.counter }}" class="visually-hidden">{% blocktranslate with name=o.hardware.server|local_name place=o.place|local_name|default:_("your room") %}Compare {{ name }} at {{ place }}{% endblocktranslate %}</label></td>\n'
-        '      <td data-label="{{ w_rank }}">{% if row.rank %}{{ row.rank }}{% else %}<span class="hint">{{ w_not_qualifying }}</span>{% endif %}</td>\n'
+        '      <td data-label="{{ w_rank }}">{% if row.rank %}{{ row.rank }}{% elif o.unpriced %}<span class="hint">{{ w_unpriced }}</span>{% else %}<span class="hint">{{ w_not_qualifying }}</span>{% endif %}</td>\n'
         '      <td data-label="{{ w_choice }}"><a href="{% url \'results:option\' assessment.pk o.key %}">{% option_title o %}</a><br><span class="hint">{% if o.mode %}{{ o.mode|mode_label }} · {% endif %}{% capacity o.obtained o.hardware.server %}</span>\n'
         '        {% if row.choice.equivalents %}<details class="equivalents"><summary>{% blocktranslate count n=row.choice.equivalents %}{{ n }} equivalent option{% plural %}{{ n }} equivalent options{% endblocktranslate %}</summary><ul>{% for e in row.choice.options|slice:"1:" %}<li><a href="{% url \'results:option\' assessment.pk e.key %}">{{ e.hardware.server|local_name }} · {{ e.place|local_name }}</a></li>{% endfor %}</ul></details>{% endif %}</td>\n'
         '      <td data-label="{{ w_where }}">{% if o.is_cloud %}{{ o.place|local_name }}<br><span class="hint">{{ w_cloud }}</span>{% else %}{{ o.site.data_center|local_name }}<br><span class="hint">{{ o.site.vendor|local_name|default:_("operator not in the catalog") }}</span>{% endif %}{% if row.choice and row.choice.places|length > 1 %}<br><span class="hint">{% blocktranslate count n=row.choice.places|length %}the same at {{ n }} site{% plural %}the same at {{ n }} sites{% endblocktranslate %}</span>{% endif %}</td>\n'
@@ -81,7 +81,8 @@ def variants(option) -> list:
         dataclasses.replace(option, capacity=idle),  # GPUs idle, paid for
         dataclasses.replace(option, reasons=(reason, *option.reasons)),  # does not qualify
         dataclasses.replace(option, economics=None),  # not priced
-        dataclasses.replace(option, mode=None),  # no mode: unpriced
+        dataclasses.replace(option, mode=None),  # no mode
+        dataclasses.replace(option, economics=None, cost_cny=None, reasons=()),  # unpriced
         dataclasses.replace(option, sizing=dataclasses.replace(option.sizing, time=None)),
         dataclasses.replace(
             option,
@@ -145,6 +146,7 @@ def test_the_rows_compared_take_every_branch(runs):
         'data-mode="rent"',
         'data-mode="unpriced"',
         "not-qualifying",
+        "unpriced: cannot be compared",
         "reasons-row",
         "GPU idle, paid for",
         "GPUs idle, paid for",

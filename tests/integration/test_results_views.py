@@ -55,12 +55,37 @@ def test_results_list_ranked_options_with_memory_time_cost_and_verdict(client, a
 
 def test_options_that_do_not_qualify_show_their_reason(client, assessment):
     response = get(client, "results:list", assessment.pk, ranking="all")
-    not_qualifying = [r for r in response.context["rows"] if not r.option.qualifies]
+    not_qualifying = [r for r in response.context["rows"] if r.option.reasons]
     assert not_qualifying, "the seeded catalog has options that do not qualify"
     html = response.content.decode()
     assert "Does not qualify" in html
     reason = not_qualifying[0].option.reasons[0].render()
     assert reason.split(":")[0] in html
+
+
+def test_unpriced_options_are_not_qualifying_and_say_so(client, assessment):
+    """An option without a price is neither ranked nor counted: its row says it could not be
+    compared, the decision counts it apart and links to the own-figures page."""
+    response = get(client, "results:list", assessment.pk, ranking="all")
+    run = assessment_results(assessment)
+    unpriced = run.recommendation.unpriced
+    assert unpriced, "the seeded catalog has servers without a price"
+    assert all(o not in run.recommendation.rankings["recommended"] for o in unpriced)
+    assert all(o.mode for o in unpriced)  # the mode asked for is kept
+    html = response.content.decode()
+    assert "unpriced: cannot be compared" in html
+    decision = response.context["decision"]
+    assert decision.unpriced == len(unpriced)
+    assert f"of the {decision.qualifying} priced options that qualify" in html
+    assert f"{len(unpriced)} more options meet your requirements but are unpriced" in html
+    assert 'id="enter-prices-link"' in html
+    page = get(client, "results:option", assessment.pk, unpriced[0].key).content.decode()
+    assert "Unpriced: cannot be compared" in page and 'id="enter-price-link"' in page
+    assert reverse("results:figures", args=(assessment.pk,)) in page
+    field = f"id_price__{unpriced[0].hardware.server.key}__purchase_cny_per_server"
+    assert f"#{field}" in page  # the link lands on the price to enter
+    figures = get(client, "results:figures", assessment.pk).content.decode()
+    assert f'id="{field}"' in figures
 
 
 @pytest.mark.parametrize("sort", ["cost", "time", "memory", "compliance", "rank", "bogus"])

@@ -173,7 +173,13 @@ def test_a_brief_holds_the_stored_result_the_buyer_saw(client, world, computed):
     offer.save()  # the catalog changes after the buyer looked at the options
     response = client.post(
         reverse("brief:issue"),
-        {"assessment": world.pk, "option": key, "language": "en", "computed": before.stored.token},
+        {
+            "assessment": world.pk,
+            "option": key,
+            "language": "en",
+            "computed": before.stored.token,
+            "reason": "Bought and hosted, as our policy asks",  # any option, rank 1 or not
+        },
     )
     brief = Brief.objects.get()
     assert response["Location"] == reverse("brief:detail", args=(brief.pk,))

@@ -26,6 +26,7 @@ from advisor.domain.recommend import (
     recommend,
     size_hardware,
 )
+from advisor.domain.recommend.decision import decide
 from advisor.domain.recommend.options import Sizings
 from advisor.domain.scenario import load_scenario
 
@@ -369,8 +370,30 @@ def test_only_the_modes_asked_for_become_options():
 
 def test_an_unpriced_server_keeps_one_option_that_says_what_is_missing():
     unpriced = replace(hardware("dgx-h100", "nvidia-hopper"), prices=Prices())
-    (option,) = recommend(scenario(), [unpriced], [site()], today=TODAY).options
-    assert option.cost_cny is None and option.mode is None
+    result = recommend(scenario(), [unpriced], [site()], today=TODAY)
+    (option,) = result.options
+    # Unpriced, it keeps its procurement mode but is neither qualifying nor ranked.
+    assert option.cost_cny is None and option.mode == "buy"
+    assert option.unpriced and option.meets_requirements and not option.qualifies
+    assert result.rankings["recommended"] == () and result.unpriced == (option,)
+    rent_only = recommend(
+        scenario(), [unpriced], [site()], Procurement(modes=("rent",)), today=TODAY
+    )
+    assert [o.mode for o in rent_only.options] == ["rent"]
+    assert rent_only.options[0].key.endswith(":rent")
+
+
+def test_unpriced_options_follow_the_priced_ones_and_are_not_ranked():
+    priced = hardware("dgx-h100", "nvidia-hopper")
+    unpriced = replace(hardware("hgx-h100-8gpu", "nvidia-hopper"), prices=Prices())
+    buy = Procurement(modes=("buy",))
+    result = recommend(scenario(), [unpriced, priced], [site()], buy, today=TODAY)
+    keys = [o.key for o in result.options]
+    assert [o.key for o in result.rankings["recommended"]] == keys[:1]
+    assert [o.key for o in result.unpriced] == keys[1:]
+    decision = decide(result)
+    assert (decision.qualifying, decision.unpriced) == (1, 1)
+    assert decision.unpriced_examples == result.unpriced
 
 
 def test_servers_with_the_same_load_share_one_load_object():

@@ -48,21 +48,26 @@ from vendors.models.hardware import parse_figure_names
 # --- Offers ------------------------------------------------------------------------------
 
 
-def _offer_place(offer: Offer, dc: DataCenter) -> int:
-    """0 at this data center, 1 from its vendor, 2 anyone's, 3 another data center's."""
-    if offer.data_center_id == dc.pk:
+def _offer_place(offer: Offer, dc: DataCenter | None) -> int:
+    """0 at this data center, 1 from its vendor, 2 anyone's, 3 another data center's (``dc``
+    None, the buyer's own room: 2 or 3)."""
+    if dc is not None and offer.data_center_id == dc.pk:
         return 0
-    if dc.vendor_id and offer.vendor_id == dc.vendor_id:
+    if dc is not None and dc.vendor_id and offer.vendor_id == dc.vendor_id:
         return 1
     return 2 if offer.data_center_id is None else 3
 
 
-def _offer_rank(offer: Offer, dc: DataCenter):
-    """Sort key: nearest place, CNY before converted, quotes before examples, newest, key."""
+def _offer_rank(offer: Offer, dc: DataCenter | None):
+    """Sort key: nearest place, CNY before converted, quotes before examples, newest, key.
+
+    A purchase has no place: the server is the same wherever it is hosted, so every site (and
+    the buyer's own room) takes the same purchase offer (CNY first, quotes, newest)."""
     dated = offer.quoted_on or offer.as_of
     newest = -dated.toordinal() if dated else 0
     converted = offer.currency != choices.Currency.CNY
-    return (_offer_place(offer, dc), converted, offer.is_example, newest, offer.key)
+    place = 0 if offer.kind == choices.OfferKind.BUY else _offer_place(offer, dc)
+    return (place, converted, offer.is_example, newest, offer.key)
 
 
 def offers_of(server_model: ServerModel, currencies=(choices.Currency.CNY,)) -> list[Offer]:
@@ -79,12 +84,14 @@ def offers_of(server_model: ServerModel, currencies=(choices.Currency.CNY,)) -> 
 
 
 def offers_for(
-    server_model: ServerModel, dc: DataCenter, currencies=(choices.Currency.CNY,)
+    server_model: ServerModel, dc: DataCenter | None, currencies=(choices.Currency.CNY,)
 ) -> dict[str, Offer]:
-    """The offer used for each kind (buy, rent, cloud) of ``server_model`` at ``dc``.
+    """The offer used for each kind (buy, rent, cloud) of ``server_model`` at ``dc`` (None: the
+    buyer's own room, where only the purchase applies).
 
     Only offers in ``currencies`` count (CNY unless the buyer gives an exchange rate). Rent
-    and cloud offered at another data center are not this site's prices; a purchase is.
+    and cloud offered at another data center are not this site's prices; a purchase is, and
+    it is the same at every site.
     """
     chosen: dict[str, Offer] = {}
     for offer in sorted(offers_of(server_model, currencies), key=lambda o: _offer_rank(o, dc)):
@@ -122,7 +129,7 @@ def offer_provenance(offer: Offer, rate: Decimal | None = None) -> Provenance:
 
 
 def prices_for(
-    server_model: ServerModel, dc: DataCenter, cny_per_unit: dict[str, Decimal] | None = None
+    server_model: ServerModel, dc: DataCenter | None, cny_per_unit: dict[str, Decimal] | None = None
 ) -> tuple[Prices, dict[str, Provenance]]:
     """Prices in CNY; ``cny_per_unit`` (e.g. ``{"USD": Decimal("7.1")}``) admits other currencies."""
     rates = {choices.Currency.CNY: Decimal(1), **(cny_per_unit or {})}
@@ -148,7 +155,7 @@ OFFER_KIND_WORDS = {"buy": N_("purchase"), "rent": N_("rent"), "cloud": N_("clou
 
 def with_equivalent_prices(
     server_model: ServerModel,
-    dc: DataCenter,
+    dc: DataCenter | None,
     prices: Prices,
     provenance: dict[str, Provenance],
     cny_per_unit: dict[str, Decimal] | None = None,

@@ -29,6 +29,9 @@ class Severity(StrEnum):
     BLOCKER = "blocker"
     WARNING = "warning"
     ADVICE = "advice"
+    # A check of the buyer's own room that only the buyer's facilities team can answer: an
+    # internal checklist item, never a vendor's veto (it does not change the verdict).
+    INTERNAL = "internal"
 
 
 class Area(StrEnum):
@@ -47,6 +50,7 @@ SEVERITY_LABELS = {
     Severity.BLOCKER: N_("blocker"),
     Severity.WARNING: N_("warning"),
     Severity.ADVICE: N_("advice"),
+    Severity.INTERNAL: N_("internal check for your facilities team"),
 }
 AREA_LABELS = {
     Area.SITE: N_("Site"),

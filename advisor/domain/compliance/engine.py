@@ -9,7 +9,7 @@ only warns; otherwise *eligible*. Advice rules are reported but never change the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from enum import StrEnum
 from functools import cached_property
@@ -36,6 +36,10 @@ CLOUD_RULES: tuple[Rule, ...] = (
     RULES_BY_ID["HW-AVAILABILITY"],
 )
 
+# The buyer's own room has no hosting vendor: no vendor rule applies (telecom licence, ICP,
+# ISO 27001, MLPS, self-operated …); its site rules are checked against what the buyer said of
+# the room, and those it did not say become the facilities team's checklist (``own_room``).
+OWN_ROOM_RULES: tuple[Rule, ...] = tuple(rule for rule in RULES if rule.area is not Area.VENDOR)
 
 # Every rule the engine knows (site, vendor, hardware and cloud), by id.
 ALL_RULES_BY_ID = {rule.id: rule for rule in (*RULES, *cloud.RULES)}
@@ -94,6 +98,11 @@ class ComplianceReport:
         return counted
 
     @property
+    def internal_checks(self) -> tuple[Finding, ...]:
+        """Checks of the buyer's own room left for its facilities team (an internal list)."""
+        return tuple(f for f in self.findings if f.severity is Severity.INTERNAL)
+
+    @property
     def failed_blockers(self) -> tuple[Finding, ...]:
         return tuple(finding for finding in self.findings if finding.is_failed_blocker)
 
@@ -149,7 +158,7 @@ def verdict_of(findings) -> Verdict:
     level = 0
     for finding in findings:
         status, severity = finding.status, finding.severity
-        if status is Status.PASS or severity is Severity.ADVICE:
+        if status is Status.PASS or severity in _NO_VERDICT:
             continue
         if severity is Severity.BLOCKER and status is Status.FAIL:
             return Verdict.NOT_ELIGIBLE
@@ -158,6 +167,7 @@ def verdict_of(findings) -> Verdict:
     return _VERDICTS[level]
 
 
+_NO_VERDICT = (Severity.ADVICE, Severity.INTERNAL)
 _VERDICTS = (Verdict.ELIGIBLE, Verdict.ELIGIBLE_WITH_WARNINGS, Verdict.INCOMPLETE)
 _WORST = (*_VERDICTS, Verdict.NOT_ELIGIBLE)  # from best to worst
 
@@ -349,3 +359,18 @@ def evaluate(
     else:
         findings, verdict = shared.assessed(rules, facts, params)
     return ComplianceReport(facts.today, RULESET_VERSION, findings, verdict, params)
+
+
+def own_room(report: ComplianceReport) -> ComplianceReport:
+    """The report of an option in the buyer's own room: a site check the buyer has not
+    answered is the facilities team's to settle (``Severity.INTERNAL``), not a veto awaiting a
+    vendor; a site fact the buyer gave that fails still counts."""
+    findings = tuple(
+        replace(finding, severity=Severity.INTERNAL)
+        if finding.area is Area.SITE
+        and finding.status is Status.UNKNOWN
+        and finding.severity is not Severity.ADVICE
+        else finding
+        for finding in report.findings
+    )
+    return replace(report, findings=findings, verdict=verdict_of(findings))

@@ -267,9 +267,23 @@ def buy_lines(inputs: EconomicsInputs) -> list[CostLine]:
         rack_months = racks_needed(inputs) * months
         lines.append(line(COLOCATION, site.rack_fee_cny_per_month, rack_months, "rack_month"))
     if a.maintenance_pct_per_year > 0:
-        per_month = fen(price * load.server_count * a.maintenance_pct_per_year / HUNDRED / 12)
-        lines.append(line(MAINTENANCE, per_month, months, "month"))
+        lines += maintenance_lines(price * load.server_count * a.maintenance_pct_per_year, months)
     return [*lines, *_transfer(inputs)]
+
+
+def maintenance_lines(per_year_pct_cny: Decimal, months: int) -> list[CostLine]:
+    """Maintenance by the year for the whole years held, by the month for the months left
+    (``per_year_pct_cny``: the price × servers × per cent a year). A year's fee is a whole
+    number of fen when the price is, so 36 months at 5 % of 1,600,000 read 80,000.00 × 3 =
+    240,000.00, not a month's rounded 6,666.67 × 36 = 240,000.12."""
+    per_year = per_year_pct_cny / HUNDRED
+    years, rest = divmod(months, MONTHS_PER_YEAR)
+    lines = []
+    if years:
+        lines.append(line(MAINTENANCE, fen(per_year), years, "year"))
+    if rest:
+        lines.append(line(MAINTENANCE, fen(per_year / MONTHS_PER_YEAR), rest, "month"))
+    return lines
 
 
 def resale_line(inputs: EconomicsInputs) -> CostLine:

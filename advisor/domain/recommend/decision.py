@@ -103,10 +103,12 @@ class Decision:
     recommended: Option | None
     runner_up: Option | None  # the best qualifying option in another mode family
     difference_cny: Decimal | None  # runner-up's net minus the recommended option's
-    qualifying: int
+    qualifying: int  # priced options that meet every requirement: the ones compared
     considered: int
     unknown_vetoes: int  # veto checks of the recommended option that await the vendor
     unknown_checks: int  # every check of the recommended option that awaits the vendor
+    unpriced: int = 0  # options that meet every requirement but could not be compared
+    unpriced_examples: tuple[Option, ...] = ()  # a few of them, one per server model
 
 
 def decide(recommendation: Recommendation) -> Decision:
@@ -128,7 +130,18 @@ def decide(recommendation: Recommendation) -> Decision:
         considered=len(recommendation.options),
         unknown_vetoes=len(report.unknown_blockers) if report else 0,
         unknown_checks=report.counts["unknown"] if report else 0,
+        unpriced=len(recommendation.unpriced),
+        unpriced_examples=unpriced_examples(recommendation.unpriced),
     )
+
+
+def unpriced_examples(options, limit: int = 3) -> tuple[Option, ...]:
+    """A few unpriced options to name ("among them Atlas 800T A2"): one per server model,
+    domestic accelerators first (the comparison a buyer asks about first), then in order."""
+    seen: dict[str, Option] = {}
+    for option in sorted(options, key=lambda o: not o.hardware.domestic):
+        seen.setdefault(option.hardware.server.key, option)
+    return tuple(seen.values())[:limit]
 
 
 @dataclass(frozen=True)

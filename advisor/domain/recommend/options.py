@@ -22,10 +22,12 @@ from advisor.domain.cache import PerObject
 from advisor.domain.compliance.base import Severity
 from advisor.domain.compliance.engine import (
     CLOUD_RULES,
+    OWN_ROOM_RULES,
     ComplianceReport,
     SharedFindings,
     Verdict,
     evaluate,
+    own_room,
     rule_name,
     verdict_of,
 )
@@ -206,8 +208,20 @@ class Option:
     reason_codes: tuple[str, ...] = ()
 
     @property
-    def qualifies(self) -> bool:
+    def meets_requirements(self) -> bool:
+        """It fits the job and passes every requirement that can be checked without a price."""
         return not self.reasons
+
+    @property
+    def qualifies(self) -> bool:
+        """It meets every requirement and is priced: it is compared and ranked."""
+        return not self.reasons and self.cost_cny is not None
+
+    @property
+    def unpriced(self) -> bool:
+        """It meets every requirement but has no price: it cannot be compared (nor checked
+        against a budget), so it is neither ranked nor counted as qualifying."""
+        return not self.reasons and self.cost_cny is None
 
     @property
     def cost(self):
@@ -290,6 +304,12 @@ class Option:
 class Recommendation:
     options: tuple[Option, ...]  # best first (the "recommended" order)
     rankings: dict[str, tuple[Option, ...]]  # named rankings over qualifying options
+
+    @property
+    def unpriced(self) -> tuple[Option, ...]:
+        """The options that meet every requirement but have no price, in display order: they
+        follow the qualifying ones and are counted apart ("9 more unpriced")."""
+        return tuple(o for o in self.options if o.unpriced)
 
 
 @dataclass(frozen=True)
@@ -720,17 +740,24 @@ def site_options(
         zone=site.zone,
         buyer=hardware.buyer or procurement.buyer,
     )
-    report = with_required(evaluate(facts, params, shared=shared), procurement)
-    priced = price(result, hardware, site, procurement, load=load, pricing=pricing)
     own = site.data_center.key == OWN_ROOM_KEY
+    if own:  # no hosting vendor: no vendor rule; what the buyer did not say is theirs to check
+        report = own_room(evaluate(facts, params, rules=OWN_ROOM_RULES, shared=shared))
+    else:
+        report = evaluate(facts, params, shared=shared)
+    report = with_required(report, procurement)
+    priced = price(result, hardware, site, procurement, load=load, pricing=pricing)
     asked = [m for m in ("buy", "rent") if m in procurement.modes and not (own and m == "rent")]
     modes = [m for m in asked if priced is not None and m in priced.costs]
-    if not modes:
-        modes = [None]
+    # Unpriced, the option keeps the mode it is asked for (buying first): a missing price
+    # never removes the option, nor its procurement mode.
+    unpriced = not modes
+    if unpriced:
+        modes = asked[:1] or [None]
     options = []
     for mode in modes:
         shown = OWN_MODE if own and mode in ("buy", None) else mode
-        cost = priced.costs.get(mode) if priced is not None and mode else None
+        cost = priced.costs.get(mode) if priced is not None and mode and not unpriced else None
         reasons, codes = _reasons(
             result,
             hardware,
@@ -746,8 +773,8 @@ def site_options(
                 sizing=result,
                 compliance=report,
                 economics=priced,
-                mode=shown if cost is not None else (OWN_MODE if own else None),
-                cost_cny=_net(priced, mode),
+                mode=shown,
+                cost_cny=None if unpriced else _net(priced, mode),
                 reasons=reasons,
                 reason_codes=codes,
             )
@@ -771,9 +798,14 @@ def _reasons(result, hardware, report, procurement, cash_out, extra) -> tuple[tu
     return tuple(m for _, m in coded), tuple(c for c, _ in coded)
 
 
+def _standing(option: Option) -> int:
+    """0: qualifies (priced), 1: meets the requirements but unpriced, 2: does not qualify."""
+    return 0 if option.qualifies else (1 if option.unpriced else 2)
+
+
 def _recommended_key(option: Option):
     return (
-        not option.qualifies,
+        _standing(option),
         option.cost_cny if option.cost_cny is not None else Decimal("Infinity"),
         option.time_to_train_hours if option.time_to_train_hours is not None else math.inf,
         option.key,

@@ -13,6 +13,7 @@ from advisor.management.cli import (
     pad,
     read_json_or_fail,
 )
+from advisor.presentation.compared import comparison_text
 from advisor.presentation.labels import MODE_LABELS as MODE
 from advisor.presentation.labels import VERDICT_LABELS as VERDICT
 from advisor.presentation.labels import label as words
@@ -53,16 +54,20 @@ class Command(BaseCommand):
         with translation.override(options["language"]):
             if options["format"] in JSON_FORMATS:
                 version = JSON_FORMATS[options["format"]]
-                self.stdout.write(recommendation_text(run, render_text, version))
+                self.stdout.write(
+                    recommendation_text(run, render_text, version, compared=comparison_text)
+                )
             else:
                 options_shown = run.recommendation.options
                 if not options["all"]:
                     qualifying = {o.key for o in run.recommendation.rankings["recommended"]}
                     options_shown = [o for o in options_shown if o.key in qualifying]
-                self.stdout.write(render_table(options_shown))
+                self.stdout.write(render_table(options_shown, run.recommendation))
 
 
-def render_table(options: list[Option]) -> str:
+def render_table(options: list[Option], recommendation=None) -> str:
+    """The options as a table: each qualifying option's rank, "unpriced" for an option that
+    meets the requirements without a price, "-" for one that does not qualify."""
     header = [
         gettext("Rank"),
         gettext("Hardware"),
@@ -74,10 +79,16 @@ def render_table(options: list[Option]) -> str:
         gettext("Verdict"),
     ]
     rows = [header]
-    for rank, o in enumerate(options, start=1):
+    ranks = {}
+    if recommendation is not None:
+        ranks = {o.key: i for i, o in enumerate(recommendation.rankings["recommended"], start=1)}
+    for index, o in enumerate(options, start=1):
+        rank = str(ranks[o.key]) if o.key in ranks else str(index)
+        if recommendation is not None and o.key not in ranks:
+            rank = gettext("unpriced") if o.unpriced else "-"
         rows.append(
             [
-                str(rank),
+                rank,
                 f"{o.sizing.layout.gpus} x {o.hardware.accelerator.key} ({o.hardware.server.key})",
                 local_name(o.place),
                 f"{o.sizing.memory.total:,.1f}/{o.sizing.capacity_gib:,.1f}",
@@ -93,4 +104,6 @@ def render_table(options: list[Option]) -> str:
     lines = ["  ".join(pad(cell, widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
     if len(rows) == 1:
         lines.append(gettext("No option qualifies; run with --all to see why."))
+    if recommendation is not None:
+        lines.append(comparison_text(recommendation))
     return "\n".join(lines)

@@ -47,6 +47,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--option", type=int, default=1, help="rank among qualifying options (default 1)"
         )
+        parser.add_argument(
+            "--reason",
+            default="",
+            help="why this option rather than rank 1: required for --option other than 1, "
+            "printed in the memo",
+        )
         parser.add_argument("--language", choices=("zh-hans", "en"), default="zh-hans")
         parser.add_argument("--output", required=True, type=Path, help="where to write the PDF")
 
@@ -61,9 +67,18 @@ class Command(BaseCommand):
         if not 1 <= options["option"] <= len(qualifying):
             raise bad_input(f"option: choose 1..{len(qualifying)} (qualifying options)")
         key = qualifying[options["option"] - 1].key
+        reason = options["reason"].strip()
+        if options["option"] != 1 and not reason:
+            raise bad_input("reason: required for an option other than rank 1 (say why)")
+        if len(reason) > services.REASON_MAX_LENGTH:
+            raise bad_input(f"reason: at most {services.REASON_MAX_LENGTH} characters")
         with transaction.atomic():
             brief = services.issue_brief(
-                user=user, document=document, option_key=key, language=options["language"]
+                user=user,
+                document=document,
+                option_key=key,
+                language=options["language"],
+                reason=reason,
             )
         brief.refresh_from_db()
         if brief.status == BriefStatus.GENERATING:  # a queued worker backend
