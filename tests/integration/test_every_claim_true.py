@@ -24,8 +24,9 @@ from advisor.brief.models import Brief
 from advisor.brief.render import render_html
 from advisor.brief.snapshot import CHEAPER_LISTED, brief_snapshot
 from advisor.domain.recommend.risks import figure_risks, memory_risk
-from advisor.management.commands.recommend import recommendation_json
+from advisor.presentation.compared import comparison_text
 from advisor.presentation.text import render_text
+from advisor.recommendation.output import recommendation_document
 from advisor.recommendation.run import run_recommendation
 from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
@@ -55,6 +56,10 @@ def one_line(text: str) -> str:
 
 
 # --- 1. Priced and unpriced are different answers ----------------------------------------------
+
+
+def recommendation_json(run) -> dict:
+    return recommendation_document(run, render_text, compared=comparison_text)
 
 
 def test_recommend_all_counts_no_unpriced_option_as_qualifying():

@@ -89,13 +89,19 @@ def _iso(day: date) -> str:
 
 
 def demand_charge_risks(option: Option, recommendation: Recommendation) -> list[Message]:
-    """One line for the other sites whose difference to this one rests partly on a demand
-    charge that only one of the two sites' figures includes (the other's is not recorded, so
-    it counts 0): how many, the first three by name and the largest such part."""
+    """One line for the other sites whose difference to this one lacks a demand charge that
+    only one of the two sites' figures includes (the other's is not recorded): how many, the
+    first three by name and the largest such part."""
     found = []
     for row in same_server_by_site(recommendation.options, option):
         difference = row.difference
-        part = difference.parts_cny.get("demand_charge") if difference else None
+        if difference is None:
+            continue
+        # A demand charge only one site records is left out of the stated difference
+        # (decision 0105): the difference is then short of a part nobody can yet price.
+        part = difference.left_out_cny.get("demand_charge") or difference.parts_cny.get(
+            "demand_charge"
+        )
         if not part:
             continue
         other = next(o for o in recommendation.options if o.key == row.option_key)
@@ -111,9 +117,9 @@ def demand_charge_risks(option: Option, recommendation: Recommendation) -> list[
     return [
         Message(
             N_(
-                "Sites: the difference to {count} other site(s) ({sites}) includes up to "
+                "Sites: the difference to {count} other site(s) ({sites}) leaves out up to "
                 "{part:,.0f} CNY of demand charge that only one side's figures have; the "
-                "other's is not recorded, so that difference is not yet reliable."
+                "other's is not recorded, so the true difference is not yet known."
             ),
             {
                 "count": len(rows),
