@@ -89,7 +89,7 @@ def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool)
     rows, hidden = presenters.folded(rows, show_all or ranking == presenters.ALL_OPTIONS)
     rankings = [(key, label) for key, label in RANKING_LABELS.items()]
     rankings.append((presenters.ALL_OPTIONS, _("All options, including those that do not qualify")))
-    decision = decide(run.recommendation)
+    decision = decide(run.recommendation, prefer_domestic=run.procurement.prefer_domestic)
     recommended = decision.recommended
     return {
         "assessment": assessment,

@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from advisor.demo_scenarios import PROCUREMENT
 from advisor.recommendation.run import run_recommendation
 from advisor.results import presenters
 from advisor.roles import PROCUREMENT_STAFF
@@ -167,3 +168,21 @@ def test_nothing_qualifying_names_the_blocking_requirement_and_offers_questionna
     assert len(names) == len(rows) and all(n.endswith(".xlsx") for n in names)
     again = page(client, "questionnaire:bulk", dead_end.pk)
     assert all(sent is not None for _option, sent in again.context["rows"])
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_domestic_preferred_is_named_in_the_decision(client, buyer, language):
+    assessment = finished_assessment(buyer, procurement={**PROCUREMENT, "domestic": "preferred"})
+    response = page(client, "results:list", assessment.pk, language=language)
+    decision = response.context["decision"]
+    assert decision.prefer_domestic and decision.best_domestic is not None
+    assert decision.best_domestic.hardware.domestic
+    html = " ".join(response.content.decode().split())
+    paragraph = html.split('id="domestic-preference">')[1].split("</p>")[0]
+    words = {"en": "Domestic accelerators preferred", "zh-hans": "优先国产加速卡"}[language]
+    assert words in paragraph
+    if decision.best_domestic.key != decision.recommended.key:
+        assert decision.best_domestic.key in paragraph  # its link
+        assert str(decision.domestic_rank) in paragraph
+    plain = finished_assessment(buyer, procurement={**PROCUREMENT, "domestic": ""})
+    assert 'id="domestic-preference"' not in page(client, "results:list", plain.pk).content.decode()

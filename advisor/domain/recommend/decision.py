@@ -107,9 +107,15 @@ class Decision:
     considered: int
     unknown_vetoes: int  # veto checks of the recommended option that await the vendor
     unknown_checks: int  # every check of the recommended option that awaits the vendor
+    # Domestic accelerators preferred (not required): the best qualifying domestic option,
+    # which may be the recommended one, and what it costs more than it (decision 0101).
+    prefer_domestic: bool = False
+    best_domestic: Option | None = None
+    domestic_rank: int | None = None  # its rank among qualifying options
+    domestic_difference_cny: Decimal | None = None
 
 
-def decide(recommendation: Recommendation) -> Decision:
+def decide(recommendation: Recommendation, *, prefer_domestic: bool = False) -> Decision:
     qualifying = recommendation.rankings["recommended"]
     best = qualifying[0] if qualifying else None
     runner = None
@@ -120,6 +126,15 @@ def decide(recommendation: Recommendation) -> Decision:
     if best is not None and runner is not None and None not in (best.cost_cny, runner.cost_cny):
         difference = runner.cost_cny - best.cost_cny
     report = best.compliance if best is not None else None
+    domestic_rank = (
+        next((i for i, o in enumerate(qualifying, 1) if o.hardware.domestic), None)
+        if prefer_domestic
+        else None
+    )
+    domestic = qualifying[domestic_rank - 1] if domestic_rank else None
+    domestic_difference = None
+    if domestic is not None and None not in (best.cost_cny, domestic.cost_cny):
+        domestic_difference = domestic.cost_cny - best.cost_cny
     return Decision(
         recommended=best,
         runner_up=runner,
@@ -128,6 +143,10 @@ def decide(recommendation: Recommendation) -> Decision:
         considered=len(recommendation.options),
         unknown_vetoes=len(report.unknown_blockers) if report else 0,
         unknown_checks=report.counts["unknown"] if report else 0,
+        prefer_domestic=prefer_domestic,
+        best_domestic=domestic,
+        domestic_rank=domestic_rank,
+        domestic_difference_cny=domestic_difference,
     )
 
 

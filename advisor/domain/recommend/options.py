@@ -175,6 +175,9 @@ class Procurement:
     include_accelerators: tuple[str, ...] = ()  # accelerator keys; empty: every accelerator
     exclude_accelerators: tuple[str, ...] = ()
     domestic_only: bool = False
+    # Domestic accelerators preferred, not required: among options equal in qualifying and
+    # cost, a domestic one ranks first (decision 0101).
+    prefer_domestic: bool = False
     required_rules: tuple[str, ...] = ()  # rule ids that must pass, e.g. "VENDOR-MLPS"
     assumptions: Assumptions = Assumptions()
     buyer: BuyerRequirement = BuyerRequirement()
@@ -783,8 +786,25 @@ def _time_key(option: Option):
     return (hours if hours is not None else math.inf, *_recommended_key(option)[1:])
 
 
+def _domestic_first(ordered: list[Option]) -> list[Option]:
+    """``ordered`` with, among neighbours equal in qualifying and cost, domestic accelerators
+    first (each group's order otherwise kept)."""
+    out: list[Option] = []
+    group: list[Option] = []
+    for option in ordered:
+        if group and (option.qualifies, option.cost_cny) != (group[0].qualifies, group[0].cost_cny):
+            out.extend(sorted(group, key=lambda o: not o.hardware.domestic))
+            group = []
+        group.append(option)
+    out.extend(sorted(group, key=lambda o: not o.hardware.domestic))
+    return out
+
+
 def rank(options: list[Option], procurement: Procurement) -> Recommendation:
-    ordered = tuple(sorted(options, key=_recommended_key))
+    ordered = sorted(options, key=_recommended_key)
+    if procurement.prefer_domestic:
+        ordered = _domestic_first(ordered)
+    ordered = tuple(ordered)
     qualifying = [o for o in ordered if o.qualifies]
     return Recommendation(
         options=ordered,

@@ -74,6 +74,7 @@ def procurement_from(section: dict | None, today: date) -> Procurement:
         include_accelerators=tuple(section.get("preferred_accelerators") or ()),
         exclude_accelerators=tuple(section.get("excluded_accelerators") or ()),
         domestic_only=bool(section.get("domestic_only")),
+        prefer_domestic=bool(section.get("prefer_domestic")) and not section.get("domestic_only"),
         required_rules=tuple(
             QUALIFICATION_RULES[q]
             for q in section.get("qualifications") or ()
