@@ -20,7 +20,7 @@ from advisor.assessments.answers import DECLARED_KEY, assessment_document
 from advisor.domain.questionnaire.declared import merge, validate_declared
 from advisor.domain.recommend import Option, RecommendRun
 from advisor.questionnaire import xlsx
-from advisor.questionnaire.export import find_option, title
+from advisor.questionnaire.export import addressee, find_option, title
 from advisor.questionnaire.models import AnswerSheet, QuestionnaireRequest
 from advisor.questionnaire.xlsx import read_workbook
 from advisor.recommendation.questions import Change, changes, questions
@@ -91,13 +91,12 @@ MAX_VENDORS = 12
 
 
 def shortlisted(run: RecommendRun) -> list[Option]:
-    """One option per hosting vendor, the best ranked of each (no cloud, no own room): whose
-    questionnaire settles what blocks or qualifies that vendor's options."""
+    """One option per hosting vendor or cloud provider, the best ranked of each (no own room):
+    whose questionnaire settles what blocks or qualifies that vendor's options."""
     chosen: dict[str, Option] = {}
     for option in run.recommendation.options:
-        vendor = option.site.vendor
-        key = vendor.key or vendor.name
-        if option.is_cloud or option.is_own_room or not key or key in chosen:
+        key = vendor_key(option)
+        if option.is_own_room or not key or key in chosen:
             continue
         chosen[key] = option
     return list(chosen.values())[:MAX_VENDORS]
@@ -115,7 +114,7 @@ def questionnaires_sent(*, assessment, options: list[Option], counts: dict[str, 
             assessment=assessment,
             vendor_key=vendor_key(option)[:100],
             defaults={
-                "vendor_name": (option.site.vendor.name or vendor_key(option))[:200],
+                "vendor_name": (addressee(option) or vendor_key(option))[:200],
                 "option_key": option.key[:300],
                 "questions": counts.get(option.key, 0),
                 "sent_at": now,

@@ -15,7 +15,13 @@ from advisor.domain.economics.inputs import (
     LEVEL_ZONE,
 )
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
-from advisor.domain.recommend.decision import Choice, blocking_requirements, fold, shortlist
+from advisor.domain.recommend.decision import (
+    Choice,
+    blocking_requirements,
+    combined_requirements,
+    fold,
+    shortlist,
+)
 from advisor.domain.recommend.options import price_notes
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.presentation.charts import Series, line_chart, memory_segments, stacked_bar
@@ -128,6 +134,14 @@ def blockers(recommendation: Recommendation, limit: int = 3) -> list:
     if recommendation.rankings["recommended"]:
         return []
     return blocking_requirements(recommendation.options)[:limit]
+
+
+def combined(recommendation: Recommendation):
+    """When nothing qualifies: the buyer's requirements that, lifted together, let the most
+    options through (advisor.domain.recommend.decision.combined_requirements), or None."""
+    if recommendation.rankings["recommended"]:
+        return None
+    return combined_requirements(recommendation.options)
 
 
 def vendors_to_ask(options, limit: int = 12) -> list:

@@ -107,13 +107,11 @@ def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool)
         "decision": decision,
         "open_items": open_items(run, recommended) if recommended else None,
         "blockers": presenters.blockers(run.recommendation),
+        "combined": presenters.combined(run.recommendation),
         "placeholders": presenters.placeholders(run.recommendation.options),
-        # The shortlist's vendors; when nothing qualifies, every option's (whose answers
-        # could let them through).
-        "vendors_to_ask": presenters.vendors_to_ask(
-            [r.option for r in rows if not r.option.is_cloud]
-            or [o for o in run.recommendation.options if not o.is_cloud]
-        ),
+        # The vendors and cloud providers of every option, as the questionnaires page lists
+        # them (whose answers could let their options through), whatever the tab.
+        "vendors_to_ask": presenters.vendors_to_ask(run.recommendation.options),
     }
 
 

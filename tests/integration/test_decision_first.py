@@ -153,6 +153,13 @@ def test_nothing_qualifying_names_the_blocking_requirement_and_offers_questionna
     assert 'id="blocking-requirements"' in html
     blockers = response.context["blockers"]
     assert blockers and all(b.removes > 0 for b in blockers)
+    # Issue 51: the combined answer first (which requirements together, how many come back),
+    # then the requirements one by one.
+    combined = response.context["combined"]
+    assert combined is not None and len(combined.codes) >= 2 and combined.would_qualify > 0
+    flat = " ".join(html.split())
+    assert flat.index('id="combined-requirements"') < flat.index('id="blocking-requirements"')
+    assert f"these requirements let {combined.would_qualify} options qualify" in flat
     assert any("removes" in line for line in html.split("<li>")[1:])
     bulk = reverse("questionnaire:bulk", args=(dead_end.pk,))
     assert bulk in html
@@ -162,6 +169,10 @@ def test_nothing_qualifying_names_the_blocking_requirement_and_offers_questionna
     tracker = page(client, "questionnaire:bulk", dead_end.pk)
     rows = tracker.context["rows"]
     assert rows and all(sent is None for _option, sent in rows)
+    # Cloud providers are asked too (issue 51): the requirements remove their offers as well.
+    clouds = [option for option, _sent in rows if option.is_cloud]
+    assert clouds and all(option.cloud.provider in tracker.content.decode() for option in clouds)
+    assert len(response.context["vendors_to_ask"]) == len(rows)
     archive = client.get(bulk, {"download": "1"})
     assert archive.status_code == 200 and archive["Content-Type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()

@@ -8,7 +8,8 @@
 - :func:`decide` names the recommended option, the runner-up in another procurement mode and
   the difference, and counts the open veto checks.
 - :func:`blocking_requirements` says, when nothing qualifies, which of the buyer's requirements
-  removes how many options and how many would qualify without it.
+  removes how many options and how many would qualify without it; :func:`combined_requirements`
+  which of them, lifted together (dropped, or confirmed by the vendors), let how many through.
 
 Pure Python: values and codes, worded by the presentation.
 """
@@ -178,3 +179,45 @@ def blocking_requirements(options) -> list[Blocker]:
             alone[next(iter(codes))] += 1
     blockers = [Blocker(code, removes[code], alone[code]) for code in removes]
     return sorted(blockers, key=lambda b: (-b.would_qualify, -b.removes, b.code))
+
+
+# Reason codes of what the buyer asked (a qualification, the budget, the deadline, the
+# accelerators): the requirements a buyer can drop, or have the vendors confirm.
+BUYER_REQUIREMENTS = ("budget", "deadline", "domestic", "preferred", "excluded")
+
+
+def _buyers(code: str) -> bool:
+    return code.startswith("required:") or code in BUYER_REQUIREMENTS
+
+
+@dataclass(frozen=True)
+class Combined:
+    """Requirements of the buyer that only together keep options out: lifted together
+    (dropped, or confirmed by the vendors), ``would_qualify`` options qualify."""
+
+    codes: tuple[str, ...]  # most limiting first
+    would_qualify: int
+
+
+def combined_requirements(options) -> Combined | None:
+    """When no requirement alone lets an option through, the fewest of the buyer's
+    requirements that together do (none: nothing the buyer asked keeps them all out, or one
+    requirement alone already does it, which :func:`blocking_requirements` says)."""
+    blockers = blocking_requirements(options)
+    order = [b.code for b in blockers if _buyers(b.code)]
+    if len(order) < 2:
+        return None
+
+    def through(codes: set[str]) -> int:
+        return sum(1 for o in options if o.reason_codes and set(o.reason_codes) <= codes)
+
+    chosen = set(order)
+    total = through(chosen)
+    if total == 0:
+        return None
+    for code in reversed(order):  # the least limiting first: keep what the count needs
+        if through(chosen - {code}) == total:
+            chosen.discard(code)
+    if len(chosen) < 2:
+        return None
+    return Combined(tuple(c for c in order if c in chosen), total)

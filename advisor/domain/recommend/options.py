@@ -114,6 +114,7 @@ class CloudCandidate:
     region_zh: str | None = None
     vendor: VendorFacts = VendorFacts()  # the provider's certificates, when catalogued
     instance_gpus: tuple[int, ...] = ()  # sizes sold (GPUs per instance); empty: whole servers
+    buyer: BuyerRequirement | None = None  # the instance image's software, when declared
 
 
 @dataclass(frozen=True)
@@ -968,7 +969,7 @@ def build_cloud_option(
         accelerator=hardware.accelerator,
         availability=hardware.availability,
         vendor=site.vendor,
-        buyer=procurement.buyer,
+        buyer=cloud.buyer or procurement.buyer,
         cloud=CloudFacts(cloud.provider, cloud.region, cloud.mainland_china),
     )
     report = with_required(evaluate(facts, params, rules=CLOUD_RULES, shared=shared), procurement)

@@ -24,11 +24,10 @@ MODE_CHOICES = [
     ("rent", _("Rent servers by the month")),
     ("cloud", _("Rent cloud GPUs by the hour")),
 ]
-# When the site step names the buyer's own room, buying means buying for it (and renting a
-# vendor's servers has no place there).
+# When the site step names the buyer's own room, buying means buying for it, and renting a
+# vendor's servers (which stay in the vendor's data center) is not a choice.
 OWN_ROOM_MODE_CHOICES = [
     ("buy", _("Buy servers for our own machine room")),
-    ("rent", _("Rent servers by the month (in a vendor's data center, not our room)")),
     ("cloud", _("Rent cloud GPUs by the hour")),
 ]
 DOMESTIC_CHOICES = [
@@ -164,6 +163,10 @@ class ProcurementStepForm(StepForm):
         super().__init__(*args, **kwargs)
         if (self.context.get("site") or {}).get("mode") == "own":
             self.fields["modes"].choices = OWN_ROOM_MODE_CHOICES
+            self.fields["modes"].initial = [value for value, _label in OWN_ROOM_MODE_CHOICES]
+            if not self.is_bound and self.initial.get("modes"):
+                own = [m for m in self.initial["modes"] if m != "rent"]
+                self.initial = {**self.initial, "modes": own}
         families = catalog.family_choices()
         self.fields["preferred_families"].choices = families
         self.fields["excluded_families"].choices = families
