@@ -25,7 +25,7 @@ from advisor.domain.recommend.decision import (
 from advisor.domain.recommend.options import price_notes
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.presentation.charts import Series, line_chart, memory_segments, stacked_bar
-from advisor.presentation.labels import MODE_LABELS, label
+from advisor.presentation.labels import MODE_LABELS, label, requirement
 from advisor.presentation.numbers import plain_number
 from advisor.presentation.text import local_name, render_text
 from advisor.presentation.words import gettext
@@ -142,6 +142,11 @@ def combined(recommendation: Recommendation):
     if recommendation.rankings["recommended"]:
         return None
     return combined_requirements(recommendation.options)
+
+
+def requirement_list(codes) -> str:
+    """Requirements named in a list the reader's language punctuates ("A; B" or "A；B")."""
+    return gettext("; ").join(requirement(code) for code in codes)
 
 
 def vendors_to_ask(options, limit: int = 12) -> list:

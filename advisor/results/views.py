@@ -107,7 +107,8 @@ def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool)
         "decision": decision,
         "open_items": open_items(run, recommended) if recommended else None,
         "blockers": presenters.blockers(run.recommendation),
-        "combined": presenters.combined(run.recommendation),
+        "combined": (combined := presenters.combined(run.recommendation)),
+        "combined_words": presenters.requirement_list(combined.codes) if combined else "",
         "placeholders": presenters.placeholders(run.recommendation.options),
         # The vendors and cloud providers of every option, as the questionnaires page lists
         # them (whose answers could let their options through), whatever the tab.

@@ -10,6 +10,7 @@ from django.test import override_settings
 
 from advisor.assessments.services import create_answered_assessment
 from advisor.demo_scenarios import answers
+from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_accessibility import review
 from tests.support.catalog import load_catalog
 
@@ -92,4 +93,49 @@ def test_modes_as_checkboxes_and_prefer_domestic(page, live_server, login, scree
     assert words["rent"] not in rows  # no rental among the options
     review(page, "results", found, None)
     screenshot(f"procurement-modes-results-{language}")
+    assert found == {}
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_nothing_qualifies_gives_the_combined_answer_and_asks_cloud_providers(
+    page, live_server, login, screenshot, language
+):
+    """ISO/IEC 27001 and MLPS level 3 required: nothing qualifies, no requirement alone lets
+    an option through; the page says first which requirements together bring back how many,
+    and the questionnaires page lists the cloud providers beside the hosting vendors."""
+    with override_settings(PRODUCTION=False, DEMO_PASSWORD=PASSWORD):
+        call_command("setup_demo")
+    load_catalog()
+    buyer = User.objects.get(username="buyer")
+    stored = answers()
+    stored["procurement"] = {
+        **stored["procurement"],
+        "qualifications": ["iso-27001", "mlps-3"],
+        "usage": "once",
+    }
+    draft = create_answered_assessment(owner=buyer, answers=stored, title="Dead end")
+    page.context.add_cookies(
+        [{"name": "django_language", "value": language, "url": live_server.url}]
+    )
+    login("buyer", PASSWORD)
+    page.wait_for_url(f"{live_server.url}/")
+    base = f"{live_server.url}/assessments/{draft.pk}/"
+    page.goto(f"{base}check/")
+    page.click(f"button:has-text('{WORDS[language]['confirm']}')")
+    page.wait_for_url(f"{base}results/")
+    combined = page.locator("#combined-requirements")
+    words = {"en": "these requirements let", "zh-hans": "同时取消这些要求"}[language]
+    assert words in combined.inner_text()
+    box = combined.bounding_box()
+    assert box["y"] < page.locator("#blocking-requirements").bounding_box()["y"]
+    found: dict = {}
+    review(page, "results with nothing qualifying", found, None)
+    page.locator("#decision").screenshot(path=str(ARTIFACTS / f"combined-{language}.png"))
+    page.click("#ask-vendors")
+    page.locator("#questionnaire-tracker").wait_for()
+    tracker = page.locator("#questionnaire-tracker").inner_text()
+    cloud = {"en": "(cloud)", "zh-hans": "（云）"}[language]
+    assert cloud in tracker
+    review(page, "questionnaires", found, None)
+    screenshot(f"questionnaire-tracker-{language}")
     assert found == {}

@@ -159,7 +159,7 @@ def test_nothing_qualifying_names_the_blocking_requirement_and_offers_questionna
     assert combined is not None and len(combined.codes) >= 2 and combined.would_qualify > 0
     flat = " ".join(html.split())
     assert flat.index('id="combined-requirements"') < flat.index('id="blocking-requirements"')
-    assert f"these requirements let {combined.would_qualify} options qualify" in flat
+    assert f"these requirements let {combined.would_qualify} options qualify: " in flat
     assert any("removes" in line for line in html.split("<li>")[1:])
     bulk = reverse("questionnaire:bulk", args=(dead_end.pk,))
     assert bulk in html
