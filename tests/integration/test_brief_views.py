@@ -239,12 +239,12 @@ def test_a_superseded_brief_is_verified_as_superseded(client, buyer, approver, i
     html = client.post(reverse("brief:verify"), {"pdf": upload()}, HTTP_ACCEPT_LANGUAGE="en")
     html = " ".join(html.content.decode().split())
     assert "on record, but superseded: it no longer holds" in html
-    assert f"Superseded since {since:%Y-%m-%d %H:%M}" in html
+    assert f"Superseded since {since:%Y-%m-%d %H:%M}:" in html
     assert "when issued and is now “not eligible”" in html, html[html.index("superseded:") :][:1500]
     chinese = client.post(
         reverse("brief:verify"), {"pdf": upload()}, HTTP_ACCEPT_LANGUAGE="zh-hans"
     )
-    assert f"{since:%Y-%m-%d %H:%M} 起已过时" in chinese.content.decode()
+    assert f"{since:%Y-%m-%d %H:%M} 起已过时：" in chinese.content.decode()
 
     answer = api.post("/api/verify", {"pdf": upload()}).json()
     assert answer["ok"] and answer["brief"] == issued.number
