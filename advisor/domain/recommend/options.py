@@ -902,7 +902,9 @@ def _cloud_site(cloud: CloudCandidate) -> SiteCandidate:
     """No data center: a cloud bills card-hours, so no site figure enters its price."""
     return SiteCandidate(
         data_center=DataCenterFacts(),
-        vendor=cloud.vendor if cloud.vendor.name else VendorFacts(name=cloud.provider),
+        vendor=cloud.vendor
+        if cloud.vendor.name or cloud.vendor.key
+        else VendorFacts(name=cloud.provider),
         zone=PolicyZoneFacts(),
         costs=Site(
             key=f"cloud:{cloud.key}",
