@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -17,6 +17,8 @@ from django.utils import timezone
 
 from advisor.assessments import services as assessment_services
 from advisor.assessments.answers import DECLARED_KEY, assessment_document
+from advisor.catalog.memo import catalog_reads
+from advisor.catalog.subjects import subjects_for
 from advisor.domain.questionnaire.declared import merge, validate_declared
 from advisor.domain.recommend import Option, RecommendRun
 from advisor.questionnaire import xlsx
@@ -70,6 +72,18 @@ class Effect:
 
     option: Option | None
     changes: list[Change]
+    # Who each answer is about, by subject key: the names the preview shows (not the keys).
+    names: dict = field(default_factory=dict)
+
+
+def subject_names(run: RecommendRun, option: Option | None) -> dict:
+    """``{subject key: name}`` of the option's subjects (data center, operator or cloud
+    provider, cloud offer, server, accelerator, offer)."""
+    if option is None:
+        return {}
+    with catalog_reads():
+        keys = subjects_for(option, run.declared).keys
+    return {key: name for key, name in keys.values()}
 
 
 def answer_sheet_effect(*, assessment, sheet: AnswerSheet, result, before: RecommendRun):
@@ -82,7 +96,9 @@ def answer_sheet_effect(*, assessment, sheet: AnswerSheet, result, before: Recom
     if option is None:
         return Effect(None, [])
     changed = find_option(after, option.key)
-    return Effect(option, changes(option, changed) if changed else [])
+    return Effect(
+        option, changes(option, changed) if changed else [], subject_names(before, option)
+    )
 
 
 # --- Questionnaires for the shortlisted vendors, and who has answered --------------------------
