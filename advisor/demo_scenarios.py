@@ -88,12 +88,12 @@ TRAINING = {
     "flash_attention": "yes",
 }
 PROCUREMENT = {
-    "mode": "any",
+    "modes": ["buy", "rent", "cloud"],
     "budget_cny": None,
     "qualifications": [],
     "preferred_families": [],
     "excluded_families": [],
-    "domestic_only": False,
+    "domestic": "",
     "usage": "programme",
     "runs_per_year": 12,
     "years": 3,
@@ -118,7 +118,7 @@ STEP_VALUES = {
     },
     "site": {"mode": "compare", "compare": list(COMPARED_SITES)},
     "procurement": {
-        "mode": "any",
+        "modes": ["buy", "rent", "cloud"],
         "usage": "programme",
         "runs_per_year": "12",
         "years": "3",

@@ -216,6 +216,12 @@ class ApprovalOut(Schema):
     approver: str | None = Field(description="the approver on record (user name)")
 
 
+class Superseded(Schema):
+    since: datetime | None = Field(description="when the result that supersedes it was computed")
+    verdict_when_issued: str | None
+    verdict_now: str | None = Field(description="None when the option is gone")
+
+
 class VerificationOut(Schema):
     ok: bool = Field(description="intact, trusted and exactly a brief on record")
     sha256: str
@@ -230,6 +236,11 @@ class VerificationOut(Schema):
     )
     approval: ApprovalOut | None = Field(
         default=None, description="the approval signature, when the PDF carries one"
+    )
+    superseded: Superseded | None = Field(
+        None,
+        description="set when the brief on record no longer holds: its option's verdict "
+        "changed after issue, or the option is no longer among the assessment's options",
     )
 
 
@@ -302,6 +313,18 @@ def verification_out(verification) -> dict:
         "brief": _number(verification.brief),
         "stripped_from": _number(verification.stripped_from),
         "superseded_draft_of": _number(verification.superseded_draft_of),
+        "superseded": _superseded(verification),
+    }
+
+
+def _superseded(verification) -> dict | None:
+    if not verification.superseded:
+        return None
+    standing = verification.standing
+    return {
+        "since": standing.since,
+        "verdict_when_issued": standing.then_verdict,
+        "verdict_now": standing.now_verdict,
     }
 
 

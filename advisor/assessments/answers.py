@@ -214,12 +214,31 @@ def _accelerators(family_keys) -> list[str]:
     return keys
 
 
+DOMESTIC_CHOICES = ("", "preferred", "required")  # no preference, a tie-break, a filter
+
+
+def current_procurement(procurement: dict) -> dict:
+    """The procurement step's answers with those saved before the modes became several choices
+    and domestic accelerators could be preferred: one ``mode`` (``any`` for every mode) reads
+    as ``modes``, ``domestic_only`` as ``domestic`` ("required" or no preference)."""
+    current = dict(procurement)
+    if "modes" not in current:
+        mode = current.get("mode") or "any"
+        current["modes"] = list(PROCUREMENT_MODES) if mode == "any" else [mode]
+    current.pop("mode", None)
+    if "domestic" not in current:
+        current["domestic"] = "required" if current.get("domestic_only") else ""
+    current.pop("domestic_only", None)
+    return current
+
+
 def procurement_section(procurement: dict | None, training: dict | None = None) -> dict | None:
     if not procurement:
         return None
-    mode = procurement.get("mode") or "any"
+    procurement = current_procurement(procurement)
+    modes = [m for m in PROCUREMENT_MODES if m in (procurement.get("modes") or ())]
     return {
-        "modes": list(PROCUREMENT_MODES) if mode == "any" else [mode],
+        "modes": modes or list(PROCUREMENT_MODES),
         "budget_cny": procurement.get("budget_cny"),
         "qualifications": list(procurement.get("qualifications") or []),
         "preferred_accelerators": _accelerators(procurement.get("preferred_families")),
@@ -231,7 +250,8 @@ def procurement_section(procurement: dict | None, training: dict | None = None) 
                 ]
             )
         ),
-        "domestic_only": bool(procurement.get("domestic_only")),
+        "domestic_only": procurement.get("domestic") == "required",
+        "prefer_domestic": procurement.get("domestic") == "preferred",
         **usage_answers(procurement),
         "rent_min_months": procurement.get("rent_min_months"),
         "resale_pct": procurement.get("resale_pct"),

@@ -8,9 +8,10 @@ verdict afterwards. Its page and the approvals queue then mark it "superseded â€
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from advisor.brief.models import Brief, open_vetoes
-from advisor.recommendation.services import latest_option
+from advisor.recommendation.services import latest_option_at
 
 
 @dataclass(frozen=True)
@@ -21,16 +22,27 @@ class Glance:
     open_vetoes: list[dict]
     superseded: bool  # the option's verdict or cost changed since issue, or it is gone
     now_verdict: str | None  # the verdict the option has now
+    since: datetime | None = None  # when the result that supersedes it was computed
+
+    @property
+    def then_verdict(self) -> str | None:
+        """The option's verdict when the brief was issued."""
+        return (self.chosen.get("compliance") or {}).get("verdict")
 
 
 def glance(brief: Brief) -> Glance:
     options = (brief.snapshot or {}).get("options") or [{}]
     chosen = options[0]
     memo = (brief.snapshot or {}).get("memo") or {}
-    current = latest_option(brief.assessment_id, chosen.get("key", "")) if chosen else None
+    current, computed_at = (
+        latest_option_at(brief.assessment_id, chosen.get("key", "")) if chosen else (None, None)
+    )
     then = (chosen.get("compliance") or {}).get("verdict")
     now = str(current.compliance.verdict) if current is not None else None
     superseded = (
         brief.assessment_id is not None and bool(chosen) and (current is None or now != then)
     )
-    return Glance(brief, chosen, memo.get("cost"), open_vetoes(brief.snapshot), superseded, now)
+    since = computed_at if superseded else None
+    return Glance(
+        brief, chosen, memo.get("cost"), open_vetoes(brief.snapshot), superseded, now, since
+    )

@@ -13,7 +13,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,10 +21,11 @@ import qrcode
 import qrcode.image.svg
 from django.core.exceptions import FieldDoesNotExist
 from django.template.loader import render_to_string
-from django.utils import translation
+from django.utils import formats, translation
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy
 
+from advisor.domain.economics.money import format_cny
 from advisor.domain.recommend import OWN_ROOM_KEY
 from advisor.presentation.charts import (
     Segment,
@@ -253,11 +254,57 @@ def budget_check(snapshot: dict) -> dict | None:
     return {"within": cash <= limit, "margin": abs(limit - cash)}
 
 
+def entered(snapshot: dict, key: str):
+    """An answer as the buyer entered it (the wizard's steps, or the scenario document the
+    assessment was created from), or None."""
+    inputs = snapshot.get("inputs") or {}
+    document = inputs.get("document") if isinstance(inputs.get("document"), dict) else {}
+    for section in (
+        inputs.get("procurement"),
+        inputs.get("training"),
+        document.get("procurement"),
+    ):
+        if isinstance(section, dict) and section.get(key) not in (None, ""):
+            return section[key]
+    return None
+
+
+def _day(value) -> date | None:
+    try:
+        return date.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
+
+
+def _amount(value) -> str:
+    """A budget as entered: whole yuan without decimals, fen kept when given."""
+    try:
+        number = Decimal(str(value))
+    except ArithmeticError:
+        return str(value)
+    places = 0 if number == number.to_integral_value() else 2
+    return format_cny(number, places, translate=gettext)
+
+
+def vendors_recorded(snapshot: dict) -> bool:
+    """Whether the vendor comparison (section 5) holds anything the catalog records: a table
+    of "not recorded" in every cell says nothing, so the brief says so in one sentence."""
+    for row in (snapshot.get("vendor_comparison") or {}).get("rows") or ():
+        for cell in row.get("cells") or ():
+            if cell.get("status") not in (None, "unknown"):
+                return True
+            if any(
+                (line or {}).get("template") != "Not recorded" for line in cell.get("lines") or ()
+            ):
+                return True
+    return False
+
+
 def procurement_rows(snapshot: dict) -> list[tuple[str, str]]:
     """What the buyer asked of the procurement, as labelled rows (Appendix A)."""
     section = snapshot.get("procurement") or {}
     assumptions = section.get("assumptions") or {}
-    modes = ", ".join(label(MODE_LABELS, m) for m in section.get("modes") or ())
+    modes = gettext(", ").join(label(MODE_LABELS, m) for m in section.get("modes") or ())
     rows = [
         (gettext("Procurement modes considered"), modes),
         (gettext("Use"), label(USAGE_LABELS, assumptions.get("usage"))),
@@ -269,21 +316,24 @@ def procurement_rows(snapshot: dict) -> list[tuple[str, str]]:
     if assumptions.get("usage") == "programme":
         rows.append((gettext("Horizon (years)"), str(assumptions.get("horizon_years"))))
     rows.append((gettext("Shortest rental term (months)"), str(assumptions.get("rent_min_months"))))
-    budget = section.get("budget_cny")
-    rows.append((gettext("Budget (CNY)"), str(budget) if budget else gettext("none stated")))
-    deadline = section.get("deadline_hours")
+    budget = entered(snapshot, "budget_cny")
+    if budget in (None, ""):
+        budget = section.get("budget_cny")
+    rows.append((gettext("Budget"), _amount(budget) if budget else gettext("none stated")))
+    deadline = _day(entered(snapshot, "deadline"))
     rows.append(
         (
-            gettext("Deadline (hours from the assessment date)"),
-            str(round(float(deadline))) if deadline else gettext("none stated"),
+            gettext("Deadline: training finished by"),
+            formats.date_format(deadline, "DATE_FORMAT") if deadline else gettext("none stated"),
         )
     )
-    rows.append(
-        (
-            gettext("Domestic accelerators only"),
-            gettext("yes") if section.get("domestic_only") else gettext("no"),
-        )
-    )
+    if section.get("domestic_only"):
+        domestic = gettext("required (domestic accelerators only)")
+    elif section.get("prefer_domestic"):
+        domestic = gettext("preferred (breaks ties between equal options)")
+    else:
+        domestic = gettext("no preference")
+    rows.append((gettext("Domestic accelerators"), domestic))
     required = section.get("required_rules") or []
     rows.append(
         (
@@ -351,10 +401,13 @@ def field_value(model, name: str, value) -> tuple[str, str]:
         labels = {str(k): str(v) for k, v in field.flatchoices}
         codes = value if isinstance(value, list) else str(value).split(",")
         return ", ".join(labels.get(str(c).strip(), str(c).strip()) for c in codes), FIGURE
+    if isinstance(value, dict) and "name" in value:  # a record it points to, by its names
+        return local_name(value), FIGURE
     if name == "key" or (field is not None and (field.is_relation or name.endswith("_key"))):
         return plain_value(value), CODE
-    if isinstance(value, str) and name.endswith("_figures"):
-        return value, CODE
+    if isinstance(value, str) and name.endswith("_figures"):  # a list of the record's fields
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        return gettext(", ").join(field_name(model, n) for n in names), FIGURE
     if isinstance(value, str) and not re.fullmatch(r"[\d.,:+\-\s%]*", value):
         return value, QUOTE  # recorded text (a note, a region, a province), as the catalog has it
     return plain_value(value), FIGURE
@@ -464,6 +517,13 @@ def render_html(snapshot: dict, meta: BriefMeta) -> str:
             "fingerprint": fingerprint,
             "procurement_rows": procurement_rows(snapshot),
             "catalog_rows": catalog_rows(snapshot),
+            "vendors_recorded": vendors_recorded(snapshot),
+            "vendor_names": gettext(", ").join(
+                local_name(v)
+                for v in (snapshot.get("vendor_comparison") or {}).get("vendors") or ()
+                if local_name(v) not in ("", "—")
+            )
+            or "—",
             "budget": budget_check(snapshot),
             "memory_rows": [
                 (key, label(MEMORY_COMPONENT_LABELS, key))

@@ -23,6 +23,7 @@ from django.conf import settings
 
 from advisor.brief import sandbox
 from advisor.brief.credentials import names_account
+from advisor.brief.lifecycle import Glance, glance
 from advisor.brief.models import Brief
 from advisor.brief.signing import APPROVAL_FIELD
 from advisor.brief.verify import (
@@ -70,6 +71,13 @@ class Verification:
     brief: Brief | None  # the brief whose current signed PDF this is, byte for byte
     stripped_from: Brief | None  # the brief whose unsigned rendering this is (signature removed)
     superseded_draft_of: Brief | None = None  # the signed draft of a brief since approved
+    # What the brief on record says now: superseded (since when, why) when its option's verdict
+    # changed after issue or the option is gone (advisor.brief.lifecycle)
+    standing: Glance | None = None
+
+    @property
+    def superseded(self) -> bool:
+        return self.standing is not None and self.standing.superseded
 
     @property
     def on_record(self) -> bool:
@@ -335,4 +343,5 @@ def verify_upload(
         stripped_from = Brief.objects.filter(unsigned_sha256=digest).first()
     if brief is None:
         draft_of = Brief.objects.filter(draft_sha256=digest).exclude(sha256=digest).first()
-    return Verification(report, brief, stripped_from, draft_of)
+    standing = glance(brief) if brief is not None else None
+    return Verification(report, brief, stripped_from, draft_of, standing)

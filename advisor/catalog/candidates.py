@@ -9,6 +9,7 @@ Read-only.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import replace
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -82,7 +83,9 @@ def hardware_candidates(
                 buyer=declared_selectors.buyer_requirement(
                     accelerator.software_stack, declared.get(catalog_row.key)
                 ),
-                clouds=cloud_candidates(catalog_row, (price_overrides or {}).get(catalog_row.key))
+                clouds=cloud_candidates(
+                    catalog_row, (price_overrides or {}).get(catalog_row.key), declared
+                )
                 if with_cloud
                 else (),
             )
@@ -97,28 +100,57 @@ def _instance_sizes(offer: Offer) -> tuple[int, ...]:
         return ()
 
 
-def cloud_candidates(model: ServerModel, overrides: dict | None = None) -> tuple:
+def cloud_provider_key(offer: Offer) -> str:
+    """Whose certificates a cloud offer's provider declares: its vendor record's key, else a
+    key made from the provider's name (offers of one provider share it), else the offer's."""
+    if offer.vendor_id is not None:
+        return offer.vendor.key
+    words = re.sub(r"[^a-z0-9]+", "-", (offer.provider or offer.seller_name or "").lower())
+    return f"cloud-{words.strip('-')}"[:100] if words.strip("-") else offer.key
+
+
+def cloud_candidates(
+    model: ServerModel, overrides: dict | None = None, declared: dict | None = None
+) -> tuple:
     """The CNY cloud offers of ``model``, each a candidate of its own (provider, region,
-    instance sizes); the buyer's own GPU-hour price replaces the catalog's."""
+    instance sizes); the buyer's own GPU-hour price replaces the catalog's. ``declared``
+    (``{subject key: {fact: DeclaredFact}}``) lays what the provider declared over the
+    catalog: its certificates (by :func:`cloud_provider_key`), and the offer's region, its
+    being in mainland China and its image's software (by the offer's key)."""
+    declared = declared or {}
     given = _given(overrides, ("cloud_cny_per_gpu_hour",)).get("cloud_cny_per_gpu_hour")
     offers = [o for o in economics_selectors.offers_of(model) if o.kind == choices.OfferKind.CLOUD]
     candidates = []
     for offer in sorted(offers, key=lambda o: o.key):
         vendor = offer.vendor
+        provider = offer.provider or offer.seller_name or (vendor.name if vendor else "")
+        provider_key = cloud_provider_key(offer)
+        if vendor is not None:
+            vendor_facts = declared_selectors.vendor_facts(vendor, declared.get(provider_key))
+        else:
+            vendor_facts = declared_selectors.provider_facts(
+                provider_key, provider, offer.provider_zh or None, declared.get(provider_key)
+            )
+        said = declared.get(offer.key) or {}
+        region = said["region"].python_value if "region" in said else offer.region
+        inside = said.get("region_in_mainland_china")
         candidates.append(
             CloudCandidate(
                 key=offer.key,
-                provider=offer.provider or offer.seller_name or (vendor.name if vendor else ""),
+                provider=provider,
                 price_cny_per_gpu_hour=given if given is not None else offer.price,
                 provenance=Provenance(BASIS_OVERRIDE)
                 if given is not None
                 else economics_selectors.offer_provenance(offer),
-                region=offer.region or None,
-                mainland_china=offer.region_in_mainland_china,
+                region=region or None,
+                mainland_china=inside.python_value
+                if inside is not None
+                else offer.region_in_mainland_china,
                 provider_zh=offer.provider_zh or None,
-                region_zh=offer.region_zh or None,
-                vendor=compliance_selectors.vendor_facts(vendor) if vendor else VendorFacts(),
+                region_zh=None if "region" in said else offer.region_zh or None,
+                vendor=vendor_facts,
                 instance_gpus=_instance_sizes(offer),
+                buyer=declared_selectors.image_requirement(model.accelerator.software_stack, said),
             )
         )
     return tuple(candidates)

@@ -17,6 +17,8 @@ from advisor.domain.questionnaire.declared import DeclaredFact
 from vendors.models import Certificate, DataCenter, HostingVendor
 
 SOFTWARE_FACTS = ("pytorch_version", "stack_version")
+# A cloud instance image's software (declared on the cloud offer), read as a server's is.
+IMAGE_FACTS = {"image_pytorch_version": "pytorch_version", "image_stack_version": "stack_version"}
 
 
 def overlaid(row, facts: dict[str, DeclaredFact] | None):
@@ -86,3 +88,39 @@ def buyer_requirement(
         stack=software_stack,
         stack_version=stack.value if stack else None,
     )
+
+
+def provider_facts(
+    key: str, name: str, name_zh: str | None, facts: dict[str, DeclaredFact] | None
+) -> VendorFacts:
+    """A cloud provider the catalog has no vendor record of: its name, and the certificates it
+    declared. What it lists is a claim, so a certificate it did not declare stays unknown."""
+    by_kind: dict[str, dict[str, object]] = {}
+    for fact_name, item in (facts or {}).items():
+        if "." in fact_name:
+            kind, field = fact_name.split(".", 1)
+            by_kind.setdefault(kind, {})[field] = item.python_value
+    certificates = []
+    for kind, fields in by_kind.items():
+        row = Certificate(kind=kind)
+        for field, value in fields.items():
+            setattr(row, field, value)
+        declared = compliance_selectors.certificate_facts(row)
+        if declared is not None:
+            certificates.append(declared)
+    return VendorFacts(
+        key=key,
+        name=name,
+        name_zh=name_zh,
+        certificates=tuple(certificates) if certificates else None,
+        certificates_complete=False,
+    )
+
+
+def image_requirement(
+    software_stack: str | None, facts: dict[str, DeclaredFact] | None
+) -> BuyerRequirement | None:
+    """The software a cloud provider declares its instance image has (the cloud offer's
+    ``image_*`` facts), read as :func:`buyer_requirement` reads a server's."""
+    renamed = {IMAGE_FACTS[n]: item for n, item in (facts or {}).items() if n in IMAGE_FACTS}
+    return buyer_requirement(software_stack, renamed)

@@ -14,6 +14,7 @@ from advisor.domain.questionnaire.declared import DeclaredFact, by_subject
 from advisor.domain.questionnaire.questions import Subjects
 from advisor.domain.questionnaire.specs import (
     ACCELERATOR,
+    CLOUD_OFFER,
     DATA_CENTER,
     FACTS,
     OFFER,
@@ -76,9 +77,72 @@ def _subject_rows(dc_key: str, server_key: str) -> tuple:
     return dc, server, certificates, offer
 
 
+def _cloud_subjects(option: Option, grouped: dict) -> Subjects:
+    """A cloud option's subjects, all answered by its provider: the provider (certificates),
+    the cloud offer (region, residency, image, terms) and the accelerator."""
+    cloud = option.cloud
+    vendor = option.site.vendor
+    keys, values = {}, {}
+    provider = Message(
+        "{name}", {"name": cloud.provider or vendor.name or "", "name_zh": cloud.provider_zh}
+    )
+    if vendor.key:
+        keys[OPERATOR] = (vendor.key, provider)
+        values[OPERATOR] = _provider_values(vendor)
+    keys[CLOUD_OFFER] = (
+        cloud.key,
+        Message(
+            N_("{server} instances from {provider}"),
+            {
+                "server": option.hardware.server.name,
+                "server_zh": option.hardware.server.name_zh,
+                "provider": cloud.provider,
+                "provider_zh": cloud.provider_zh,
+            },
+        ),
+    )
+    said = grouped.get(cloud.key, {})
+    recorded = {"region": cloud.region, "region_in_mainland_china": cloud.mainland_china}
+    values[CLOUD_OFFER] = {
+        **{f.name: None for f in FACTS if f.kind == CLOUD_OFFER},
+        **recorded,
+        **{name: item.python_value for name, item in said.items()},
+    }
+    accelerator = option.hardware.accelerator
+    row = memoized(
+        ("accelerator row", accelerator.key),
+        lambda: Accelerator.objects.filter(key=accelerator.key).first(),
+    )
+    keys[ACCELERATOR] = (accelerator.key, named(row) if row else Message(accelerator.name))
+    values[ACCELERATOR] = _row_values(ACCELERATOR, row, grouped.get(accelerator.key, {}))
+    return Subjects(keys, values)
+
+
+def _provider_values(vendor) -> dict:
+    """A cloud provider's certificate facts as its (declared) vendor facts hold them."""
+    values = {}
+    for certificate in vendor.certificates or ():
+        kind = {"iso27001": "iso-27001", "iso9001": "iso-9001", "mlps": "mlps"}.get(
+            str(certificate.kind), str(certificate.kind)
+        )
+        for field, value in (
+            ("number", certificate.number),
+            ("valid_until", certificate.valid_until),
+            ("last_surveillance_audit", certificate.last_audit_on),
+            ("last_assessment_date", certificate.last_audit_on),
+            ("iso27001_edition", certificate.edition),
+            ("mlps_level", certificate.level),
+        ):
+            if value is not None:
+                values[f"{kind}.{field}"] = value
+    return values
+
+
 def subjects_for(option: Option, declared: tuple[DeclaredFact, ...]) -> Subjects:
     """Who the option's facts are about, and what the catalog and declared facts record."""
     grouped = by_subject(declared)
+    if option.cloud is not None:
+        return _cloud_subjects(option, grouped)
     keys, values = {}, {}
     dc_key, server_key = option.site.data_center.key, option.hardware.server.key
     dc, server, certificates, offer = memoized(

@@ -431,6 +431,7 @@ PROCUREMENT_KEYS = (
     "preferred_accelerators",
     "excluded_accelerators",
     "domestic_only",
+    "prefer_domestic",
     "usage",
     "years",
     "runs_per_year",
@@ -464,6 +465,7 @@ def validate_procurement(value, path: str = "procurement") -> None:
         if section.get(key) is not None:
             _text_list(section[key], f"{path}.{key}")
     _flag(section, "domestic_only", f"{path}.domestic_only")
+    _flag(section, "prefer_domestic", f"{path}.prefer_domestic")
     _flag(section, "preferential_tariff", f"{path}.preferential_tariff")
     _optional_number(section, "years", f"{path}.years", whole=True)
     _validate_usage(section, path)

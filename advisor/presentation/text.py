@@ -74,7 +74,7 @@ _KEYABLE = frozenset({str, int, float, bool, Decimal, type(None)})
 def _rendered(language, template_text: str, params: dict) -> str:
     translated = gettext(template_text)
     params = {key: _nested(value) for key, value in localised(dict(params), language).items()}
-    params = _numbers_worded(translated, params)
+    params = _numbers_worded(translated, _numbers_read(template_text, params))
     try:
         return translated.format(**params)
     except (KeyError, IndexError, ValueError):
@@ -96,6 +96,36 @@ def _nested(value):
 def _coded(group: str, code: str) -> str:
     labels = LABELS.get(group)
     return label(labels, code) if labels is not None else str(code)
+
+
+def _numbers_read(template_text: str, params: dict) -> dict:
+    """A number stored as text (a stored snapshot keeps Decimals as strings) read back as a
+    number where the template formats it as one (``{cost:,.0f}``)."""
+    specs = _number_specs(template_text)
+    if not specs:
+        return params
+    read = dict(params)
+    for name, kind in specs.items():
+        value = read.get(name)
+        if isinstance(value, str):
+            try:
+                number = Decimal(value)
+            except ArithmeticError:
+                continue
+            read[name] = int(number) if kind == "d" and number == int(number) else number
+    return read
+
+
+@lru_cache(maxsize=4096)
+def _number_specs(template_text: str) -> dict:
+    """``{name: format type}`` of the placeholders a template formats as numbers."""
+    try:
+        fields = list(Formatter().parse(template_text))
+    except ValueError:
+        return {}
+    return {
+        name: spec[-1] for _, name, spec, _ in fields if name and spec and spec[-1] in "dfFeEgGn%"
+    }
 
 
 def _numbers_worded(template_text: str, params: dict) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 
 from advisor.domain.recommend import Option, RecommendRun
+from advisor.presentation.text import local_name
 from advisor.questionnaire import letter, xlsx
 from advisor.recommendation import questions as services
 
@@ -23,7 +24,26 @@ def find_option(run: RecommendRun, key: str) -> Option | None:
     return next((o for o in options if o.key == key), None)
 
 
+def addressee(option: Option) -> str:
+    """Who answers the questionnaire: a cloud option's provider, else the data center's
+    operator (or the data center when it has none on record)."""
+    if option.is_cloud:
+        return local_name({"name": option.cloud.provider, "name_zh": option.cloud.provider_zh})
+    vendor = option.site.vendor
+    if vendor.name:
+        return local_name({"name": vendor.name, "name_zh": vendor.name_zh})
+    return option.site.data_center.name or ""
+
+
 def title(option: Option) -> str:
+    server = local_name(
+        {"name": option.hardware.server.name, "name_zh": option.hardware.server.name_zh}
+    )
+    if option.is_cloud:
+        return _("Vendor questionnaire: %(server)s instances from %(provider)s") % {
+            "server": server,
+            "provider": addressee(option),
+        }
     return _("Vendor questionnaire: %(server)s at %(site)s") % {
         "server": option.hardware.server.name,
         "site": option.site.data_center.name or option.site.data_center.key,
@@ -31,12 +51,14 @@ def title(option: Option) -> str:
 
 
 def filename(option: Option, kind: str) -> str:
-    return f"questionnaire-{option.site.data_center.key}-{option.hardware.server.key}.{kind}"
+    place = option.cloud.key if option.is_cloud else option.site.data_center.key
+    return f"questionnaire-{place}-{option.hardware.server.key}.{kind}"
 
 
 def render(run: RecommendRun, option: Option, kind: str) -> bytes:
     questions = services.questions(run, option)
     if kind == "pdf":
-        vendor = option.site.vendor.name or option.site.data_center.name or ""
-        return letter.render_pdf(questions, title=title(option), vendor=vendor, today=run.today)
+        return letter.render_pdf(
+            questions, title=title(option), vendor=addressee(option), today=run.today
+        )
     return xlsx.write_workbook(questions, title(option))

@@ -10,13 +10,20 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from advisor.domain.questionnaire.declared import DeclaredFact, validate_declared
-from advisor.domain.questionnaire.specs import ACCELERATOR, DATA_CENTER, OPERATOR, SERVER
+from advisor.domain.questionnaire.specs import (
+    ACCELERATOR,
+    CLOUD_OFFER,
+    DATA_CENTER,
+    OPERATOR,
+    SERVER,
+)
 from advisor.domain.sources import split_line
-from vendors.models import Accelerator, Certificate, DataCenter, HostingVendor, ServerModel
+from vendors.models import Accelerator, Certificate, DataCenter, HostingVendor, Offer, ServerModel
 
 MODELS = {
     DATA_CENTER: DataCenter,
     OPERATOR: HostingVendor,
+    CLOUD_OFFER: Offer,  # a cloud offer's region and its being in mainland China
     SERVER: ServerModel,
     ACCELERATOR: Accelerator,
 }

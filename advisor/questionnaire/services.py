@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -17,10 +17,12 @@ from django.utils import timezone
 
 from advisor.assessments import services as assessment_services
 from advisor.assessments.answers import DECLARED_KEY, assessment_document
+from advisor.catalog.memo import catalog_reads
+from advisor.catalog.subjects import subjects_for
 from advisor.domain.questionnaire.declared import merge, validate_declared
 from advisor.domain.recommend import Option, RecommendRun
 from advisor.questionnaire import xlsx
-from advisor.questionnaire.export import find_option, title
+from advisor.questionnaire.export import addressee, find_option, title
 from advisor.questionnaire.models import AnswerSheet, QuestionnaireRequest
 from advisor.questionnaire.xlsx import read_workbook
 from advisor.recommendation.questions import Change, changes, questions
@@ -70,6 +72,18 @@ class Effect:
 
     option: Option | None
     changes: list[Change]
+    # Who each answer is about, by subject key: the names the preview shows (not the keys).
+    names: dict = field(default_factory=dict)
+
+
+def subject_names(run: RecommendRun, option: Option | None) -> dict:
+    """``{subject key: name}`` of the option's subjects (data center, operator or cloud
+    provider, cloud offer, server, accelerator, offer)."""
+    if option is None:
+        return {}
+    with catalog_reads():
+        keys = subjects_for(option, run.declared).keys
+    return {key: name for key, name in keys.values()}
 
 
 def answer_sheet_effect(*, assessment, sheet: AnswerSheet, result, before: RecommendRun):
@@ -82,7 +96,9 @@ def answer_sheet_effect(*, assessment, sheet: AnswerSheet, result, before: Recom
     if option is None:
         return Effect(None, [])
     changed = find_option(after, option.key)
-    return Effect(option, changes(option, changed) if changed else [])
+    return Effect(
+        option, changes(option, changed) if changed else [], subject_names(before, option)
+    )
 
 
 # --- Questionnaires for the shortlisted vendors, and who has answered --------------------------
@@ -91,13 +107,12 @@ MAX_VENDORS = 12
 
 
 def shortlisted(run: RecommendRun) -> list[Option]:
-    """One option per hosting vendor, the best ranked of each (no cloud, no own room): whose
-    questionnaire settles what blocks or qualifies that vendor's options."""
+    """One option per hosting vendor or cloud provider, the best ranked of each (no own room):
+    whose questionnaire settles what blocks or qualifies that vendor's options."""
     chosen: dict[str, Option] = {}
     for option in run.recommendation.options:
-        vendor = option.site.vendor
-        key = vendor.key or vendor.name
-        if option.is_cloud or option.is_own_room or not key or key in chosen:
+        key = vendor_key(option)
+        if option.is_own_room or not key or key in chosen:
             continue
         chosen[key] = option
     return list(chosen.values())[:MAX_VENDORS]
@@ -115,7 +130,7 @@ def questionnaires_sent(*, assessment, options: list[Option], counts: dict[str, 
             assessment=assessment,
             vendor_key=vendor_key(option)[:100],
             defaults={
-                "vendor_name": (option.site.vendor.name or vendor_key(option))[:200],
+                "vendor_name": (addressee(option) or vendor_key(option))[:200],
                 "option_key": option.key[:300],
                 "questions": counts.get(option.key, 0),
                 "sent_at": now,

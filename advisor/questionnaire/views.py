@@ -102,6 +102,7 @@ def preview(request, pk, sheet):
             "result": result,
             "option": effect.option,
             "changes": effect.changes,
+            "names": effect.names,
         },
     )
 

@@ -21,7 +21,7 @@ from advisor.domain.questionnaire.questions import (
     declared_for_rule,
     questions_for,
 )
-from advisor.domain.questionnaire.specs import FACTS, OFFER, RULE_FACTS
+from advisor.domain.questionnaire.specs import CLOUD_TERMS, FACTS, OFFER, RULE_FACTS
 from advisor.domain.recommend import OWN_ROOM_KEY, Option, RecommendRun
 from advisor.domain.recommend.procurement import subject_keys
 
@@ -37,8 +37,8 @@ MODE_PRICE = {
 def price_figures(option: Option, modes: tuple[str, ...]) -> tuple[str, ...]:
     """The economics figures this option rests on that are missing or only indicative."""
     site = option.site
-    if site.data_center.key == OWN_ROOM_KEY:
-        return ()
+    if site.data_center.key == OWN_ROOM_KEY or option.is_cloud:
+        return ()  # a cloud's price is its listed GPU-hour price (the buyer's own figure)
     wanted = list(site.missing_costs)
     for name in ("tariff_cny_per_kwh", "rack_fee_cny_per_month", "rack_power_limit_kw"):
         provenance = site.cost_provenance.get(name)
@@ -66,6 +66,7 @@ def questions(run: RecommendRun, option: Option) -> list[Question]:
         run.today,
         memoized("rule parameters", compliance_selectors.rule_parameters),
         price_figures(option, run.procurement.modes),
+        CLOUD_TERMS if option.is_cloud else (),
     )
     declared = {(item.subject, item.fact.name) for item in run.declared}
     return [

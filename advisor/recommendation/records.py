@@ -15,8 +15,22 @@ from vendors.models import Accelerator, DataCenter, HostingVendor, Offer, Policy
 SKIPPED = {"id", "source", "as_of", "created_at", "updated_at", "notes"}
 
 
+def _related_names(row, values: dict) -> dict:
+    """A foreign key's value as the record it points to is named in both languages (the
+    appendix names records, never row ids)."""
+    for field in row._meta.concrete_fields:
+        if field.is_relation and values.get(field.name) is not None:
+            target = getattr(row, field.name, None)
+            if target is not None:
+                values[field.name] = {
+                    "name": local_name(target, "en") or str(target),
+                    "name_zh": local_name(target, "zh-hans") or None,
+                }
+    return values
+
+
 def _record(row, kind: str) -> dict:
-    values = model_to_dict(row)
+    values = _related_names(row, model_to_dict(row))
     fields = {
         name: jsonable(value)
         for name, value in values.items()

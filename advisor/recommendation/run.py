@@ -42,19 +42,13 @@ def run_recommendation(
     declared = validate_declared(document.get(DECLARED_SECTION))
     grouped = by_subject(declared)
     procurement = procurement_from(document.get("procurement"), today)
-    site = document.get("site") or {}
     price_overrides = (document.get("procurement") or {}).get("price_overrides")
     with catalog_reads(catalog_stamp or catalog_state().stamp):
         hardware = memoized_for_inputs(
-            ("hardware candidates", inputs_key(grouped, price_overrides, bool(site.get("room")))),
-            lambda: tuple(
-                hardware_candidates(
-                    grouped,
-                    price_overrides,
-                    # In the buyer's own room only buying applies (as for the site's offers).
-                    with_cloud=not site.get("room"),
-                )
-            ),
+            # Cloud offers are options beside the buyer's own room too, when cloud is among
+            # the modes asked for (decision 0101); renting applies only at a vendor's site.
+            ("hardware candidates", inputs_key(grouped, price_overrides)),
+            lambda: tuple(hardware_candidates(grouped, price_overrides)),
         )
         sites = site_candidates(document.get("site"), document.get("procurement"), grouped)
         params = memoized("rule parameters", compliance_selectors.rule_parameters)

@@ -226,8 +226,15 @@ def assessment_results(assessment: Assessment) -> RecommendRun | None:
 def latest_option(assessment_id: int | None, key: str):
     """The option ``key`` as the assessment's latest stored recommendation has it (nothing is
     computed); None when there is no stored result or the option is no longer among it."""
+    return latest_option_at(assessment_id, key)[0]
+
+
+def latest_option_at(assessment_id: int | None, key: str):
+    """``(option, computed_at)``: the option ``key`` as the latest stored recommendation has it
+    (None when it is no longer among it) and when that result was computed (None when there is
+    no stored result)."""
     if assessment_id is None:
-        return None
+        return None, None
     stored = (
         StoredRecommendation.objects.filter(assessment_id=assessment_id)
         .defer("payload", "records")
@@ -236,5 +243,6 @@ def latest_option(assessment_id: int | None, key: str):
     )
     run = _decoded(stored) if stored is not None else None
     if run is None:
-        return None
-    return next((o for o in run.recommendation.options if o.key == key), None)
+        return None, None
+    option = next((o for o in run.recommendation.options if o.key == key), None)
+    return option, stored.computed_at

@@ -16,11 +16,17 @@ from advisor.domain.economics.inputs import (
     LEVEL_ZONE,
 )
 from advisor.domain.recommend import RANKING_LABELS, Option, Recommendation
-from advisor.domain.recommend.decision import Choice, blocking_requirements, fold, shortlist
+from advisor.domain.recommend.decision import (
+    Choice,
+    blocking_requirements,
+    combined_requirements,
+    fold,
+    shortlist,
+)
 from advisor.domain.recommend.options import price_notes
 from advisor.domain.recommend.sites import same_server_by_site
 from advisor.presentation.charts import Series, line_chart, memory_segments, stacked_bar
-from advisor.presentation.labels import MODE_LABELS, label
+from advisor.presentation.labels import MODE_LABELS, label, requirement
 from advisor.presentation.numbers import plain_number
 from advisor.presentation.text import local_name, render_text
 from advisor.results.forms import price_field
@@ -129,6 +135,19 @@ def blockers(recommendation: Recommendation, limit: int = 3) -> list:
     if recommendation.rankings["recommended"]:
         return []
     return blocking_requirements(recommendation.options)[:limit]
+
+
+def combined(recommendation: Recommendation):
+    """When nothing qualifies: the buyer's requirements that, lifted together, let the most
+    options through (advisor.domain.recommend.decision.combined_requirements), or None."""
+    if recommendation.rankings["recommended"]:
+        return None
+    return combined_requirements(recommendation.options)
+
+
+def requirement_list(codes) -> str:
+    """Requirements named in a list the reader's language punctuates ("A; B" or "A；B")."""
+    return gettext("; ").join(requirement(code) for code in codes)
 
 
 def vendors_to_ask(options, limit: int = 12) -> list:

@@ -90,7 +90,7 @@ def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool)
     rows, hidden = presenters.folded(rows, show_all or ranking == presenters.ALL_OPTIONS)
     rankings = [(key, label) for key, label in RANKING_LABELS.items()]
     rankings.append((presenters.ALL_OPTIONS, _("All options, including those that do not qualify")))
-    decision = decide(run.recommendation)
+    decision = decide(run.recommendation, prefer_domestic=run.procurement.prefer_domestic)
     recommended = decision.recommended
     return {
         "assessment": assessment,
@@ -112,13 +112,12 @@ def _results_context(assessment, shown, ranking: str, sort: str, show_all: bool)
         "vendor_rules_skipped": bool(run.procurement.required_rules)
         and any(o.is_own_room for o in run.recommendation.options),
         "blockers": presenters.blockers(run.recommendation),
+        "combined": (combined := presenters.combined(run.recommendation)),
+        "combined_words": presenters.requirement_list(combined.codes) if combined else "",
         "placeholders": presenters.placeholders(run.recommendation.options),
-        # The shortlist's vendors; when nothing qualifies, every option's (whose answers
-        # could let them through).
-        "vendors_to_ask": presenters.vendors_to_ask(
-            [r.option for r in rows if not r.option.is_cloud]
-            or [o for o in run.recommendation.options if not o.is_cloud]
-        ),
+        # The vendors and cloud providers of every option, as the questionnaires page lists
+        # them (whose answers could let their options through), whatever the tab.
+        "vendors_to_ask": presenters.vendors_to_ask(run.recommendation.options),
     }
 
 

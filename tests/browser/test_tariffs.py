@@ -37,7 +37,7 @@ def qwen_32b_buy(owner):
         "model": {"source": "preset", "preset": "qwen2-5-32b", "method": "lora"},
         "training": TRAINING,
         "site": {"mode": "compare", "compare": ["example-guian", "example-shanghai-qingpu"]},
-        "procurement": {**PROCUREMENT, "mode": "buy"},
+        "procurement": {**PROCUREMENT, "modes": ["buy"]},
     }
     for slug, value in values.items():
         draft = services.save_step(draft, slug, value, draft.version)

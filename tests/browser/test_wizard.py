@@ -81,7 +81,8 @@ def test_full_walk_back_and_change(buyer, live_server, screenshot):
     page.click("button[name=continue]")
 
     page.wait_for_selector("h1:has-text('Procurement')")
-    page.check("label:has-text('Buy servers')")
+    page.uncheck("input[name=modes][value=rent]")  # buy only
+    page.uncheck("input[name=modes][value=cloud]")
     page.fill("#id_budget_cny", "3000000")
     page.check("label:has-text('ISO/IEC 27001')")
     screenshot("wizard-procurement-en")

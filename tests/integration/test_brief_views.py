@@ -207,3 +207,48 @@ def test_a_brief_whose_option_changed_verdict_is_superseded(client, buyer, appro
     client.force_login(approver)
     queue = client.get(reverse("brief:approvals"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Superseded — re-issue" in queue
+
+
+def test_a_superseded_brief_is_verified_as_superseded(client, buyer, approver, issued):
+    """Signature intact and on record, but the verify page and ``POST /api/verify`` both say the
+    brief no longer holds: since when (the result that supersedes it) and why (its verdict
+    then and now)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.support.api import api_client
+    from vendors.models import Offer
+
+    client.force_login(buyer)
+    pdf = b"".join(client.get(reverse("brief:download", args=(issued.pk,))).streaming_content)
+
+    def upload():
+        return SimpleUploadedFile("brief.pdf", pdf, content_type="application/pdf")
+
+    page = client.post(reverse("brief:verify"), {"pdf": upload()}, HTTP_ACCEPT_LANGUAGE="en")
+    first = " ".join(page.content.decode().split())
+    assert "Signature intact, document unchanged, on record </h2>" in first, first[-4000:]
+    assert 'id="superseded"' not in page.content.decode()
+    api = api_client(buyer)
+    assert api.post("/api/verify", {"pdf": upload()}).json()["superseded"] is None
+
+    offer_key = issued.snapshot["options"][0]["key"].split("@cloud:")[1]
+    Offer.objects.filter(key=offer_key).update(region_in_mainland_china=False)
+    client.post(reverse("results:recompute", args=(issued.assessment_id,)))
+    since = timezone.localtime(issued.assessment.recommendations.get().computed_at)
+
+    html = client.post(reverse("brief:verify"), {"pdf": upload()}, HTTP_ACCEPT_LANGUAGE="en")
+    html = " ".join(html.content.decode().split())
+    assert "on record, but superseded: it no longer holds" in html
+    assert f"Superseded since {since:%Y-%m-%d %H:%M}:" in html
+    assert "when issued and is now “not eligible”" in html, html[html.index("superseded:") :][:1500]
+    chinese = client.post(
+        reverse("brief:verify"), {"pdf": upload()}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert f"{since:%Y-%m-%d %H:%M} 起已过时：" in chinese.content.decode()
+
+    answer = api.post("/api/verify", {"pdf": upload()}).json()
+    assert answer["ok"] and answer["brief"] == issued.number
+    superseded = answer["superseded"]
+    assert superseded["verdict_now"] == "not-eligible"
+    assert superseded["verdict_when_issued"] != "not-eligible"
+    assert superseded["since"].startswith(since.astimezone(timezone.UTC).strftime("%Y-%m-%d"))

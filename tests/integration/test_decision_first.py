@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
+from advisor.demo_scenarios import PROCUREMENT
 from advisor.recommendation.output import option_findings
 from advisor.recommendation.run import run_recommendation
 from advisor.results import presenters
@@ -156,6 +157,13 @@ def test_nothing_qualifying_names_the_blocking_requirement_and_offers_questionna
     assert 'id="blocking-requirements"' in html
     blockers = response.context["blockers"]
     assert blockers and all(b.removes > 0 for b in blockers)
+    # Issue 51: the combined answer first (which requirements together, how many come back),
+    # then the requirements one by one.
+    combined = response.context["combined"]
+    assert combined is not None and len(combined.codes) >= 2 and combined.would_qualify > 0
+    flat = " ".join(html.split())
+    assert flat.index('id="combined-requirements"') < flat.index('id="blocking-requirements"')
+    assert f"these requirements let {combined.would_qualify} options qualify: " in flat
     assert any("removes" in line for line in html.split("<li>")[1:])
     bulk = reverse("questionnaire:bulk", args=(dead_end.pk,))
     assert bulk in html
@@ -165,9 +173,31 @@ def test_nothing_qualifying_names_the_blocking_requirement_and_offers_questionna
     tracker = page(client, "questionnaire:bulk", dead_end.pk)
     rows = tracker.context["rows"]
     assert rows and all(sent is None for _option, sent in rows)
+    # Cloud providers are asked too (issue 51): the requirements remove their offers as well.
+    clouds = [option for option, _sent in rows if option.is_cloud]
+    assert clouds and all(option.cloud.provider in tracker.content.decode() for option in clouds)
+    assert len(response.context["vendors_to_ask"]) == len(rows)
     archive = client.get(bulk, {"download": "1"})
     assert archive.status_code == 200 and archive["Content-Type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
     assert len(names) == len(rows) and all(n.endswith(".xlsx") for n in names)
     again = page(client, "questionnaire:bulk", dead_end.pk)
     assert all(sent is not None for _option, sent in again.context["rows"])
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_domestic_preferred_is_named_in_the_decision(client, buyer, language):
+    assessment = finished_assessment(buyer, procurement={**PROCUREMENT, "domestic": "preferred"})
+    response = page(client, "results:list", assessment.pk, language=language)
+    decision = response.context["decision"]
+    assert decision.prefer_domestic and decision.best_domestic is not None
+    assert decision.best_domestic.hardware.domestic
+    html = " ".join(response.content.decode().split())
+    paragraph = html.split('id="domestic-preference">')[1].split("</p>")[0]
+    words = {"en": "Domestic accelerators preferred", "zh-hans": "优先国产加速卡"}[language]
+    assert words in paragraph
+    if decision.best_domestic.key != decision.recommended.key:
+        assert decision.best_domestic.key in paragraph  # its link
+        assert str(decision.domestic_rank) in paragraph
+    plain = finished_assessment(buyer, procurement={**PROCUREMENT, "domestic": ""})
+    assert 'id="domestic-preference"' not in page(client, "results:list", plain.pk).content.decode()

@@ -234,7 +234,7 @@ REFUSALS = [
     Refusal(
         "domestic-only-but-foreign",
         "procurement",
-        {**PROCUREMENT, "preferred_families": ["nvidia-hopper"], "domestic_only": "on"},
+        {**PROCUREMENT, "preferred_families": ["nvidia-hopper"], "domestic": "required"},
         {},
         change(
             **{

@@ -17,6 +17,7 @@ from advisor.recommendation import questions as services
 from advisor.recommendation.output import option_findings
 from advisor.recommendation.run import run_recommendation
 from tests.support.catalog import load_catalog
+from tests.support.scenarios import QWEN_7B_LORA as DEMO_7B_LORA
 from tests.support.scenarios import QWEN_32B_LORA as DEMO_32B_LORA
 
 pytestmark = pytest.mark.django_db
@@ -79,6 +80,7 @@ VALID_ANSWERS = {
     "fault_response_hours": 4,
     "mttr_hours": 4,
     "compensation_terms": "10% of the monthly fee per hour over the MTTR",
+    "cooling": "air",
     "power_max_w": 10200,
     "power_typical_w": 8000,
     "weight_kg": 130,
@@ -92,6 +94,14 @@ VALID_ANSWERS = {
     "china_availability_as_of": date(2026, 11, 20),
     "monthly_rent": 150000,
     "lead_time_weeks": 8,
+    # a cloud provider's
+    "region": "贵州 贵安",
+    "region_in_mainland_china": "yes",
+    "image_pytorch_version": "2.5",
+    "image_stack_version": "8.0",
+    "deletion_on_exit": "yes",
+    "billing_terms": "per second, no minimum term, stopped instances not billed",
+    "instance_interconnect": "hccs-mesh",
 }
 
 
@@ -229,3 +239,40 @@ def test_declared_round_trip_through_a_workbook(catalog):
     assert result.refusals == ()
     again = validate_declared(as_section(result.declared))
     assert as_section(again) == as_section(result.declared)
+
+
+def test_the_top_cloud_option_is_asked_of_its_provider_and_can_be_completed(catalog):
+    """Issue 51: the questionnaire of the best cloud option is addressed to its provider by
+    name and asks what blocks it (region and residency, ISO 27001, MLPS, the instance image)
+    and the terms of a cloud contract; applying the answers completes its verdict."""
+    document = {**DEMO_7B_LORA, "site": {"data_centers": [GUIYANG]}}
+    run = run_recommendation(document, today=TODAY)
+    option = next(o for o in run.recommendation.options if o.is_cloud)
+    assert option.compliance.verdict == "incomplete"
+    provider = option.cloud.provider
+    with translation.override("en"):
+        assert export.addressee(option) == provider
+        assert provider in export.title(option) and "None" not in export.title(option)
+        assert option.cloud.key in export.filename(option, "xlsx")
+        english = export.render(run, option, "xlsx")
+    with translation.override("zh-hans"):
+        chinese = export.render(run, option, "xlsx")
+        assert (option.cloud.provider_zh or provider) in export.title(option)
+    ids = question_ids(english)
+    assert ids == question_ids(chinese)
+    names = {i.rsplit(":", 1)[1] for i in ids}
+    assert {"region", "region_in_mainland_china", "iso-27001.number", "mlps.mlps_level"} <= names
+    assert {"deletion_on_exit", "billing_terms", "instance_interconnect"} <= names
+    assert {"image_pytorch_version", "image_stack_version"} <= names
+    server = option.hardware.server.key
+    assert not [i for i in ids if i.startswith(f"{server}:")], "no server question for a cloud"
+    subjects = {i.rsplit(":", 1)[0] for i in ids}
+    assert subjects <= {option.site.vendor.key, option.cloud.key, option.hardware.accelerator.key}
+
+    result = read_workbook(fill(chinese, VALID_ANSWERS), TODAY)
+    declared = as_section(result.declared)
+    after_run = run_recommendation({**document, "declared": declared}, today=TODAY)
+    after = next(o for o in after_run.recommendation.options if o.key == option.key)
+    assert [f.rule_id for f in after.compliance.findings if f.status == "unknown"] == []
+    assert after.compliance.verdict in ("eligible", "eligible-with-warnings")
+    assert services.questions(after_run, after) == []  # nothing left to ask

@@ -102,6 +102,9 @@ def test_upload_preview_then_apply(client, assessment):
     assert preview.status_code == 200
     assert [(r.column, r.header) for r in preview.context["result"].refusals] == [("G", "answer")]
     assert "must be a number" in html
+    # Who each answer is about, by name (issue 51): the data center, not its key.
+    assert "<td>jianmi-guiyang</td>" not in html
+    assert preview.context["names"]["jianmi-guiyang"] is not None
     changes = {c.rule_id: (str(c.before), str(c.after)) for c in preview.context["changes"]}
     assert changes["SITE-UPS"] == ("unknown", "pass")
     assert changes["SITE-STAFF-24X7"] == ("unknown", "pass")

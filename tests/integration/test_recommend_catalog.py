@@ -65,7 +65,12 @@ def test_own_room_uses_the_zone_tariff_and_no_rack_fee(catalog):
     # The seeded Guizhou tariff table prices the room (flagged as the province's, low).
     seeded = run_recommendation({**SCENARIO, "site": {"room": room}}, today=TODAY)
     options = seeded.recommendation.options
-    assert {o.site.data_center.key for o in options} == {"own-room"}
+    assert {o.site.data_center.key for o in options if not o.is_cloud} == {"own-room"}
+    # Cloud GPU-hours stand beside the own room when cloud is among the modes (decision 0101).
+    assert any(o.is_cloud for o in options)
+    bought_only = {**SCENARIO, "site": {"room": room}, "procurement": {"modes": ["buy"]}}
+    only = run_recommendation(bought_only, today=TODAY).recommendation.options
+    assert only and not any(o.is_cloud for o in only)
     bought = [o for o in options if o.economics and "buy" in o.economics.costs]
     assert bought, "a server with a purchase offer must be priced in the own room"
     for option in bought:
@@ -76,7 +81,9 @@ def test_own_room_uses_the_zone_tariff_and_no_rack_fee(catalog):
     procurement = {"overrides": {"tariff_cny_per_kwh": "0.52"}}
     document = {**SCENARIO, "site": {"room": room}, "procurement": procurement}
     priced = [
-        o for o in run_recommendation(document, today=TODAY).recommendation.options if o.economics
+        o
+        for o in run_recommendation(document, today=TODAY).recommendation.options
+        if o.economics and not o.is_cloud
     ]
     assert priced, "a server with a purchase offer must be priced in the own room"
     for option in priced:

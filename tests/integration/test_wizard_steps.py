@@ -358,12 +358,12 @@ def test_procurement_rules(client, draft):
         **PROCUREMENT,
         "preferred_families": ["nvidia-hopper"],
         "excluded_families": ["nvidia-hopper"],
-        "domestic_only": "on",
+        "domestic": "required",
     }
     html = post(client, draft, "procurement", data).content.decode()
     assert "both chosen and excluded" in html
     assert "domestic accelerators only" in html
-    data = {**PROCUREMENT, "preferred_families": ["huawei-da-vinci"], "domestic_only": "on"}
+    data = {**PROCUREMENT, "preferred_families": ["huawei-da-vinci"], "domestic": "required"}
     assert post(client, draft, "procurement", data).status_code == 302
 
 
@@ -489,7 +489,7 @@ def test_estimate_panel_shows_gpus_and_memory_from_the_sizing_engine(client, dra
 
 def test_estimate_follows_domestic_only(client, draft):
     fill(client, draft, "model", "training")
-    post(client, draft, "procurement", {**PROCUREMENT, "domestic_only": "on"})
+    post(client, draft, "procurement", {**PROCUREMENT, "domestic": "required"})
     html = client.get(url(draft, "training"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Ascend 910B 64GB" in html
     assert "H100 SXM5 80GB" not in html
@@ -531,7 +531,9 @@ def test_estimate_shows_only_the_chosen_families(client, draft):
         ("procurement", {**PROCUREMENT, "budget_cny": "-1"}),
         ("procurement", {**PROCUREMENT, "budget_cny": "1e400"}),
         ("procurement", {**PROCUREMENT, "qualifications": ["bribery"]}),
-        ("procurement", {**PROCUREMENT, "mode": "steal"}),
+        ("procurement", {**PROCUREMENT, "modes": ["steal"]}),
+        ("procurement", {**PROCUREMENT, "modes": []}),
+        ("procurement", {**PROCUREMENT, "domestic": "always"}),
     ],
 )
 def test_hostile_site_and_procurement_input_is_a_field_error(client, draft, slug, data):
@@ -563,3 +565,63 @@ def test_unicode_titles_and_names_are_kept(client, draft):
     assert post(client, draft, "site", room).status_code == 302
     draft.refresh_from_db()
     assert draft.answers["site"]["room_name"] == "贵安机房·二期"
+
+
+def test_modes_are_several_choices_and_domestic_can_be_preferred(client, draft):
+    """Buy and cloud, not rent; domestic accelerators preferred, not required: stored as
+    entered, written into the scenario's procurement section, listed on the check page."""
+    fill(client, draft, "model", "training", "site")
+    page = client.get(url(draft, "procurement"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert page.count('type="checkbox" name="modes"') == 3
+    assert 'type="radio" name="domestic" value="preferred"' in page
+    data = {**PROCUREMENT, "modes": ["buy", "cloud"], "domestic": "preferred"}
+    assert post(client, draft, "procurement", data).status_code == 302
+    draft.refresh_from_db()
+    stored = draft.answers["procurement"]
+    assert stored["modes"] == ["buy", "cloud"] and stored["domestic"] == "preferred"
+    section = answers.scenario_document(draft.answers)["procurement"]
+    assert section["modes"] == ["buy", "cloud"]
+    assert section["prefer_domestic"] is True and section["domestic_only"] is False
+    check = client.get(reverse("wizard:check", args=[draft.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    html = check.content.decode()
+    assert "Buy servers and host them in a data center; Rent cloud GPUs by the hour" in html
+    assert "Preferred: among equal options, domestic ones rank first" in html
+    nothing = post(client, draft, "procurement", {**PROCUREMENT, "modes": []})
+    assert "Tick at least one way of getting the servers." in nothing.content.decode()
+
+
+def test_answers_saved_with_one_mode_still_read(client, draft):
+    """Answers saved before the modes became checkboxes: one ``mode`` and ``domestic_only``."""
+    fill(client, draft, "model", "training", "site")
+    old = {k: v for k, v in PROCUREMENT.items() if k != "modes"}
+    draft.answers = {**draft.answers, "procurement": {**old, "mode": "buy", "domestic_only": True}}
+    draft.save()
+    section = answers.scenario_document(draft.answers)["procurement"]
+    assert section["modes"] == ["buy"] and section["domestic_only"] is True
+    assert not section["prefer_domestic"]
+    step = next(s for s in steps.STEPS if s.slug == "procurement")
+    assert step.is_complete(draft.answers)
+    page = client.get(url(draft, "procurement"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert 'name="modes" value="buy" id="id_modes_0" checked' in " ".join(page.split())
+    assert 'name="modes" value="rent" id="id_modes_1" checked' not in " ".join(page.split())
+    assert 'name="domestic" value="required" id="id_domestic_2" checked' in " ".join(page.split())
+    for old_any in ({"mode": "any"}, {}):
+        every = answers.procurement_section({**old, **old_any})
+        assert every["modes"] == ["buy", "rent", "cloud"]
+
+
+def test_own_room_names_buying_for_it(client, draft):
+    fill(client, draft, "model", "training")
+    room = {
+        "mode": "own",
+        "room_name": "Server room 2",
+        "province": "guizhou",
+        "max_kw_per_rack": "20",
+        "cooling_available": ["air"],
+        "pue": "1.3",
+        "power_feeds": "2",
+    }
+    assert post(client, draft, "site", room).status_code == 302
+    page = client.get(url(draft, "procurement"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Buy servers for our own machine room" in page
+    assert "Buy servers and host them in a data center" not in page

@@ -78,7 +78,7 @@ TRAINING = {
 }
 SITE = {"mode": "catalog", "data_center": "gy-a"}
 PROCUREMENT = {
-    "mode": "any",
+    "modes": ["buy", "rent", "cloud"],
     "usage": "programme",
     "runs_per_year": "12",
     "years": "3",

@@ -47,7 +47,7 @@ def scenario(base: dict | None = None, **sections) -> dict:
 
 def answers(site: dict | None = None, **steps) -> dict:
     """The standard job's answers, step by step, as the wizard stores them; a step given by
-    name merges into the standard one: ``answers(procurement={"mode": "cloud"})``."""
+    name merges into the standard one: ``answers(procurement={"modes": ["cloud"]})``."""
     stored = standard_answers(site)
     for name, values in steps.items():
         stored[name] = {**stored[name], **values}

@@ -85,3 +85,67 @@ def test_lifting_the_only_requirement_lets_options_through():
     result = recommend(scenario(), [hardware("dgx-h100", "x")], [site()], procurement, today=TODAY)
     (blocker,) = blocking_requirements(result.options)
     assert (blocker.code, blocker.removes, blocker.would_qualify) == ("domestic", 1, 1)
+
+
+def test_domestic_preferred_breaks_ties_between_equal_options():
+    """The same rent for two servers: without a preference the option keys decide; with
+    domestic accelerators preferred, the domestic one ranks first. Nothing else moves."""
+    servers = [
+        hardware("dgx-h100", "nvidia-hopper"),
+        hardware("hgx-h100-8gpu", "nvidia-hopper", domestic=True),  # marked so for the test
+    ]
+    plain = recommend(scenario(), servers, [site()], Procurement(modes=("rent",)), today=TODAY)
+    first, second = plain.rankings["recommended"]
+    assert first.cost_cny == second.cost_cny and not first.hardware.domestic
+    preferred = Procurement(modes=("rent",), prefer_domestic=True)
+    result = recommend(scenario(), servers, [site()], preferred, today=TODAY)
+    first, second = result.rankings["recommended"]
+    assert first.hardware.domestic and not second.hardware.domestic
+    decision = decide(result, prefer_domestic=True)
+    assert decision.best_domestic is first and decision.domestic_rank == 1
+    assert decision.domestic_difference_cny == 0
+
+
+def test_domestic_preferred_never_outranks_a_cheaper_option_and_is_named():
+    servers = [
+        hardware("dgx-h100", "nvidia-hopper", rent=90_000),
+        hardware("hgx-h100-8gpu", "nvidia-hopper", domestic=True, rent=100_000),
+    ]
+    procurement = Procurement(modes=("rent",), prefer_domestic=True)
+    result = recommend(scenario(), servers, [site()], procurement, today=TODAY)
+    cheaper, domestic = result.rankings["recommended"]
+    assert not cheaper.hardware.domestic
+    decision = decide(result, prefer_domestic=True)
+    assert decision.recommended is cheaper and decision.best_domestic is domestic
+    assert decision.domestic_rank == 2
+    assert decision.domestic_difference_cny == domestic.cost_cny - cheaper.cost_cny > 0
+    assert decide(result).best_domestic is None  # no preference: nothing named
+
+
+def test_requirements_that_only_together_keep_options_out_are_combined():
+    """Issue 51: two qualifications the vendor has not shown each remove every option, and
+    lifting either alone lets none through; the combined answer names both and how many
+    qualify without them."""
+    from advisor.domain.recommend.decision import combined_requirements
+
+    bare = site("x", vendor=replace(site().vendor, certificates=None))  # none on record
+    servers = [hardware("dgx-h100", "nvidia-hopper"), hardware("hgx-a100-80gb-8gpu", "ampere")]
+    procurement = Procurement(modes=("buy",), required_rules=("VENDOR-ISO27001", "VENDOR-MLPS3"))
+    result = recommend(scenario(), servers, [bare], procurement, today=TODAY)
+    assert not result.rankings["recommended"]
+    blockers = blocking_requirements(result.options)
+    assert len(blockers) == 2 and all(b.would_qualify == 0 for b in blockers)
+    combined = combined_requirements(result.options)
+    assert combined is not None
+    assert set(combined.codes) == {"required:VENDOR-ISO27001", "required:VENDOR-MLPS3"}
+    assert combined.would_qualify == 2
+    # Lifting the deadline as well would change nothing: it is not named.
+    assert all(code.startswith("required:") for code in combined.codes)
+
+
+def test_no_combined_answer_when_one_requirement_alone_does_it():
+    from advisor.domain.recommend.decision import combined_requirements
+
+    procurement = Procurement(modes=("buy",), domestic_only=True)
+    result = recommend(scenario(), [hardware("dgx-h100", "x")], [site()], procurement, today=TODAY)
+    assert combined_requirements(result.options) is None

@@ -5,7 +5,7 @@ from datetime import date, datetime
 import pytest
 
 from advisor.domain.compliance.base import Status
-from advisor.domain.compliance.engine import RULES, evaluate
+from advisor.domain.compliance.engine import ALL_RULES_BY_ID, RULES, evaluate
 from advisor.domain.compliance.facts import CERT_ISO27001, ComplianceInput
 from advisor.domain.compliance.parameters import DEFAULT_PARAMETERS
 from advisor.domain.questionnaire import specs
@@ -41,7 +41,7 @@ def test_every_rule_that_can_be_unknown_maps_to_a_question(rule):
     # Every rule reports unknown when its facts are missing (an empty input shows it for
     # nearly all; the rest delegate to helpers that do), so every rule must ask something.
     assert specs.RULE_FACTS.get(rule.id), f"{rule.id} can be unknown but asks nothing"
-    assert set(specs.RULE_FACTS) <= {r.id for r in RULES}, "no question for a rule that is gone"
+    assert set(specs.RULE_FACTS) <= set(ALL_RULES_BY_ID), "no question for a rule that is gone"
 
 
 def test_every_unknown_finding_of_an_empty_catalog_yields_questions():
@@ -57,7 +57,7 @@ def test_every_unknown_finding_of_an_empty_catalog_yields_questions():
 
 def test_rule_facts_name_known_facts_and_every_fact_is_asked_somewhere():
     used = {f.id for needed in specs.RULE_FACTS.values() for f in needed}
-    used |= {f.id for f in specs.PRICE_FACTS}
+    used |= {f.id for f in (*specs.PRICE_FACTS, *specs.CLOUD_TERMS)}
     assert used == {f.id for f in specs.FACTS}
     assert len({f.name for f in specs.FACTS}) == len(specs.FACTS), "fact names are unique"
     for fact in specs.FACTS:
@@ -266,3 +266,31 @@ def test_declared_facts_and_questions_pickle_for_the_results_cache():
     asked = questions_for(report.findings, Subjects(SUBJECTS), TODAY, DEFAULT_PARAMETERS)
     assert pickle.loads(pickle.dumps(declared)) == declared
     assert pickle.loads(pickle.dumps(asked)) == asked
+
+
+def test_rack_cooling_asks_the_server_s_cooling_when_the_catalog_lacks_it():
+    """Issue 51: the rack's cooling check reads how the server is cooled; a server whose
+    cooling no source states is asked, so the check does not stay unknown once answered."""
+    report = evaluate(ComplianceInput(today=TODAY))
+    cooling = [f for f in report.findings if f.rule_id == "SITE-RACK-COOLING"]
+    asked = questions_for(tuple(cooling), Subjects(SUBJECTS), TODAY, DEFAULT_PARAMETERS)
+    assert "srv-a:cooling" in {q.id for q in asked}
+    known = Subjects(SUBJECTS, {specs.SERVER: {"cooling": "air"}})
+    asked = questions_for(tuple(cooling), known, TODAY, DEFAULT_PARAMETERS)
+    assert "srv-a:cooling" not in {q.id for q in asked}
+    assert specs.fact(specs.SERVER, "cooling").promotable  # recorded in the catalog
+
+
+def test_a_cloud_offer_is_asked_its_terms_whatever_its_findings():
+    subjects = Subjects(
+        {specs.OPERATOR: ("cloud-x", "Cloud X"), specs.CLOUD_OFFER: ("x-offer", "X instances")}
+    )
+    asked = questions_for((), subjects, TODAY, DEFAULT_PARAMETERS, terms=specs.CLOUD_TERMS)
+    assert {q.id for q in asked} == {
+        "x-offer:deletion_on_exit",
+        "x-offer:billing_terms",
+        "x-offer:instance_interconnect",
+    }
+    answered = Subjects(subjects.keys, {specs.CLOUD_OFFER: {"billing_terms": "per second"}})
+    asked = questions_for((), answered, TODAY, DEFAULT_PARAMETERS, terms=specs.CLOUD_TERMS)
+    assert "x-offer:billing_terms" not in {q.id for q in asked}

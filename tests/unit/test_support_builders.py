@@ -15,8 +15,8 @@ def test_scenario_replaces_sections_and_shares_nothing():
 
 
 def test_answers_merge_a_step_and_share_nothing():
-    stored = answers(procurement={"mode": "cloud"})
-    assert stored["procurement"]["mode"] == "cloud"
+    stored = answers(procurement={"modes": ["cloud"]})
+    assert stored["procurement"]["modes"] == ["cloud"]
     assert stored["procurement"]["years"] == PROCUREMENT["years"]
     stored["procurement"]["qualifications"].append("iso-27001")
-    assert PROCUREMENT["qualifications"] == [] and PROCUREMENT["mode"] == "any"
+    assert PROCUREMENT["qualifications"] == [] and PROCUREMENT["modes"] == ["buy", "rent", "cloud"]

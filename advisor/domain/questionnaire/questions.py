@@ -62,6 +62,7 @@ def questions_for(
     today: date,
     params,
     price_figures: tuple[str, ...] = (),
+    terms: tuple[Fact, ...] = (),
 ) -> list[Question]:
     """The questions that would settle ``findings``, ordered by subject and catalog order.
 
@@ -69,6 +70,8 @@ def questions_for(
     when every one is, since something else is missing); any finding asks again for a dated
     fact that is stale (expired, or older than the rule allows). ``price_figures`` names the
     economics figures that are missing or only indicative; their quote rows are added.
+    ``terms`` are facts asked whenever they are not recorded (a cloud provider's contract
+    terms, ``specs.CLOUD_TERMS``), whatever the findings.
     """
     asked: dict[str, Question] = {}
 
@@ -103,6 +106,9 @@ def questions_for(
             # A renewed document or statement: everything the rule reads is asked with it.
             for fact in needed:
                 ask(fact, REASON_STALE, finding)
+    for fact in terms:
+        if subjects.value(fact) is None:
+            ask(fact, REASON_UNKNOWN)
     wanted = set(price_figures)
     for fact in PRICE_FACTS:
         if wanted & set(PRICE_FIGURES[fact.name]):

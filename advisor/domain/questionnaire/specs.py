@@ -20,10 +20,12 @@ OPERATOR = "operator"
 SERVER = "server"
 ACCELERATOR = "accelerator"
 OFFER = "offer"  # one server model at one data center: "<server key>@<data center key>"
-SUBJECT_KINDS = (DATA_CENTER, OPERATOR, SERVER, ACCELERATOR, OFFER)
+CLOUD_OFFER = "cloud-offer"  # one cloud offer (GPU instances of a provider), by its offer key
+SUBJECT_KINDS = (DATA_CENTER, OPERATOR, CLOUD_OFFER, SERVER, ACCELERATOR, OFFER)
 SUBJECT_LABELS = {
     DATA_CENTER: N_("Data center"),
     OPERATOR: N_("Operator"),
+    CLOUD_OFFER: N_("Cloud offer"),
     SERVER: N_("Server"),
     ACCELERATOR: N_("Accelerator"),
     OFFER: N_("Offer"),
@@ -97,6 +99,7 @@ def is_stale(fact: Fact, value, today: date, params) -> bool:
 
 
 COOLING = ("air", "rear-door", "direct-liquid", "immersion")
+SERVER_COOLING = ("air", "liquid")
 POWER_PRICING = ("fixed", "pass-through", "included")
 NIC_KINDS = ("infiniband", "roce", "ethernet")
 TOPOLOGIES = ("nvswitch", "nvlink-pairs", "pcie-switch", "hccs-mesh", "xgmi-mesh")
@@ -157,7 +160,16 @@ FACTS: tuple[Fact, ...] = (
     Fact(_OP, "fault_response_hours", NUMBER, N_("Time to respond to a hardware fault, at any hour"), N_("h"), 0, 720),
     Fact(_OP, "mttr_hours", NUMBER, N_("Mean time to repair stated in the contract"), N_("h"), 0, 720),
     Fact(_OP, "compensation_terms", TEXT, N_("Compensation the contract pays when the repair time is missed")),
+    # --- cloud offer (asked of the provider: where the instances run, on what terms) --------
+    Fact(CLOUD_OFFER, "region", TEXT, N_("Region (city and zone) where the instances run and the training data and checkpoints are stored")),
+    Fact(CLOUD_OFFER, "region_in_mainland_china", YES_NO, N_("Do the instances run, and are the training data and checkpoints stored, in mainland China?")),
+    Fact(CLOUD_OFFER, "image_pytorch_version", TEXT, N_("PyTorch version of the instance image you provide (e.g. 2.5)"), promotable=False),
+    Fact(CLOUD_OFFER, "image_stack_version", TEXT, N_("Accelerator software stack version of that image (CUDA, ROCm or CANN, e.g. 8.0)"), promotable=False),
+    Fact(CLOUD_OFFER, "deletion_on_exit", YES_NO, N_("When we end the service, do you delete our data, checkpoints and disks and confirm the deletion in writing?"), promotable=False),
+    Fact(CLOUD_OFFER, "billing_terms", TEXT, N_("Billing terms: billing unit (second, minute or hour), minimum term, and charges for stopped instances and storage"), promotable=False),
+    Fact(CLOUD_OFFER, "instance_interconnect", CHOICE, N_("How the GPUs of one instance are linked"), choices=TOPOLOGIES, promotable=False),
     # --- server and accelerator ------------------------------------------------------------
+    Fact(SERVER, "cooling", CHOICE, N_("How the server is cooled: air or liquid"), choices=SERVER_COOLING),
     Fact(SERVER, "power_max_w", NUMBER, N_("Server power draw at full load"), "W", 100, 100_000),
     Fact(SERVER, "power_typical_w", NUMBER, N_("Server power draw, typical under training"), "W", 100, 100_000),
     Fact(SERVER, "weight_kg", NUMBER, N_("Server weight, fully configured"), "kg", 1, 2000),
@@ -199,7 +211,10 @@ RULE_FACTS: dict[str, tuple[Fact, ...]] = {
         fact(_DC, "max_kw_per_rack"),
         *_facts(SERVER, "power_max_w", "power_typical_w"),
     ),
-    "SITE-RACK-COOLING": (fact(_DC, "cooling_available"), fact(SERVER, "power_max_w")),
+    "SITE-RACK-COOLING": (
+        fact(_DC, "cooling_available"),
+        *_facts(SERVER, "cooling", "power_max_w"),
+    ),
     "SITE-DUAL-FEED": _facts(_DC, "power_feeds"),
     "SITE-UPS": _facts(_DC, "ups_minutes"),
     "SITE-GENERATOR": _facts(_DC, "generator_start_s"),
@@ -217,6 +232,7 @@ RULE_FACTS: dict[str, tuple[Fact, ...]] = {
     ),
     "VENDOR-LICENCE-REGION": _facts(_OP, "licence_number"),
     "VENDOR-ICP-FILING": _facts(_OP, "icp_filing_number"),
+    "CLOUD-RESIDENCY": _facts(CLOUD_OFFER, "region", "region_in_mainland_china"),
     "VENDOR-ISO27001": _facts(
         _OP,
         "iso-27001.number",
@@ -234,7 +250,11 @@ RULE_FACTS: dict[str, tuple[Fact, ...]] = {
     "HW-INTERNODE-NIC": _facts(SERVER, "nic_kind"),
     "HW-NVME-CAPACITY": _facts(SERVER, "nvme_usable_tb"),
     "HW-NVME-READ": _facts(SERVER, "nvme_read_gbs"),
-    "HW-SOFTWARE-STACK": _facts(SERVER, "pytorch_version", "stack_version"),
+    # A hosted server's image, or a cloud instance's (each option asks its own subject).
+    "HW-SOFTWARE-STACK": (
+        *_facts(SERVER, "pytorch_version", "stack_version"),
+        *_facts(CLOUD_OFFER, "image_pytorch_version", "image_stack_version"),
+    ),
     "HW-AVAILABILITY": _facts(ACCELERATOR, "china_availability", "china_availability_as_of"),
 }
 
@@ -252,6 +272,12 @@ PRICE_FIGURES = {
     "monthly_rent": ("rent_cny_per_server_month",),
     "lead_time_weeks": ("rent_cny_per_server_month", "purchase_cny_per_server"),
 }
+
+# What a cloud provider is asked for every cloud option, whatever its findings: the terms a
+# contract for GPU-hours must settle (no rule reads them; the buyer reads the answers).
+CLOUD_TERMS: tuple[Fact, ...] = _facts(
+    CLOUD_OFFER, "deletion_on_exit", "billing_terms", "instance_interconnect"
+)
 
 RULES_BY_FACT: dict[str, tuple[str, ...]] = {}
 for _rule, _needed in RULE_FACTS.items():

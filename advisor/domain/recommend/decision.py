@@ -8,7 +8,8 @@
 - :func:`decide` names the recommended option, the runner-up in another procurement mode and
   the difference, and counts the open veto checks.
 - :func:`blocking_requirements` says, when nothing qualifies, which of the buyer's requirements
-  removes how many options and how many would qualify without it.
+  removes how many options and how many would qualify without it; :func:`combined_requirements`
+  which of them, lifted together (dropped, or confirmed by the vendors), let how many through.
 
 Pure Python: values and codes, worded by the presentation.
 """
@@ -109,9 +110,15 @@ class Decision:
     unknown_checks: int  # every check of the recommended option that awaits the vendor
     unpriced: int = 0  # options that meet every requirement but could not be compared
     unpriced_examples: tuple[Option, ...] = ()  # a few of them, one per server model
+    # Domestic accelerators preferred (not required): the best qualifying domestic option,
+    # which may be the recommended one, and what it costs more than it (decision 0101).
+    prefer_domestic: bool = False
+    best_domestic: Option | None = None
+    domestic_rank: int | None = None  # its rank among qualifying options
+    domestic_difference_cny: Decimal | None = None
 
 
-def decide(recommendation: Recommendation) -> Decision:
+def decide(recommendation: Recommendation, *, prefer_domestic: bool = False) -> Decision:
     qualifying = recommendation.rankings["recommended"]
     best = qualifying[0] if qualifying else None
     runner = None
@@ -122,6 +129,15 @@ def decide(recommendation: Recommendation) -> Decision:
     if best is not None and runner is not None and None not in (best.cost_cny, runner.cost_cny):
         difference = runner.cost_cny - best.cost_cny
     report = best.compliance if best is not None else None
+    domestic_rank = (
+        next((i for i, o in enumerate(qualifying, 1) if o.hardware.domestic), None)
+        if prefer_domestic
+        else None
+    )
+    domestic = qualifying[domestic_rank - 1] if domestic_rank else None
+    domestic_difference = None
+    if domestic is not None and None not in (best.cost_cny, domestic.cost_cny):
+        domestic_difference = domestic.cost_cny - best.cost_cny
     return Decision(
         recommended=best,
         runner_up=runner,
@@ -132,6 +148,10 @@ def decide(recommendation: Recommendation) -> Decision:
         unknown_checks=report.counts["unknown"] if report else 0,
         unpriced=len(recommendation.unpriced),
         unpriced_examples=unpriced_examples(recommendation.unpriced),
+        prefer_domestic=prefer_domestic,
+        best_domestic=domestic,
+        domestic_rank=domestic_rank,
+        domestic_difference_cny=domestic_difference,
     )
 
 
@@ -172,3 +192,45 @@ def blocking_requirements(options) -> list[Blocker]:
             alone[next(iter(codes))] += 1
     blockers = [Blocker(code, removes[code], alone[code]) for code in removes]
     return sorted(blockers, key=lambda b: (-b.would_qualify, -b.removes, b.code))
+
+
+# Reason codes of what the buyer asked (a qualification, the budget, the deadline, the
+# accelerators): the requirements a buyer can drop, or have the vendors confirm.
+BUYER_REQUIREMENTS = ("budget", "deadline", "domestic", "preferred", "excluded")
+
+
+def _buyers(code: str) -> bool:
+    return code.startswith("required:") or code in BUYER_REQUIREMENTS
+
+
+@dataclass(frozen=True)
+class Combined:
+    """Requirements of the buyer that only together keep options out: lifted together
+    (dropped, or confirmed by the vendors), ``would_qualify`` options qualify."""
+
+    codes: tuple[str, ...]  # most limiting first
+    would_qualify: int
+
+
+def combined_requirements(options) -> Combined | None:
+    """When no requirement alone lets an option through, the fewest of the buyer's
+    requirements that together do (none: nothing the buyer asked keeps them all out, or one
+    requirement alone already does it, which :func:`blocking_requirements` says)."""
+    blockers = blocking_requirements(options)
+    order = [b.code for b in blockers if _buyers(b.code)]
+    if len(order) < 2:
+        return None
+
+    def through(codes: set[str]) -> int:
+        return sum(1 for o in options if o.reason_codes and set(o.reason_codes) <= codes)
+
+    chosen = set(order)
+    total = through(chosen)
+    if total == 0:
+        return None
+    for code in reversed(order):  # the least limiting first: keep what the count needs
+        if through(chosen - {code}) == total:
+            chosen.discard(code)
+    if len(chosen) < 2:
+        return None
+    return Combined(tuple(c for c in order if c in chosen), total)

@@ -117,6 +117,7 @@ class CloudCandidate:
     region_zh: str | None = None
     vendor: VendorFacts = VendorFacts()  # the provider's certificates, when catalogued
     instance_gpus: tuple[int, ...] = ()  # sizes sold (GPUs per instance); empty: whole servers
+    buyer: BuyerRequirement | None = None  # the instance image's software, when declared
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,9 @@ class Procurement:
     include_accelerators: tuple[str, ...] = ()  # accelerator keys; empty: every accelerator
     exclude_accelerators: tuple[str, ...] = ()
     domestic_only: bool = False
+    # Domestic accelerators preferred, not required: among options equal in qualifying and
+    # cost, a domestic one ranks first (decision 0101).
+    prefer_domestic: bool = False
     required_rules: tuple[str, ...] = ()  # rule ids that must pass, e.g. "VENDOR-MLPS"
     assumptions: Assumptions = Assumptions()
     buyer: BuyerRequirement = BuyerRequirement()
@@ -822,8 +826,25 @@ def _time_key(option: Option):
     return (hours if hours is not None else math.inf, *_recommended_key(option)[1:])
 
 
+def _domestic_first(ordered: list[Option]) -> list[Option]:
+    """``ordered`` with, among neighbours equal in qualifying and cost, domestic accelerators
+    first (each group's order otherwise kept)."""
+    out: list[Option] = []
+    group: list[Option] = []
+    for option in ordered:
+        if group and (option.qualifies, option.cost_cny) != (group[0].qualifies, group[0].cost_cny):
+            out.extend(sorted(group, key=lambda o: not o.hardware.domestic))
+            group = []
+        group.append(option)
+    out.extend(sorted(group, key=lambda o: not o.hardware.domestic))
+    return out
+
+
 def rank(options: list[Option], procurement: Procurement) -> Recommendation:
-    ordered = tuple(sorted(options, key=_recommended_key))
+    ordered = sorted(options, key=_recommended_key)
+    if procurement.prefer_domestic:
+        ordered = _domestic_first(ordered)
+    ordered = tuple(ordered)
     qualifying = [o for o in ordered if o.qualifies]
     return Recommendation(
         options=ordered,
@@ -923,7 +944,9 @@ def _cloud_site(cloud: CloudCandidate) -> SiteCandidate:
     """No data center: a cloud bills card-hours, so no site figure enters its price."""
     return SiteCandidate(
         data_center=DataCenterFacts(),
-        vendor=cloud.vendor if cloud.vendor.name else VendorFacts(name=cloud.provider),
+        vendor=cloud.vendor
+        if cloud.vendor.name or cloud.vendor.key
+        else VendorFacts(name=cloud.provider),
         zone=PolicyZoneFacts(),
         costs=Site(
             key=f"cloud:{cloud.key}",
@@ -990,7 +1013,7 @@ def build_cloud_option(
         accelerator=hardware.accelerator,
         availability=hardware.availability,
         vendor=site.vendor,
-        buyer=procurement.buyer,
+        buyer=cloud.buyer or procurement.buyer,
         cloud=CloudFacts(cloud.provider, cloud.region, cloud.mainland_china),
     )
     report = with_required(evaluate(facts, params, rules=CLOUD_RULES, shared=shared), procurement)

@@ -74,6 +74,7 @@ def procurement_from(section: dict | None, today: date) -> Procurement:
         include_accelerators=tuple(section.get("preferred_accelerators") or ()),
         exclude_accelerators=tuple(section.get("excluded_accelerators") or ()),
         domestic_only=bool(section.get("domestic_only")),
+        prefer_domestic=bool(section.get("prefer_domestic")) and not section.get("domestic_only"),
         required_rules=tuple(
             QUALIFICATION_RULES[q]
             for q in section.get("qualifications") or ()
@@ -101,11 +102,22 @@ def offer_key(option) -> str:
     return f"{option.hardware.server.key}@{option.site.data_center.key}"
 
 
-def subject_keys(option) -> dict[str, str]:
-    """``{subject kind: key}`` of an option: whose declared facts its findings may use."""
+def subject_keys(option) -> dict[str, str | None]:
+    """``{subject kind: key}`` of an option: whose declared facts its findings may use. A cloud
+    option's are its provider (the operator), its offer and its accelerator."""
+    if option.cloud is not None:
+        return {
+            specs.DATA_CENTER: None,
+            specs.OPERATOR: option.site.vendor.key,
+            specs.CLOUD_OFFER: option.cloud.key,
+            specs.SERVER: None,
+            specs.ACCELERATOR: option.hardware.accelerator.key,
+            specs.OFFER: None,
+        }
     return {
         specs.DATA_CENTER: option.site.data_center.key,
         specs.OPERATOR: option.site.vendor.key,
+        specs.CLOUD_OFFER: None,
         specs.SERVER: option.hardware.server.key,
         specs.ACCELERATOR: option.hardware.accelerator.key,
         specs.OFFER: offer_key(option),

@@ -114,6 +114,12 @@ class StepForm(forms.Form):
     # Answers shown as CNY amounts on the check-answers page.
     money_fields: frozenset = frozenset()
 
+    @classmethod
+    def current(cls, stored: dict) -> dict:
+        """Stored answers as the present fields read them (a step whose fields changed
+        reads the answers saved before the change)."""
+        return stored
+
     def __init__(self, *args, context: dict | None = None, stored: dict | None = None, **kw):
         self.context = context or {}
         self.stored = stored or {}

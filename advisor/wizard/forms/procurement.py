@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from advisor.assessments.answers import current_procurement
 from advisor.domain import document as rules_of_the_document
 from advisor.presentation.text import render_text
 from advisor.wizard import choices as catalog
@@ -19,10 +20,20 @@ from advisor.wizard.forms.fields import (
 )
 
 MODE_CHOICES = [
-    ("any", _("Show every way")),
-    ("buy", _("Buy servers")),
+    ("buy", _("Buy servers and host them in a data center")),
     ("rent", _("Rent servers by the month")),
     ("cloud", _("Rent cloud GPUs by the hour")),
+]
+# When the site step names the buyer's own room, buying means buying for it, and renting a
+# vendor's servers (which stay in the vendor's data center) is not a choice.
+OWN_ROOM_MODE_CHOICES = [
+    ("buy", _("Buy servers for our own machine room")),
+    ("cloud", _("Rent cloud GPUs by the hour")),
+]
+DOMESTIC_CHOICES = [
+    ("", _("No preference")),
+    ("preferred", _("Preferred: among equal options, domestic ones rank first")),
+    ("required", _("Required: domestic accelerators only")),
 ]
 USAGE_CHOICES = [
     ("once", _("One job: price this run")),
@@ -46,7 +57,14 @@ class ProcurementStepForm(StepForm):
         "excluded_families": _("None excluded"),
         "excluded_products": _("None excluded"),
     }
-    mode = radios(_("How would you like to pay?"), MODE_CHOICES, initial="any")
+    modes = forms.MultipleChoiceField(
+        label=_("Which ways of getting the servers may we consider?"),
+        choices=MODE_CHOICES,
+        initial=[value for value, _label in MODE_CHOICES],
+        help_text=_("Tick every way your company's policy allows."),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": _("Tick at least one way of getting the servers.")},
+    )
     budget_cny = decimal(
         _("Budget ceiling (CNY)"),
         low=0,
@@ -79,10 +97,12 @@ class ProcurementStepForm(StepForm):
         ),
         widget=forms.CheckboxSelectMultiple,
     )
-    domestic_only = forms.BooleanField(
-        label=_("Domestic accelerators only"),
+    domestic = radios(
+        _("Domestic accelerators"),
+        DOMESTIC_CHOICES,
+        initial="",
         required=False,
-        help_text=_("Only accelerators made in China (for example Huawei Ascend)."),
+        help_text=_("Accelerators made in China (for example Huawei Ascend)."),
     )
     usage = radios(
         _("Is this one job, or a programme of runs?"),
@@ -134,8 +154,19 @@ class ProcurementStepForm(StepForm):
             names = [n for n in names if n not in ("runs_per_year", "years")]
         return names
 
+    @classmethod
+    def current(cls, stored: dict) -> dict:
+        """Answers saved with one mode and "domestic only" read as the present fields."""
+        return current_procurement(stored) if stored else stored
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if (self.context.get("site") or {}).get("mode") == "own":
+            self.fields["modes"].choices = OWN_ROOM_MODE_CHOICES
+            self.fields["modes"].initial = [value for value, _label in OWN_ROOM_MODE_CHOICES]
+            if not self.is_bound and self.initial.get("modes"):
+                own = [m for m in self.initial["modes"] if m != "rent"]
+                self.initial = {**self.initial, "modes": own}
         families = catalog.family_choices()
         self.fields["preferred_families"].choices = families
         self.fields["excluded_families"].choices = families
@@ -156,7 +187,8 @@ class ProcurementStepForm(StepForm):
         if problem is not None:
             self.add_error("excluded_families", render_text(problem))
         foreign = [catalog.family_label(k) for k in chosen if not catalog.family_is_domestic(k)]
-        problem = rules_of_the_document.domestic_problem(bool(data.get("domestic_only")), foreign)
+        required = data.get("domestic") == "required"
+        problem = rules_of_the_document.domestic_problem(required, foreign)
         if problem is not None:
             self.add_error("preferred_families", render_text(problem))
         return data

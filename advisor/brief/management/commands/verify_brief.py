@@ -30,6 +30,8 @@ NOT_ACCEPTED_STATUS = 2
 
 def verdict(result: Verification) -> str:
     report = result.report
+    if result.ok and result.superseded:
+        return "intact, trusted and on record, but superseded (it no longer holds)"
     if result.ok:
         return "intact, trusted and on record"
     if report.tampering is Tampering.BYTES_CHANGED:
@@ -71,6 +73,12 @@ def summary(pdf: Path, result: Verification) -> str:
         parts.append(
             f"on record: {result.brief.number} status={result.brief.status} approver={approver}"
         )
+        if result.superseded:
+            standing = result.standing
+            parts.append(
+                f"superseded since={standing.since.isoformat() if standing.since else '-'} "
+                f"verdict when issued={standing.then_verdict} now={standing.now_verdict or 'gone'}"
+            )
     elif result.superseded_draft_of:
         parts.append(f"superseded draft of brief {result.superseded_draft_of.number}")
     elif result.stripped_from:
