@@ -1,8 +1,8 @@
 """No import inside a function dodges a cycle: the one-way structure holds in plain sight.
 
 The only imports allowed inside a function are the PDF and signing libraries, loaded on first
-use (docs/decisions/0037-pdf-libraries-on-first-use.md; python-docx too, decision 0046; the SAML
-pages, decision 0054), and an app's ``ready()`` loading its
+use (docs/decisions/0037-pdf-libraries-on-first-use.md; python-docx too, decision 0046;
+XlsxWriter, decision 0116; the SAML pages, decision 0054), and an app's ``ready()`` loading its
 signal receivers (Django's way). Anything else belongs at the top of its module; where that
 would make a cycle, the code is in the wrong layer (docs/decisions/0041).
 """
@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ON_FIRST_USE = ("weasyprint", "pyhanko", "pyhanko_certvalidator", "cryptography", "docx")
+ON_FIRST_USE = (
+    "weasyprint",
+    "pyhanko",
+    "pyhanko_certvalidator",
+    "cryptography",
+    "docx",
+    "xlsxwriter",
+)
 # Our module whose only job is to load pyHanko before the verify child forks (decision 0019).
 LOADS_THE_PDF_LIBRARIES = ("advisor.brief.verify_child",)
 # python3-saml and xmlsec, behind allauth's SAML pages: most sites never turn SAML on (0054).
