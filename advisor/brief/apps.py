@@ -7,3 +7,6 @@ class BriefConfig(AppConfig):
     name = "advisor.brief"
     label = "brief"
     verbose_name = _("Procurement briefs")
+
+    def ready(self):
+        from advisor.brief import checks  # noqa: F401  (registers the signing-level checks)
