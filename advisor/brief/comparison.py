@@ -473,7 +473,9 @@ class ModeSheet:
         self.row += 1
         self.section(_("Sign-off"))
         self.row += 1
-        for column, words in enumerate((_("Role"), _("Name"), _("Signature"), _("Date")), start=1):
+        for column, words in enumerate(
+            (_("Role"), _("Name and title"), _("Signature"), _("Date")), start=1
+        ):
             self.text(self.row, column, words, self.styles.box_bold)
         for role in (
             _("Prepared by (procurement)"),

@@ -328,7 +328,7 @@ def test_precision_formats():
 def test_prints_on_a4_landscape_fit_to_width_with_header_rows_and_a_sign_off(run_32b):
     records = shortlist(run_32b)
     for language, words in (("en", ("Sign-off", "Checked by (finance)", "Notes")),
-                            ("zh-hans", ("签字确认", "财务复核", "说明"))):  # fmt: skip
+                            ("zh-hans", ("签批", "财务复核", "说明"))):  # fmt: skip
         with translation.override(language):
             data = comparison_workbook(records, "Qwen2.5 32B", run_32b.today)
         for sheet in load_workbook(io.BytesIO(data)).worksheets:
