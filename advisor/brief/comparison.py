@@ -20,6 +20,7 @@ ends with notes and a sign-off block (prepared, checked by finance, approved).
 from __future__ import annotations
 
 import io
+import math
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -51,6 +52,8 @@ MODE_ORDER = ("buy", "own", "rent", "cloud")
 HEADER_ROWS = 4  # title, caption, option names, column names: frozen above the first fact
 LABEL_WIDTH = 34
 COLUMN_WIDTH = 16
+LINE_HEIGHT = 15  # points per wrapped line
+SOURCE_COLUMN = 5  # the sources table's source text, merged to the last option column
 
 
 # --- What is compared, frozen ------------------------------------------------------------------
@@ -185,6 +188,11 @@ def fen(value: Decimal) -> Decimal:
     return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a spreadsheet cell: a CJK or full-width character two."""
+    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
+
+
 class Styles:
     """The workbook's cell formats, made once (XlsxWriter keeps one per combination)."""
 
@@ -248,15 +256,28 @@ class ModeSheet:
         self.sheet.write_formula(row - 1, column - 1, formula, style, float(value))
 
     def merged_text(self, row: int, first: int, last: int, value, style) -> None:
-        self.sheet.merge_range(row - 1, first - 1, row - 1, last - 1, str(value or ""), style)
+        if last > first:
+            self.sheet.merge_range(row - 1, first - 1, row - 1, last - 1, str(value or ""), style)
+        else:
+            self.text(row, first, value, style)
+
+    def fit_row(self, row: int, texts: list[tuple[str, float]]) -> None:
+        """Give ``row`` the height its wrapped texts need (XlsxWriter does not measure text):
+        each (text, column width in characters), a CJK character counted twice."""
+        lines = max(
+            (math.ceil(display_width(text) / max(width - 1, 1)) for text, width in texts),
+            default=1,
+        )
+        if lines > 1:
+            self.sheet.set_row(row - 1, LINE_HEIGHT * lines)
 
     def write(self) -> None:
         self.header()
         self.facts()
         self.costs()
         self.notes()
+        self.sign_off()  # beside the totals it signs for; the sources follow as an annex
         self.sources()
-        self.sign_off()
         self.layout()
 
     def layout(self) -> None:
@@ -312,6 +333,8 @@ class ModeSheet:
                 self.number(self.row, first, value, self.styles.number(places))
             else:
                 self.merged_text(self.row, first, first + 2, value, self.styles.wrap)
+        if places is None:
+            self.fit_row(self.row, [(str(v or ""), 3 * COLUMN_WIDTH) for v in values])
         return self.row
 
     def facts(self) -> None:
@@ -465,8 +488,16 @@ class ModeSheet:
                     quality_text(figure["kind"]),
                     render_text(figure["source"]),
                 )
-                for column, value in enumerate(values, start=1):
+                for column, value in enumerate(values[:4], start=1):
                     self.text(self.row, column, value, self.styles.wrap)
+                last = max(self.last_column, SOURCE_COLUMN)
+                self.merged_text(self.row, SOURCE_COLUMN, last, values[4], self.styles.wrap)
+                widths = (LABEL_WIDTH, COLUMN_WIDTH, COLUMN_WIDTH, COLUMN_WIDTH)
+                self.fit_row(
+                    self.row,
+                    [*zip(values[:4], widths, strict=True)]
+                    + [(values[4], COLUMN_WIDTH * (last - SOURCE_COLUMN + 1))],
+                )
 
     def sign_off(self) -> None:
         """Who prepared, checked and approved the comparison: name, signature, date."""
