@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import textwrap
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -143,17 +144,20 @@ def _signing_metadata(request, location, name, level, config: SigningConfig):
     )
 
 
-def _sign_at(pdf: bytes, signer, metadata, timestamper, level: str) -> bytes:
+def _sign_at(pdf: bytes, signer, metadata, timestamper, level: str, visible=None) -> bytes:
     """Sign; a failure of what only a higher level needs (the timestamp, validation data)
-    raises LevelUnavailable."""
+    raises LevelUnavailable. ``visible``: a function of the writer giving the signer's
+    ``stamp_style``, ``new_field_spec`` and the stamp's text parameters (or None)."""
     from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
     from pyhanko.sign import signers
 
     writer = IncrementalPdfFileWriter(BytesIO(pdf))
+    appearance = visible(writer) if visible is not None else None
+    options, params = appearance if appearance else ({}, None)
     try:
         return (
-            signers.PdfSigner(metadata, signer=signer, timestamper=timestamper)
-            .sign_pdf(writer)
+            signers.PdfSigner(metadata, signer=signer, timestamper=timestamper, **options)
+            .sign_pdf(writer, appearance_text_params=params)
             .getvalue()
         )
     except Exception as error:
@@ -321,5 +325,97 @@ def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location, config, level)
     if config is None:
         level = LEVEL_B
         config = SigningConfig(Path(), "", None, location)
+    location = certificate_location(signer.signing_cert) or location
     metadata = _signing_metadata(request, location, None, level, config)
-    return _sign_at(pdf, signer, metadata, _timestamper(config, level), level)
+
+    def visible(writer):
+        return approval_appearance(writer, request, signer.signing_cert, location)
+
+    return _sign_at(pdf, signer, metadata, _timestamper(config, level), level, visible)
+
+
+# Where the approval signature shows: the element of the sign-off table with this id (WeasyPrint
+# writes it as a named destination at its top left), and the box's size in points (the
+# template gives the element the same size, brief/pdf.css ``.signature-box``: 34 × 20 mm).
+APPROVAL_ANCHOR = "approval-signature"
+APPROVAL_BOX_PT = (34 * 72 / 25.4, 20 * 72 / 25.4)
+STAMP_LINE_CHARS = 30  # a reason or location longer than this wraps
+STAMP_FONT = Path(__file__).resolve().parent / "fonts" / "BriefSans-Regular.otf"
+
+
+def certificate_location(certificate) -> str:
+    """Where the certificate's holder is, from its subject (locality, province, country)."""
+    subject = certificate.subject.native
+    parts = [
+        subject.get(key)
+        for key in ("locality_name", "state_or_province_name", "country_name")
+        if subject.get(key)
+    ]
+    return ", ".join(str(p) for p in parts)
+
+
+def named_destination(reader, name: str) -> tuple[int, float, float] | None:
+    """The page index and top-left point of the named destination ``name``, or None."""
+    names = _resolved(reader.root, "/Names")
+    pending = [_resolved(names, "/Dests")] if names is not None else []
+    target = None
+    while pending and target is None:
+        node = pending.pop()
+        if node is None:
+            continue
+        pairs = list(_resolved(node, "/Names") or ())
+        for key, value in zip(pairs[::2], pairs[1::2], strict=False):
+            if str(key) == name:
+                target = value.get_object()
+                break
+        pending.extend(kid.get_object() for kid in _resolved(node, "/Kids") or ())
+    if target is None or len(target) < 4:
+        return None
+    first = target.raw_get(0)  # the page, unresolved (pyHanko's arrays resolve on [])
+    page_ref = first.reference if hasattr(first, "reference") else None
+    count = int(reader.root["/Pages"]["/Count"])
+    for index in range(count):
+        ref, _resources = reader.find_page_for_modification(index)
+        if page_ref is not None and ref.idnum == page_ref.idnum:
+            return index, float(target[2]), float(target[3])
+    return None
+
+
+def _resolved(dictionary, key):
+    try:
+        return dictionary[key]  # pyHanko's dictionaries resolve on []
+    except (KeyError, TypeError):
+        return None
+
+
+def approval_appearance(writer, request: SignatureRequest, certificate, location: str):
+    """The approval signature's visible stamp over the sign-off table's approver cell: the
+    signer's name, the time, the reason and the signer's location; None without the anchor."""
+    from pyhanko import stamp
+    from pyhanko.pdf_utils.font.opentype import GlyphAccumulatorFactory
+    from pyhanko.pdf_utils.text import TextBoxStyle
+    from pyhanko.sign import fields
+
+    found = named_destination(writer.prev, APPROVAL_ANCHOR)
+    if found is None:
+        return None
+    page, left, top = found
+    width, height = APPROVAL_BOX_PT
+    spec = fields.SigFieldSpec(
+        sig_field_name=request.field_name,
+        on_page=page,
+        box=(round(left), round(top - height), round(left + width), round(top)),
+    )
+    style = stamp.TextStampStyle(
+        stamp_text="%(signer)s\n%(ts)s\n%(reason)s\n%(location)s",
+        text_box_style=TextBoxStyle(
+            font=GlyphAccumulatorFactory(str(STAMP_FONT), font_size=7), leading=10
+        ),
+        border_width=1,
+        timestamp_format="%Y-%m-%d %H:%M %Z",
+    )
+    params = {
+        "reason": "\n".join(textwrap.wrap(request.reason, STAMP_LINE_CHARS)),
+        "location": "\n".join(textwrap.wrap(location, STAMP_LINE_CHARS)),
+    }
+    return {"stamp_style": style, "new_field_spec": spec}, params

@@ -37,14 +37,22 @@ class LongTermPki:
     tsa_key: object  # asn1crypto PrivateKeyInfo
 
 
-def _name(common_name: str) -> x509.Name:
+def _name(common_name: str, *place: tuple) -> x509.Name:
     return x509.Name(
         [
             x509.NameAttribute(NameOID.COUNTRY_NAME, "CN"),
+            *(x509.NameAttribute(oid, value) for oid, value in place),
             x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Long Term Test Org"),
             x509.NameAttribute(NameOID.COMMON_NAME, common_name),
         ]
     )
+
+
+# The approver's certificate says where its holder is (the approval signature's location).
+APPROVER_PLACE = (
+    (NameOID.STATE_OR_PROVINCE_NAME, "Guizhou"),
+    (NameOID.LOCALITY_NAME, "Guiyang"),
+)
 
 
 def _issue(subject, key, ca_name, ca_key, now, *, ca=False, timestamping=False):
@@ -103,9 +111,12 @@ def create_long_term_pki(directory: Path, passphrase: str = "long term") -> Long
     ca_name = _name("Long Term Test CA")
     ca_cert = _issue(ca_name, ca_key, ca_name, ca_key, now, ca=True)
     paths = {}
-    for role, common_name in (("signer", "Long Term System Signer"), ("approver", "Li Approver")):
+    for role, common_name, place in (
+        ("signer", "Long Term System Signer", ()),
+        ("approver", "Li Approver", APPROVER_PLACE),
+    ):
         key = _key()
-        cert = _issue(_name(common_name), key, ca_name, ca_key, now)
+        cert = _issue(_name(common_name, *place), key, ca_name, ca_key, now)
         paths[role] = directory / f"{role}.p12"
         paths[role].write_bytes(
             pkcs12.serialize_key_and_certificates(
