@@ -756,6 +756,46 @@ def power_lines(option: dict, findings: dict) -> list[Line]:
     ]
 
 
+def goods_power_lines(option: dict) -> list[Line]:
+    """What the servers may draw: within the buyer's own room's limit per rack (from the
+    room's rack-power rule), or stated in the offer so the hosting lot can be sized."""
+    finding = _findings(option).get("SITE-RACK-POWER")
+    limit = next(
+        (
+            e
+            for e in (finding or {}).get("evidence") or ()
+            if e.get("label") == "The power per rack at full load"
+            and _is_number(e.get("threshold"))
+        ),
+        None,
+    )
+    servers = option["capacity"].get("instances") or 1
+    racks = (option.get("economics") or {}).get("racks") or 1
+    if option.get("mode") == "own" and limit is not None:
+        return [
+            Line(
+                mark_for(finding),
+                _(
+                    "Power at full load: at most %(kw)s kW for the servers of one rack "
+                    "(%(servers)s a rack), the limit of the buyer's room."
+                )
+                % {"kw": plain_number(limit["threshold"]), "servers": math.ceil(servers / racks)},
+                technical_proof(),
+                NUMBER,
+            )
+        ]
+    return [
+        Line(
+            "",
+            _(
+                "Power and heat: the offer states each server's maximum power at full load "
+                "(kW) and heat output (BTU/h), for the racks that host it."
+            ),
+            technical_proof(),
+        )
+    ]
+
+
 def pue_lines(finding: dict | None) -> list[Line]:
     if not finding:
         return []
@@ -1289,7 +1329,7 @@ def lot_sections(kind: str, snapshot: dict, option: dict) -> list[Section]:
     terms = _("Commercial terms")
     if kind == GOODS:
         sections = [
-            (requirements, hardware_lines(snapshot, option)),
+            (requirements, hardware_lines(snapshot, option) + goods_power_lines(option)),
             (terms, goods_terms(snapshot, option)),
         ]
     elif kind == HOSTING:

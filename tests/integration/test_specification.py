@@ -281,6 +281,9 @@ def test_own_room_gets_an_internal_checklist_not_a_vendor_lot(snapshots):
     assert "B11" not in everything and "ISO/IEC 27001" not in everything
     assert all(line.mark == "" for line in readiness.requirement_lines())
     assert any("UPS" in line.text for line in readiness.requirement_lines())
+    # The servers must fit the room's 12 kW a rack: a ★ line on the goods lot.
+    goods = " ".join(line.text for line in spec.lots[0].requirement_lines())
+    assert "at most 12 kW for the servers of one rack" in goods
 
 
 def test_cloud_lot_budget_is_the_card_hours_not_the_whole_budget(snapshots):
