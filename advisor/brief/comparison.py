@@ -104,7 +104,8 @@ def option_record(run: RecommendRun, option: Option, rank: int | None) -> dict:
 
 def shortlist(run: RecommendRun, chosen_key: str | None = None) -> list[dict]:
     """Per mode, the first :data:`PER_MODE` priced options in the recommended order (all
-    options when none qualifies); ``chosen_key``'s option first in its mode."""
+    options when none qualifies), each offer once (:func:`same_offer`) and none at a
+    demonstration site; ``chosen_key``'s option first in its mode."""
     qualifying = list(run.recommendation.rankings["recommended"])
     ranks = {o.key: rank for rank, o in enumerate(qualifying, start=1)}
     pool = [
@@ -114,15 +115,28 @@ def shortlist(run: RecommendRun, chosen_key: str | None = None) -> list[dict]:
     ]
     pool.sort(key=lambda o: o.key != chosen_key)  # stable: the chosen one first, then by rank
     picked: dict[str, list[Option]] = {}
+    seen: set[tuple] = set()
     for option in pool:
         chosen_here = picked.setdefault(option.mode, [])
-        if len(chosen_here) < PER_MODE:
+        if len(chosen_here) < PER_MODE and same_offer(option) not in seen:
             chosen_here.append(option)
+            seen.add(same_offer(option))
     return [
         option_record(run, option, ranks.get(option.key))
         for mode in sorted(picked, key=_mode_order)
         for option in picked[mode]
     ]
+
+
+def same_offer(option: Option) -> tuple:
+    """What makes two options the same offer side by side: the mode, the server and every cost
+    line (a rental priced alike at three data centers is one column, not three)."""
+    lines = plain_cost(option)["lines"]
+    return (
+        option.mode,
+        option.hardware.server.key,
+        tuple((x["item"], x["unit_price_cny"], x["quantity"]) for x in lines),
+    )
 
 
 def at_demonstration_site(option: Option) -> bool:

@@ -24,6 +24,7 @@ from advisor.brief.comparison import (
     comparison_workbook,
     number_format,
     places_of,
+    same_offer,
     sheet_title,
     shortlist,
 )
@@ -350,3 +351,17 @@ def test_no_demonstration_site_is_compared(run_32b):
     assert {r["key"] for r in records}.isdisjoint({o.key for o in demo})
     for record in records:
         assert not record["place"]["name"].startswith("DEMO"), record["place"]
+
+
+def test_an_offer_priced_alike_at_several_sites_is_compared_once(run_32b):
+    records = shortlist(run_32b)
+    offers = [
+        (r["mode"], r["server"]["name"], tuple((x["item"], x["unit_price_cny"], x["quantity"])
+                                              for x in r["cost"]["lines"]))
+        for r in records
+    ]  # fmt: skip
+    assert len(offers) == len(set(offers))
+    options = {o.key: o for o in run_32b.recommendation.options}
+    # The check bites: the job has options that are the same offer at different sites.
+    keys = [same_offer(o) for o in options.values() if o.cost is not None]
+    assert len(keys) > len(set(keys))
