@@ -9,4 +9,4 @@ class BriefConfig(AppConfig):
     verbose_name = _("Procurement briefs")
 
     def ready(self):
-        from advisor.brief import checks  # noqa: F401  (registers the signer's deploy check)
+        from advisor.brief import checks  # noqa: F401  (registers the signing deploy checks)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from advisor.brief.signing import SigningConfig, SigningError
+from advisor.brief.signing import SigningConfig, SigningError, ValidationSources
 
 
 def _passphrase(signing: dict) -> str:
@@ -47,6 +47,20 @@ def signing_config() -> SigningConfig:
         location=signing["LOCATION"],
         timestamp_url=signing["TIMESTAMP_URL"],
         refuse_development=settings.PRODUCTION,
+        validation=validation_sources(signing),
+    )
+
+
+def validation_sources(signing: dict) -> ValidationSources | None:
+    """Where B-LT's validation data come from: the trust roots, the operator's CRL files
+    (``BRIEF_REVOCATION_FILES``) and fetching (``BRIEF_REVOCATION_FETCH``); None without a
+    timestamp authority (B-LT needs one)."""
+    if not signing.get("TIMESTAMP_URL"):
+        return None
+    return ValidationSources(
+        trust_roots=tuple(signing["TRUST_ROOTS"]),
+        revocation_files=tuple(signing.get("REVOCATION_FILES") or ()),
+        fetch=bool(signing.get("REVOCATION_FETCH")),
     )
 
 

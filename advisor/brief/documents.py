@@ -33,14 +33,29 @@ class Kind:
     extension: str
     content_type: str
     needs: str  # the snapshot section it is made from (briefs issued before it lack it)
+    stem: str = ""  # the file name's word (default: the key), without the extension
+
+    def filename(self, number: str) -> str:
+        """``FT-2026-000001-specification.docx``: one extension, never doubled."""
+        return f"{number}-{self.stem or self.key}.{self.extension}"
 
 
 COMPARISON = Kind("comparison", _("Price comparison sheet (XLSX)"), "xlsx", XLSX, "shortlist")
 SPECIFICATION_DOCX = Kind(
-    "specification-docx", _("Technical specification (DOCX)"), "docx", DOCX, "options"
+    "specification-docx",
+    _("Technical specification (DOCX)"),
+    "docx",
+    DOCX,
+    "options",
+    "specification",
 )
 SPECIFICATION_PDF = Kind(
-    "specification-pdf", _("Technical specification (PDF)"), "pdf", "application/pdf", "options"
+    "specification-pdf",
+    _("Technical specification (PDF)"),
+    "pdf",
+    "application/pdf",
+    "options",
+    "specification",
 )
 KINDS = {kind.key: kind for kind in (COMPARISON, SPECIFICATION_DOCX, SPECIFICATION_PDF)}
 
@@ -97,7 +112,7 @@ def make(brief: Brief, key: str, user) -> Made:
     if kind not in available(brief):
         raise KeyError(key)
     data = render(brief, kind)
-    made = Made(kind, data, f"{brief.number}-{kind.key}.{kind.extension}", sha256_hex(data))
+    made = Made(kind, data, kind.filename(brief.number), sha256_hex(data))
     audit.record(
         AuditAction.DOCUMENT_GENERATED,
         actor=user,

@@ -22,7 +22,13 @@ from advisor.brief.config import signing_config
 from advisor.brief.models import Brief, BriefStatus, new_failure_reference
 from advisor.brief.render import BriefMeta, render_pdf
 from advisor.brief.signals import brief_generated
-from advisor.brief.signing import SignatureRequest, sign_pdf
+from advisor.brief.signing import (
+    LevelUnavailable,
+    SignatureRequest,
+    levels_from,
+    planned_level,
+    sign_pdf,
+)
 from advisor.brief.verify import sha256_hex
 
 logger = logging.getLogger(__name__)
@@ -45,7 +51,7 @@ def cover_status(*, approved: bool) -> str:
     return BriefStatus.ISSUED
 
 
-def meta(brief: Brief, *, approved: bool) -> BriefMeta:
+def meta(brief: Brief, *, approved: bool, signature_level: str = "") -> BriefMeta:
     with override(brief.language):
         status = cover_status(approved=approved)
         status_label = str(BriefStatus(status).label)
@@ -66,6 +72,7 @@ def meta(brief: Brief, *, approved: bool) -> BriefMeta:
         approval_comment=brief.review_comment if approved else "",
         vetoes_acknowledged=brief.vetoes_acknowledged and approved,
         approver_signed=brief.approver_signed and approved,
+        signature_level=signature_level,
     )
 
 
@@ -77,12 +84,26 @@ def organisation_name(language: str) -> str:
     return signing["ORGANISATION"]
 
 
-def signed_pdf(brief: Brief, *, approved: bool) -> tuple[bytes, bytes]:
-    unsigned = render_pdf(brief.snapshot, meta(brief, approved=approved))
+def signed_pdf(brief: Brief, *, approved: bool, countersign=None) -> tuple[bytes, bytes]:
+    """The brief rendered and signed at the highest level the configuration reaches now
+    (docs/decisions/0117): a level whose timestamp or validation data cannot be had falls back
+    one level, and the PDF is rendered again to state the level it is signed at.
+    ``countersign(signed, level)`` adds a further signature (the approver's) at that level."""
+    config = signing_config()
     reason = f"Procurement brief {brief.number}" + (" (approved)" if approved else "")
     contact = brief.prepared_by.email or brief.prepared_by.get_username()
-    signed = sign_pdf(unsigned, signing_config(), SignatureRequest(reason, contact_info=contact))
-    return unsigned, signed
+    request = SignatureRequest(reason, contact_info=contact)
+    for level in levels_from(planned_level(config)):
+        unsigned = render_pdf(brief.snapshot, meta(brief, approved=approved, signature_level=level))
+        try:
+            signed = sign_pdf(unsigned, config, request, level)
+            if countersign is not None:
+                signed = countersign(signed, level)
+        except LevelUnavailable as error:
+            logger.warning("Brief %s: %s; signing one level lower", brief.number, error)
+            continue
+        return unsigned, signed
+    raise AssertionError("B-B never raises LevelUnavailable")
 
 
 def store(brief: Brief, unsigned: bytes, signed: bytes) -> None:

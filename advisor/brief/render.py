@@ -114,6 +114,7 @@ class BriefMeta:
     approval_comment: str = ""
     vetoes_acknowledged: bool = False
     approver_signed: bool = False  # the approver's own signature is added after rendering
+    signature_level: str = ""  # the PAdES level the signatures are made at (decision 0117)
 
 
 def snapshot_fingerprint(snapshot: dict) -> str:

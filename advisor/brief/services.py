@@ -29,7 +29,7 @@ from advisor.brief.models import (
     next_brief_number,
     open_vetoes,
 )
-from advisor.brief.signing import APPROVAL_FIELD, SignatureRequest, sign_pdf_as
+from advisor.brief.signing import APPROVAL_FIELD, LEVEL_B, SignatureRequest, sign_pdf_as
 from advisor.brief.snapshot import brief_snapshot, choose, needs_reason
 from advisor.brief.tasks import generate_brief
 from advisor.recommendation.questions import questionnaire_snapshot
@@ -284,9 +284,15 @@ def approve(
         current.review_comment = comment.strip()
         current.vetoes_acknowledged = bool(acknowledged and open_vetoes(current.snapshot))
         try:
-            unsigned, signed = generation.signed_pdf(current, approved=True)
+            countersign = None
             if own_key is not None:
-                signed = sign_approval(current, signed, own_key, passphrase)
+
+                def countersign(signed: bytes, level: str) -> bytes:
+                    return sign_approval(current, signed, own_key, passphrase, level)
+
+            unsigned, signed = generation.signed_pdf(
+                current, approved=True, countersign=countersign
+            )
         except Exception:
             reference = new_failure_reference()
             logger.exception(
@@ -346,14 +352,18 @@ def approver_key(approver, passphrase: str) -> bytes | None:
         raise BriefError(str(error)) from None
 
 
-def sign_approval(brief: Brief, signed: bytes, pkcs12_data: bytes, passphrase: str) -> bytes:
-    """The approver's signature over the system's (an approval signature of its own)."""
+def sign_approval(
+    brief: Brief, signed: bytes, pkcs12_data: bytes, passphrase: str, level: str = LEVEL_B
+) -> bytes:
+    """The approver's signature over the system's (an approval signature of its own), at the
+    system's signature level (decision 0117)."""
     request = SignatureRequest(
         f"Approval of procurement brief {brief.number}",
         contact_info=brief.approved_by.email or brief.approved_by.get_username(),
         field_name=APPROVAL_FIELD,
     )
-    return sign_pdf_as(signed, pkcs12_data, passphrase, request, signing_config().location)
+    config = signing_config()
+    return sign_pdf_as(signed, pkcs12_data, passphrase, request, config.location, config, level)
 
 
 def register_certificate(user, data: bytes, passphrase: str) -> SigningCertificate:

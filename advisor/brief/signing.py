@@ -1,7 +1,12 @@
 """PAdES signing of brief PDFs with pyHanko.
 
-B-B (no timestamp) by default, fully offline; B-T when a timestamp authority URL is
-configured. Called only from synchronous code: pyHanko runs its own event loop.
+The level follows the configuration (docs/decisions/0117-long-term-signatures.md): B-LT when a
+timestamp authority is configured and the validation data (the certificates' chains and their
+revocation information: CRLs or OCSP responses, from files the operator supplies or fetched)
+can be had for every signer and the timestamp authority; B-T with a timestamp only; B-B
+without one. A level that cannot be reached when signing raises :class:`LevelUnavailable`,
+and the caller signs again one level lower, stating that level in the document. Called only
+from synchronous code: pyHanko runs its own event loop.
 """
 
 from __future__ import annotations
@@ -9,9 +14,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import textwrap
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +42,26 @@ class SigningError(Exception):
     The message is for the operator's log (it may name files); never show it to a buyer."""
 
 
+class LevelUnavailable(SigningError):
+    """The timestamp or the validation data a signature level needs could not be had."""
+
+
+# PAdES baseline levels (ETSI EN 319 142-1), highest first.
+LEVEL_LT = "B-LT"  # timestamp + validation data (certificates, revocation information) in the DSS
+LEVEL_T = "B-T"  # a trusted timestamp over the signature
+LEVEL_B = "B-B"  # the signature alone: its time is the signer's own claim
+LEVELS = (LEVEL_LT, LEVEL_T, LEVEL_B)
+
+
+@dataclass(frozen=True)
+class ValidationSources:
+    """Where the validation data of a B-LT signature come from."""
+
+    trust_roots: tuple[Path, ...]
+    revocation_files: tuple[Path, ...] = ()  # CRLs (DER or PEM) an offline CA publishes
+    fetch: bool = False  # fetch CRLs and OCSP responses from the certificates' addresses
+
+
 @dataclass(frozen=True)
 class SigningConfig:
     pkcs12_path: Path
@@ -44,6 +70,100 @@ class SigningConfig:
     location: str
     timestamp_url: str | None = None
     refuse_development: bool = False  # production: a development CA's signer is refused
+    validation: ValidationSources | None = None  # B-LT's validation data, with a timestamp
+    # A pyHanko TimeStamper used instead of ``timestamp_url`` (a local test authority).
+    timestamper: object | None = field(default=None, compare=False)
+
+    @property
+    def timestamped(self) -> bool:
+        return bool(self.timestamp_url or self.timestamper)
+
+
+def planned_level(config: SigningConfig) -> str:
+    """The highest level ``config`` can sign at."""
+    if not config.timestamped:
+        return LEVEL_B
+    return LEVEL_LT if config.validation is not None else LEVEL_T
+
+
+def levels_from(level: str) -> tuple[str, ...]:
+    """``level`` and the levels below it, the order a signature falls back in."""
+    return LEVELS[LEVELS.index(level) :]
+
+
+def _timestamper(config: SigningConfig, level: str):
+    if level == LEVEL_B:
+        return None
+    if config.timestamper is not None:
+        return config.timestamper
+    from pyhanko.sign import timestamps  # on first use (docs/decisions/0037)
+
+    return timestamps.HTTPTimeStamper(config.timestamp_url)
+
+
+def _revocation_data(path: Path) -> bytes:
+    """A CRL file's DER bytes (the file DER or PEM)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    data = path.read_bytes()
+    if data.lstrip().startswith(b"-----BEGIN"):
+        return x509.load_pem_x509_crl(data).public_bytes(Encoding.DER)
+    return data
+
+
+def validation_context(sources: ValidationSources):
+    """The context B-LT signing gathers validation data with: the trust roots, the operator's
+    CRLs and, if allowed, fetching; revocation information is required for every certificate
+    below a trust root (a signature without it is not B-LT)."""
+    from pyhanko.keys import load_cert_from_pemder
+    from pyhanko_certvalidator import ValidationContext
+
+    return ValidationContext(
+        trust_roots=[load_cert_from_pemder(str(path)) for path in sources.trust_roots],
+        crls=[_revocation_data(path) for path in sources.revocation_files],
+        allow_fetching=sources.fetch,
+        revocation_mode="require",
+    )
+
+
+def _signing_metadata(request, location, name, level, config: SigningConfig):
+    from pyhanko.sign import fields, signers
+
+    long_term = level == LEVEL_LT and config.validation is not None
+    return signers.PdfSignatureMetadata(
+        field_name=request.field_name,
+        reason=request.reason,
+        location=location,
+        name=name,
+        contact_info=request.contact_info or None,
+        subfilter=fields.SigSeedSubFilter.PADES,
+        md_algorithm="sha256",
+        embed_validation_info=long_term,
+        validation_context=validation_context(config.validation) if long_term else None,
+    )
+
+
+def _sign_at(pdf: bytes, signer, metadata, timestamper, level: str, visible=None) -> bytes:
+    """Sign; a failure of what only a higher level needs (the timestamp, validation data)
+    raises LevelUnavailable. ``visible``: a function of the writer giving the signer's
+    ``stamp_style``, ``new_field_spec`` and the stamp's text parameters (or None)."""
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.sign import signers
+
+    writer = IncrementalPdfFileWriter(BytesIO(pdf))
+    appearance = visible(writer) if visible is not None else None
+    options, params = appearance if appearance else ({}, None)
+    try:
+        return (
+            signers.PdfSigner(metadata, signer=signer, timestamper=timestamper, **options)
+            .sign_pdf(writer, appearance_text_params=params)
+            .getvalue()
+        )
+    except Exception as error:
+        if level == LEVEL_B:
+            raise
+        raise LevelUnavailable(f"{level} signature not possible: {error!r}") from error
 
 
 @dataclass(frozen=True)
@@ -150,16 +270,16 @@ def load_signer(config: SigningConfig) -> signers.SimpleSigner:
     return signer
 
 
-def sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> bytes:
-    """Return ``pdf`` with a PAdES signature appended as an incremental update."""
-    return outside_event_loop(_sign_pdf, pdf, config, request)
+def sign_pdf(
+    pdf: bytes, config: SigningConfig, request: SignatureRequest, level: str | None = None
+) -> bytes:
+    """Return ``pdf`` with a PAdES signature appended as an incremental update, at ``level``
+    (default: the highest ``config`` can reach); LevelUnavailable when that level cannot be
+    reached now."""
+    return outside_event_loop(_sign_pdf, pdf, config, request, level or planned_level(config))
 
 
-def _sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> bytes:
-    # pyHanko on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
-    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-    from pyhanko.sign import fields, signers, timestamps
-
+def _sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest, level: str) -> bytes:
     signer = load_signer(config)
     if config.refuse_development:
         issuer = signer.signing_cert.issuer.native.get("common_name", "")
@@ -168,50 +288,134 @@ def _sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest) -> b
                 f"refused the development signer {config.pkcs12_path} (issued by {issuer!r}) "
                 "in production: set BRIEF_SIGNING_PKCS12 to the organisation's own key"
             )
-    metadata = signers.PdfSignatureMetadata(
-        field_name=request.field_name,
-        reason=request.reason,
-        location=config.location,
-        name=config.signer_name,
-        contact_info=request.contact_info or None,
-        subfilter=fields.SigSeedSubFilter.PADES,
-        md_algorithm="sha256",
-    )
-    timestamper = timestamps.HTTPTimeStamper(config.timestamp_url) if config.timestamp_url else None
-    writer = IncrementalPdfFileWriter(BytesIO(pdf))
-    output = signers.PdfSigner(metadata, signer=signer, timestamper=timestamper).sign_pdf(writer)
-    return output.getvalue()
+    metadata = _signing_metadata(request, config.location, config.signer_name, level, config)
+    return _sign_at(pdf, signer, metadata, _timestamper(config, level), level)
 
 
 APPROVAL_FIELD = "ApprovalSignature"
 
 
 def sign_pdf_as(
-    pdf: bytes, pkcs12_data: bytes, passphrase: str, request: SignatureRequest, location: str
+    pdf: bytes,
+    pkcs12_data: bytes,
+    passphrase: str,
+    request: SignatureRequest,
+    location: str,
+    config: SigningConfig | None = None,
+    level: str = LEVEL_B,
 ) -> bytes:
     """``pdf`` with a further signature by the holder of ``pkcs12_data`` (an approver's own
     certificate), appended as an incremental update: an approval signature over the earlier
-    ones, which stay valid."""
-    return outside_event_loop(_sign_pdf_as, pdf, pkcs12_data, passphrase, request, location)
+    ones, which stay valid. At ``level`` with ``config``'s timestamp authority and validation
+    data; LevelUnavailable when that level cannot be reached now."""
+    return outside_event_loop(
+        _sign_pdf_as, pdf, pkcs12_data, passphrase, request, location, config, level
+    )
 
 
-def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location) -> bytes:
+def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location, config, level) -> bytes:
     # pyHanko on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
-    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-    from pyhanko.sign import fields, signers
+    from pyhanko.sign import signers
 
     signer = signers.SimpleSigner.load_pkcs12_data(
         pkcs12_data, other_certs=(), passphrase=passphrase.encode("utf-8")
     )
     if signer is None:
         raise SigningError("the approver's certificate could not be opened")
-    metadata = signers.PdfSignatureMetadata(
-        field_name=request.field_name,
-        reason=request.reason,
-        location=location,
-        contact_info=request.contact_info or None,
-        subfilter=fields.SigSeedSubFilter.PADES,
-        md_algorithm="sha256",
+    if config is None:
+        level = LEVEL_B
+        config = SigningConfig(Path(), "", None, location)
+    location = certificate_location(signer.signing_cert) or location
+    metadata = _signing_metadata(request, location, None, level, config)
+
+    def visible(writer):
+        return approval_appearance(writer, request, signer.signing_cert, location)
+
+    return _sign_at(pdf, signer, metadata, _timestamper(config, level), level, visible)
+
+
+# Where the approval signature shows: the element of the sign-off table with this id (WeasyPrint
+# writes it as a named destination at its top left), and the box's size in points (the
+# template gives the element the same size, brief/pdf.css ``.signature-box``: 34 × 20 mm).
+APPROVAL_ANCHOR = "approval-signature"
+APPROVAL_BOX_PT = (34 * 72 / 25.4, 20 * 72 / 25.4)
+STAMP_LINE_CHARS = 30  # a reason or location longer than this wraps
+STAMP_FONT = Path(__file__).resolve().parent / "fonts" / "BriefSans-Regular.otf"
+
+
+def certificate_location(certificate) -> str:
+    """Where the certificate's holder is, from its subject (locality, province, country)."""
+    subject = certificate.subject.native
+    parts = [
+        subject.get(key)
+        for key in ("locality_name", "state_or_province_name", "country_name")
+        if subject.get(key)
+    ]
+    return ", ".join(str(p) for p in parts)
+
+
+def named_destination(reader, name: str) -> tuple[int, float, float] | None:
+    """The page index and top-left point of the named destination ``name``, or None."""
+    names = _resolved(reader.root, "/Names")
+    pending = [_resolved(names, "/Dests")] if names is not None else []
+    target = None
+    while pending and target is None:
+        node = pending.pop()
+        if node is None:
+            continue
+        pairs = list(_resolved(node, "/Names") or ())
+        for key, value in zip(pairs[::2], pairs[1::2], strict=False):
+            if str(key) == name:
+                target = value.get_object()
+                break
+        pending.extend(kid.get_object() for kid in _resolved(node, "/Kids") or ())
+    if target is None or len(target) < 4:
+        return None
+    first = target.raw_get(0)  # the page, unresolved (pyHanko's arrays resolve on [])
+    page_ref = first.reference if hasattr(first, "reference") else None
+    count = int(reader.root["/Pages"]["/Count"])
+    for index in range(count):
+        ref, _resources = reader.find_page_for_modification(index)
+        if page_ref is not None and ref.idnum == page_ref.idnum:
+            return index, float(target[2]), float(target[3])
+    return None
+
+
+def _resolved(dictionary, key):
+    try:
+        return dictionary[key]  # pyHanko's dictionaries resolve on []
+    except (KeyError, TypeError):
+        return None
+
+
+def approval_appearance(writer, request: SignatureRequest, certificate, location: str):
+    """The approval signature's visible stamp over the sign-off table's approver cell: the
+    signer's name, the time, the reason and the signer's location; None without the anchor."""
+    from pyhanko import stamp
+    from pyhanko.pdf_utils.font.opentype import GlyphAccumulatorFactory
+    from pyhanko.pdf_utils.text import TextBoxStyle
+    from pyhanko.sign import fields
+
+    found = named_destination(writer.prev, APPROVAL_ANCHOR)
+    if found is None:
+        return None
+    page, left, top = found
+    width, height = APPROVAL_BOX_PT
+    spec = fields.SigFieldSpec(
+        sig_field_name=request.field_name,
+        on_page=page,
+        box=(round(left), round(top - height), round(left + width), round(top)),
     )
-    writer = IncrementalPdfFileWriter(BytesIO(pdf))
-    return signers.PdfSigner(metadata, signer=signer).sign_pdf(writer).getvalue()
+    style = stamp.TextStampStyle(
+        stamp_text="%(signer)s\n%(ts)s\n%(reason)s\n%(location)s",
+        text_box_style=TextBoxStyle(
+            font=GlyphAccumulatorFactory(str(STAMP_FONT), font_size=7), leading=10
+        ),
+        border_width=1,
+        timestamp_format="%Y-%m-%d %H:%M %Z",
+    )
+    params = {
+        "reason": "\n".join(textwrap.wrap(request.reason, STAMP_LINE_CHARS)),
+        "location": "\n".join(textwrap.wrap(location, STAMP_LINE_CHARS)),
+    }
+    return {"stamp_style": style, "new_field_spec": spec}, params

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from io import BytesIO
 
-from advisor.brief.signing import outside_event_loop
+from advisor.brief.signing import LEVEL_B, LEVEL_LT, LEVEL_T, outside_event_loop
 
 BRIEF_NUMBER = re.compile(rb"FT-\d{4}-\d{6}")
 
@@ -63,6 +63,10 @@ class SignatureReport:
     # alternative names), to match an approval signature against the recorded approver.
     signer_common_names: list[str] = field(default_factory=list)
     signer_emails: list[str] = field(default_factory=list)
+    level: str = ""  # PAdES B-B, B-T or B-LT, as the file shows it (decision 0117)
+    # What follows the signature is only validation data (a B-LT signature's document
+    # security store update), which pyHanko's modification analysis tells apart from content.
+    only_validation_data_after: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,18 @@ def _signer_identity(status) -> tuple[list[str], list[str]]:
     return _as_list(subject.get("common_name")), emails
 
 
-def _report(embedded, status) -> SignatureReport:
+def signature_level(reader, status) -> str:
+    """B-LT: a trusted-timestamped signature with revocation information in the document
+    security store; B-T: timestamped; B-B otherwise."""
+    if status.timestamp_validity is None:
+        return LEVEL_B
+    dss = _value(reader.root, "/DSS")
+    if any(len(_value(dss, key, ()) or ()) for key in ("/CRLs", "/OCSPs")):
+        return LEVEL_LT
+    return LEVEL_T
+
+
+def _report(embedded, status, level: str = "") -> SignatureReport:
     from pyhanko.sign.diff_analysis import ModificationLevel
     from pyhanko.sign.validation.status import SignatureCoverageLevel
 
@@ -160,6 +175,9 @@ def _report(embedded, status) -> SignatureReport:
         chain=_chain(status),
         signer_common_names=common_names,
         signer_emails=emails,
+        level=level,
+        only_validation_data_after=status.modification_level is not None
+        and status.modification_level <= ModificationLevel.LTA_UPDATES,
     )
 
 
@@ -175,7 +193,9 @@ def _tampering(reports: list[SignatureReport]) -> Tampering:
         return Tampering.SIGNATURE_MISSING
     if not all(r.intact for r in reports):
         return Tampering.BYTES_CHANGED
-    if not reports[-1].covers_whole_file or not all(r.only_signatures_after for r in reports):
+    last = reports[-1]
+    whole = last.covers_whole_file or last.only_validation_data_after
+    if not whole or not all(r.only_signatures_after for r in reports):
         return Tampering.CONTENT_APPENDED
     return Tampering.NONE
 
@@ -303,7 +323,7 @@ def _verify_pdf(pdf: bytes, trust_roots: list) -> VerificationReport:
         except Exception:  # noqa: BLE001 - a signature that cannot be checked is broken
             reports.append(_broken_report(signature))
             continue
-        reports.append(_report(signature, status))
+        reports.append(_report(signature, status, signature_level(reader, status)))
     return VerificationReport(digest, _tampering(reports), reports, numbers)
 
 

@@ -52,6 +52,15 @@ BRIEF_SIGNING = {
     "ORGANISATION_ZH": os.environ.get("BRIEF_SIGNING_ORGANISATION_ZH", "采购顾问（开发环境）"),
     "LOCATION": os.environ.get("BRIEF_SIGNING_LOCATION", "Guiyang, Guizhou, CN"),
     "TIMESTAMP_URL": os.environ.get("BRIEF_TIMESTAMP_URL") or None,
+    # B-LT's revocation information (docs/decisions/0117): CRL files of the signers' and the
+    # timestamp authority's CAs (comma-separated paths), and/or fetching them from the
+    # addresses in the certificates (on by default once a timestamp authority is set).
+    "REVOCATION_FILES": [
+        Path(p.strip())
+        for p in os.environ.get("BRIEF_REVOCATION_FILES", "").split(",")
+        if p.strip()
+    ],
+    "REVOCATION_FETCH": env_flag("BRIEF_REVOCATION_FETCH", default=True),
 }
 
 # Public address of this deployment: printed in briefs (verification link and QR code).

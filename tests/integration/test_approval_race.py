@@ -107,8 +107,8 @@ def test_a_decision_made_while_the_approval_renders_wins_over_it(
     files = stored_files(settings)
     original = generation.signed_pdf
 
-    def other_decides_meanwhile(brief, *, approved):
-        result = original(brief, approved=approved)
+    def other_decides_meanwhile(brief, *, approved, countersign=None):
+        result = original(brief, approved=approved, countersign=countersign)
         status = BriefStatus.SENT_BACK if second == "send_back" else BriefStatus.APPROVED
         Brief.objects.filter(pk=brief.pk).update(status=status, approved_by=b)
         return result

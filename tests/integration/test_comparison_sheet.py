@@ -16,8 +16,18 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import translation
 from openpyxl import load_workbook
+from openpyxl.utils import get_column_letter
 
-from advisor.brief.comparison import PER_MODE, comparison_workbook, sheet_title, shortlist
+from advisor.brief.comparison import (
+    PER_MODE,
+    at_demonstration_site,
+    comparison_workbook,
+    number_format,
+    places_of,
+    same_offer,
+    sheet_title,
+    shortlist,
+)
 from advisor.brief.models import AuditAction, AuditEvent
 from advisor.presentation.numbers import cny
 from advisor.recommendation.run import run_recommendation
@@ -255,3 +265,103 @@ def test_brief_page_offers_the_sheet_of_its_snapshot_recorded_and_reproducible(
 def sheet_title_en(mode: str) -> str:
     with translation.override("en"):
         return sheet_title(mode)
+
+
+def displayed(cell) -> Decimal:
+    """A number cell as the reader sees it: rounded to the decimals of its number format."""
+    fmt = cell.number_format
+    assert fmt in ("General",) or re.fullmatch(r"#,##0(\.0+)?", fmt), fmt
+    places = len(fmt.split(".")[1]) if "." in fmt else 0
+    return Decimal(str(cell.value)).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)
+
+
+def test_every_line_recomputes_from_what_is_displayed_and_totals_are_stored(run_32b):
+    """Without a spreadsheet application: each amount's stored value is its displayed unit
+    price × displayed quantity to the fen, nothing is hidden by the format (0.562, not 0.56;
+    quantities never "1."), and the totals' stored values are the option's figures."""
+    records = shortlist(run_32b)
+    with translation.override("en"):
+        data = comparison_workbook(records, "Qwen2.5 32B", run_32b.today)
+    formulas, values = (
+        load_workbook(io.BytesIO(data)),
+        load_workbook(io.BytesIO(data), data_only=True),
+    )
+    options = {o.key: o for o in run_32b.recommendation.options}
+    lines_checked = 0
+    for sheet, stored in zip(formulas.worksheets, values.worksheets, strict=True):
+        compared = [r for r in records if sheet_title_en(r["mode"]) == sheet.title]
+        for row in sheet.iter_rows(min_row=5):
+            for cell in row:
+                match = isinstance(cell.value, str) and re.match(
+                    r"=(-?)ROUND\(([A-Z]+)(\d+)\*([A-Z]+)\d+,2\)", cell.value
+                )
+                if not match:
+                    continue
+                price_cell = sheet[f"{match[2]}{match[3]}"]
+                quantity_cell = sheet[f"{match[4]}{match[3]}"]
+                price, quantity = displayed(price_cell), displayed(quantity_cell)
+                assert price == Decimal(str(price_cell.value))  # the precision used, shown
+                assert quantity == Decimal(str(quantity_cell.value))
+                amount = Decimal(str(stored[cell.coordinate].value))
+                expected = (price * quantity).quantize(Decimal("0.01"), ROUND_HALF_UP)
+                assert amount == (-expected if match[1] else expected), cell.coordinate
+                lines_checked += 1
+        labels = {row[0].value: row[0].row for row in stored.iter_rows() if row[0].value}
+        for index, record in enumerate(compared):
+            cost = options[record["key"]].cost
+            column = get_column_letter(2 + 3 * index + 2)
+            for words, figure in (
+                ("Cash out (the sum of the lines above)", cost.cash_out_cny),
+                ("Net of resale", cost.net_of_resale_cny),
+                ("Per run (net ÷ runs)", cost.per_run_cny),
+            ):
+                value = stored[f"{column}{labels[words]}"].value
+                assert value is not None and Decimal(str(value)) == figure, (words, record["key"])
+    assert lines_checked >= 5
+
+
+def test_precision_formats():
+    assert places_of("0.56200000") == 3 and number_format(3) == "#,##0.000"
+    assert places_of("1") == 0 and number_format(0) == "#,##0"
+    assert places_of("1200000.00") == 0 and places_of("7.53") == 2
+
+
+def test_prints_on_a4_landscape_fit_to_width_with_header_rows_and_a_sign_off(run_32b):
+    records = shortlist(run_32b)
+    for language, words in (("en", ("Sign-off", "Checked by (finance)", "Notes")),
+                            ("zh-hans", ("签批", "财务复核", "说明"))):  # fmt: skip
+        with translation.override(language):
+            data = comparison_workbook(records, "Qwen2.5 32B", run_32b.today)
+        for sheet in load_workbook(io.BytesIO(data)).worksheets:
+            setup = sheet.page_setup
+            assert (setup.paperSize, setup.orientation) == (9, "landscape")
+            # fitToWidth left out means 1 (ECMA-376 CT_PageSetup's default).
+            assert (setup.fitToWidth or 1, setup.fitToHeight) == (1, 0)
+            assert sheet.sheet_properties.pageSetUpPr.fitToPage
+            assert sheet.print_title_rows == "$1:$4"
+            labels = [row[0].value for row in sheet.iter_rows() if row[0].value]
+            for word_ in words:
+                assert any(word_ in str(label) for label in labels), (language, word_)
+
+
+def test_no_demonstration_site_is_compared(run_32b):
+    demo = [o for o in run_32b.recommendation.options if at_demonstration_site(o)]
+    assert demo  # the catalog's planning examples are among the options weighed
+    records = shortlist(run_32b)
+    assert {r["key"] for r in records}.isdisjoint({o.key for o in demo})
+    for record in records:
+        assert not record["place"]["name"].startswith("DEMO"), record["place"]
+
+
+def test_an_offer_priced_alike_at_several_sites_is_compared_once(run_32b):
+    records = shortlist(run_32b)
+    offers = [
+        (r["mode"], r["server"]["name"], tuple((x["item"], x["unit_price_cny"], x["quantity"])
+                                              for x in r["cost"]["lines"]))
+        for r in records
+    ]  # fmt: skip
+    assert len(offers) == len(set(offers))
+    options = {o.key: o for o in run_32b.recommendation.options}
+    # The check bites: the job has options that are the same offer at different sites.
+    keys = [same_offer(o) for o in options.values() if o.cost is not None]
+    assert len(keys) > len(set(keys))

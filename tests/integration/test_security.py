@@ -72,7 +72,10 @@ def manage(env: dict, *args: str) -> subprocess.CompletedProcess:
     ids=["direct", "behind a TLS proxy"],
 )
 def test_production_passes_check_deploy_at_warning_level(tmp_path, pki_dir, extra):
-    env = production(tmp_path, **signer_env(pki_dir), **extra)  # the organisation's signer
+    # The organisation's signer and a timestamp authority (briefs signed PAdES B-LT; none
+    # gives the warning brief.W001, docs/decisions/0117).
+    timestamps = {"BRIEF_TIMESTAMP_URL": "https://tsa.example.cn/tsr"}
+    env = production(tmp_path, **signer_env(pki_dir), **timestamps, **extra)
     result = manage(env, "check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout

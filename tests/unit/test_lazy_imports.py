@@ -1,8 +1,8 @@
 """No import inside a function dodges a cycle: the one-way structure holds in plain sight.
 
 The only imports allowed inside a function are the PDF and signing libraries, loaded on first
-use (docs/decisions/0037-pdf-libraries-on-first-use.md; python-docx too, decision 0046; the SAML
-pages, decision 0054), and an app's ``ready()`` loading its
+use (docs/decisions/0037-pdf-libraries-on-first-use.md; python-docx too, decision 0046;
+XlsxWriter, decision 0116; the SAML pages, decision 0054), and an app's ``ready()`` loading its
 signal receivers (Django's way). Anything else belongs at the top of its module; where that
 would make a cycle, the code is in the wrong layer (docs/decisions/0041).
 """
@@ -20,6 +20,7 @@ ON_FIRST_USE = (
     "cryptography",
     "asn1crypto",  # pyHanko's ASN.1 library (a PKCS#12's declared rounds, decision 0120)
     "docx",
+    "xlsxwriter",
 )
 # Our modules whose only job is to load pyHanko (cryptography) before the verify (credential)
 # child forks (decisions 0019, 0120).
