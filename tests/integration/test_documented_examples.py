@@ -36,9 +36,9 @@ import pytest
 from django.core.management import call_command, get_commands, load_command_class
 from django.utils import timezone
 
+from advisor.assessments.documents import check_document
 from advisor.brief.models import Brief
 from advisor.domain.scenario import ScenarioError
-from advisor.management.cli import check_document
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.webhooks import signing
 from advisor.webhooks.events import brief_data
