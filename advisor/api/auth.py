@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django_ratelimit.core import is_ratelimited
 from ninja.errors import HttpError
+from ninja.openapi.views import openapi_json
 from ninja.security import HttpBearer
 
 from advisor.api import tokens
@@ -68,7 +69,10 @@ def require_permission(request, permission: str, words: str) -> None:
 
 
 def signed_in_or_token(view):
-    """The schema and the interactive docs: a signed-in user's session, or a valid token."""
+    """The interactive docs: a signed-in user's session, or a valid token. The schema itself is
+    public (a client generator reads it without a token; it holds no data)."""
+    if getattr(view, "func", None) is openapi_json:
+        return view
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):

@@ -11,11 +11,12 @@ pages: another buyer's assessment or brief is "not found" (404).
 from __future__ import annotations
 
 import json
+from functools import wraps
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import FileResponse, Http404, HttpResponse
-from django.urls import reverse
+from django.urls import URLPattern, reverse
 from django.utils import translation
 from django.utils.translation import gettext
 from django_ratelimit.core import is_ratelimited
@@ -62,7 +63,21 @@ from advisor.recommendation.services import shown_results
 from advisor.recommendation.sizing import size_scenario
 from advisor.roles import ISSUE, PREPARE
 
-api = NinjaAPI(
+
+class AdvisorAPI(NinjaAPI):
+    """Operation ids are the functions' names (``issue_brief``), what a generated client calls
+    its methods; the default would be ``advisor_api_endpoints_issue_brief``."""
+
+    def get_openapi_operation_id(self, operation) -> str:
+        return operation.view_func.__name__
+
+    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        schema["components"]["schemas"]["ScenarioDocument"] = schemas.SCENARIO_DOCUMENT
+        return schema
+
+
+api = AdvisorAPI(
     title="Fine-tuning server procurement advisor API",
     version="1",
     description=(
@@ -70,7 +85,10 @@ api = NinjaAPI(
         "briefs. Authenticate with a personal API token: `Authorization: Bearer fta_…` "
         "(created on the API tokens page). Scenario documents are described in "
         "docs/scenario-format.md; a refused document answers 400 with one error naming the "
-        "field, in the words of the `manage.py` commands."
+        "field, in the words of the `manage.py` commands. Every error answers the one shape "
+        '`{"errors": [{"field": ..., "message": ...}]}`. Messages follow the `language` '
+        "parameter (or the body's `language` when issuing a brief), else Accept-Language. "
+        "The path `/api/` answers the same as `/api/v1/` for one release (deprecated)."
     ),
     auth=TokenAuth(),
     urls_namespace="api",
@@ -81,19 +99,22 @@ DOCUMENT_BODY = {
     "requestBody": {
         "required": True,
         "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "description": (
-                        "A scenario document: scenario v1 with the optional sections `site`, "
-                        "`procurement` and `declared` (docs/scenario-format.md), at most 1 MiB."
-                    ),
-                    "additionalProperties": True,
-                }
-            }
+            "application/json": {"schema": {"$ref": "#/components/schemas/ScenarioDocument"}}
         },
     }
 }
+# The one error shape, declared for every status an operation can answer besides its success.
+# 413 and 422 are never answered: a body over 1 MiB and a field the schema refuses are 400s,
+# as the commands refuse them (docs/api.md).
+BAD, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT, TOO_MANY = 400, 401, 403, 404, 409, 429
+ALWAYS = (BAD, UNAUTHENTICATED, TOO_MANY)  # a bad parameter, the token, the rate limit
+
+
+def answers(success: dict, *statuses: int) -> dict:
+    """``success`` and the error shape for ``statuses`` and every operation's own 400/401/429."""
+    return {**success, **{status: schemas.Errors for status in (*ALWAYS, *statuses)}}
+
+
 PREPARERS_ONLY = "role: only procurement staff may do this"
 ISSUERS_ONLY = "role: only procurement staff may issue briefs"
 
@@ -197,7 +218,7 @@ def index(request):
 
 @api.post(
     "/size",
-    response={200: dict, 400: schemas.Errors},
+    response=answers({200: schemas.SizeOut}, FORBIDDEN),
     openapi_extra=DOCUMENT_BODY,
     summary="Size a job (as `manage.py size --format json`)",
     tags=["sizing"],
@@ -213,12 +234,12 @@ def size(request, params: Query[schemas.SizeParams]):
         allow_offload=params.allow_offload,
     )
     with translation.override(params.language):
-        return result.to_json(gettext)
+        return _json(result.to_json(gettext))
 
 
 @api.post(
     "/recommend",
-    response={200: schemas.Recommendation, 400: schemas.Errors},
+    response=answers({200: schemas.Recommendation}, FORBIDDEN),
     openapi_extra=DOCUMENT_BODY,
     summary="Rank the options (as `manage.py recommend --format json`)",
     description="Format 2 (`format=1`: the previous format, for one release; docs/api.md).",
@@ -238,7 +259,7 @@ def recommend(request, params: Query[schemas.RecommendParams]):
 
 @api.post(
     "/assessments",
-    response={201: schemas.AssessmentOut, 400: schemas.Errors},
+    response=answers({201: schemas.AssessmentOut}, FORBIDDEN),
     openapi_extra=DOCUMENT_BODY,
     summary="Create an assessment from a scenario document",
     tags=["assessments"],
@@ -256,29 +277,29 @@ def create_assessment(request, params: Query[schemas.TitleParams]):
 
 @api.get(
     "/assessments",
-    response=list[schemas.AssessmentOut],
+    response=answers({200: list[schemas.AssessmentOut]}, FORBIDDEN),
     summary="Your assessments, the latest changed first",
     tags=["assessments"],
 )
-def list_assessments(request):
+def list_assessments(request, params: Query[schemas.MessageLanguage]):
     require_permission(request, PREPARE, PREPARERS_ONLY)
     return [schemas.assessment_out(a) for a in assessments_for(request.user)[:500]]
 
 
 @api.get(
     "/assessments/{assessment_id}",
-    response=schemas.AssessmentDetail,
+    response=answers({200: schemas.AssessmentDetail}, FORBIDDEN, NOT_FOUND),
     summary="One of your assessments, with its scenario document",
     tags=["assessments"],
 )
-def read_assessment(request, assessment_id: int):
+def read_assessment(request, assessment_id: int, params: Query[schemas.MessageLanguage]):
     require_permission(request, PREPARE, PREPARERS_ONLY)
     return schemas.assessment_detail(assessment_for(request.user, assessment_id))
 
 
 @api.get(
     "/assessments/{assessment_id}/results",
-    response={200: schemas.ResultsOut, 400: schemas.Errors, 409: schemas.Errors},
+    response=answers({200: schemas.ResultsOut}, FORBIDDEN, NOT_FOUND, CONFLICT),
     summary="The assessment's ranked options, as stored (computed once per version)",
     tags=["assessments"],
 )
@@ -313,14 +334,23 @@ def _json(document: dict) -> HttpResponse:
 
 @api.post(
     "/assessments/{assessment_id}/briefs",
-    response={202: schemas.BriefOut, 400: schemas.Errors, 409: schemas.Errors},
+    response=answers({202: schemas.BriefOut}, FORBIDDEN, NOT_FOUND, CONFLICT),
     summary="Issue a brief for an option of the assessment (rendered and signed by the worker)",
+    description="Messages (a 409, a 400) are in the body's `language` unless the `language` "
+    "parameter names another.",
     tags=["briefs"],
 )
-def issue_brief(request, assessment_id: int, payload: schemas.IssueIn):
+def issue_brief(
+    request, assessment_id: int, payload: schemas.IssueIn, params: Query[schemas.MessageLanguage]
+):
     require_permission(request, ISSUE, ISSUERS_ONLY)
     require_write(request)
     assessment = assessment_for(request.user, assessment_id)
+    with translation.override(params.language or payload.language):
+        return _issue(request, assessment, payload)
+
+
+def _issue(request, assessment, payload: schemas.IssueIn):
     try:
         brief = brief_services.issue_for_assessment(
             user=request.user,
@@ -345,27 +375,27 @@ def issue_brief(request, assessment_id: int, payload: schemas.IssueIn):
 
 @api.get(
     "/briefs",
-    response=list[schemas.BriefOut],
+    response=answers({200: list[schemas.BriefOut]}),
     summary="The briefs you prepared, the latest first",
     tags=["briefs"],
 )
-def list_briefs(request):
+def list_briefs(request, params: Query[schemas.MessageLanguage]):
     return [schemas.brief_out(glance(b)) for b in briefs_prepared_by(request.user)[:500]]
 
 
 @api.get(
     "/briefs/{brief_id}",
-    response=schemas.BriefOut,
+    response=answers({200: schemas.BriefOut}, NOT_FOUND),
     summary="A brief's status (yours, or any submitted brief for an approver)",
     tags=["briefs"],
 )
-def brief_status(request, brief_id: int):
+def brief_status(request, brief_id: int, params: Query[schemas.MessageLanguage]):
     return schemas.brief_out(glance(brief_for(request.user, brief_id)))
 
 
 @api.get(
     "/briefs/{brief_id}/pdf",
-    response={200: None, 404: schemas.Errors},
+    response=answers({200: None}, NOT_FOUND),
     summary="The signed PDF",
     tags=["briefs"],
     openapi_extra={
@@ -377,7 +407,7 @@ def brief_status(request, brief_id: int):
         }
     },
 )
-def brief_pdf(request, brief_id: int):
+def brief_pdf(request, brief_id: int, params: Query[schemas.MessageLanguage]):
     brief = brief_for(request.user, brief_id)
     if not brief.ready:
         return errors(404, ("pdf", "not ready yet; ask for the brief's status"))
@@ -391,26 +421,21 @@ def brief_pdf(request, brief_id: int):
 
 @api.get(
     "/briefs/{brief_id}/snapshot",
-    response=dict,
+    response=answers({200: dict}, NOT_FOUND),
     summary="The brief's frozen content (the snapshot its PDF was rendered from)",
     tags=["briefs"],
 )
-def brief_snapshot(request, brief_id: int):
+def brief_snapshot(request, brief_id: int, params: Query[schemas.MessageLanguage]):
     return brief_for(request.user, brief_id).snapshot
 
 
 @api.post(
     "/verify",
-    response={
-        200: schemas.VerificationOut,
-        400: schemas.Errors,
-        429: schemas.Errors,
-        503: schemas.Errors,
-    },
+    response=answers({200: schemas.VerificationOut, 503: schemas.Errors}),
     summary="Verify a PDF: signature intact and trusted, changed after signing, on record",
     tags=["briefs"],
 )
-def verify(request, pdf: File[UploadedFile]):
+def verify(request, pdf: File[UploadedFile], params: Query[schemas.MessageLanguage]):
     if _verify_limited(request):  # the page's bound (decision 0019), per token here
         response = errors(429, ("pdf", "too many PDFs checked; try again in a minute"))
         response["Retry-After"] = "60"
@@ -457,3 +482,49 @@ def _verify_limited(request) -> bool:
 def _upload_error(reason: str) -> str:
     with translation.override("en"):
         return str(UPLOAD_ERRORS[reason]) % {"limit": MAX_PDF_BYTES // (1024 * 1024)}
+
+
+# --- Where it is mounted: /api/v1/, and /api/ for one release ------------------------------
+
+LANGUAGES = ("en", "zh-hans")
+
+
+def _in_asked_language(view):
+    """Every message of a request that names a ``language`` (errors included: the handlers run
+    inside) is in that language; otherwise in the Accept-Language's, as the pages."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        language = request.GET.get("language")
+        if language not in LANGUAGES:
+            return view(request, *args, **kwargs)
+        with translation.override(language):
+            return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _deprecated(view):
+    """The alias answers as /api/v1/ does, saying where the same answer lives from now on."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        successor = "/api/v1/" + request.path.removeprefix("/api/")
+        response["Link"] = f'<{successor}>; rel="successor-version"'
+        return response
+
+    return wrapper
+
+
+def mounted(namespace: str, alias: bool = False):
+    """The API's URL patterns for ``include``: ``api`` at /api/v1/ (what the schema names and
+    ``reverse`` gives), ``api-alias`` at /api/ (deprecated, removed in the next release)."""
+    patterns, app_name, _namespace = api.urls
+    wrapped = []
+    for pattern in patterns:
+        view = _in_asked_language(pattern.callback)
+        if alias:
+            view = _deprecated(view)
+        wrapped.append(URLPattern(pattern.pattern, view, pattern.default_args, pattern.name))
+    return wrapped, app_name, namespace
