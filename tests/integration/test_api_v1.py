@@ -5,13 +5,18 @@ error shape, the PDF as binary, typed bodies, the schema readable without a toke
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from openapi_schema_validator import OAS31Validator
+from openapi_schema_validator import validate as validate_instance
 from openapi_spec_validator import validate
 
 from advisor.api.schemas import SizeOut
-from advisor.roles import PROCUREMENT_STAFF
-from tests.support.api import api_client, post_document
+from advisor.roles import APPROVER, PROCUREMENT_STAFF
+from tests.support.api import api_client, post_document, token_client
 from tests.support.assessments import finished_assessment
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED
 from tests.support.users import make_user
@@ -149,3 +154,87 @@ def test_a_409_is_in_the_language_the_body_asked_for_not_accept_language(buyer):
     # The `language` parameter names the messages' language over the brief's.
     asked = _stale(api, assessment, "zh-hans", language="en")
     assert asked.json()["errors"][0]["message"].startswith(STALE_EN)
+
+
+# --- A client driven by the schema alone: the documented flow and every declared error --------
+
+
+class SchemaClient:
+    """Calls operations by their id, with the path, method and body kinds the schema gives;
+    every answer's status must be declared, and its body must be what the schema says for it
+    (the error model for every error). Nothing here knows a URL."""
+
+    def __init__(self, spec: dict, client: Client):
+        self.spec, self.client = spec, client
+        self.operations = {
+            op["operationId"]: (method, path, op) for path, method, op in operations(spec)
+        }
+
+    def __call__(
+        self, operation_id: str, path: dict | None = None, query=None, json=None, pdf=None
+    ):
+        method, template, operation = self.operations[operation_id]
+        url = template.format(**(path or {})) + ("?" + urlencode(query) if query else "")
+        if json is not None:
+            assert "application/json" in operation["requestBody"]["content"]
+            response = getattr(self.client, method)(url, json, content_type="application/json")
+        elif pdf is not None:
+            assert "multipart/form-data" in operation["requestBody"]["content"]
+            upload = SimpleUploadedFile("brief.pdf", pdf, content_type="application/pdf")
+            response = getattr(self.client, method)(url, {"pdf": upload})
+        else:
+            response = getattr(self.client, method)(url)
+        declared = operation["responses"].get(str(response.status_code))
+        assert declared, f"{operation_id} answered an undeclared {response.status_code}"
+        return response.status_code, self._parsed(response, declared["content"])
+
+    def _parsed(self, response, content: dict):
+        if "application/pdf" in content:
+            assert response["Content-Type"] == "application/pdf"
+            return b"".join(response.streaming_content)
+        schema = content["application/json"]["schema"]
+        body = response.json()
+        validate_instance(
+            body, {**schema, "components": self.spec["components"]}, cls=OAS31Validator
+        )
+        return body
+
+
+def test_a_client_driven_by_the_schema_runs_the_documented_flow_and_parses_every_error(
+    buyer, schema, settings, django_capture_on_commit_callbacks
+):
+    call = SchemaClient(schema, api_client(buyer))
+    assert call("size", json=QWEN_7B_LORA_COMPARED, query={"language": "en"})[0] == 200
+    status, ranked = call("recommend", json=QWEN_7B_LORA_COMPARED)
+    assert status == 200 and ranked["format"] == 2
+    status, assessment = call(
+        "create_assessment", json=QWEN_7B_LORA_COMPARED, query={"title": "CI"}
+    )
+    assert status == 201
+    ids = {"assessment_id": assessment["id"]}
+    status, results = call("results", ids)
+    assert status == 200
+    option = next(o["key"] for o in results["options"] if o["qualifies"])
+    issue = {"option": option, "language": "en", "computed": results["computed"]}
+    with django_capture_on_commit_callbacks(execute=True):
+        status, brief = call("issue_brief", ids, json=issue)
+    assert status == 202
+    status, brief = call("brief_status", {"brief_id": brief["id"]})
+    assert status == 200 and brief["ready"]
+    status, pdf = call("brief_pdf", {"brief_id": brief["id"]})
+    assert status == 200 and pdf.startswith(b"%PDF")
+    status, verified = call("verify", pdf=pdf)
+    assert status == 200 and verified["ok"] and verified["brief"] == brief["number"]
+    # Each error an integrator meets parses as the one error model.
+    refused = {**QWEN_7B_LORA_COMPARED, "method": "sideways"}
+    assert call("recommend", json=refused)[1]["errors"][0]["field"] == "method"
+    assert call("issue_brief", ids, json={**issue, "computed": "0" * 32})[0] == 409
+    assert call("brief_status", {"brief_id": 999999})[0] == 404
+    reader = SchemaClient(schema, api_client(buyer, scope="read"))
+    assert reader("create_assessment", json=QWEN_7B_LORA_COMPARED)[0] == 403
+    approver = SchemaClient(schema, api_client(make_user("approver", APPROVER)))
+    assert approver("size", json=QWEN_7B_LORA_COMPARED)[0] == 403
+    assert SchemaClient(schema, token_client("fta_nothing_here"))("list_briefs")[0] == 401
+    settings.API_RATE_LIMIT = "1/m"
+    limited = SchemaClient(schema, api_client(make_user("busy", PROCUREMENT_STAFF)))
+    assert [limited("list_briefs")[0] for _ in range(2)] == [200, 429]
