@@ -18,7 +18,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import FileResponse, Http404, HttpResponse
 from django.urls import URLPattern, reverse
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django_ratelimit.core import is_ratelimited
 from ninja import File, NinjaAPI, Query, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -115,8 +115,22 @@ def answers(success: dict, *statuses: int) -> dict:
     return {**success, **{status: schemas.Errors for status in (*ALWAYS, *statuses)}}
 
 
-PREPARERS_ONLY = "role: only procurement staff may do this"
-ISSUERS_ONLY = "role: only procurement staff may issue briefs"
+# The API's own words: English as the commands print them, or in the language a request names.
+PREPARERS_ONLY = "role: " + gettext_noop("only procurement staff may do this")
+ISSUERS_ONLY = "role: " + gettext_noop("only procurement staff may issue briefs")
+UNKNOWN_TOKEN = gettext_noop("missing, unknown, expired or revoked")
+TOO_MANY_REQUESTS = gettext_noop("too many requests; try again in a minute")
+NOT_FOUND_WORDS = gettext_noop("not found")
+UNANSWERED = gettext_noop("unanswered steps; finish it in the wizard")
+PDF_NOT_READY = gettext_noop("not ready yet; ask for the brief's status")
+TOO_MANY_PDFS = gettext_noop("too many PDFs checked; try again in a minute")
+SLOTS_BUSY = gettext_noop("every verification slot is busy; try again shortly")
+
+
+def words(request, text: str) -> str:
+    """``text`` in the language the request named (``language``), else in English, the words
+    the commands print."""
+    return gettext(text) if getattr(request, "asked_language", None) else text
 
 
 def errors(status: int, *pairs: tuple[str, str]) -> HttpResponse:
@@ -127,7 +141,8 @@ def errors(status: int, *pairs: tuple[str, str]) -> HttpResponse:
 
 @api.exception_handler(ScenarioError)
 def _scenario_error(request, error: ScenarioError):
-    return errors(400, (error.field, error.message.render()))
+    named = getattr(request, "asked_language", None)
+    return errors(400, (error.field, error.message.render(gettext if named else str)))
 
 
 @api.exception_handler(InputError)
@@ -147,27 +162,29 @@ def _validation_error(request, error: ValidationError):
 
 @api.exception_handler(AuthenticationError)
 def _unauthenticated(request, error):
-    response = errors(401, ("token", "missing, unknown, expired or revoked"))
+    response = errors(401, ("token", words(request, UNKNOWN_TOKEN)))
     response["WWW-Authenticate"] = "Bearer"
     return response
 
 
 @api.exception_handler(RateLimited)
 def _rate_limited(request, error):
-    response = errors(429, ("token", "too many requests; try again in a minute"))
+    response = errors(429, ("token", words(request, TOO_MANY_REQUESTS)))
     response["Retry-After"] = "60"
     return response
 
 
 @api.exception_handler(HttpError)
 def _http_error(request, error: HttpError):
-    field, _sep, words = str(error).partition(": ")
-    return errors(error.status_code, (field, words) if words else ("request", field))
+    field, _sep, text = str(error).partition(": ")
+    if not text:
+        return errors(error.status_code, ("request", field))
+    return errors(error.status_code, (field, words(request, text)))
 
 
 @api.exception_handler(Http404)
 def _not_found(request, error):
-    return errors(404, ("id", "not found"))
+    return errors(404, ("id", words(request, NOT_FOUND_WORDS)))
 
 
 def _body(request) -> bytes:
@@ -308,7 +325,7 @@ def results(request, assessment_id: int, params: Query[schemas.RecommendParams])
     assessment = assessment_for(request.user, assessment_id)
     shown = shown_results(assessment)
     if shown is None:
-        return errors(409, ("assessment", "unanswered steps; finish it in the wizard"))
+        return errors(409, ("assessment", words(request, UNANSWERED)))
     with translation.override(params.language):
         payload = recommendation_document(
             shown.run, render_text, params.format, compared=comparison_text
@@ -346,7 +363,8 @@ def issue_brief(
     require_permission(request, ISSUE, ISSUERS_ONLY)
     require_write(request)
     assessment = assessment_for(request.user, assessment_id)
-    with translation.override(params.language or payload.language):
+    request.asked_language = params.language or payload.language
+    with translation.override(request.asked_language):
         return _issue(request, assessment, payload)
 
 
@@ -361,7 +379,7 @@ def _issue(request, assessment, payload: schemas.IssueIn):
             reason=payload.reason,
         )
     except Incomplete:
-        return errors(409, ("assessment", "unanswered steps; finish it in the wizard"))
+        return errors(409, ("assessment", words(request, UNANSWERED)))
     except brief_services.StaleOptions as error:
         return errors(409, ("computed", str(error)))
     except brief_services.ReasonRequired as error:
@@ -410,7 +428,7 @@ def brief_status(request, brief_id: int, params: Query[schemas.MessageLanguage])
 def brief_pdf(request, brief_id: int, params: Query[schemas.MessageLanguage]):
     brief = brief_for(request.user, brief_id)
     if not brief.ready:
-        return errors(404, ("pdf", "not ready yet; ask for the brief's status"))
+        return errors(404, ("pdf", words(request, PDF_NOT_READY)))
     brief_services.record_download(brief, request.user)
     response = FileResponse(
         brief.pdf.open("rb"), as_attachment=True, filename=f"{brief.number}.pdf"
@@ -437,21 +455,21 @@ def brief_snapshot(request, brief_id: int, params: Query[schemas.MessageLanguage
 )
 def verify(request, pdf: File[UploadedFile], params: Query[schemas.MessageLanguage]):
     if _verify_limited(request):  # the page's bound (decision 0019), per token here
-        response = errors(429, ("pdf", "too many PDFs checked; try again in a minute"))
+        response = errors(429, ("pdf", words(request, TOO_MANY_PDFS)))
         response["Retry-After"] = "60"
         return response
     if pdf.size > MAX_PDF_BYTES:
-        return errors(400, ("pdf", _upload_error("too-large")))
+        return errors(400, ("pdf", _upload_error(request, "too-large")))
     try:
         verification = verify_upload(
             pdf.read(), wait_s=settings.VERIFY_QUEUE_S, owners=verify_owners(request)
         )
     except Busy:
-        response = errors(503, ("pdf", "every verification slot is busy; try again shortly"))
+        response = errors(503, ("pdf", words(request, SLOTS_BUSY)))
         response["Retry-After"] = str(Busy.retry_after)
         return response
     except NotAPdf as error:
-        return errors(400, ("pdf", _upload_error(str(error))))
+        return errors(400, ("pdf", _upload_error(request, str(error))))
     audit.record(
         AuditAction.BRIEF_VERIFIED,
         actor=request.user,
@@ -479,8 +497,9 @@ def _verify_limited(request) -> bool:
     return any(limited)
 
 
-def _upload_error(reason: str) -> str:
-    with translation.override("en"):
+def _upload_error(request, reason: str) -> str:
+    """The verify page's words, in the language the request named, else in English."""
+    with translation.override(getattr(request, "asked_language", None) or "en"):
         return str(UPLOAD_ERRORS[reason]) % {"limit": MAX_PDF_BYTES // (1024 * 1024)}
 
 
@@ -496,7 +515,8 @@ def _in_asked_language(view):
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         language = request.GET.get("language")
-        if language not in LANGUAGES:
+        request.asked_language = language if language in LANGUAGES else None
+        if request.asked_language is None:
             return view(request, *args, **kwargs)
         with translation.override(language):
             return view(request, *args, **kwargs)

@@ -238,3 +238,39 @@ def test_a_client_driven_by_the_schema_runs_the_documented_flow_and_parses_every
     settings.API_RATE_LIMIT = "1/m"
     limited = SchemaClient(schema, api_client(make_user("busy", PROCUREMENT_STAFF)))
     assert [limited("list_briefs")[0] for _ in range(2)] == [200, 429]
+
+
+def _message(response) -> str:
+    return response.json()["errors"][0]["message"]
+
+
+def test_every_message_is_in_the_language_the_request_names_else_in_english(buyer):
+    anonymous = Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert _message(anonymous.get("/api/v1/briefs")) == "missing, unknown, expired or revoked"
+    assert (
+        _message(anonymous.get("/api/v1/briefs?language=zh-hans"))
+        == "令牌缺失、未知、已过期或已撤销"
+    )
+    api = api_client(buyer)
+    assert _message(api.get("/api/v1/briefs/999999?language=zh-hans")) == "未找到"
+    assert _message(api.get("/api/v1/briefs/999999?language=en")) == "not found"
+    reader = api_client(buyer, scope="read")
+    refused = post_document(
+        reader, "/api/v1/assessments", QWEN_7B_LORA_COMPARED, language="zh-hans"
+    )
+    assert refused.status_code == 403
+    assert _message(refused) == "只读令牌；此请求需要读写令牌"
+    approver = api_client(make_user("approver", APPROVER))
+    assert _message(approver.get("/api/v1/assessments?language=zh-hans")) == (
+        "只有采购人员可以执行此操作"
+    )
+    # The validator's words: English as the commands print them, Chinese when asked for.
+    bad = {**QWEN_7B_LORA_COMPARED, "model": {**QWEN_7B_LORA_COMPARED["model"], "layers": 0}}
+    english = post_document(api, "/api/v1/size", bad)
+    chinese = post_document(api, "/api/v1/size", bad, language="zh-hans")
+    assert english.json()["errors"][0]["field"] == chinese.json()["errors"][0]["field"]
+    assert _message(english) == "must be between 1 and 1,024"
+    assert _message(chinese) != _message(english)
+    upload = SimpleUploadedFile("x.pdf", b"hello", content_type="application/pdf")
+    not_pdf = api.post("/api/v1/verify?language=zh-hans", {"pdf": upload})
+    assert not_pdf.status_code == 400 and not _message(not_pdf).startswith("The selected")
