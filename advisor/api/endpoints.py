@@ -86,8 +86,10 @@ api = AdvisorAPI(
         "(created on the API tokens page). Scenario documents are described in "
         "docs/scenario-format.md; a refused document answers 400 with one error naming the "
         "field, in the words of the `manage.py` commands. Every error answers the one shape "
-        '`{"errors": [{"field": ..., "message": ...}]}`. Messages follow the `language` '
-        "parameter (or the body's `language` when issuing a brief), else Accept-Language. "
+        '`{"errors": [{"field": ..., "message": ...}]}`. Messages are in the `language` a '
+        "request names (the parameter, or the body's `language` when issuing a brief); "
+        "without one, the API's and the validator's words are English, as the commands print "
+        "them. "
         "The path `/api/` answers the same as `/api/v1/` for one release (deprecated)."
     ),
     auth=TokenAuth(),
