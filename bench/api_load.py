@@ -13,7 +13,7 @@ the token is made there. Either way it creates a personal API token with
 ``manage.py api_token create --scope read`` and then, from ``--clients`` concurrent clients,
 posts each standard scenario (advisor/demo_scenarios.py: the 7B LoRA job comparing two sites,
 the 32B LoRA job over every site, and a hostile document that must get a 400) to
-``POST /api/size`` and ``POST /api/recommend``, ``--rounds`` times. Prints p50/p95/p99 latency
+``POST /api/v1/size`` and ``POST /api/v1/recommend``, ``--rounds`` times. Prints p50/p95/p99 latency
 per endpoint (and per scenario), requests/s over the run and the errors (a wrong status, a
 refused connection); exits 1 when there were any. A server's rate limit
 (ADVISOR_API_RATE_LIMIT, 120 a minute per token by default) shows as 429 errors: run
@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from advisor.demo_scenarios import QWEN_7B_LORA_COMPARED, QWEN_32B_LORA  # noqa: E402
 
 PYTHON = ROOT / ".venv" / "bin" / "python"
-ENDPOINTS = ("/api/size", "/api/recommend")
+ENDPOINTS = ("/api/v1/size", "/api/v1/recommend")
 # A document the scenario validator refuses (a negative sequence length): 400, never a 500.
 HOSTILE = {**QWEN_7B_LORA_COMPARED, "seq_len": -4096}
 SCENARIOS = {

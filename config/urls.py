@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from advisor import views
-from advisor.api.endpoints import api
+from advisor.api.endpoints import mounted
 
 # The admin modules are imported here, with the pages they serve (advisor.admin_config).
 admin.autodiscover()
@@ -21,7 +21,9 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("brief/", include("advisor.brief.urls")),
     path("admin/", admin.site.urls),
-    path("api/", api.urls),
+    # The HTTP API, version 1; /api/ answers the same for one release (docs/api.md).
+    path("api/v1/", mounted("api")),
+    path("api/", mounted("api-alias", alias=True)),
     path("account/api-tokens/", include("advisor.api.urls")),
 ]
 

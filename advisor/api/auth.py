@@ -7,11 +7,15 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
+from django.utils.translation import gettext_noop
 from django_ratelimit.core import is_ratelimited
 from ninja.errors import HttpError
+from ninja.openapi.views import openapi_json
 from ninja.security import HttpBearer
 
 from advisor.api import tokens
+
+READ_SCOPE = gettext_noop("read scope; this request needs a write token")
 
 
 class RateLimited(Exception):
@@ -58,7 +62,7 @@ class TokenAuth(HttpBearer):
 def require_write(request) -> None:
     """A read-only token may not change anything (403)."""
     if not request.auth.can_write:
-        raise HttpError(403, "token: read scope; this request needs a write token")
+        raise HttpError(403, "token: " + READ_SCOPE)
 
 
 def require_permission(request, permission: str, words: str) -> None:
@@ -68,7 +72,10 @@ def require_permission(request, permission: str, words: str) -> None:
 
 
 def signed_in_or_token(view):
-    """The schema and the interactive docs: a signed-in user's session, or a valid token."""
+    """The interactive docs: a signed-in user's session, or a valid token. The schema itself is
+    public (a client generator reads it without a token; it holds no data)."""
+    if getattr(view, "func", None) is openapi_json:
+        return view
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):

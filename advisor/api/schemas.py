@@ -12,6 +12,7 @@ from pydantic import AfterValidator, ConfigDict
 
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.domain.document import control_character
+from advisor.domain.scenario import METHODS, PRECISIONS
 from advisor.recommendation.output import FORMAT, FORMATS
 
 Language = Literal["en", "zh-hans"]
@@ -31,6 +32,66 @@ def _plain(text: str) -> str:
 PlainText = Annotated[str, AfterValidator(_plain)]
 
 
+def _section(description: str, nullable: bool = False) -> dict:
+    kinds = ["object", "null"] if nullable else "object"
+    return {"type": kinds, "description": description, "additionalProperties": True}
+
+
+def _switch(description: str) -> dict:
+    return {"type": ["boolean", "null"], "description": description}
+
+
+# The scenario document's top level (docs/scenario-format.md): what a generated client needs to
+# build one. The one validator (``check_document``) still judges every field and answers a 400
+# naming it in the commands' words, so the sections' insides are described there, not here.
+SCENARIO_DOCUMENT = {
+    "title": "ScenarioDocument",
+    "type": "object",
+    "description": (
+        "A scenario document: scenario v1 with the project's extensions and the optional "
+        "sections `site`, `procurement` and `declared` (docs/scenario-format.md), at most 1 "
+        "MiB. An unknown top-level key is refused unless its value is an object (a future "
+        "section, kept)."
+    ),
+    "required": [
+        "model",
+        "method",
+        "precision",
+        "seq_len",
+        "micro_batch",
+        "hardware",
+        "parallelism",
+    ],
+    "properties": {
+        "model": _section("the architecture: name, params_b, layers, hidden, heads, …"),
+        "method": {"type": "string", "enum": list(METHODS), "description": "what is trained"},
+        "lora": _section("adapter settings: rank, alpha, targets, dropout", nullable=True),
+        "precision": {"type": "string", "enum": list(PRECISIONS)},
+        "quant_bits": {"type": ["integer", "null"], "enum": [4, 8, None]},
+        "optimizer": {"type": "string", "description": "default `adamw`"},
+        "optimizer_in_backward": _switch("the optimizer step runs during the backward pass"),
+        "seq_len": {"type": "integer", "minimum": 1, "maximum": 1048576, "description": "tokens"},
+        "micro_batch": {"type": "integer", "minimum": 1, "maximum": 4096},
+        "grad_accum": {"type": "integer", "minimum": 1, "maximum": 65536, "default": 1},
+        "gradient_checkpointing": _switch("activation checkpointing; null: not stated"),
+        "flash_attention": _switch("a fused attention kernel; null: not stated"),
+        "packed": _switch("every sequence is exactly `seq_len` tokens; null: not stated"),
+        "hardware": _section("accelerator (catalog key), count, nodes"),
+        "parallelism": _section("tensor, pipeline, data parallel, ZeRO stage, offload, …"),
+        "training": _section("dataset_tokens, epochs", nullable=True),
+        "site": _section("where the servers may go: data_centers, room (optional section)"),
+        "procurement": _section(
+            "how they may be obtained: modes, years, usage, budget, qualifications, … "
+            "(optional section)"
+        ),
+        "declared": _section(
+            "facts the hosting vendor declared, per subject key (optional section)"
+        ),
+    },
+    "additionalProperties": True,
+}
+
+
 class Error(Schema):
     field: str = Field(description="the field's dotted path, e.g. `procurement.years`")
     message: str
@@ -44,6 +105,67 @@ class LanguageParams(Schema):
     language: Language = Field("en", description="language of labels and messages")
 
 
+class MessageLanguage(Schema):
+    language: Language | None = Field(
+        None, description="language of the messages (errors); default: Accept-Language"
+    )
+
+
+class TitleParams(MessageLanguage):
+    title: PlainText = Field("", max_length=120, description="the assessment's name")
+
+
+class Placement(Schema):
+    gpus: int
+    servers: int
+    strategy: str
+    offload: str | None
+    tensor_parallel: int
+    memory_total_gib: float
+
+
+class SizeOut(Schema):
+    """What `manage.py size --format json` prints (docs/sizing.md); sizes in GiB, power in
+    kW, times in hours or seconds as the names say."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    accelerator: str | None = Field(description="catalog key; null when none is named")
+    server: str | None
+    gpus: int
+    servers: int
+    gpus_per_server: int
+    strategy: str
+    offload: str | None
+    tensor_parallel: int
+    pipeline_parallel: int
+    memory_per_gpu_gib: dict[str, float] = Field(description="per component, GiB")
+    memory_band_gib: list[float] = Field(description="[low, high]")
+    memory_allocated_gib: float
+    memory_reading_gib: float
+    memory_reading_range_gib: list[float]
+    capacity_gib: float | None
+    fits: bool | None = Field(description="null when no accelerator is named")
+    max_micro_batch: int | None
+    max_seq_len: int | None
+    host_ram_per_server_gib: float
+    paged_optimizer_gib: float
+    fewest_gpus: Placement | None
+    tokens_per_s: float | None
+    tokens_per_s_band: list[float] | None
+    step_time_s: float | None
+    time_to_train_hours: float | None
+    time_to_train_hours_band: list[float] | None
+    gpu_hours: float | None
+    power_kw_per_server: float | None
+    power_typical_kw_per_server: float | None
+    btu_per_hour_per_server: float | None
+    checkpoint_gib: float
+    local_nvme_recommended_tb: float
+    network_gbps_per_server: float | None
+    assumptions: list[str] = Field(description="in the language asked for")
+
+
 class SizeParams(LanguageParams):
     accelerator: str | None = Field(
         None, max_length=80, pattern=CATALOG_KEY, description="overrides the document's"
@@ -53,10 +175,6 @@ class SizeParams(LanguageParams):
         None, max_length=80, pattern=CATALOG_KEY, description="catalog server model key"
     )
     allow_offload: bool = False
-
-
-class TitleParams(Schema):
-    title: PlainText = Field("", max_length=120, description="the assessment's name")
 
 
 class IssueIn(Schema):

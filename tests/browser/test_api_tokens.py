@@ -70,9 +70,9 @@ def test_the_api_reference_opens_for_a_signed_in_user(page, live_server, login, 
     page.on("console", lambda m: refused.append(m.text) if m.type == "error" else None)
     login("buyer", "pw-buyer-1")
     page.wait_for_selector("main h1")
-    page.goto(f"{live_server.url}/api/docs")
+    page.goto(f"{live_server.url}/api/v1/docs")
     page.wait_for_selector(".opblock-summary-path")
     paths = set(page.locator(".opblock-summary-path").all_inner_texts())
-    assert {"/api/size", "/api/recommend", "/api/briefs/{brief_id}/pdf"} <= paths
+    assert {"/api/v1/size", "/api/v1/recommend", "/api/v1/briefs/{brief_id}/pdf"} <= paths
     assert refused == []  # no error: the schema parses, scripts and styles are its own (CSP)
     screenshot("api-docs-en")

@@ -28,18 +28,18 @@ from tests.support.users import make_user, signed_in_client
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
 
 ENDPOINTS = {
-    ("post", "/api/size"),
-    ("post", "/api/recommend"),
-    ("post", "/api/assessments"),
-    ("get", "/api/assessments"),
-    ("get", "/api/assessments/{assessment_id}"),
-    ("get", "/api/assessments/{assessment_id}/results"),
-    ("post", "/api/assessments/{assessment_id}/briefs"),
-    ("get", "/api/briefs"),
-    ("get", "/api/briefs/{brief_id}"),
-    ("get", "/api/briefs/{brief_id}/pdf"),
-    ("get", "/api/briefs/{brief_id}/snapshot"),
-    ("post", "/api/verify"),
+    ("post", "/api/v1/size"),
+    ("post", "/api/v1/recommend"),
+    ("post", "/api/v1/assessments"),
+    ("get", "/api/v1/assessments"),
+    ("get", "/api/v1/assessments/{assessment_id}"),
+    ("get", "/api/v1/assessments/{assessment_id}/results"),
+    ("post", "/api/v1/assessments/{assessment_id}/briefs"),
+    ("get", "/api/v1/briefs"),
+    ("get", "/api/v1/briefs/{brief_id}"),
+    ("get", "/api/v1/briefs/{brief_id}/pdf"),
+    ("get", "/api/v1/briefs/{brief_id}/snapshot"),
+    ("post", "/api/v1/verify"),
 }
 
 
@@ -91,8 +91,8 @@ def no_duplicate_keys(pairs):
     return dict(pairs)
 
 
-def test_openapi_schema_is_valid_and_lists_every_endpoint(buyer):
-    response = signed_in_client(buyer).get("/api/openapi.json")
+def test_openapi_schema_is_valid_and_lists_every_endpoint():
+    response = Client().get("/api/v1/openapi.json")  # no token: a generator reads it
     assert response.status_code == 200
     schema = json.loads(response.content, object_pairs_hook=no_duplicate_keys)
     validate(schema)  # openapi-spec-validator: raises on an invalid OpenAPI document
@@ -101,24 +101,24 @@ def test_openapi_schema_is_valid_and_lists_every_endpoint(buyer):
     assert schema["components"]["securitySchemes"]["TokenAuth"]["scheme"] == "bearer"
 
 
-def test_docs_and_schema_are_for_signed_in_users_or_tokens(buyer, api):
-    for url in ("/api/docs", "/api/openapi.json"):
-        anonymous = Client().get(url)
-        assert anonymous.status_code == 302
-        assert anonymous["Location"].startswith(reverse("login"))
-        assert signed_in_client(buyer).get(url).status_code == 200
-        assert api.get(url).status_code == 200
-    page = signed_in_client(buyer).get("/api/docs").content.decode()
+def test_the_docs_are_for_signed_in_users_or_tokens(buyer, api):
+    anonymous = Client().get("/api/v1/docs")
+    assert anonymous.status_code == 302
+    assert anonymous["Location"].startswith(reverse("login"))
+    assert signed_in_client(buyer).get("/api/v1/docs").status_code == 200
+    assert api.get("/api/v1/docs").status_code == 200
+    page = signed_in_client(buyer).get("/api/v1/docs").content.decode()
     assert "/static/ninja/swagger-ui-bundle.js" in page  # served here, not from a CDN
+    assert "/api/v1/openapi.json" in page
 
 
 def test_the_root_says_where_the_docs_schema_and_tokens_are_without_a_token():
-    response = Client().get("/api/")
+    response = Client().get("/api/v1/")
     assert response.status_code == 200
     index = response.json()
     assert index["version"] == "1"
-    assert index["docs"] == "/api/docs"
-    assert index["openapi"] == "/api/openapi.json"
+    assert index["docs"] == "/api/v1/docs"
+    assert index["openapi"] == "/api/v1/openapi.json"
     assert index["tokens"] == reverse("api_tokens:list")
     assert Client().get("/api").status_code in (200, 301)  # APPEND_SLASH, never a 404
 
@@ -129,7 +129,7 @@ def test_the_root_says_where_the_docs_schema_and_tokens_are_without_a_token():
 def test_size_answers_what_the_size_command_prints(api, tmp_path):
     document = scenario(hardware={"accelerator": "h100-sxm-80gb", "count": 8, "nodes": 1})
     document["parallelism"] = {**document["parallelism"], "strategy": "fsdp"}
-    response = post_document(api, "/api/size", document)
+    response = post_document(api, "/api/v1/size", document)
     assert response.status_code == 200, response.content
     assert response.json() == cli_json(tmp_path, "size", document)
 
@@ -149,7 +149,7 @@ def test_recommend_gives_the_options_the_command_gives(api, tmp_path, standard):
             },
         ),
     }[standard]
-    response = post_document(api, "/api/recommend", document, language="zh-hans")
+    response = post_document(api, "/api/v1/recommend", document, language="zh-hans")
     assert response.status_code == 200, response.content
     expected = cli_json(tmp_path, "recommend", document, "--language", "zh-hans")
     assert response.json() == expected
@@ -170,7 +170,7 @@ def test_recommend_gives_the_options_the_command_gives(api, tmp_path, standard):
 def test_a_refused_document_names_the_field_in_the_commands_words(api, tmp_path, change):
     document = {**QWEN_7B_LORA_COMPARED, **change}
     line = cli_refusal(tmp_path, "recommend", document)
-    for url in ("/api/recommend", "/api/size", "/api/assessments"):
+    for url in ("/api/v1/recommend", "/api/v1/size", "/api/v1/assessments"):
         assert one_error(post_document(api, url, document)) == line
     assert not AuditEvent.objects.filter(action=AuditAction.API_WRITE).exists()
 
@@ -189,7 +189,7 @@ def test_a_refused_document_names_the_field_in_the_commands_words(api, tmp_path,
 )
 def test_what_is_not_a_document_is_refused_as_the_commands_refuse_it(api, tmp_path, body):
     raw = body.encode("utf-8", "surrogateescape") if body == "\udcff" else body
-    response = post_document(api, "/api/recommend", raw)
+    response = post_document(api, "/api/v1/recommend", raw)
     words = one_error(response)
     assert words.startswith("input: ")
     if body != "\udcff":  # the command names the file it could not read
@@ -201,30 +201,30 @@ def test_control_characters_are_refused_and_bidi_controls_stored_without_them(ap
     carry by a slip of the keyboard, are removed when stored (advisor.text)."""
     document = scenario(QWEN_7B_LORA_COMPARED)
     document["model"]["name"] = "Qwen\u0000 7B LoRA"
-    refused = post_document(api, "/api/assessments", document)
+    refused = post_document(api, "/api/v1/assessments", document)
     assert one_error(refused) == "model.name: must not contain control characters (found U+0000)"
     document["model"]["name"] = "Qwen 7B \u202eLoRA"
-    refused = post_document(api, "/api/assessments", document, title="a\u0000b")
+    refused = post_document(api, "/api/v1/assessments", document, title="a\u0000b")
     assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "title"
-    created = post_document(api, "/api/assessments", document, title="a\u202eb")
+    created = post_document(api, "/api/v1/assessments", document, title="a\u202eb")
     assert created.status_code == 201, created.content
-    detail = api.get(f"/api/assessments/{created.json()['id']}").json()
+    detail = api.get(f"/api/v1/assessments/{created.json()['id']}").json()
     assert detail["document"]["model"]["name"] == "Qwen 7B LoRA"
     assert detail["title"] == "ab"
 
 
 def test_a_body_over_a_mebibyte_is_refused(api):
     document = {**QWEN_7B_LORA_COMPARED, "padding": "x" * (1024 * 1024)}
-    assert one_error(post_document(api, "/api/size", document)) == "input: larger than 1024 KiB"
+    assert one_error(post_document(api, "/api/v1/size", document)) == "input: larger than 1024 KiB"
 
 
 def test_unknown_accelerator_and_bad_query_are_400s_naming_the_field(api):
-    response = post_document(api, "/api/size", QWEN_7B_LORA_COMPARED, accelerator="tpu-9")
+    response = post_document(api, "/api/v1/size", QWEN_7B_LORA_COMPARED, accelerator="tpu-9")
     assert one_error(response).startswith("accelerator: unknown accelerator 'tpu-9'")
-    response = post_document(api, "/api/size", QWEN_7B_LORA_COMPARED, gpus="many")
+    response = post_document(api, "/api/v1/size", QWEN_7B_LORA_COMPARED, gpus="many")
     assert response.status_code == 400
     assert [e["field"] for e in response.json()["errors"]] == ["gpus"]
-    response = post_document(api, "/api/recommend", QWEN_7B_LORA_COMPARED, language="fr")
+    response = post_document(api, "/api/v1/recommend", QWEN_7B_LORA_COMPARED, language="fr")
     assert [e["field"] for e in response.json()["errors"]] == ["language"]
 
 
@@ -232,14 +232,14 @@ def test_unknown_accelerator_and_bad_query_are_400s_naming_the_field(api):
 
 
 def test_an_assessment_made_from_a_document_is_read_listed_and_ranked(buyer, api, tmp_path):
-    created = post_document(api, "/api/assessments", QWEN_7B_LORA_COMPARED, title="From CI")
+    created = post_document(api, "/api/v1/assessments", QWEN_7B_LORA_COMPARED, title="From CI")
     assert created.status_code == 201, created.content
     body = created.json()
     assert (body["title"], body["status"]) == ("From CI", "complete")
-    assert api.get("/api/assessments").json()[0]["id"] == body["id"]
-    detail = api.get(f"/api/assessments/{body['id']}").json()
+    assert api.get("/api/v1/assessments").json()[0]["id"] == body["id"]
+    detail = api.get(f"/api/v1/assessments/{body['id']}").json()
     assert detail["document"] == QWEN_7B_LORA_COMPARED
-    results = api.get(f"/api/assessments/{body['id']}/results")
+    results = api.get(f"/api/v1/assessments/{body['id']}/results")
     assert results.status_code == 200
     expected = cli_json(tmp_path, "recommend", QWEN_7B_LORA_COMPARED)
     assert results.json()["options"] == expected["options"]
@@ -255,7 +255,7 @@ def test_an_assessment_made_from_a_document_shows_its_job_and_keeps_its_document
     """Its wizard steps were never answered: the task list says where it came from and shows
     the job the document states; the steps and the check page lead back there, so a saved
     step cannot replace the document."""
-    created = post_document(api, "/api/assessments", QWEN_7B_LORA_COMPARED, title="From CI")
+    created = post_document(api, "/api/v1/assessments", QWEN_7B_LORA_COMPARED, title="From CI")
     pk = created.json()["id"]
     page = signed_in_client(buyer)
     task_list = reverse("wizard:task_list", args=[pk])
@@ -269,24 +269,24 @@ def test_an_assessment_made_from_a_document_shows_its_job_and_keeps_its_document
     for url in (reverse("wizard:step", args=[pk, "model"]), reverse("wizard:check", args=[pk])):
         assert page.get(url)["Location"] == task_list
         assert page.post(url, {"version": 1})["Location"] == task_list
-    detail = api.get(f"/api/assessments/{pk}").json()
+    detail = api.get(f"/api/v1/assessments/{pk}").json()
     assert detail["document"] == QWEN_7B_LORA_COMPARED
 
 
 def test_a_wizard_assessment_reads_as_its_document(buyer, api):
     assessment = finished_assessment(buyer)
-    detail = api.get(f"/api/assessments/{assessment.pk}").json()
+    detail = api.get(f"/api/v1/assessments/{assessment.pk}").json()
     assert detail["document"] == json.loads(json.dumps(assessment_document(assessment)))
 
 
 def test_another_buyers_objects_are_not_found_and_an_approver_is_refused(buyer, api):
     theirs = finished_assessment(make_user("other", PROCUREMENT_STAFF))
-    for url in (f"/api/assessments/{theirs.pk}", f"/api/assessments/{theirs.pk}/results"):
+    for url in (f"/api/v1/assessments/{theirs.pk}", f"/api/v1/assessments/{theirs.pk}/results"):
         assert api.get(url).status_code == 404
-    assert api.get("/api/assessments/999999").status_code == 404
+    assert api.get("/api/v1/assessments/999999").status_code == 404
     approver = api_client(make_user("approver", APPROVER))
-    assert approver.get("/api/assessments").status_code == 403
-    assert post_document(approver, "/api/recommend", QWEN_7B_LORA_COMPARED).status_code == 403
+    assert approver.get("/api/v1/assessments").status_code == 403
+    assert post_document(approver, "/api/v1/recommend", QWEN_7B_LORA_COMPARED).status_code == 403
 
 
 # --- Briefs -------------------------------------------------------------------------------------
@@ -297,56 +297,56 @@ def test_a_brief_issued_through_the_api_is_queued_read_downloaded_and_verified(
     buyer, api, django_capture_on_commit_callbacks
 ):
     assessment = finished_assessment(buyer)
-    results = api.get(f"/api/assessments/{assessment.pk}/results").json()
+    results = api.get(f"/api/v1/assessments/{assessment.pk}/results").json()
     option = next(o["key"] for o in results["options"] if o["qualifies"])
     with django_capture_on_commit_callbacks(execute=True) as queued:
         issued = api.post(
-            f"/api/assessments/{assessment.pk}/briefs",
+            f"/api/v1/assessments/{assessment.pk}/briefs",
             {"option": option, "language": "en", "computed": results["computed"]},
             content_type="application/json",
         )
     assert issued.status_code == 202, issued.content
     assert len(queued) == 1  # the generation task, queued on commit as from the page
     brief = Brief.objects.get()
-    status = api.get(f"/api/briefs/{brief.pk}").json()
+    status = api.get(f"/api/v1/briefs/{brief.pk}").json()
     assert (status["number"], status["option"], status["ready"]) == (brief.number, option, True)
-    assert api.get("/api/briefs").json()[0]["id"] == brief.pk
+    assert api.get("/api/v1/briefs").json()[0]["id"] == brief.pk
     pdf = api.get(status["pdf"])
     assert pdf["Content-Type"] == "application/pdf"
     assert "no-store" in pdf["Cache-Control"] and "private" in pdf["Cache-Control"]
     data = b"".join(pdf.streaming_content)
-    snapshot = api.get(f"/api/briefs/{brief.pk}/snapshot").json()
+    snapshot = api.get(f"/api/v1/briefs/{brief.pk}/snapshot").json()
     assert snapshot["options"][0]["key"] == option
-    verified = api.post("/api/verify", {"pdf": _upload(data)})
+    verified = api.post("/api/v1/verify", {"pdf": _upload(data)})
     assert verified.status_code == 200, verified.content
     assert verified.json()["ok"] and verified.json()["brief"] == brief.number
-    not_pdf = api.post("/api/verify", {"pdf": _upload(b"hello")})
+    not_pdf = api.post("/api/v1/verify", {"pdf": _upload(b"hello")})
     assert one_error(not_pdf) == "pdf: The selected file is not a PDF."
     actions = list(AuditEvent.objects.order_by("pk").values_list("action", flat=True))
     assert AuditAction.BRIEF_ISSUED in actions and AuditAction.API_WRITE in actions
     assert AuditAction.BRIEF_DOWNLOADED in actions and AuditAction.BRIEF_VERIFIED in actions
     # Stale results and unknown options are refused with the field named.
     stale = api.post(
-        f"/api/assessments/{assessment.pk}/briefs",
+        f"/api/v1/assessments/{assessment.pk}/briefs",
         {"option": option, "computed": "0" * 32},
         content_type="application/json",
     )
     assert stale.status_code == 409 and stale.json()["errors"][0]["field"] == "computed"
     unknown = api.post(
-        f"/api/assessments/{assessment.pk}/briefs",
+        f"/api/v1/assessments/{assessment.pk}/briefs",
         {"option": "no-such-option"},
         content_type="application/json",
     )
     assert unknown.status_code == 400 and unknown.json()["errors"][0]["field"] == "option"
     # Another buyer's brief is not found; an approver sees it (as on the pages).
     other = api_client(make_user("other", PROCUREMENT_STAFF))
-    assert other.get(f"/api/briefs/{brief.pk}").status_code == 404
-    assert other.get(f"/api/briefs/{brief.pk}/pdf").status_code == 404
+    assert other.get(f"/api/v1/briefs/{brief.pk}").status_code == 404
+    assert other.get(f"/api/v1/briefs/{brief.pk}/pdf").status_code == 404
     approver = api_client(make_user("approver", APPROVER))
-    assert approver.get(f"/api/briefs/{brief.pk}").status_code == 200
+    assert approver.get(f"/api/v1/briefs/{brief.pk}").status_code == 200
     assert (
         approver.post(
-            f"/api/assessments/{assessment.pk}/briefs", {"option": option}, "application/json"
+            f"/api/v1/assessments/{assessment.pk}/briefs", {"option": option}, "application/json"
         ).status_code
         == 403
     )
@@ -362,15 +362,15 @@ def _upload(data: bytes):
 def test_a_read_token_cannot_write(buyer):
     reader = api_client(buyer, scope="read")
     assessment = finished_assessment(buyer)
-    response = post_document(reader, "/api/assessments", QWEN_7B_LORA_COMPARED)
+    response = post_document(reader, "/api/v1/assessments", QWEN_7B_LORA_COMPARED)
     assert response.status_code == 403
     assert response.json()["errors"][0]["field"] == "token"
     issue = reader.post(
-        f"/api/assessments/{assessment.pk}/briefs", {"option": "x"}, "application/json"
+        f"/api/v1/assessments/{assessment.pk}/briefs", {"option": "x"}, "application/json"
     )
     assert issue.status_code == 403
-    assert reader.get(f"/api/assessments/{assessment.pk}").status_code == 200
-    assert post_document(reader, "/api/recommend", QWEN_7B_LORA_COMPARED).status_code == 200
+    assert reader.get(f"/api/v1/assessments/{assessment.pk}").status_code == 200
+    assert post_document(reader, "/api/v1/recommend", QWEN_7B_LORA_COMPARED).status_code == 200
 
 
 def test_missing_unknown_revoked_and_expired_tokens_get_401(buyer):
@@ -388,13 +388,13 @@ def test_missing_unknown_revoked_and_expired_tokens_get_401(buyer):
         Client(HTTP_AUTHORIZATION=f"Token {revoked}"),
     ]
     for client in clients:
-        response = client.get("/api/assessments")
+        response = client.get("/api/v1/assessments")
         assert response.status_code == 401
         assert response["WWW-Authenticate"] == "Bearer"
     buyer.is_active = False
     buyer.save()
     _t, text = tokens.create_token(user=buyer, name="n", scope="read", days=None)
-    assert token_client(text).get("/api/assessments").status_code == 401
+    assert token_client(text).get("/api/v1/assessments").status_code == 401
 
 
 def test_only_a_hash_of_the_token_is_stored(buyer):
@@ -409,23 +409,23 @@ def test_only_a_hash_of_the_token_is_stored(buyer):
 def test_requests_are_rate_limited_per_token_and_per_user(buyer, settings):
     settings.API_RATE_LIMIT = "3/m"
     first, second = api_client(buyer), api_client(buyer)
-    answers = [first.get("/api/assessments").status_code for _ in range(4)]
+    answers = [first.get("/api/v1/assessments").status_code for _ in range(4)]
     assert answers == [200, 200, 200, 429]
     # Another token of the same user shares the user's allowance (decision 0122)...
-    assert second.get("/api/assessments").status_code == 429
+    assert second.get("/api/v1/assessments").status_code == 429
     # ...another user's token does not.
     other = make_user("other-buyer", PROCUREMENT_STAFF)
-    assert api_client(other).get("/api/assessments").status_code == 200
+    assert api_client(other).get("/api/v1/assessments").status_code == 200
 
 
 def test_verifying_is_bounded_per_token_and_per_user_as_the_page_is_per_address(buyer, settings):
     settings.VERIFY_RATE_LIMIT = "2/m"
     api = api_client(buyer, scope="read")
-    answers = [api.post("/api/verify", {"pdf": _upload(b"hello")}) for _ in range(3)]
+    answers = [api.post("/api/v1/verify", {"pdf": _upload(b"hello")}) for _ in range(3)]
     assert [a.status_code for a in answers] == [400, 400, 429]
     assert answers[-1]["Retry-After"] == "60"
     fresh = api_client(buyer, scope="read")  # a new token of the same user: still limited
-    assert fresh.post("/api/verify", {"pdf": _upload(b"hello")}).status_code == 429
+    assert fresh.post("/api/v1/verify", {"pdf": _upload(b"hello")}).status_code == 429
 
 
 def test_a_user_holds_at_most_ten_active_tokens(buyer):
@@ -451,7 +451,7 @@ def test_a_user_holds_at_most_ten_active_tokens(buyer):
 
 def test_the_command_prints_a_token_once_that_works(buyer):
     text = cli("api_token", "create", "--user", "buyer", "--scope", "read", "--days", "7").strip()
-    assert token_client(text).get("/api/assessments").status_code == 200
+    assert token_client(text).get("/api/v1/assessments").status_code == 200
     token = ApiToken.objects.get()
     assert token.scope == "read"
     assert timedelta(days=6) < token.expires_at - timezone.now() <= timedelta(days=7)

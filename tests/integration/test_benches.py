@@ -96,8 +96,8 @@ def test_api_bench_tiny_mode_against_the_production_stack(production_stack):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     lines = done.stdout.splitlines()
     # One round: three scenarios to each endpoint, the hostile one answered 400 as expected.
-    assert any(line.split()[:4] == ["POST", "/api/size", "3", "0"] for line in lines), lines
-    assert any(line.split()[:4] == ["POST", "/api/recommend", "3", "0"] for line in lines)
+    assert any(line.split()[:4] == ["POST", "/api/v1/size", "3", "0"] for line in lines), lines
+    assert any(line.split()[:4] == ["POST", "/api/v1/recommend", "3", "0"] for line in lines)
     assert "6 requests in" in done.stdout, done.stdout
     assert lines[-1] == "errors: 0", lines
 

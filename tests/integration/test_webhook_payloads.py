@@ -89,8 +89,8 @@ def test_issued_and_approved_carry_what_a_purchase_request_needs(
         assert event["prepared_by"] == "buyer" and event["prepared_by_name"] == "Li Wei"
         assert event["links"] == {
             "page": f"{SITE}/brief/{brief.pk}/",
-            "pdf": f"{SITE}/api/briefs/{brief.pk}/pdf",
-            "api": f"{SITE}/api/briefs/{brief.pk}",
+            "pdf": f"{SITE}/api/v1/briefs/{brief.pk}/pdf",
+            "api": f"{SITE}/api/v1/briefs/{brief.pk}",
             "verify": f"{SITE}/brief/verify/",
         }
     # Issued: the signed draft is stored, its hash is the file's; nobody has approved yet.

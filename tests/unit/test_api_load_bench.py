@@ -21,17 +21,17 @@ def test_percentiles_are_nearest_rank():
 
 def test_the_report_counts_errors_per_endpoint_and_scenario():
     calls = [
-        bench.Call("/api/size", "7b-compared", 0.010, ""),
-        bench.Call("/api/size", "hostile", 0.020, "HTTP 500"),
-        bench.Call("/api/recommend", "7b-compared", 0.100, ""),
-        bench.Call("/api/recommend", "7b-compared", 0.300, "ConnectionError"),
+        bench.Call("/api/v1/size", "7b-compared", 0.010, ""),
+        bench.Call("/api/v1/size", "hostile", 0.020, "HTTP 500"),
+        bench.Call("/api/v1/recommend", "7b-compared", 0.100, ""),
+        bench.Call("/api/v1/recommend", "7b-compared", 0.300, "ConnectionError"),
     ]
     lines = bench.report(calls, wall=2.0)
-    size = next(line for line in lines if line.startswith("POST /api/size"))
+    size = next(line for line in lines if line.startswith("POST /api/v1/size"))
     assert size.split()[2:6] == ["2", "1", "10", "20"]
     assert "4 requests in 2.0 s: 2.0 requests/s" in lines
     assert lines[-3:] == [
         "errors: 2",
-        "  1 × POST /api/recommend 7b-compared: ConnectionError",
-        "  1 × POST /api/size hostile: HTTP 500",
+        "  1 × POST /api/v1/recommend 7b-compared: ConnectionError",
+        "  1 × POST /api/v1/size hostile: HTTP 500",
     ]
