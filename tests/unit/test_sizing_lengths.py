@@ -193,3 +193,31 @@ def test_longest_sample_is_written_back_only_when_given():
     assert dump_scenario(scenario)["longest_sample_tokens"] == 512
     assert load_scenario(dump_scenario(scenario)) == scenario
     assert "longest_sample_tokens" not in dump_scenario(small())
+
+
+def test_the_wizards_average_reaches_memory_on_an_unpacked_run():
+    # The training step's answers as services.save_step keeps them: dataset given as samples
+    # x average tokens, packing answered. The average with the sample count is the estimate.
+    from advisor.assessments.answers import scenario_document
+
+    model = {"source": "custom", "method": "lora", "name": "small dense"}
+    model.update({k: v for k, v in SMALL["model"].items() if k != "name"})
+    training = {
+        "seq_len": 1024,
+        "micro_batch": 1,
+        "dataset_mode": "samples",
+        "samples": 2000,
+        "avg_tokens": 100,
+        "epochs": 1,
+        "gradient_checkpointing": "yes",
+        "flash_attention": "yes",
+    }
+    unpacked = load_scenario(
+        scenario_document({"model": model, "training": {**training, "packed": "no"}})
+    )
+    packed = load_scenario(
+        scenario_document({"model": model, "training": {**training, "packed": "yes"}})
+    )
+    not_sure = load_scenario(scenario_document({"model": model, "training": training}))
+    assert MemoryModel(unpacked).seq_len == 818
+    assert MemoryModel(packed).seq_len == MemoryModel(not_sure).seq_len == 1024
