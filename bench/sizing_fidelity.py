@@ -15,6 +15,7 @@ catalog's accelerator figures (``fixtures/catalog``) and prints:
   the acceptance figures set ``framework`` to what each case's own source and notes name
   (``ReferenceCase.named_framework``; docs/decisions/0015-training-framework.md);
 * the five worst measured memory cases;
+* the batch length each unpacked memory case is sized at, and why (decision 0135);
 * the throughput table through :func:`advisor.domain.sizing.estimate.size` and its median.
 
 ``--write`` stores the 10th/90th error percentiles (the memory bands, framework stated and
@@ -39,6 +40,7 @@ from advisor.domain.sizing import calibration  # noqa: E402
 from advisor.domain.sizing.compute import estimate_time  # noqa: E402
 from advisor.domain.sizing.estimate import size  # noqa: E402
 from advisor.domain.sizing.memory import model as memory  # noqa: E402
+from advisor.domain.sizing.memory.lengths import BOUND, batch_length  # noqa: E402
 from advisor.domain.sizing.reference import (  # noqa: E402
     load_cases,
     percentile,
@@ -370,6 +372,20 @@ def print_worst_out_of_fold(folds, count: int = 5) -> None:
         )
 
 
+def print_batch_lengths(cases) -> None:
+    """The length each unpacked memory case is sized at (decision 0135): below ``seq_len`` only
+    where the case states its longest sample, or its average with the dataset's size."""
+    unpacked = [c for c in cases if "memory" in c.uses and c.scenario.packed is False]
+    below = [(c, batch_length(c.scenario)) for c in unpacked]
+    below = [(c, length) for c, length in below if length.basis != BOUND]
+    print(
+        f"Batch lengths: {len(unpacked)} unpacked memory cases, {len(below)} sized below "
+        "seq_len from their stated lengths"
+    )
+    for case, length in below:
+        print(f"  {case.id:<44} {length.tokens:>7,} of {case.scenario.seq_len:,} ({length.basis})")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="store the memory error band")
@@ -419,6 +435,8 @@ def main() -> int:
     peaks = [s for s in scores if s.measured_case and s.error is not None]
     for s in sorted(peaks, key=lambda s: abs(s.error), reverse=True)[:5]:
         print(f"  {s.case_id:<44} {_pct(s.error):>8}  ({s.predicted_gib:.1f} vs {s.measured_gib})")
+    print()
+    print_batch_lengths(cases)
     print()
     print("Throughput through size() (tokens/s, whole job)")
     print(f"{'case':<44} {'predicted':>11} {'measured':>11} {'error':>8}")

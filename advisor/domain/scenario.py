@@ -103,6 +103,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "lora.dropout": (0, 0.99),
     "seq_len": (1, 1_048_576),
     "avg_tokens_per_sample": (1, 1_048_576),
+    "longest_sample_tokens": (1, 1_048_576),
     "empty_cache_steps": (1, 1_000_000),
     "micro_batch": (1, 4096),
     "grad_accum": (1, 65_536),
@@ -297,6 +298,10 @@ class Scenario:
     # the wizard asks. Unpacked samples are trained at their real length, so time follows it
     # (capped at seq_len); ``None``: not stated, every sample is taken at seq_len.
     avg_tokens_per_sample: int | None = None
+    # Optional (a compatible v1 extension): the longest sample of the dataset in tokens, at most
+    # seq_len (the truncation bound). Unpacked batches are padded to their longest sample, so
+    # memory follows it (sizing/memory/lengths.py); ``None``: not stated.
+    longest_sample_tokens: int | None = None
     # Optional (a compatible v1 extension): the routed experts of a mixture-of-experts model run
     # as grouped matrix multiplies (true: Megatron-Core --moe-grouped-gemm, NeMo AutoModel's
     # grouped experts, Transformer Engine GroupedLinear) or one after another in a loop (false:
@@ -527,6 +532,7 @@ WRITTEN_WHEN_GIVEN = (
     "loss_chunking",
     "framework",
     "avg_tokens_per_sample",
+    "longest_sample_tokens",
     "moe_grouped_gemm",
     "optimizer_impl",
     "fused_loss",
@@ -803,6 +809,29 @@ def seq_len_problem(seq_len: int | None, context_length: int | None) -> Message 
     return None
 
 
+LONGEST_ABOVE_SEQ_LEN = N_(
+    "The longest sample ({longest} tokens) is longer than seq_len ({seq_len}), where samples "
+    "are truncated. Give {seq_len} or less, or raise seq_len."
+)
+AVERAGE_ABOVE_LONGEST = N_(
+    "The average tokens per sample ({average}) is more than the longest sample ({longest}). "
+    "Check both figures."
+)
+
+
+def longest_sample_problem(seq_len, longest, average) -> Message | None:
+    """The longest sample must fit the truncation bound and be at least the average."""
+    if longest and seq_len and longest > seq_len:
+        return Message(
+            LONGEST_ABOVE_SEQ_LEN, {"longest": f"{longest:,}", "seq_len": f"{seq_len:,}"}
+        )
+    if longest and average and average > longest:
+        return Message(
+            AVERAGE_ABOVE_LONGEST, {"average": f"{average:,}", "longest": f"{longest:,}"}
+        )
+    return None
+
+
 def optimizer_impl_problem(optimizer: str | None, optimizer_impl) -> Message | None:
     if optimizer_impl not in (None, "") and (optimizer or "adamw") != "adamw":
         return Message(OPTIMIZER_IMPL_ONLY_ADAMW)
@@ -835,6 +864,10 @@ def _check_consistency(s: Scenario) -> None:
         ("quant_bits", quant_bits_problem(s.method, s.quant_bits)),
         ("precision", precision_problem(s.method, s.precision)),
         ("seq_len", seq_len_problem(s.seq_len, s.model.context_length)),
+        (
+            "longest_sample_tokens",
+            longest_sample_problem(s.seq_len, s.longest_sample_tokens, s.avg_tokens_per_sample),
+        ),
     ):
         if problem is not None:
             raise ScenarioError(field_path, problem)
@@ -992,6 +1025,9 @@ def load_scenario(data: dict) -> Scenario:
         framework=_optional_choice(data, "framework", "framework", FRAMEWORKS),
         avg_tokens_per_sample=_int(
             data, "avg_tokens_per_sample", "avg_tokens_per_sample", nullable=True
+        ),
+        longest_sample_tokens=_int(
+            data, "longest_sample_tokens", "longest_sample_tokens", nullable=True
         ),
         moe_grouped_gemm=_bool(data, "moe_grouped_gemm", "moe_grouped_gemm", nullable=True),
         optimizer_impl=_optional_choice(data, "optimizer_impl", "optimizer_impl", OPTIMIZER_IMPLS),

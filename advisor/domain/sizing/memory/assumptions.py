@@ -15,6 +15,7 @@ from advisor.domain.sizing.memory.frameworks import (
     traits_of,
     upcasts_kbit_rest,
 )
+from advisor.domain.sizing.memory.lengths import ESTIMATE, LONGEST, batch_length
 from advisor.domain.sizing.memory.loss import loss_is_chunked
 from advisor.domain.sizing.memory.sizes import GIB, quant_constant_bits
 from advisor.domain.sizing.memory.states import gradients_made_in_backward
@@ -38,15 +39,7 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
             )
         )
     if scenario.packed is False:
-        out.append(
-            Message(
-                N_(
-                    "Samples are not packed: memory is sized for batches padded to the full "
-                    "sequence length of {seq_len} tokens, the longest batch the run can meet."
-                ),
-                {"seq_len": scenario.seq_len},
-            )
-        )
+        out.append(_length_assumption(scenario))
     out.extend(_drift_control_assumptions(scenario))
     traits = traits_of(scenario)
     out.extend(_framework_assumptions(scenario, traits))
@@ -311,6 +304,43 @@ def _optimizer_step_assumptions(scenario: Scenario) -> list[Message]:
             )
         )
     return out
+
+
+def _length_assumption(scenario: Scenario) -> Message:
+    """Which length an unpacked run's memory is sized at (lengths.batch_length)."""
+    length = batch_length(scenario)
+    if length.basis == LONGEST:
+        return Message(
+            N_(
+                "Samples are not packed: each batch is padded to its longest sample, so memory "
+                "is sized for the longest sample stated, {tokens} tokens ({seq_len} is the "
+                "truncation bound)."
+            ),
+            {"tokens": length.tokens, "seq_len": scenario.seq_len},
+        )
+    if length.basis == ESTIMATE:
+        return Message(
+            N_(
+                "Samples are not packed: each batch is padded to its longest sample. Only the "
+                "average length ({average} tokens) is stated, so memory is sized for an "
+                "estimated longest sample of {tokens} tokens: the longest expected among "
+                "{samples} samples whose lengths spread exponentially about that average "
+                "({seq_len} is the truncation bound). State the longest sample to size for it."
+            ),
+            {
+                "average": scenario.avg_tokens_per_sample,
+                "tokens": length.tokens,
+                "samples": length.samples,
+                "seq_len": scenario.seq_len,
+            },
+        )
+    return Message(
+        N_(
+            "Samples are not packed: memory is sized for batches padded to the full "
+            "sequence length of {seq_len} tokens, the longest batch the run can meet."
+        ),
+        {"seq_len": scenario.seq_len},
+    )
 
 
 def _framework_assumptions(scenario: Scenario, traits: FrameworkTraits) -> list[Message]:

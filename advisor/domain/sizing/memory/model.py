@@ -28,6 +28,7 @@ from advisor.domain.sizing.memory.capacity import (
     usable_capacity_gib,
 )
 from advisor.domain.sizing.memory.layout import Layout, layout_of
+from advisor.domain.sizing.memory.lengths import batch_length
 from advisor.domain.sizing.memory.sizes import COMPUTE_BYTES, GIB
 from advisor.domain.sizing.memory.states import ModelStates
 
@@ -74,7 +75,8 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
     ):
         self.scenario = scenario
         self.micro_batch = micro_batch or scenario.micro_batch
-        self.seq_len = seq_len or scenario.seq_len
+        # The longest batch expected: seq_len, or for unpacked data what the lengths say.
+        self.seq_len = seq_len or batch_length(scenario).tokens
         arch, layout = effective_arch(scenario.model)
         self.arch = arch
         self.layout = layout
