@@ -1,4 +1,4 @@
-"""docs/scenario-format.md describes what advisor/domain/scenario.py accepts, all of it.
+"""docs/scenario-format.md describes what advisor/domain/scenario/ accepts, all of it.
 
 Every field, every allowed value and every numeric range of the code appears in the document,
 and its JSON examples are valid: a field or value added to the code without its description

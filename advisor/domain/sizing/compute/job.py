@@ -139,22 +139,6 @@ class JobFigures:
         return self.flops.backward / self.flops.total
 
 
-# The last scenario asked about and its figures: a catalog sweep asks about the same object
-# thousands of times, and an identity check is cheaper than hashing the nested dataclass.
-_LAST_JOB: tuple[Scenario | None, JobFigures | None] = (None, None)
-
-
-def job_figures(scenario: Scenario) -> JobFigures:
-    """The scenario's :class:`JobFigures`, computed once per scenario."""
-    global _LAST_JOB
-    last_scenario, last_job = _LAST_JOB  # one tuple read: safe under threads
-    if last_scenario is scenario:
-        return last_job
-    job = _job_figures(scenario)
-    _LAST_JOB = (scenario, job)
-    return job
-
-
 def sample_length(scenario: Scenario) -> int:
     """Tokens a sample is trained at: ``seq_len``, or for unpacked samples with a stated
     average length that average (capped at ``seq_len``): an unpacked batch is padded only to its
@@ -174,7 +158,9 @@ def _at_sample_length(scenario: Scenario) -> Scenario:
 
 
 @lru_cache(maxsize=256)  # scenarios are frozen; equal scenarios share their figures
-def _job_figures(scenario: Scenario) -> JobFigures:
+def job_figures(scenario: Scenario) -> JobFigures:
+    """The scenario's :class:`JobFigures`, computed once per scenario (equal scenarios share
+    them: a pure function of a frozen value)."""
     shape = model_shape(scenario)
     timed = _at_sample_length(scenario)  # time follows the real length; memory keeps seq_len
     return JobFigures(
