@@ -29,6 +29,7 @@ from django.utils import translation
 PDF_LIBRARIES = (
     "weasyprint",
     "pyhanko.keys",
+    "pyhanko.pdf_utils.font.opentype",  # the approval signature's visible stamp (decision 0118)
     "pyhanko.pdf_utils.incremental_writer",
     "pyhanko.pdf_utils.reader",
     "pyhanko.sign",

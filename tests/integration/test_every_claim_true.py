@@ -109,7 +109,8 @@ def test_the_same_server_has_the_same_purchase_price_in_every_site_and_the_own_r
     assert "dgx-h200" in prices  # priced by its board's offer, in the own room too
     assert all(len(found) == 1 for found in prices.values()), prices
     priced_here = {o.hardware.server.key for o in hosted if o.cost and o.mode == "buy"}
-    priced_in_room = {o.hardware.server.key for o in own if o.cost}
+    # Beside the room the cloud is offered too (decision 0101): the room's own options.
+    priced_in_room = {o.hardware.server.key for o in own if o.cost and o.mode == "own"}
     assert priced_here == priced_in_room
 
 
@@ -435,7 +436,7 @@ def test_the_results_page_of_an_own_room_with_qualifications(client, assessment,
     from advisor.domain.i18n import Message
 
     user = assessment.owner
-    procurement = {**PROCUREMENT, "mode": "buy", "qualifications": ["iso-27001", "mlps-3"]}
+    procurement = {**PROCUREMENT, "modes": ["buy"], "qualifications": ["iso-27001", "mlps-3"]}
     room = finished_assessment(user, site=WIZARD_ROOM, procurement=procurement)
     run = assessment_results(room)
     assert run.recommendation.rankings["recommended"]  # own-room options still qualify

@@ -66,7 +66,14 @@ def configure(settings, pki, authority=None, *, revocation=True):
 def people():
     return (
         make_user("buyer", PROCUREMENT_STAFF, password="pw"),
-        make_user("boss", APPROVER, password="pw", email="boss@example.org"),
+        make_user(
+            "boss",
+            APPROVER,
+            password="pw",
+            email="boss@example.org",
+            first_name="Li",  # the approver certificate names "Li Approver" (decision 0121)
+            last_name="Approver",
+        ),
     )
 
 

@@ -133,7 +133,9 @@ def snapshots():
     run = run_recommendation(document)
     found = {mode: snapshot_for(run, mode) for mode in ("buy", "rent", "cloud")}
     room = run_recommendation({**QWEN_32B_LORA, "site": ROOM}, today=run.today)
-    chosen = (list(room.recommendation.rankings["recommended"]) or room.recommendation.options)[0]
+    # Beside the own room the cloud is offered too (decision 0101): the own-room lot's option.
+    ranked = list(room.recommendation.rankings["recommended"]) or room.recommendation.options
+    chosen = next(o for o in ranked if o.mode == "own")
     found["own"] = brief_snapshot(
         scenario=room.scenario,
         procurement=room.procurement,

@@ -39,7 +39,14 @@ def test_the_approval_signature_shows_in_the_sign_off_table(settings, tmp_path, 
     pki = create_long_term_pki(tmp_path)
     configure(settings, pki)
     buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw")
-    boss = make_user("boss", APPROVER, password="pw", email="boss@example.org")
+    boss = make_user(
+        "boss",
+        APPROVER,
+        password="pw",
+        email="boss@example.org",
+        first_name="Li",  # the approver certificate names "Li Approver" (decision 0121)
+        last_name="Approver",
+    )
     brief = issue(buyer)
     client.force_login(boss)
     upload = SimpleUploadedFile("me.p12", pki.approver_path.read_bytes(), "application/x-pkcs12")

@@ -22,12 +22,12 @@ TRAINING = {
     "flash_attention": "yes",
 }
 PROCUREMENT = {
-    "mode": "any",
+    "modes": ["buy", "cloud"],  # what an own room offers too (no renting into it; decision 0101)
     "budget_cny": None,
     "qualifications": ["iso-27001"],
     "preferred_families": [],
     "excluded_families": [],
-    "domestic_only": False,
+    "domestic": "",
     "usage": "programme",
     "runs_per_year": 12,
     "years": 3,
