@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from advisor.assessments import services as assessment_services
 from advisor.assessments.answers import DECLARED_KEY, assessment_document
-from advisor.catalog.memo import catalog_reads
+from advisor.catalog.cache import catalog_reads
 from advisor.catalog.subjects import subjects_for
 from advisor.domain.questionnaire.declared import merge, validate_declared
 from advisor.domain.recommend import Option, RecommendRun
