@@ -230,6 +230,7 @@ def test_the_memo_of_a_choice_with_many_cheaper_options_stays_within_two_pages(
         pdf = render_pdf(brief.snapshot, cover)
         memo_text = text_of(pdf, tmp_path, 1, 2)
         assert words["sign_off"] in memo_text and words["annex_follows"] in memo_text
+        assert not re.search(r"\s\.\s", memo_text), "a stop set apart from its sentence"
         # Every open veto check is still named in the memo (lines may wrap inside a name).
         with translation.override(language):
             for veto in memo["unknown_vetoes"]:
