@@ -215,8 +215,11 @@ def cheaper_options(qualifying: list[Option], chosen: Option) -> tuple[list[Opti
     for option in cheaper:  # cheapest first: the first of each mode and site is its cheapest
         named.setdefault((option.mode, _place_of(option)), option)
     listed = sorted(named.values(), key=lambda o: (o.cost_cny, o.key))[:CHEAPER_LISTED]
-    same = [o for o in named.values() if o.hardware.server.key == chosen.hardware.server.key]
-    listed += [o for o in same if o not in listed]
+    same: dict[tuple, Option] = {}  # the chosen server's cheapest at each other mode and site
+    for option in cheaper:
+        if option.hardware.server.key == chosen.hardware.server.key:
+            same.setdefault((option.mode, _place_of(option)), option)
+    listed += [o for o in same.values() if o not in listed]
     listed.sort(key=lambda o: (o.cost_cny, o.key))
     places = {(o.mode, _place_of(o)) for o in listed}
     rest = [o for o in cheaper if o not in listed]
