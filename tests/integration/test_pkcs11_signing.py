@@ -2,8 +2,10 @@
 
 A SoftHSM token (tests.support.softhsm) holds the test signer's key and certificate; a brief
 generated the normal way is signed on the token, and pyHanko finds its signature intact and
-trusted. The key is found by label or by id, the PIN comes from the settings or a file, and
-the production deploy check accepts the token (no "no PKCS#12") and names a wrong PIN."""
+trusted, and with a local timestamp authority and CRL it is B-LT. The key is found by label or
+by id, the PIN comes from the settings or a file; production refuses a development CA's signer
+on a token; the production deploy check accepts the token (no "no PKCS#12"), and names a
+development signer on it or a wrong PIN."""
 
 from __future__ import annotations
 
@@ -19,28 +21,62 @@ from pyhanko_certvalidator import ValidationContext
 from advisor.brief import services
 from advisor.brief.config import signing_config, trust_roots
 from advisor.brief.models import BriefStatus
-from advisor.brief.signing import SIGNATURE_FIELD, SignatureRequest, SigningError, sign_pdf
+from advisor.brief.pki import create_dev_pki
+from advisor.brief.signing import (
+    LEVEL_LT,
+    SIGNATURE_FIELD,
+    SignatureRequest,
+    SigningError,
+    planned_level,
+    sign_pdf,
+)
 from advisor.brief.verify import verify_pdf
 from advisor.roles import PROCUREMENT_STAFF
+from tests.integration.test_long_term_signatures import long_term_validation
 from tests.support.briefs import CA_FILE, PASSPHRASE, SIGNER_FILE, signing_settings
+from tests.support.long_term import LocalTimestampAuthority, create_long_term_pki
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.servers import PYTHON, ROOT, production_env
-from tests.support.softhsm import configure_softhsm, make_token, token_settings
+from tests.support.softhsm import TOKEN_LABEL, configure_softhsm, make_token, token_settings
 from tests.support.users import make_user
 
 MINIMAL_PDF_HTML = "<p>FT-2026-000001</p>"
+DEV_LABEL = "dev-token"
+LT_LABEL = "long-term-token"
 
 
 @pytest.fixture(scope="module")
-def token(tmp_path_factory, pki_dir):
-    """A SoftHSM token with the test signer's key and certificate, for this module."""
+def softhsm(tmp_path_factory):
+    """SoftHSM's token folder for this module (SoftHSM reads it once per process)."""
     before = os.environ.get("SOFTHSM2_CONF")
-    configure_softhsm(tmp_path_factory.mktemp("softhsm"))
-    yield make_token(pki_dir / SIGNER_FILE, PASSPHRASE)
+    configure_softhsm(tmp_path_factory.mktemp("softhsm"), (TOKEN_LABEL, DEV_LABEL, LT_LABEL))
+    yield
     if before is None:
         os.environ.pop("SOFTHSM2_CONF", None)
     else:
         os.environ["SOFTHSM2_CONF"] = before
+
+
+@pytest.fixture(scope="module")
+def token(softhsm, pki_dir):
+    """A SoftHSM token with the test signer's key and certificate."""
+    return make_token(pki_dir / SIGNER_FILE, PASSPHRASE)
+
+
+@pytest.fixture(scope="module")
+def development_token(softhsm, tmp_path_factory):
+    """A token holding a development CA's signer (what `make_dev_signing_cert` makes)."""
+    directory = tmp_path_factory.mktemp("dev-signing")
+    create_dev_pki(directory, "dev-only", "Procurement Advisor Dev", "Procurement Advisor")
+    return make_token(directory / "dev-signer.p12", "dev-only", label=DEV_LABEL), directory
+
+
+@pytest.fixture(scope="module")
+def long_term(softhsm, tmp_path_factory):
+    """The long-term test PKI (a CA with a CRL, a timestamp authority) and a token holding its
+    system signer."""
+    pki = create_long_term_pki(tmp_path_factory.mktemp("long-term-pki"))
+    return pki, make_token(pki.signer_path, pki.passphrase, label=LT_LABEL)
 
 
 def use_token(settings, token, pki_dir, **options):
@@ -107,6 +143,46 @@ def test_a_wrong_pin_is_a_signing_error_naming_the_token(settings, token, pki_di
     assert "000000" not in str(raised.value)
 
 
+def test_a_token_signature_is_long_term_with_a_timestamp_authority(settings, long_term):
+    """B-LT (decision 0117) with the key on a token: timestamped, the validation data in the
+    file, both judged by pyHanko from the file alone."""
+    import weasyprint
+
+    pki, lt_token = long_term
+    with LocalTimestampAuthority(pki) as authority:
+        settings.BRIEF_SIGNING = {
+            **signing_settings(pki.ca_path.parent),
+            "PKCS12_PATH": None,
+            "TRUST_ROOTS": [pki.ca_path],
+            "TIMESTAMP_URL": authority.url,
+            "REVOCATION_FILES": [pki.crl_path],
+            "REVOCATION_FETCH": False,
+            "PKCS11": token_settings(lt_token),
+        }
+        config = signing_config()
+        assert planned_level(config) == LEVEL_LT
+        pdf = weasyprint.HTML(string=MINIMAL_PDF_HTML).write_pdf()
+        signed = sign_pdf(pdf, config, SignatureRequest(reason="long term on a token"))
+    ((_name, status),) = long_term_validation(signed, pki)
+    assert status.intact and status.valid and status.trusted
+    assert status.timestamp_validity is not None and status.timestamp_validity.trusted
+
+
+def test_production_refuses_a_development_signer_on_a_token(settings, development_token):
+    import weasyprint
+
+    dev_token, directory = development_token
+    settings.PRODUCTION = True
+    settings.BRIEF_SIGNING = {
+        **signing_settings(directory),
+        "PKCS12_PATH": None,
+        "PKCS11": token_settings(dev_token),
+    }
+    pdf = weasyprint.HTML(string=MINIMAL_PDF_HTML).write_pdf()
+    with pytest.raises(SigningError, match="refused the development signer PKCS#11 token"):
+        sign_pdf(pdf, signing_config(), SignatureRequest(reason="development"))
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -158,6 +234,17 @@ def test_the_deploy_check_accepts_a_signer_on_a_token(tmp_path, pki_dir, token):
     result = check_deploy(token_env(tmp_path, pki_dir, token, token.pin))
     assert result.returncode == 0, result.stderr
     assert "advisor.E010" not in result.stderr
+
+
+def test_the_deploy_check_refuses_a_development_signer_on_a_token(
+    tmp_path, pki_dir, development_token
+):
+    dev_token, _directory = development_token
+    env = token_env(tmp_path, pki_dir, dev_token, dev_token.pin)
+    result = check_deploy(env)
+    assert result.returncode != 0
+    assert "advisor.E011" in result.stderr and "dev-token" in result.stderr
+    assert "Procurement Advisor Dev Development CA" in result.stderr
 
 
 def test_the_deploy_check_names_a_token_it_cannot_open(tmp_path, pki_dir, token):

@@ -42,8 +42,10 @@ def softhsm_module() -> Path:
     )
 
 
-def configure_softhsm(directory: Path) -> None:
-    """Point SoftHSM (this process and its children) at a token folder under ``directory``."""
+def configure_softhsm(directory: Path, labels: tuple[str, ...] = (TOKEN_LABEL,)) -> None:
+    """Point SoftHSM (this process and its children) at a token folder under ``directory``
+    holding empty tokens labelled ``labels``. SoftHSM lists its tokens once, when a process
+    first loads it: every token a process uses is made here, before then."""
     tokens = directory / "tokens"
     tokens.mkdir(parents=True, exist_ok=True)
     conf = directory / "softhsm2.conf"
@@ -51,11 +53,18 @@ def configure_softhsm(directory: Path) -> None:
         f"directories.tokendir = {tokens}\nobjectstore.backend = file\nlog.level = ERROR\n"
     )
     os.environ["SOFTHSM2_CONF"] = str(conf)
+    for label in labels:
+        subprocess.run(
+            ["softhsm2-util", "--init-token", "--free", "--label", label]
+            + ["--pin", USER_PIN, "--so-pin", SO_PIN],
+            check=True,
+            capture_output=True,
+        )
 
 
-def make_token(pkcs12_path: Path, passphrase: str) -> SoftToken:
-    """A new token with the key and certificate of ``pkcs12_path`` (an RSA signer) on it.
-    ``configure_softhsm`` must have run first."""
+def make_token(pkcs12_path: Path, passphrase: str, label: str = TOKEN_LABEL) -> SoftToken:
+    """The token labelled ``label`` (made by ``configure_softhsm``) with the key and
+    certificate of ``pkcs12_path`` (an RSA signer) imported."""
     import pkcs11
     from cryptography.hazmat.primitives.serialization import (
         Encoding,
@@ -68,17 +77,11 @@ def make_token(pkcs12_path: Path, passphrase: str) -> SoftToken:
     from pkcs11.util.x509 import decode_x509_certificate
 
     module = softhsm_module()
-    subprocess.run(
-        ["softhsm2-util", "--init-token", "--free", "--label", TOKEN_LABEL]
-        + ["--pin", USER_PIN, "--so-pin", SO_PIN],
-        check=True,
-        capture_output=True,
-    )
     key, certificate, _others = pkcs12.load_key_and_certificates(
         pkcs12_path.read_bytes(), passphrase.encode()
     )
     key_der = key.private_bytes(Encoding.DER, PrivateFormat.TraditionalOpenSSL, NoEncryption())
-    token = pkcs11.lib(str(module)).get_token(token_label=TOKEN_LABEL)
+    token = pkcs11.lib(str(module)).get_token(token_label=label)
     with token.open(rw=True, user_pin=USER_PIN) as session:
         key_attributes = decode_rsa_private_key(key_der)
         key_attributes.update(
@@ -102,7 +105,7 @@ def make_token(pkcs12_path: Path, passphrase: str) -> SoftToken:
             }
         )
         session.create_object(cert_attributes)
-    return SoftToken(module, TOKEN_LABEL, KEY_LABEL, KEY_ID, USER_PIN)
+    return SoftToken(module, label, KEY_LABEL, KEY_ID, USER_PIN)
 
 
 def token_settings(token: SoftToken, *, by_id: bool = False, pin_file: Path | None = None):
