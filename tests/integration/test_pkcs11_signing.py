@@ -45,9 +45,17 @@ DEV_LABEL = "dev-token"
 LT_LABEL = "long-term-token"
 
 
-@pytest.fixture(scope="module")
+# SoftHSM lists its tokens once, when a process first loads it, and python-pkcs11 keeps the loaded
+# module for the process: the token folder and every token are made once per test process
+# (session scope), never again. A module-scoped folder was made twice whenever pytest split this
+# module (pytest-django runs the database test first, other modules' tests come between): the
+# second folder's tokens were invisible to this process, which imported the key again into the
+# first folder's token, and the deploy check's subprocess read the second, empty folder.
+
+
+@pytest.fixture(scope="session")
 def softhsm(tmp_path_factory):
-    """SoftHSM's token folder for this module (SoftHSM reads it once per process)."""
+    """SoftHSM's token folder for this test process, holding this module's tokens."""
     before = os.environ.get("SOFTHSM2_CONF")
     configure_softhsm(tmp_path_factory.mktemp("softhsm"), (TOKEN_LABEL, DEV_LABEL, LT_LABEL))
     yield
@@ -57,13 +65,13 @@ def softhsm(tmp_path_factory):
         os.environ["SOFTHSM2_CONF"] = before
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def token(softhsm, pki_dir):
     """A SoftHSM token with the test signer's key and certificate."""
     return make_token(pki_dir / SIGNER_FILE, PASSPHRASE)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def development_token(softhsm, tmp_path_factory):
     """A token holding a development CA's signer (what `make_dev_signing_cert` makes)."""
     directory = tmp_path_factory.mktemp("dev-signing")
@@ -71,7 +79,7 @@ def development_token(softhsm, tmp_path_factory):
     return make_token(directory / "dev-signer.p12", "dev-only", label=DEV_LABEL), directory
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def long_term(softhsm, tmp_path_factory):
     """The long-term test PKI (a CA with a CRL, a timestamp authority) and a token holding its
     system signer."""

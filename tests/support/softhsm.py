@@ -23,6 +23,8 @@ KEY_ID = bytes.fromhex("a1b2")
 USER_PIN = "123456"
 SO_PIN = "654321"
 
+_configured: list[Path] = []  # the token folder this process was pointed at, once
+
 
 @dataclass(frozen=True)
 class SoftToken:
@@ -45,7 +47,15 @@ def softhsm_module() -> Path:
 def configure_softhsm(directory: Path, labels: tuple[str, ...] = (TOKEN_LABEL,)) -> None:
     """Point SoftHSM (this process and its children) at a token folder under ``directory``
     holding empty tokens labelled ``labels``. SoftHSM lists its tokens once, when a process
-    first loads it: every token a process uses is made here, before then."""
+    first loads it, and python-pkcs11 keeps the loaded module: every token a process uses is
+    made here, once per process (a session-scoped fixture), before then. A second folder would be
+    invisible to this process while its subprocesses read it, so a second call is refused."""
+    if _configured:
+        raise RuntimeError(
+            f"SoftHSM is already configured in this process ({_configured[0]}): make tokens "
+            "once per test process, in a session-scoped fixture"
+        )
+    _configured.append(directory)
     tokens = directory / "tokens"
     tokens.mkdir(parents=True, exist_ok=True)
     conf = directory / "softhsm2.conf"
