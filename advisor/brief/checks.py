@@ -11,8 +11,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core import checks
 
-from advisor.brief.config import _passphrase
-from advisor.brief.signing import SigningError, is_development_ca
+from advisor.brief.config import _passphrase, token_key
+from advisor.brief.signing import SigningError, is_development_ca, token_certificate
 
 # `manage.py check --deploy --tag signing` runs only these; scripts/serve-production runs it
 # before it starts anything and refuses to start on an error.
@@ -33,7 +33,8 @@ def check_brief_signer(app_configs=None, **kwargs):
 
     Errors: no key configured (advisor.E010); the development signer, by its file or by its
     development CA (E011); no passphrase, or a key it does not open (E012); no trust roots, or
-    the development CA among them (E013). Warnings: the development organisation name
+    the development CA among them (E013). A PKCS#11 token configured in place of the PKCS#12
+    (decision 0137) is opened and its certificate checked the same way (E012 if it cannot be). Warnings: the development organisation name
     (W003); a signer that does not chain to the trust roots (W004)."""
     if not settings.PRODUCTION:
         return []
@@ -41,8 +42,9 @@ def check_brief_signer(app_configs=None, **kwargs):
     messages = []
     hint = (
         "Set BRIEF_SIGNING_PKCS12 to the organisation's PKCS#12 file, BRIEF_SIGNING_PASSPHRASE "
-        "or BRIEF_SIGNING_PASSPHRASE_FILE, and BRIEF_SIGNING_TRUST_ROOTS to its CA "
-        "certificates; `make_dev_signing_cert` is for development only."
+        "or BRIEF_SIGNING_PASSPHRASE_FILE (or BRIEF_SIGNING_PKCS11_MODULE and the token's "
+        "settings), and BRIEF_SIGNING_TRUST_ROOTS to its CA certificates; "
+        "`make_dev_signing_cert` is for development only."
     )
     roots = [Path(p) for p in signing.get("TRUST_ROOTS") or []]
     root_names = set()
@@ -74,6 +76,8 @@ def check_brief_signer(app_configs=None, **kwargs):
                 id="advisor.W003",
             )
         )
+    if (signing.get("PKCS11") or {}).get("MODULE"):
+        return messages + _token_messages(signing, root_names, hint)
     path = signing.get("PKCS12_PATH")
     if not path:
         development = Path(settings.SIGNING_DIR) / "dev-signer.p12"
@@ -110,26 +114,43 @@ def check_brief_signer(app_configs=None, **kwargs):
     if isinstance(certificate, str):
         messages.append(checks.Error(certificate, hint=hint, id="advisor.E012"))
         return messages
+    return messages + _certificate_messages(certificate, f"in {path}", root_names, hint)
+
+
+def _token_messages(signing: dict, root_names: set, hint: str) -> list:
+    """The checks of a signer on a PKCS#11 token: its settings, the token opened with its PIN,
+    the certificate stored with the key."""
+    from cryptography import x509
+
+    try:
+        token = token_key(signing)
+        certificate = x509.load_der_x509_certificate(token_certificate(token).dump())
+    except SigningError as error:
+        return [checks.Error(str(error), hint=hint, id="advisor.E012")]
+    return _certificate_messages(certificate, f"on the {token}", root_names, hint)
+
+
+def _certificate_messages(certificate, where: str, root_names: set, hint: str) -> list:
     subject, issuer = _common_name(certificate.subject), _common_name(certificate.issuer)
     if is_development_ca(issuer):
-        messages.append(
+        return [
             checks.Error(
-                f"The brief signer in {path} is the development signer {subject!r}, issued "
+                f"The brief signer {where} is the development signer {subject!r}, issued "
                 f"by {issuer!r}.",
                 hint=hint,
                 id="advisor.E011",
             )
-        )
-    elif root_names and issuer not in root_names:
-        messages.append(
+        ]
+    if root_names and issuer not in root_names:
+        return [
             checks.Warning(
                 f"The brief signer {subject!r} is issued by {issuer!r}, which is not among "
                 "the trust roots: the verify page would call new briefs 'not signed by us'.",
                 hint="Add the issuing CA's certificate to BRIEF_SIGNING_TRUST_ROOTS.",
                 id="advisor.W004",
             )
-        )
-    return messages
+        ]
+    return []
 
 
 def _root_name(path: Path) -> str | None:

@@ -3,7 +3,9 @@
 In production (``DJANGO_DEBUG`` unset) nothing defaults to the development signer under
 ``var/signing/``: the key is ``BRIEF_SIGNING_PKCS12`` and its passphrase comes from
 ``BRIEF_SIGNING_PASSPHRASE`` or the secret file ``BRIEF_SIGNING_PASSPHRASE_FILE`` names, and a
-signer issued by a development CA is refused (docs/decisions/0008-brief-signing.md).
+signer issued by a development CA is refused (docs/decisions/0008-brief-signing.md). With
+``BRIEF_SIGNING_PKCS11_MODULE`` set the key is on a PKCS#11 token instead, and the PKCS#12
+settings are not used (docs/decisions/0137-pkcs11-signing-token.md).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from advisor.brief.signing import SigningConfig, SigningError, ValidationSources
+from advisor.brief.signing import SigningConfig, SigningError, TokenKey, ValidationSources
 
 
 def _passphrase(signing: dict) -> str:
@@ -33,8 +35,66 @@ def _passphrase(signing: dict) -> str:
     )
 
 
+def _pin(token: dict) -> str:
+    if token.get("PIN"):
+        return token["PIN"]
+    pin_file = token.get("PIN_FILE")
+    if pin_file:
+        try:
+            return Path(pin_file).read_text().strip()
+        except OSError as error:
+            raise SigningError(
+                f"cannot read the token PIN file {pin_file} "
+                f"(BRIEF_SIGNING_PKCS11_PIN_FILE): {error.strerror or error}"
+            ) from None
+    raise SigningError(
+        "No PIN for the PKCS#11 token: set BRIEF_SIGNING_PKCS11_PIN or "
+        "BRIEF_SIGNING_PKCS11_PIN_FILE."
+    )
+
+
+def token_key(signing: dict) -> TokenKey | None:
+    """The PKCS#11 token key the settings name (``BRIEF_SIGNING_PKCS11_*``), or None."""
+    token = signing.get("PKCS11") or {}
+    if not token.get("MODULE"):
+        return None
+    if not token.get("TOKEN_LABEL"):
+        raise SigningError("BRIEF_SIGNING_PKCS11_TOKEN (the token's label) is unset.")
+    key_id = (token.get("KEY_ID") or "").strip()
+    try:
+        key_id_bytes = bytes.fromhex(key_id.replace(":", "")) if key_id else None
+    except ValueError:
+        raise SigningError(
+            f"BRIEF_SIGNING_PKCS11_KEY_ID {key_id!r} is not hexadecimal (e.g. 01 or a1:b2)."
+        ) from None
+    if not token.get("KEY_LABEL") and not key_id_bytes:
+        raise SigningError(
+            "Name the key on the token: set BRIEF_SIGNING_PKCS11_KEY_LABEL or "
+            "BRIEF_SIGNING_PKCS11_KEY_ID."
+        )
+    return TokenKey(
+        module_path=Path(token["MODULE"]),
+        token_label=token["TOKEN_LABEL"],
+        key_label=token.get("KEY_LABEL") or None,
+        key_id=key_id_bytes,
+        pin=_pin(token),
+    )
+
+
 def signing_config() -> SigningConfig:
     signing = settings.BRIEF_SIGNING
+    token = token_key(signing)
+    if token is not None:
+        return SigningConfig(
+            pkcs12_path=None,
+            passphrase="",
+            signer_name=signing["SIGNER_NAME"] or None,
+            location=signing["LOCATION"],
+            timestamp_url=signing["TIMESTAMP_URL"],
+            refuse_development=settings.PRODUCTION,
+            validation=validation_sources(signing),
+            token=token,
+        )
     if not signing.get("PKCS12_PATH"):
         raise SigningError(
             "No signing key: set BRIEF_SIGNING_PKCS12 to the organisation's PKCS#12 file "

@@ -12,6 +12,7 @@ from synchronous code: pyHanko runs its own event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import textwrap
@@ -63,8 +64,25 @@ class ValidationSources:
 
 
 @dataclass(frozen=True)
+class TokenKey:
+    """A signing key held on a PKCS#11 token (an HSM, a smart card), used in place of a PKCS#12
+    file (docs/decisions/0137): the token's module, its label, the key's label and/or id (the
+    certificate stored beside it under the same label/id) and the user PIN."""
+
+    module_path: Path
+    token_label: str
+    key_label: str | None
+    key_id: bytes | None
+    pin: str = field(repr=False)
+
+    def __str__(self) -> str:
+        key = self.key_label or (self.key_id or b"").hex()
+        return f"PKCS#11 token {self.token_label!r} key {key!r} ({self.module_path})"
+
+
+@dataclass(frozen=True)
 class SigningConfig:
-    pkcs12_path: Path
+    pkcs12_path: Path | None
     passphrase: str
     signer_name: str | None
     location: str
@@ -73,6 +91,12 @@ class SigningConfig:
     validation: ValidationSources | None = None  # B-LT's validation data, with a timestamp
     # A pyHanko TimeStamper used instead of ``timestamp_url`` (a local test authority).
     timestamper: object | None = field(default=None, compare=False)
+    token: TokenKey | None = None  # set: the key is on this token, ``pkcs12_path`` unused
+
+    @property
+    def key_name(self) -> str:
+        """Where the key is, for the operator's log."""
+        return str(self.token) if self.token is not None else str(self.pkcs12_path)
 
     @property
     def timestamped(self) -> bool:
@@ -279,13 +303,51 @@ def sign_pdf(
     return outside_event_loop(_sign_pdf, pdf, config, request, level or planned_level(config))
 
 
+@contextlib.contextmanager
+def token_signer(token: TokenKey):
+    """pyHanko's signer for the key on ``token``, its session open for the ``with`` block (one
+    session per signature: nothing of the token is kept across processes or signatures)."""
+    from pyhanko.config.pkcs11 import PKCS11SignatureConfig, TokenCriteria
+    from pyhanko.sign.pkcs11 import PKCS11SigningContext  # on first use (docs/decisions/0037)
+
+    pkcs11_config = PKCS11SignatureConfig(
+        module_path=str(token.module_path),
+        token_criteria=TokenCriteria(label=token.token_label),
+        key_label=token.key_label,
+        key_id=token.key_id,
+        cert_label=token.key_label,
+        cert_id=token.key_id,
+        user_pin=token.pin,
+    )
+    with contextlib.ExitStack() as stack:
+        try:
+            signer = stack.enter_context(PKCS11SigningContext(pkcs11_config))
+            signer.signing_cert  # noqa: B018 (finds the key and certificate now)
+        except Exception as error:
+            raise SigningError(f"cannot use the {token}: {error!r}") from error
+        yield signer
+
+
+def token_certificate(token: TokenKey):
+    """The certificate stored with the key on ``token`` (asn1crypto); SigningError if the
+    token, the key or the certificate cannot be had."""
+    with token_signer(token) as signer:
+        return signer.signing_cert
+
+
 def _sign_pdf(pdf: bytes, config: SigningConfig, request: SignatureRequest, level: str) -> bytes:
-    signer = load_signer(config)
+    if config.token is not None:
+        with token_signer(config.token) as signer:
+            return _sign_with(pdf, signer, config, request, level)
+    return _sign_with(pdf, load_signer(config), config, request, level)
+
+
+def _sign_with(pdf: bytes, signer, config: SigningConfig, request, level: str) -> bytes:
     if config.refuse_development:
         issuer = signer.signing_cert.issuer.native.get("common_name", "")
         if is_development_ca(issuer):
             raise SigningError(
-                f"refused the development signer {config.pkcs12_path} (issued by {issuer!r}) "
+                f"refused the development signer {config.key_name} (issued by {issuer!r}) "
                 "in production: set BRIEF_SIGNING_PKCS12 to the organisation's own key"
             )
     metadata = _signing_metadata(request, config.location, config.signer_name, level, config)

@@ -43,6 +43,18 @@ BRIEF_SIGNING = {
         for p in os.environ.get("BRIEF_APPROVER_TRUST_ROOTS", "").split(",")
         if p.strip()
     ],
+    # The key on a PKCS#11 token (an HSM, a smart card) instead of the PKCS#12 above, which is
+    # then not used (docs/decisions/0137): the token's module (a .so), the token's label, the
+    # key's label and/or id (hex; its certificate is stored on the token under the same ones)
+    # and the user PIN, from the environment or a secret file the deployment names.
+    "PKCS11": {
+        "MODULE": os.environ.get("BRIEF_SIGNING_PKCS11_MODULE", "").strip() or None,
+        "TOKEN_LABEL": os.environ.get("BRIEF_SIGNING_PKCS11_TOKEN", "").strip(),
+        "KEY_LABEL": os.environ.get("BRIEF_SIGNING_PKCS11_KEY_LABEL", "").strip(),
+        "KEY_ID": os.environ.get("BRIEF_SIGNING_PKCS11_KEY_ID", "").strip(),
+        "PIN": os.environ.get("BRIEF_SIGNING_PKCS11_PIN") or None,
+        "PIN_FILE": os.environ.get("BRIEF_SIGNING_PKCS11_PIN_FILE", "").strip() or None,
+    },
     # Shown in the signature; production's default is the certificate's own name.
     "SIGNER_NAME": os.environ.get(
         "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""
