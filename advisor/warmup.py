@@ -30,6 +30,8 @@ PDF_LIBRARIES = (
     "weasyprint",
     "pyhanko.keys",
     "pyhanko.pdf_utils.font.opentype",  # the approval signature's visible stamp (decision 0118)
+    "pyhanko.config.pkcs11",  # a signing key on a PKCS#11 token (decision 0137)
+    "pyhanko.sign.pkcs11",
     "pyhanko.pdf_utils.incremental_writer",
     "pyhanko.pdf_utils.reader",
     "pyhanko.sign",

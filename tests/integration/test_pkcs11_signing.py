@@ -27,6 +27,7 @@ from advisor.brief.signing import (
     SIGNATURE_FIELD,
     SignatureRequest,
     SigningError,
+    outside_event_loop,
     planned_level,
     sign_pdf,
 )
@@ -103,7 +104,11 @@ def pyhanko_status(pdf: bytes, pki_dir):
     reader = PdfFileReader(BytesIO(pdf))
     (signature,) = reader.embedded_signatures
     context = ValidationContext(trust_roots=[load_cert_from_pemder(str(pki_dir / CA_FILE))])
-    return signature, validate_pdf_signature(signature, signer_validation_context=context)
+    # pyHanko's sync API runs its own loop: outside the browser tests' loop in this worker.
+    status = outside_event_loop(
+        validate_pdf_signature, signature, signer_validation_context=context
+    )
+    return signature, status
 
 
 @pytest.mark.django_db
@@ -135,7 +140,7 @@ def test_the_key_is_found_by_its_id_with_the_pin_in_a_file(settings, token, pki_
     assert config.token.key_id == token.key_id and config.token.key_label is None
     assert token.pin not in repr(config)  # the PIN stays out of logs and tracebacks
     pdf = weasyprint.HTML(string=MINIMAL_PDF_HTML).write_pdf()
-    signed = sign_pdf(pdf, config, SignatureRequest(reason="token by id"))
+    signed = outside_event_loop(sign_pdf, pdf, config, SignatureRequest(reason="token by id"))
     _signature, status = pyhanko_status(signed, pki_dir)
     assert status.bottom_line
 
@@ -147,7 +152,7 @@ def test_a_wrong_pin_is_a_signing_error_naming_the_token(settings, token, pki_di
     settings.BRIEF_SIGNING["PKCS11"]["PIN"] = "000000"
     pdf = weasyprint.HTML(string=MINIMAL_PDF_HTML).write_pdf()
     with pytest.raises(SigningError, match="advisor-test") as raised:
-        sign_pdf(pdf, signing_config(), SignatureRequest(reason="wrong pin"))
+        outside_event_loop(sign_pdf, pdf, signing_config(), SignatureRequest(reason="wrong pin"))
     assert "000000" not in str(raised.value)
 
 
@@ -170,8 +175,10 @@ def test_a_token_signature_is_long_term_with_a_timestamp_authority(settings, lon
         config = signing_config()
         assert planned_level(config) == LEVEL_LT
         pdf = weasyprint.HTML(string=MINIMAL_PDF_HTML).write_pdf()
-        signed = sign_pdf(pdf, config, SignatureRequest(reason="long term on a token"))
-    ((_name, status),) = long_term_validation(signed, pki)
+        signed = outside_event_loop(
+            sign_pdf, pdf, config, SignatureRequest(reason="long term on a token")
+        )
+    ((_name, status),) = outside_event_loop(long_term_validation, signed, pki)
     assert status.intact and status.valid and status.trusted
     assert status.timestamp_validity is not None and status.timestamp_validity.trusted
 
@@ -188,7 +195,7 @@ def test_production_refuses_a_development_signer_on_a_token(settings, developmen
     }
     pdf = weasyprint.HTML(string=MINIMAL_PDF_HTML).write_pdf()
     with pytest.raises(SigningError, match="refused the development signer PKCS#11 token"):
-        sign_pdf(pdf, signing_config(), SignatureRequest(reason="development"))
+        outside_event_loop(sign_pdf, pdf, signing_config(), SignatureRequest(reason="development"))
 
 
 @pytest.mark.parametrize(

@@ -135,7 +135,7 @@ def snapshots():
     room = run_recommendation({**QWEN_32B_LORA, "site": ROOM}, today=run.today)
     # Beside the own room the cloud is offered too (decision 0101): the own-room lot's option.
     ranked = list(room.recommendation.rankings["recommended"]) or room.recommendation.options
-    chosen = next(o for o in ranked if o.mode == "own")
+    chosen = next(o for o in (*ranked, *room.recommendation.options) if o.mode == "own")
     found["own"] = brief_snapshot(
         scenario=room.scenario,
         procurement=room.procurement,
@@ -255,7 +255,8 @@ def test_buy_and_host_gives_a_goods_lot_and_a_hosting_lot(snapshots):
     cost = option["economics"]["cost"]["lines"]
     lines = {line["item"]: Decimal(line["amount_cny"]) for line in cost}
     assert lot_budget(option, GOODS) == lines["purchase"] + lines["maintenance"]
-    assert lot_budget(option, HOSTING) == lines["colocation"] + lines["electricity"]
+    site_lines = lines["colocation"] + lines["electricity"] + lines.get("demand_charge", Decimal(0))
+    assert lot_budget(option, HOSTING) == site_lines
     budgets = [{r.label: r.value for r in lot.preface}["Budget of this lot"] for lot in spec.lots]
     assert all("3,000,000" not in budget for budget in budgets)
     with translation.override("en"):
