@@ -129,3 +129,18 @@ def trust_roots() -> list:
     from pyhanko.keys import load_cert_from_pemder  # on first use (docs/decisions/0037)
 
     return [load_cert_from_pemder(str(path)) for path in settings.BRIEF_SIGNING["TRUST_ROOTS"]]
+
+
+def approver_token(token_label: str, key_label: str, key_id: str, pin: str) -> TokenKey | None:
+    """An approver's key on their PKCS#11 token, reached through the module the deployment
+    configures (``BRIEF_APPROVER_PKCS11_MODULE``, docs/decisions/0149); None when none is."""
+    module = settings.BRIEF_SIGNING.get("APPROVER_PKCS11_MODULE")
+    if not module:
+        return None
+    return TokenKey(
+        module_path=Path(module),
+        token_label=token_label,
+        key_label=key_label or None,
+        key_id=bytes.fromhex(key_id) if key_id else None,
+        pin=pin,
+    )

@@ -9,6 +9,7 @@ mark and signs it again with the approval recorded.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from datetime import date
 
 from django.db import transaction
@@ -18,18 +19,33 @@ from django.utils.translation import gettext
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.brief import audit, generation
 from advisor.brief.comparison import shortlist
-from advisor.brief.config import signing_config
-from advisor.brief.credentials import CredentialError, kdf_work, seal, unseal
+from advisor.brief.config import approver_token, signing_config
+from advisor.brief.credentials import (
+    CredentialError,
+    kdf_work,
+    seal,
+    token_certificate,
+    token_fingerprint,
+    unseal,
+)
 from advisor.brief.models import (
     AuditAction,
     Brief,
     BriefStatus,
+    KeySource,
     SigningCertificate,
     new_failure_reference,
     next_brief_number,
     open_vetoes,
 )
-from advisor.brief.signing import APPROVAL_FIELD, LEVEL_B, SignatureRequest, sign_pdf_as
+from advisor.brief.signing import (
+    APPROVAL_FIELD,
+    LEVEL_B,
+    SignatureRequest,
+    TokenKey,
+    sign_pdf_as,
+    sign_pdf_with_token_as,
+)
 from advisor.brief.snapshot import brief_snapshot, choose, needs_reason
 from advisor.brief.tasks import generate_brief
 from advisor.recommendation.questions import questionnaire_snapshot
@@ -288,7 +304,7 @@ def approve(
             if own_key is not None:
 
                 def countersign(signed: bytes, level: str) -> bytes:
-                    return sign_approval(current, signed, own_key, passphrase, level)
+                    return sign_approval(current, signed, own_key, level)
 
             unsigned, signed = generation.signed_pdf(
                 current, approved=True, countersign=countersign
@@ -327,17 +343,41 @@ def approve(
     return brief
 
 
-def approver_key(approver, passphrase: str) -> bytes | None:
-    """The approver's own PKCS#12, opened with ``passphrase``; None when they registered none.
+class KeyRefused(BriefError):
+    """The approver's own key could not be opened with what they typed (their passphrase or
+    their token's PIN, ``field``), or their token cannot be used; nothing was signed."""
 
-    A registered certificate must sign: without the passphrase, or with a wrong one, the
-    approval is refused (BriefError) and nothing is signed.
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class ApproverKey:
+    """The approver's own key, opened for one approval: their PKCS#12 and its passphrase, or
+    their key on a PKCS#11 token (with the PIN they typed)."""
+
+    pkcs12: bytes | None = field(default=None, repr=False)
+    passphrase: str = field(default="", repr=False)
+    token: TokenKey | None = None
+
+
+def approver_key(approver, passphrase: str) -> ApproverKey | None:
+    """The approver's own key, opened with ``passphrase`` (their PKCS#12's passphrase, or their
+    token's PIN); None when they registered none.
+
+    A registered key must sign: without the passphrase or PIN, or with a wrong one, or with
+    their token out of reach, the approval is refused (KeyRefused) and nothing is signed.
     """
     registered = SigningCertificate.objects.filter(user=approver).first()
     if registered is None:
         return None
+    if registered.source == KeySource.PKCS11:
+        return _token_key(registered, passphrase)
     if not passphrase:
-        raise BriefError(gettext("Enter the passphrase of your signing certificate to approve."))
+        raise KeyRefused(
+            gettext("Enter the passphrase of your signing certificate to approve."), "passphrase"
+        )
     try:
         data = unseal(
             bytes(registered.ciphertext),
@@ -347,23 +387,52 @@ def approver_key(approver, passphrase: str) -> bytes | None:
             approver.pk,
         )
         kdf_work(data)  # opened in this process to sign: within the rounds' ceiling (0120)
-        return data
+        return ApproverKey(pkcs12=data, passphrase=passphrase)
     except CredentialError as error:
-        raise BriefError(str(error)) from None
+        raise KeyRefused(str(error), "passphrase") from None
 
 
-def sign_approval(
-    brief: Brief, signed: bytes, pkcs12_data: bytes, passphrase: str, level: str = LEVEL_B
-) -> bytes:
+def _token_key(registered: SigningCertificate, pin: str) -> ApproverKey:
+    """The registered key on the approver's token, checked now: the PIN opens the token and the
+    certificate stored with the key is the one registered (decision 0149)."""
+    if not pin:
+        raise KeyRefused(gettext("Enter the PIN of your signing token to approve."), "pin")
+    token = approver_token(registered.token_label, registered.key_label, registered.key_id, pin)
+    if token is None:
+        raise KeyRefused(
+            gettext(
+                "Your key is on a signing token, and this site is no longer set up to reach "
+                "signing tokens. Ask the administrator, or register a certificate file instead."
+            ),
+            "pin",
+        )
+    try:
+        fingerprint = token_fingerprint(token)
+    except CredentialError as error:
+        raise KeyRefused(str(error), "pin") from None
+    if fingerprint != registered.fingerprint:
+        raise KeyRefused(
+            gettext(
+                "The certificate on your token is not the one you registered. Register the "
+                "token again on your signing certificate page."
+            ),
+            "pin",
+        )
+    return ApproverKey(token=token)
+
+
+def sign_approval(brief: Brief, signed: bytes, key: ApproverKey, level: str = LEVEL_B) -> bytes:
     """The approver's signature over the system's (an approval signature of its own), at the
-    system's signature level (decision 0117)."""
+    system's signature level (decision 0117), with their key wherever it is (decision 0149)."""
     request = SignatureRequest(
         f"Approval of procurement brief {brief.number}",
         contact_info=brief.approved_by.email or brief.approved_by.get_username(),
         field_name=APPROVAL_FIELD,
     )
     config = signing_config()
-    return sign_pdf_as(signed, pkcs12_data, passphrase, request, config.location, config, level)
+    if key.token is not None:
+        return sign_pdf_with_token_as(signed, key.token, request, config.location, config, level)
+    return sign_pdf_as(signed, key.pkcs12, key.passphrase, request, config.location, config, level)
 
 
 def register_certificate(user, data: bytes, passphrase: str) -> SigningCertificate:
@@ -383,6 +452,36 @@ def register_certificate(user, data: bytes, passphrase: str) -> SigningCertifica
             not_after=sealed.not_after,
         )
         audit.record(AuditAction.CERTIFICATE_REGISTERED, actor=user, fingerprint=sealed.fingerprint)
+    return registered
+
+
+def register_token(user, token_label: str, key_label: str, key_id: str, pin: str):
+    """Register the key on ``user``'s PKCS#11 token (replacing any earlier key): the PIN opens
+    the token, and the certificate stored with the key passes the checks an uploaded one does
+    (decision 0121). The PIN is not kept. CredentialError in plain words otherwise."""
+    token = approver_token(token_label, key_label, key_id, pin)
+    if token is None:
+        raise CredentialError(gettext("This site is not set up to reach signing tokens."))
+    facts = token_certificate(token, user)
+    with transaction.atomic():
+        SigningCertificate.objects.filter(user=user).delete()
+        registered = SigningCertificate.objects.create(
+            user=user,
+            source=KeySource.PKCS11,
+            token_label=token_label,
+            key_label=key_label,
+            key_id=key_id,
+            subject=facts.subject,
+            issuer=facts.issuer,
+            fingerprint=facts.fingerprint,
+            not_after=facts.not_after,
+        )
+        audit.record(
+            AuditAction.CERTIFICATE_REGISTERED,
+            actor=user,
+            fingerprint=facts.fingerprint,
+            token=token_label,
+        )
     return registered
 
 

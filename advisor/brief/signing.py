@@ -324,8 +324,36 @@ def token_signer(token: TokenKey):
             signer = stack.enter_context(PKCS11SigningContext(pkcs11_config))
             signer.signing_cert  # noqa: B018 (finds the key and certificate now)
         except Exception as error:
-            raise SigningError(f"cannot use the {token}: {error!r}") from error
+            raise TokenRefused(f"cannot use the {token}: {error!r}", token_fault(error)) from error
         yield signer
+
+
+class TokenRefused(SigningError):
+    """A PKCS#11 token could not be used; ``fault`` says why in one word: "pin" (the PIN is
+    wrong, locked or malformed), "token" (no token with that label, or the module cannot be
+    loaded) or "key" (no key or certificate under that label/id on the token)."""
+
+    def __init__(self, message: str, fault: str):
+        super().__init__(message)
+        self.fault = fault
+
+
+PIN_FAULTS = ("PinIncorrect", "PinInvalid", "PinLenRange", "PinLocked", "PinExpired")
+
+
+def token_fault(error: BaseException) -> str:
+    """Why a token could not be used (``TokenRefused.fault``), from pyHanko's and
+    python-pkcs11's exceptions (pyHanko wraps the latter; a missing object is a plain
+    ``PKCS11Error`` naming it)."""
+    seen = error
+    while seen is not None:
+        if type(seen).__name__ in PIN_FAULTS:
+            return "pin"
+        text = str(seen)
+        if "Could not find" in text:
+            return "key"
+        seen = seen.__cause__ or seen.__context__
+    return "token"
 
 
 def token_certificate(token: TokenKey):
@@ -375,6 +403,24 @@ def sign_pdf_as(
     )
 
 
+def sign_pdf_with_token_as(
+    pdf: bytes,
+    token: TokenKey,
+    request: SignatureRequest,
+    location: str,
+    config: SigningConfig | None = None,
+    level: str = LEVEL_B,
+) -> bytes:
+    """As :func:`sign_pdf_as`, with the approver's key on their PKCS#11 token (decision 0149):
+    the token signs; TokenRefused when it cannot be used (wrong PIN, token or key absent)."""
+    return outside_event_loop(_sign_with_token_as, pdf, token, request, location, config, level)
+
+
+def _sign_with_token_as(pdf, token, request, location, config, level) -> bytes:
+    with token_signer(token) as signer:
+        return _approval_with(pdf, signer, request, location, config, level)
+
+
 def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location, config, level) -> bytes:
     # pyHanko on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
     from pyhanko.sign import signers
@@ -384,6 +430,12 @@ def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location, config, level)
     )
     if signer is None:
         raise SigningError("the approver's certificate could not be opened")
+    return _approval_with(pdf, signer, request, location, config, level)
+
+
+def _approval_with(pdf, signer, request, location, config, level) -> bytes:
+    """The approval signature by ``signer`` (whatever holds the key), visible in the sign-off
+    table, at the approver's own location (their certificate's) or ``location``."""
     if config is None:
         level = LEVEL_B
         config = SigningConfig(Path(), "", None, location)

@@ -55,6 +55,11 @@ BRIEF_SIGNING = {
         "PIN": os.environ.get("BRIEF_SIGNING_PKCS11_PIN") or None,
         "PIN_FILE": os.environ.get("BRIEF_SIGNING_PKCS11_PIN_FILE", "").strip() or None,
     },
+    # Approvers' keys on their own PKCS#11 tokens (docs/decisions/0149): the module (a .so)
+    # through which the server reaches them; unset, approvers can only upload a PKCS#12. Each
+    # approver names their token and key on their certificate page and types the PIN at
+    # each approval (never stored).
+    "APPROVER_PKCS11_MODULE": os.environ.get("BRIEF_APPROVER_PKCS11_MODULE", "").strip() or None,
     # Shown in the signature; production's default is the certificate's own name.
     "SIGNER_NAME": os.environ.get(
         "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""
