@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from advisor.brief.csc import RemoteCredential
 from advisor.brief.signing import SigningConfig, SigningError, TokenKey, ValidationSources
 
 
@@ -143,4 +144,34 @@ def approver_token(token_label: str, key_label: str, key_id: str, pin: str) -> T
         key_label=key_label or None,
         key_id=bytes.fromhex(key_id) if key_id else None,
         pin=pin,
+    )
+
+
+def _csc_access_token(service: dict) -> str | None:
+    if service.get("TOKEN"):
+        return service["TOKEN"]
+    token_file = service.get("TOKEN_FILE")
+    if not token_file:
+        return None
+    try:
+        return Path(token_file).read_text().strip()
+    except OSError as error:
+        raise SigningError(
+            f"cannot read the signing service's access token file {token_file} "
+            f"(BRIEF_APPROVER_CSC_TOKEN_FILE): {error.strerror or error}"
+        ) from None
+
+
+def approver_remote(credential_id: str, pin: str = "", otp: str = "") -> RemoteCredential | None:
+    """An approver's credential at the remote signing service the deployment configures
+    (``BRIEF_APPROVER_CSC_URL``, docs/decisions/0150); None when none is."""
+    service = settings.BRIEF_SIGNING.get("APPROVER_CSC") or {}
+    if not service.get("URL"):
+        return None
+    return RemoteCredential(
+        service_url=service["URL"],
+        credential_id=credential_id,
+        access_token=_csc_access_token(service),
+        pin=pin,
+        otp=otp,
     )

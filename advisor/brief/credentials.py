@@ -36,7 +36,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from advisor.brief import sandbox
-from advisor.brief.signing import TokenRefused, outside_event_loop, token_signer
+from advisor.brief.signing import KeyUnavailable, outside_event_loop, token_signer
 
 # scrypt at N=2^15, r=8, p=1: 32 MiB and about 0.1 s a derivation (OWASP's minimum is 2^17 with
 # p=1 for passwords; a passphrase typed per approval, kept off the login path, at 2^15 keeps the
@@ -374,7 +374,7 @@ class CertificateFacts:
 
 
 def token_refusal(fault: str, token) -> CredentialError:
-    """Why ``token`` (a TokenKey) could not be used, in plain words (``TokenRefused.fault``)."""
+    """Why ``token`` (a TokenKey) could not be used, in plain words (``KeyUnavailable.fault``)."""
     if fault == "pin":
         return CredentialError(
             _(
@@ -412,13 +412,68 @@ def token_certificate(token, user, now: datetime | None = None) -> CertificateFa
     """The certificate stored with the key on the approver's token, read with their PIN and
     checked as an uploaded one is (``check_vouches``); CredentialError in plain words when the
     token, the key or the PIN cannot be used or the certificate does not vouch for ``user``."""
-    from cryptography.hazmat.primitives import serialization  # on first use (0037)
-
     try:
         certificate, chain = _token_certificates(token)
-    except TokenRefused as error:
+    except KeyUnavailable as error:
         raise token_refusal(error.fault, token) from None
     check_vouches(certificate, chain, user, now or datetime.now(UTC))
+    return _facts(certificate)
+
+
+def token_fingerprint(token) -> str:
+    """The SHA-256 fingerprint of the certificate stored with the key on ``token``, read with
+    the PIN it carries; CredentialError in plain words when the token cannot be used."""
+    try:
+        certificate, _chain = _token_certificates(token)
+    except KeyUnavailable as error:
+        raise token_refusal(error.fault, token) from None
+    return _facts(certificate).fingerprint
+
+
+# --- A credential at a remote signing service (docs/decisions/0150) -----------------------
+
+
+def remote_refusal(fault: str, credential) -> CredentialError:
+    """Why the signing service could not sign with ``credential`` (a RemoteCredential), in
+    plain words (``KeyUnavailable.fault``)."""
+    if fault == "pin":
+        return CredentialError(
+            _(
+                "The signing service refused this PIN or code. Check it and try again; too many "
+                "wrong tries can lock your key at the service."
+            )
+        )
+    if fault == "key":
+        return CredentialError(
+            _(
+                "The signing service has no credential “%(credential)s” that this site may use. "
+                "Check the credential ID."
+            )
+            % {"credential": credential.credential_id}
+        )
+    return CredentialError(
+        _(
+            "The signing service cannot be used now: it is out of reach or does not accept "
+            "this site. Try again later; if it keeps failing, tell the administrator."
+        )
+    )
+
+
+def _remote_certificates(credential):
+    from cryptography import x509
+
+    from advisor.brief.csc import remote_certificates
+
+    certificate, chain = remote_certificates(credential)
+    return (
+        x509.load_der_x509_certificate(certificate.dump()),
+        [x509.load_der_x509_certificate(c.dump()) for c in chain],
+    )
+
+
+def _facts(certificate) -> CertificateFacts:
+    from cryptography.hazmat.primitives import serialization
+
     der = certificate.public_bytes(serialization.Encoding.DER)
     return CertificateFacts(
         subject=certificate.subject.rfc4514_string(),
@@ -428,13 +483,22 @@ def token_certificate(token, user, now: datetime | None = None) -> CertificateFa
     )
 
 
-def token_fingerprint(token) -> str:
-    """The SHA-256 fingerprint of the certificate stored with the key on ``token``, read with
-    the PIN it carries; CredentialError in plain words when the token cannot be used."""
-    from cryptography.hazmat.primitives import serialization  # on first use (0037)
-
+def remote_certificate(credential, user, now: datetime | None = None) -> CertificateFacts:
+    """The certificate of the approver's credential at the signing service, checked as an
+    uploaded one is (``check_vouches``); CredentialError in plain words otherwise."""
     try:
-        certificate, _chain = _token_certificates(token)
-    except TokenRefused as error:
-        raise token_refusal(error.fault, token) from None
-    return hashlib.sha256(certificate.public_bytes(serialization.Encoding.DER)).hexdigest()
+        certificate, chain = _remote_certificates(credential)
+    except KeyUnavailable as error:
+        raise remote_refusal(error.fault, credential) from None
+    check_vouches(certificate, chain, user, now or datetime.now(UTC))
+    return _facts(certificate)
+
+
+def remote_fingerprint(credential) -> str:
+    """The SHA-256 fingerprint of the credential's certificate as the service lists it now;
+    CredentialError in plain words when the service cannot say."""
+    try:
+        certificate, _chain = _remote_certificates(credential)
+    except KeyUnavailable as error:
+        raise remote_refusal(error.fault, credential) from None
+    return _facts(certificate).fingerprint

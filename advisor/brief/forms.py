@@ -108,6 +108,14 @@ class ReviewForm(forms.Form):
         ),
     )
 
+    otp = forms.CharField(
+        label=_("One-time code (if the signing service asks for one)"),
+        required=False,
+        strip=True,
+        max_length=64,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
+    )
+
     def __init__(
         self,
         *args,
@@ -117,7 +125,8 @@ class ReviewForm(forms.Form):
         **kwargs,
     ):
         """``key_source``: where the approver's own key is ("pkcs12": a passphrase opens it,
-        "pkcs11": a PIN unlocks their token; None: they have none); ``signs`` means "pkcs12"."""
+        "pkcs11": a PIN unlocks their token, "csc": a PIN and perhaps a one-time code
+        authorise the signing service; None: they have none); ``signs`` means "pkcs12"."""
         super().__init__(*args, **kwargs)
         self.open_vetoes = open_vetoes
         if key_source is None and signs:
@@ -126,8 +135,20 @@ class ReviewForm(forms.Form):
             del self.fields["acknowledge_vetoes"]
         if key_source != "pkcs12":
             del self.fields["passphrase"]
-        if key_source != "pkcs11":
+        if key_source not in ("pkcs11", "csc"):
             del self.fields["pin"]
+        if key_source != "csc":
+            del self.fields["otp"]
+        else:
+            self.fields["pin"].label = _("PIN for your key at the signing service")
+            self.fields["pin"].help_text = _(
+                "When approving, the signing service signs the approved PDF with your key; the "
+                "PIN authorises this one signature and is not kept."
+            )
+
+    def code(self) -> str:
+        """The signing service's one-time code the approver typed, if any."""
+        return self.cleaned_data.get("otp") or ""
 
     def secret(self) -> str:
         """What the approver typed to open their key (passphrase or PIN)."""
@@ -223,3 +244,17 @@ class SigningTokenForm(forms.Form):
         if not cleaned.get("key_label") and not cleaned.get("key_id") and not self.errors:
             self.add_error("key_label", _("Name the key: give its label or its ID."))
         return cleaned
+
+
+class RemoteCredentialForm(forms.Form):
+    """An approver's credential at the remote signing service: its ID there."""
+
+    credential_id = forms.CharField(
+        label=_("Credential ID at the signing service"),
+        max_length=200,
+        help_text=_(
+            "The identifier the signing service gave your key (its credential ID). The "
+            "certificate is read from the service and checked as an uploaded one is."
+        ),
+        error_messages={"required": _("Enter your credential ID at the signing service.")},
+    )

@@ -19,15 +19,20 @@ from django.utils.translation import gettext
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.brief import audit, generation
 from advisor.brief.comparison import shortlist
-from advisor.brief.config import approver_token, signing_config
+from advisor.brief.config import approver_remote, approver_token, signing_config
 from advisor.brief.credentials import (
     CredentialError,
     kdf_work,
+    remote_certificate,
+    remote_fingerprint,
+    remote_refusal,
     seal,
     token_certificate,
     token_fingerprint,
+    token_refusal,
     unseal,
 )
+from advisor.brief.csc import RemoteCredential, sign_pdf_remotely_as
 from advisor.brief.models import (
     AuditAction,
     Brief,
@@ -41,6 +46,7 @@ from advisor.brief.models import (
 from advisor.brief.signing import (
     APPROVAL_FIELD,
     LEVEL_B,
+    KeyUnavailable,
     SignatureRequest,
     TokenKey,
     sign_pdf_as,
@@ -266,7 +272,13 @@ def _claim(brief: Brief, **fields) -> None:
 
 
 def approve(
-    brief: Brief, approver, *, comment: str = "", acknowledged: bool = False, passphrase: str = ""
+    brief: Brief,
+    approver,
+    *,
+    comment: str = "",
+    acknowledged: bool = False,
+    passphrase: str = "",
+    otp: str = "",
 ) -> Brief:
     """Approve and re-sign; exactly one decision per brief, even when two approvers race.
 
@@ -289,7 +301,7 @@ def approve(
                 "or send the brief back."
             )
         )
-    own_key = approver_key(approver, passphrase)
+    own_key = approver_key(approver, passphrase, otp)
     with transaction.atomic():
         current = Brief.objects.select_for_update().select_related("prepared_by").get(pk=brief.pk)
         _check_decidable(current, approving=True)
@@ -304,11 +316,17 @@ def approve(
             if own_key is not None:
 
                 def countersign(signed: bytes, level: str) -> bytes:
-                    return sign_approval(current, signed, own_key, level)
+                    try:
+                        return sign_approval(current, signed, own_key, level)
+                    except KeyUnavailable as error:  # the token or service did not sign
+                        logger.warning("Brief %s: approval not signed: %s", current.number, error)
+                        raise own_key.refusal(error.fault) from None
 
             unsigned, signed = generation.signed_pdf(
                 current, approved=True, countersign=countersign
             )
+        except KeyRefused:
+            raise  # the approver's token or signing service did not sign (0149, 0150)
         except Exception:
             reference = new_failure_reference()
             logger.exception(
@@ -354,17 +372,26 @@ class KeyRefused(BriefError):
 
 @dataclass(frozen=True)
 class ApproverKey:
-    """The approver's own key, opened for one approval: their PKCS#12 and its passphrase, or
-    their key on a PKCS#11 token (with the PIN they typed)."""
+    """The approver's own key, opened for one approval: their PKCS#12 and its passphrase,
+    their key on a PKCS#11 token (with the PIN they typed) or their credential at a remote
+    signing service (with the PIN and code that authorise the signature)."""
 
     pkcs12: bytes | None = field(default=None, repr=False)
     passphrase: str = field(default="", repr=False)
     token: TokenKey | None = None
+    remote: RemoteCredential | None = None
+
+    def refusal(self, fault: str) -> KeyRefused:
+        """Why the token or the service did not sign (``KeyUnavailable.fault``)."""
+        if self.remote is not None:
+            return KeyRefused(str(remote_refusal(fault, self.remote)), "pin")
+        return KeyRefused(str(token_refusal(fault, self.token)), "pin")
 
 
-def approver_key(approver, passphrase: str) -> ApproverKey | None:
+def approver_key(approver, passphrase: str, otp: str = "") -> ApproverKey | None:
     """The approver's own key, opened with ``passphrase`` (their PKCS#12's passphrase, or their
-    token's PIN); None when they registered none.
+    token's or signing service's PIN, with ``otp`` the service's one-time code); None when
+    they registered none.
 
     A registered key must sign: without the passphrase or PIN, or with a wrong one, or with
     their token out of reach, the approval is refused (KeyRefused) and nothing is signed.
@@ -374,6 +401,8 @@ def approver_key(approver, passphrase: str) -> ApproverKey | None:
         return None
     if registered.source == KeySource.PKCS11:
         return _token_key(registered, passphrase)
+    if registered.source == KeySource.CSC:
+        return _remote_key(registered, passphrase, otp)
     if not passphrase:
         raise KeyRefused(
             gettext("Enter the passphrase of your signing certificate to approve."), "passphrase"
@@ -421,6 +450,38 @@ def _token_key(registered: SigningCertificate, pin: str) -> ApproverKey:
     return ApproverKey(token=token)
 
 
+def _remote_key(registered: SigningCertificate, pin: str, otp: str) -> ApproverKey:
+    """The registered credential at the signing service, checked now: the service lists it with
+    the certificate registered (decision 0150). The PIN is checked by the service when it
+    authorises the signature."""
+    if not pin and not otp:
+        raise KeyRefused(
+            gettext("Enter the PIN for your key at the signing service to approve."), "pin"
+        )
+    remote = approver_remote(registered.credential_id, pin, otp)
+    if remote is None:
+        raise KeyRefused(
+            gettext(
+                "Your key is at a signing service, and this site is no longer set up to reach "
+                "it. Ask the administrator, or register a certificate file instead."
+            ),
+            "pin",
+        )
+    try:
+        fingerprint = remote_fingerprint(remote)
+    except CredentialError as error:
+        raise KeyRefused(str(error), "pin") from None
+    if fingerprint != registered.fingerprint:
+        raise KeyRefused(
+            gettext(
+                "The signing service now lists another certificate for your credential. "
+                "Register it again on your signing certificate page."
+            ),
+            "pin",
+        )
+    return ApproverKey(remote=remote)
+
+
 def sign_approval(brief: Brief, signed: bytes, key: ApproverKey, level: str = LEVEL_B) -> bytes:
     """The approver's signature over the system's (an approval signature of its own), at the
     system's signature level (decision 0117), with their key wherever it is (decision 0149)."""
@@ -430,6 +491,8 @@ def sign_approval(brief: Brief, signed: bytes, key: ApproverKey, level: str = LE
         field_name=APPROVAL_FIELD,
     )
     config = signing_config()
+    if key.remote is not None:
+        return sign_pdf_remotely_as(signed, key.remote, request, config.location, config, level)
     if key.token is not None:
         return sign_pdf_with_token_as(signed, key.token, request, config.location, config, level)
     return sign_pdf_as(signed, key.pkcs12, key.passphrase, request, config.location, config, level)
@@ -481,6 +544,34 @@ def register_token(user, token_label: str, key_label: str, key_id: str, pin: str
             actor=user,
             fingerprint=facts.fingerprint,
             token=token_label,
+        )
+    return registered
+
+
+def register_remote(user, credential_id: str) -> SigningCertificate:
+    """Register ``user``'s credential at the remote signing service (replacing any earlier
+    key): the service lists its certificate, which passes the checks an uploaded one does
+    (decision 0121). CredentialError in plain words otherwise."""
+    remote = approver_remote(credential_id)
+    if remote is None:
+        raise CredentialError(gettext("This site is not set up to reach a signing service."))
+    facts = remote_certificate(remote, user)
+    with transaction.atomic():
+        SigningCertificate.objects.filter(user=user).delete()
+        registered = SigningCertificate.objects.create(
+            user=user,
+            source=KeySource.CSC,
+            credential_id=credential_id,
+            subject=facts.subject,
+            issuer=facts.issuer,
+            fingerprint=facts.fingerprint,
+            not_after=facts.not_after,
+        )
+        audit.record(
+            AuditAction.CERTIFICATE_REGISTERED,
+            actor=user,
+            fingerprint=facts.fingerprint,
+            credential=credential_id,
         )
     return registered
 

@@ -21,6 +21,7 @@ from advisor.brief.forms import (
     UPLOAD_ERRORS,
     CertificateForm,
     IssueForm,
+    RemoteCredentialForm,
     ReviewForm,
     SigningTokenForm,
     VerifyUploadForm,
@@ -180,6 +181,10 @@ def tokens_configured() -> bool:
     return bool(settings.BRIEF_SIGNING.get("APPROVER_PKCS11_MODULE"))
 
 
+def service_configured() -> bool:
+    return bool((settings.BRIEF_SIGNING.get("APPROVER_CSC") or {}).get("URL"))
+
+
 @approver_required
 @sensitive_post_parameters("passphrase", "pin")
 @require_http_methods(["GET", "POST"])
@@ -188,6 +193,7 @@ def certificate(request):
     key on their token instead, remove it."""
     form = CertificateForm()
     token_form = SigningTokenForm() if tokens_configured() else None
+    remote_form = RemoteCredentialForm() if service_configured() else None
     if request.method == "POST" and request.POST.get("action") == "remove":
         services.remove_certificate(request.user)
         messages.success(request, _("Your signing certificate was removed."))
@@ -209,6 +215,16 @@ def certificate(request):
             else:
                 messages.success(request, _("The key on your signing token is registered."))
                 return redirect("brief:certificate")
+    elif request.method == "POST" and request.POST.get("action") == "remote" and remote_form:
+        remote_form = RemoteCredentialForm(request.POST)
+        if remote_form.is_valid():
+            try:
+                services.register_remote(request.user, remote_form.cleaned_data["credential_id"])
+            except CredentialError as error:
+                remote_form.add_error("credential_id", str(error))
+            else:
+                messages.success(request, _("Your key at the signing service is registered."))
+                return redirect("brief:certificate")
     elif request.method == "POST":
         form = CertificateForm(request.POST, request.FILES)
         if form.is_valid():
@@ -222,12 +238,17 @@ def certificate(request):
                 messages.success(request, _("Your signing certificate is registered."))
                 return redirect("brief:certificate")
     registered = SigningCertificate.objects.filter(user=request.user).first()
-    status = 400 if form.errors or (token_form and token_form.errors) else 200
+    refused = any(f is not None and f.errors for f in (form, token_form, remote_form))
     return render(
         request,
         "brief/certificate.html",
-        {"form": form, "token_form": token_form, "registered": registered},
-        status=status,
+        {
+            "form": form,
+            "token_form": token_form,
+            "remote_form": remote_form,
+            "registered": registered,
+        },
+        status=400 if refused else 200,
     )
 
 
@@ -262,6 +283,7 @@ def review(request, pk):
                 comment=form.cleaned_data["comment"],
                 acknowledged=form.cleaned_data.get("acknowledge_vetoes", False),
                 passphrase=form.secret(),
+                otp=form.code(),
             )
             messages.success(request, _("Brief %(number)s approved.") % {"number": brief.number})
         else:

@@ -37,6 +37,7 @@ from advisor.api.forms import TokenForm
 from advisor.brief.forms import (
     CertificateForm,
     IssueForm,
+    RemoteCredentialForm,
     ReviewForm,
     SigningTokenForm,
     VerifyUploadForm,
@@ -217,6 +218,7 @@ VALID = {
     UploadForm: {"option": HOSTILE},
     CertificateForm: {"passphrase": HOSTILE},
     SigningTokenForm: {"token_label": "t<b>&'x", "key_label": HOSTILE, "pin": HOSTILE},
+    RemoteCredentialForm: {"credential_id": HOSTILE},
     VerifyUploadForm: {},
     TokenForm: {"name": HOSTILE, "scope": "read", "days": "30"},
     AuthenticationForm: {"username": HOSTILE, "password": "x"},
