@@ -36,6 +36,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from advisor.brief import sandbox
+from advisor.brief.csc import remote_certificates
 from advisor.brief.signing import KeyUnavailable, outside_event_loop, token_signer
 
 # scrypt at N=2^15, r=8, p=1: 32 MiB and about 0.1 s a derivation (OWASP's minimum is 2^17 with
@@ -461,8 +462,6 @@ def remote_refusal(fault: str, credential) -> CredentialError:
 
 def _remote_certificates(credential):
     from cryptography import x509
-
-    from advisor.brief.csc import remote_certificates
 
     certificate, chain = remote_certificates(credential)
     return (

@@ -274,3 +274,19 @@ def test_without_a_configured_service_there_is_no_form(client, people, settings)
     client.force_login(boss)
     page = client.get(reverse("brief:certificate"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'name="credential_id"' not in page
+
+
+def test_the_deploy_check_wants_https_and_an_existing_module(settings, tmp_path):
+    from advisor.brief.checks import check_approver_key_sources
+
+    settings.PRODUCTION = True
+    signing = dict(settings.BRIEF_SIGNING)
+    signing["APPROVER_CSC"] = {"URL": "http://csc.example.org", "TOKEN": None, "TOKEN_FILE": None}
+    signing["APPROVER_PKCS11_MODULE"] = str(tmp_path / "missing.so")
+    settings.BRIEF_SIGNING = signing
+    assert [m.id for m in check_approver_key_sources()] == ["advisor.E014", "advisor.E015"]
+    module = tmp_path / "vendor.so"
+    module.write_bytes(b"\x7fELF")
+    signing["APPROVER_CSC"] = {"URL": "https://csc.example.org", "TOKEN": None, "TOKEN_FILE": None}
+    signing["APPROVER_PKCS11_MODULE"] = str(module)
+    assert check_approver_key_sources() == []
