@@ -32,6 +32,7 @@ PDF_LIBRARIES = (
     "pyhanko.pdf_utils.font.opentype",  # the approval signature's visible stamp (decision 0118)
     "pyhanko.config.pkcs11",  # a signing key on a PKCS#11 token (decision 0137)
     "pyhanko.sign.pkcs11",
+    "pyhanko.sign.signers.csc_signer",  # approvers' keys at a signing service (0150)
     "pyhanko.pdf_utils.incremental_writer",
     "pyhanko.pdf_utils.reader",
     "pyhanko.sign",

@@ -149,6 +149,46 @@ def pki_dir(tmp_path_factory):
     return directory
 
 
+@pytest.fixture(scope="session")
+def softhsm(tmp_path_factory):
+    """SoftHSM's token folder for this test process, with every token the tests use
+    (tests.support.softhsm.ALL_LABELS, empty until a test's fixture imports a key).
+
+    SoftHSM lists its tokens once, when a process first loads it, and python-pkcs11 keeps the
+    loaded module for the process: the folder and every token are made once per test process
+    (session scope), never again. A module-scoped folder was made twice whenever pytest split a
+    module (pytest-django runs the database test first, other modules' tests come between):
+    the second folder's tokens were invisible to this process, and a subprocess (the deploy
+    check) read the second, empty folder."""
+    import os
+
+    from tests.support.softhsm import configure_softhsm
+
+    before = os.environ.get("SOFTHSM2_CONF")
+    configure_softhsm(tmp_path_factory.mktemp("softhsm"))
+    yield
+    if before is None:
+        os.environ.pop("SOFTHSM2_CONF", None)
+    else:
+        os.environ["SOFTHSM2_CONF"] = before
+
+
+@pytest.fixture(scope="session")
+def approver_token(softhsm, tmp_path_factory):
+    """An approver's own CA and, on the SoftHSM token ``APPROVER_LABEL``, the key and
+    certificate it issued to Wang Fang (docs/decisions/0149): ``(pki, token)``. Made once per
+    process, as every token is."""
+    from advisor.brief.pki import create_pki
+    from tests.support.softhsm import APPROVER_LABEL, make_token
+
+    directory = tmp_path_factory.mktemp("approver-token-pki")
+    pki = create_pki(directory, "on-the-token", "Approver Org", "Wang Fang", development=False)
+    token = make_token(
+        pki.signer_pkcs12_path, "on-the-token", label=APPROVER_LABEL, key_label="wang-fang"
+    )
+    return pki, token
+
+
 @pytest.fixture
 def one_page_briefs(monkeypatch):
     """Briefs rendered as one real page (tests.support.briefs.one_page_brief), for tests of

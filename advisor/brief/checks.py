@@ -216,3 +216,34 @@ def check_timestamp_authority(app_configs=None, **kwargs):
             )
         ]
     return []
+
+
+@checks.register(SIGNING_TAG, deploy=True)
+def check_approver_key_sources(app_configs=None, **kwargs):
+    """Where approvers' own keys may be (decisions 0149, 0150): the PKCS#11 module through
+    which the server reaches their tokens exists (advisor.E014), and the remote signing
+    service, to which approvers' PINs are sent, is reached over HTTPS (advisor.E015)."""
+    if not settings.PRODUCTION:
+        return []
+    signing = settings.BRIEF_SIGNING
+    messages = []
+    module = signing.get("APPROVER_PKCS11_MODULE")
+    if module and not Path(module).is_file():
+        messages.append(
+            checks.Error(
+                f"The approvers' PKCS#11 module {module} does not exist.",
+                hint="Set BRIEF_APPROVER_PKCS11_MODULE to the token vendor's module (.so).",
+                id="advisor.E014",
+            )
+        )
+    url = (signing.get("APPROVER_CSC") or {}).get("URL") or ""
+    if url and not url.lower().startswith("https://"):
+        messages.append(
+            checks.Error(
+                f"The approvers' signing service {url} is not reached over HTTPS: their PINs "
+                "would cross the network in clear.",
+                hint="Set BRIEF_APPROVER_CSC_URL to the service's https:// address.",
+                id="advisor.E015",
+            )
+        )
+    return messages

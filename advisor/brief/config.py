@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from advisor.brief.csc import RemoteCredential
 from advisor.brief.signing import SigningConfig, SigningError, TokenKey, ValidationSources
 
 
@@ -129,3 +130,48 @@ def trust_roots() -> list:
     from pyhanko.keys import load_cert_from_pemder  # on first use (docs/decisions/0037)
 
     return [load_cert_from_pemder(str(path)) for path in settings.BRIEF_SIGNING["TRUST_ROOTS"]]
+
+
+def approver_token(token_label: str, key_label: str, key_id: str, pin: str) -> TokenKey | None:
+    """An approver's key on their PKCS#11 token, reached through the module the deployment
+    configures (``BRIEF_APPROVER_PKCS11_MODULE``, docs/decisions/0149); None when none is."""
+    module = settings.BRIEF_SIGNING.get("APPROVER_PKCS11_MODULE")
+    if not module:
+        return None
+    return TokenKey(
+        module_path=Path(module),
+        token_label=token_label,
+        key_label=key_label or None,
+        key_id=bytes.fromhex(key_id) if key_id else None,
+        pin=pin,
+    )
+
+
+def _csc_access_token(service: dict) -> str | None:
+    if service.get("TOKEN"):
+        return service["TOKEN"]
+    token_file = service.get("TOKEN_FILE")
+    if not token_file:
+        return None
+    try:
+        return Path(token_file).read_text().strip()
+    except OSError as error:
+        raise SigningError(
+            f"cannot read the signing service's access token file {token_file} "
+            f"(BRIEF_APPROVER_CSC_TOKEN_FILE): {error.strerror or error}"
+        ) from None
+
+
+def approver_remote(credential_id: str, pin: str = "", otp: str = "") -> RemoteCredential | None:
+    """An approver's credential at the remote signing service the deployment configures
+    (``BRIEF_APPROVER_CSC_URL``, docs/decisions/0150); None when none is."""
+    service = settings.BRIEF_SIGNING.get("APPROVER_CSC") or {}
+    if not service.get("URL"):
+        return None
+    return RemoteCredential(
+        service_url=service["URL"],
+        credential_id=credential_id,
+        access_token=_csc_access_token(service),
+        pin=pin,
+        otp=otp,
+    )

@@ -36,7 +36,8 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from advisor.brief import sandbox
-from advisor.brief.signing import outside_event_loop
+from advisor.brief.csc import remote_certificates
+from advisor.brief.signing import KeyUnavailable, outside_event_loop, token_signer
 
 # scrypt at N=2^15, r=8, p=1: 32 MiB and about 0.1 s a derivation (OWASP's minimum is 2^17 with
 # p=1 for passwords; a passphrase typed per approval, kept off the login path, at 2^15 keeps the
@@ -358,3 +359,145 @@ def unseal(ciphertext: bytes, salt: bytes, nonce: bytes, passphrase: str, user_i
         raise CredentialError(
             _("That passphrase does not open your signing certificate; nothing was signed.")
         ) from None
+
+
+# --- A key on the approver's own PKCS#11 token (docs/decisions/0149) ----------------------
+
+
+@dataclass(frozen=True)
+class CertificateFacts:
+    """The public facts of a certificate read from a token, as stored for an uploaded one."""
+
+    subject: str
+    issuer: str
+    fingerprint: str  # SHA-256 of the certificate (DER), hex
+    not_after: datetime
+
+
+def token_refusal(fault: str, token) -> CredentialError:
+    """Why ``token`` (a TokenKey) could not be used, in plain words (``KeyUnavailable.fault``)."""
+    if fault == "pin":
+        return CredentialError(
+            _(
+                "The token refused this PIN. Check it and try again; too many wrong PINs lock "
+                "the token."
+            )
+        )
+    if fault == "key":
+        return CredentialError(
+            _(
+                "The token “%(token)s” holds no key with its certificate under “%(key)s”. "
+                "Check the key's label or ID."
+            )
+            % {"token": token.token_label, "key": token.key_label or (token.key_id or b"").hex()}
+        )
+    return CredentialError(
+        _(
+            "No signing token labelled “%(token)s” can be reached from this site. Check the "
+            "label and that the token is connected, then try again."
+        )
+        % {"token": token.token_label}
+    )
+
+
+def _token_certificates(token):
+    from cryptography import x509
+
+    with token_signer(token) as signer:
+        certificate = x509.load_der_x509_certificate(signer.signing_cert.dump())
+        chain = [x509.load_der_x509_certificate(c.dump()) for c in signer.cert_registry]
+    return certificate, chain
+
+
+def token_certificate(token, user, now: datetime | None = None) -> CertificateFacts:
+    """The certificate stored with the key on the approver's token, read with their PIN and
+    checked as an uploaded one is (``check_vouches``); CredentialError in plain words when the
+    token, the key or the PIN cannot be used or the certificate does not vouch for ``user``."""
+    try:
+        certificate, chain = _token_certificates(token)
+    except KeyUnavailable as error:
+        raise token_refusal(error.fault, token) from None
+    check_vouches(certificate, chain, user, now or datetime.now(UTC))
+    return _facts(certificate)
+
+
+def token_fingerprint(token) -> str:
+    """The SHA-256 fingerprint of the certificate stored with the key on ``token``, read with
+    the PIN it carries; CredentialError in plain words when the token cannot be used."""
+    try:
+        certificate, _chain = _token_certificates(token)
+    except KeyUnavailable as error:
+        raise token_refusal(error.fault, token) from None
+    return _facts(certificate).fingerprint
+
+
+# --- A credential at a remote signing service (docs/decisions/0150) -----------------------
+
+
+def remote_refusal(fault: str, credential) -> CredentialError:
+    """Why the signing service could not sign with ``credential`` (a RemoteCredential), in
+    plain words (``KeyUnavailable.fault``)."""
+    if fault == "pin":
+        return CredentialError(
+            _(
+                "The signing service refused this PIN or code. Check it and try again; too many "
+                "wrong tries can lock your key at the service."
+            )
+        )
+    if fault == "key":
+        return CredentialError(
+            _(
+                "The signing service has no credential “%(credential)s” that this site may use. "
+                "Check the credential ID."
+            )
+            % {"credential": credential.credential_id}
+        )
+    return CredentialError(
+        _(
+            "The signing service cannot be used now: it is out of reach or does not accept "
+            "this site. Try again later; if it keeps failing, tell the administrator."
+        )
+    )
+
+
+def _remote_certificates(credential):
+    from cryptography import x509
+
+    certificate, chain = remote_certificates(credential)
+    return (
+        x509.load_der_x509_certificate(certificate.dump()),
+        [x509.load_der_x509_certificate(c.dump()) for c in chain],
+    )
+
+
+def _facts(certificate) -> CertificateFacts:
+    from cryptography.hazmat.primitives import serialization
+
+    der = certificate.public_bytes(serialization.Encoding.DER)
+    return CertificateFacts(
+        subject=certificate.subject.rfc4514_string(),
+        issuer=certificate.issuer.rfc4514_string(),
+        fingerprint=hashlib.sha256(der).hexdigest(),
+        not_after=certificate.not_valid_after_utc,
+    )
+
+
+def remote_certificate(credential, user, now: datetime | None = None) -> CertificateFacts:
+    """The certificate of the approver's credential at the signing service, checked as an
+    uploaded one is (``check_vouches``); CredentialError in plain words otherwise."""
+    try:
+        certificate, chain = _remote_certificates(credential)
+    except KeyUnavailable as error:
+        raise remote_refusal(error.fault, credential) from None
+    check_vouches(certificate, chain, user, now or datetime.now(UTC))
+    return _facts(certificate)
+
+
+def remote_fingerprint(credential) -> str:
+    """The SHA-256 fingerprint of the credential's certificate as the service lists it now;
+    CredentialError in plain words when the service cannot say."""
+    try:
+        certificate, _chain = _remote_certificates(credential)
+    except KeyUnavailable as error:
+        raise remote_refusal(error.fault, credential) from None
+    return _facts(certificate).fingerprint

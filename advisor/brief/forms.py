@@ -96,13 +96,63 @@ class ReviewForm(forms.Form):
         ),
     )
 
-    def __init__(self, *args, open_vetoes: int = 0, signs: bool = False, **kwargs):
+    pin = forms.CharField(
+        label=_("PIN of your signing token"),
+        required=False,
+        strip=False,
+        max_length=256,
+        widget=forms.PasswordInput(attrs={"autocomplete": "off"}, render_value=False),
+        help_text=_(
+            "When approving, the key on your signing token signs the approved PDF; the PIN "
+            "unlocks the token for this signature only and is not kept."
+        ),
+    )
+
+    otp = forms.CharField(
+        label=_("One-time code (if the signing service asks for one)"),
+        required=False,
+        strip=True,
+        max_length=64,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
+    )
+
+    def __init__(
+        self,
+        *args,
+        open_vetoes: int = 0,
+        signs: bool = False,
+        key_source: str | None = None,
+        **kwargs,
+    ):
+        """``key_source``: where the approver's own key is ("pkcs12": a passphrase opens it,
+        "pkcs11": a PIN unlocks their token, "csc": a PIN and perhaps a one-time code
+        authorise the signing service; None: they have none); ``signs`` means "pkcs12"."""
         super().__init__(*args, **kwargs)
         self.open_vetoes = open_vetoes
+        if key_source is None and signs:
+            key_source = "pkcs12"
         if not open_vetoes:
             del self.fields["acknowledge_vetoes"]
-        if not signs:
+        if key_source != "pkcs12":
             del self.fields["passphrase"]
+        if key_source not in ("pkcs11", "csc"):
+            del self.fields["pin"]
+        if key_source != "csc":
+            del self.fields["otp"]
+        else:
+            self.fields["pin"].label = _("PIN for your key at the signing service")
+            self.fields["pin"].help_text = _(
+                "When approving, the signing service signs the approved PDF with your key; the "
+                "PIN authorises this one signature and is not kept."
+            )
+
+    def code(self) -> str:
+        """The signing service's one-time code the approver typed, if any."""
+        return self.cleaned_data.get("otp") or ""
+
+    def secret(self) -> str:
+        """What the approver typed to open their key (passphrase or PIN)."""
+        return self.cleaned_data.get("passphrase") or self.cleaned_data.get("pin") or ""
 
     def clean(self):
         cleaned = super().clean()
@@ -143,3 +193,68 @@ class CertificateForm(forms.Form):
                 _("This is not a signing certificate file (PKCS#12, .p12 or .pfx).")
             )
         return upload.read()
+
+
+class SigningTokenForm(forms.Form):
+    """An approver's key on their PKCS#11 token: the token's label, the key's label and/or ID,
+    and the PIN that unlocks the token to read its certificate now (not kept)."""
+
+    token_label = forms.CharField(
+        label=_("Token label"),
+        max_length=32,
+        help_text=_("The name your token shows, as its own tools list it."),
+        error_messages={"required": _("Enter your token's label.")},
+    )
+    key_label = forms.CharField(
+        label=_("Key label"),
+        max_length=100,
+        required=False,
+        help_text=_("The label of your signing key on the token (or give its ID below)."),
+    )
+    key_id = forms.CharField(
+        label=_("Key ID (hexadecimal)"),
+        max_length=128,
+        required=False,
+        help_text=_("For example a1b2 or a1:b2. Leave it empty when you gave the key label."),
+    )
+    pin = forms.CharField(
+        label=_("Token PIN"),
+        strip=False,
+        max_length=256,
+        widget=forms.PasswordInput(attrs={"autocomplete": "off"}, render_value=False),
+        help_text=_(
+            "Unlocks the token to read the certificate stored with the key. It is never "
+            "stored: you type it again at each approval."
+        ),
+        error_messages={"required": _("Enter your token's PIN.")},
+    )
+
+    def clean_key_id(self):
+        value = self.cleaned_data["key_id"].strip().replace(":", "").replace(" ", "").lower()
+        try:
+            bytes.fromhex(value)
+        except ValueError:
+            raise forms.ValidationError(
+                _("A key ID is hexadecimal digits (0-9, a-f), for example a1b2.")
+            ) from None
+        return value
+
+    def clean(self):
+        cleaned = super().clean()
+        if not cleaned.get("key_label") and not cleaned.get("key_id") and not self.errors:
+            self.add_error("key_label", _("Name the key: give its label or its ID."))
+        return cleaned
+
+
+class RemoteCredentialForm(forms.Form):
+    """An approver's credential at the remote signing service: its ID there."""
+
+    credential_id = forms.CharField(
+        label=_("Credential ID at the signing service"),
+        max_length=200,
+        help_text=_(
+            "The identifier the signing service gave your key (its credential ID). The "
+            "certificate is read from the service and checked as an uploaded one is."
+        ),
+        error_messages={"required": _("Enter your credential ID at the signing service.")},
+    )

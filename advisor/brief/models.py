@@ -245,10 +245,20 @@ def open_vetoes(snapshot: dict) -> list[dict]:
     return list(((snapshot or {}).get("memo") or {}).get("unknown_vetoes") or [])
 
 
+class KeySource(models.TextChoices):
+    """Where an approver's signing key is (docs/decisions/0149)."""
+
+    PKCS12 = "pkcs12", _("Uploaded certificate file (PKCS#12)")
+    PKCS11 = "pkcs11", _("Signing token (PKCS#11)")
+    CSC = "csc", _("Remote signing service (CSC API)")
+
+
 class SigningCertificate(models.Model):
-    """An approver's own signing certificate (PKCS#12), stored only encrypted under a key
-    derived from their passphrase (advisor/brief/credentials.py); the passphrase is never
-    stored. Only the certificate's public facts are kept in clear, to show which is registered."""
+    """An approver's own signing certificate: an uploaded PKCS#12, stored only encrypted under
+    a key derived from their passphrase (advisor/brief/credentials.py; the passphrase is never
+    stored), a key on their PKCS#11 token, named by the token's and the key's labels/id, or a
+    credential at a remote signing service, named by its ID (the PIN is never stored). Only the certificate's public facts are kept in clear, to show
+    which is registered."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -256,9 +266,21 @@ class SigningCertificate(models.Model):
         on_delete=models.CASCADE,
         related_name="signing_certificate",
     )
-    ciphertext = models.BinaryField(verbose_name=_("encrypted PKCS#12"))
-    salt = models.BinaryField(verbose_name=_("key derivation salt"))
-    nonce = models.BinaryField(verbose_name=_("encryption nonce"))
+    source = models.CharField(
+        verbose_name=_("key source"),
+        max_length=10,
+        choices=KeySource.choices,
+        default=KeySource.PKCS12,
+    )
+    ciphertext = models.BinaryField(verbose_name=_("encrypted PKCS#12"), blank=True, default=b"")
+    salt = models.BinaryField(verbose_name=_("key derivation salt"), blank=True, default=b"")
+    nonce = models.BinaryField(verbose_name=_("encryption nonce"), blank=True, default=b"")
+    token_label = models.CharField(verbose_name=_("token label"), max_length=32, blank=True)
+    key_label = models.CharField(verbose_name=_("key label"), max_length=100, blank=True)
+    key_id = models.CharField(verbose_name=_("key ID (hex)"), max_length=128, blank=True)
+    credential_id = models.CharField(
+        verbose_name=_("credential ID at the signing service"), max_length=200, blank=True
+    )
     subject = models.CharField(verbose_name=_("certificate subject"), max_length=500)
     issuer = models.CharField(verbose_name=_("certificate issuer"), max_length=500)
     fingerprint = models.CharField(verbose_name=_("SHA-256 fingerprint"), max_length=64)

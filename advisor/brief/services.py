@@ -9,6 +9,7 @@ mark and signs it again with the approval recorded.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from datetime import date
 
 from django.db import transaction
@@ -18,18 +19,39 @@ from django.utils.translation import gettext
 from advisor.assessments.answers import Incomplete, assessment_document
 from advisor.brief import audit, generation
 from advisor.brief.comparison import shortlist
-from advisor.brief.config import signing_config
-from advisor.brief.credentials import CredentialError, kdf_work, seal, unseal
+from advisor.brief.config import approver_remote, approver_token, signing_config
+from advisor.brief.credentials import (
+    CredentialError,
+    kdf_work,
+    remote_certificate,
+    remote_fingerprint,
+    remote_refusal,
+    seal,
+    token_certificate,
+    token_fingerprint,
+    token_refusal,
+    unseal,
+)
+from advisor.brief.csc import RemoteCredential, sign_pdf_remotely_as
 from advisor.brief.models import (
     AuditAction,
     Brief,
     BriefStatus,
+    KeySource,
     SigningCertificate,
     new_failure_reference,
     next_brief_number,
     open_vetoes,
 )
-from advisor.brief.signing import APPROVAL_FIELD, LEVEL_B, SignatureRequest, sign_pdf_as
+from advisor.brief.signing import (
+    APPROVAL_FIELD,
+    LEVEL_B,
+    KeyUnavailable,
+    SignatureRequest,
+    TokenKey,
+    sign_pdf_as,
+    sign_pdf_with_token_as,
+)
 from advisor.brief.snapshot import brief_snapshot, choose, needs_reason
 from advisor.brief.tasks import generate_brief
 from advisor.recommendation.questions import questionnaire_snapshot
@@ -250,7 +272,13 @@ def _claim(brief: Brief, **fields) -> None:
 
 
 def approve(
-    brief: Brief, approver, *, comment: str = "", acknowledged: bool = False, passphrase: str = ""
+    brief: Brief,
+    approver,
+    *,
+    comment: str = "",
+    acknowledged: bool = False,
+    passphrase: str = "",
+    otp: str = "",
 ) -> Brief:
     """Approve and re-sign; exactly one decision per brief, even when two approvers race.
 
@@ -273,7 +301,7 @@ def approve(
                 "or send the brief back."
             )
         )
-    own_key = approver_key(approver, passphrase)
+    own_key = approver_key(approver, passphrase, otp)
     with transaction.atomic():
         current = Brief.objects.select_for_update().select_related("prepared_by").get(pk=brief.pk)
         _check_decidable(current, approving=True)
@@ -288,11 +316,17 @@ def approve(
             if own_key is not None:
 
                 def countersign(signed: bytes, level: str) -> bytes:
-                    return sign_approval(current, signed, own_key, passphrase, level)
+                    try:
+                        return sign_approval(current, signed, own_key, level)
+                    except KeyUnavailable as error:  # the token or service did not sign
+                        logger.warning("Brief %s: approval not signed: %s", current.number, error)
+                        raise own_key.refusal(error.fault) from None
 
             unsigned, signed = generation.signed_pdf(
                 current, approved=True, countersign=countersign
             )
+        except KeyRefused:
+            raise  # the approver's token or signing service did not sign (0149, 0150)
         except Exception:
             reference = new_failure_reference()
             logger.exception(
@@ -327,17 +361,52 @@ def approve(
     return brief
 
 
-def approver_key(approver, passphrase: str) -> bytes | None:
-    """The approver's own PKCS#12, opened with ``passphrase``; None when they registered none.
+class KeyRefused(BriefError):
+    """The approver's own key could not be opened with what they typed (their passphrase or
+    their token's PIN, ``field``), or their token cannot be used; nothing was signed."""
 
-    A registered certificate must sign: without the passphrase, or with a wrong one, the
-    approval is refused (BriefError) and nothing is signed.
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class ApproverKey:
+    """The approver's own key, opened for one approval: their PKCS#12 and its passphrase,
+    their key on a PKCS#11 token (with the PIN they typed) or their credential at a remote
+    signing service (with the PIN and code that authorise the signature)."""
+
+    pkcs12: bytes | None = field(default=None, repr=False)
+    passphrase: str = field(default="", repr=False)
+    token: TokenKey | None = None
+    remote: RemoteCredential | None = None
+
+    def refusal(self, fault: str) -> KeyRefused:
+        """Why the token or the service did not sign (``KeyUnavailable.fault``)."""
+        if self.remote is not None:
+            return KeyRefused(str(remote_refusal(fault, self.remote)), "pin")
+        return KeyRefused(str(token_refusal(fault, self.token)), "pin")
+
+
+def approver_key(approver, passphrase: str, otp: str = "") -> ApproverKey | None:
+    """The approver's own key, opened with ``passphrase`` (their PKCS#12's passphrase, or their
+    token's or signing service's PIN, with ``otp`` the service's one-time code); None when
+    they registered none.
+
+    A registered key must sign: without the passphrase or PIN, or with a wrong one, or with
+    their token out of reach, the approval is refused (KeyRefused) and nothing is signed.
     """
     registered = SigningCertificate.objects.filter(user=approver).first()
     if registered is None:
         return None
+    if registered.source == KeySource.PKCS11:
+        return _token_key(registered, passphrase)
+    if registered.source == KeySource.CSC:
+        return _remote_key(registered, passphrase, otp)
     if not passphrase:
-        raise BriefError(gettext("Enter the passphrase of your signing certificate to approve."))
+        raise KeyRefused(
+            gettext("Enter the passphrase of your signing certificate to approve."), "passphrase"
+        )
     try:
         data = unseal(
             bytes(registered.ciphertext),
@@ -347,23 +416,86 @@ def approver_key(approver, passphrase: str) -> bytes | None:
             approver.pk,
         )
         kdf_work(data)  # opened in this process to sign: within the rounds' ceiling (0120)
-        return data
+        return ApproverKey(pkcs12=data, passphrase=passphrase)
     except CredentialError as error:
-        raise BriefError(str(error)) from None
+        raise KeyRefused(str(error), "passphrase") from None
 
 
-def sign_approval(
-    brief: Brief, signed: bytes, pkcs12_data: bytes, passphrase: str, level: str = LEVEL_B
-) -> bytes:
+def _token_key(registered: SigningCertificate, pin: str) -> ApproverKey:
+    """The registered key on the approver's token, checked now: the PIN opens the token and the
+    certificate stored with the key is the one registered (decision 0149)."""
+    if not pin:
+        raise KeyRefused(gettext("Enter the PIN of your signing token to approve."), "pin")
+    token = approver_token(registered.token_label, registered.key_label, registered.key_id, pin)
+    if token is None:
+        raise KeyRefused(
+            gettext(
+                "Your key is on a signing token, and this site is no longer set up to reach "
+                "signing tokens. Ask the administrator, or register a certificate file instead."
+            ),
+            "pin",
+        )
+    try:
+        fingerprint = token_fingerprint(token)
+    except CredentialError as error:
+        raise KeyRefused(str(error), "pin") from None
+    if fingerprint != registered.fingerprint:
+        raise KeyRefused(
+            gettext(
+                "The certificate on your token is not the one you registered. Register the "
+                "token again on your signing certificate page."
+            ),
+            "pin",
+        )
+    return ApproverKey(token=token)
+
+
+def _remote_key(registered: SigningCertificate, pin: str, otp: str) -> ApproverKey:
+    """The registered credential at the signing service, checked now: the service lists it with
+    the certificate registered (decision 0150). The PIN is checked by the service when it
+    authorises the signature."""
+    if not pin and not otp:
+        raise KeyRefused(
+            gettext("Enter the PIN for your key at the signing service to approve."), "pin"
+        )
+    remote = approver_remote(registered.credential_id, pin, otp)
+    if remote is None:
+        raise KeyRefused(
+            gettext(
+                "Your key is at a signing service, and this site is no longer set up to reach "
+                "it. Ask the administrator, or register a certificate file instead."
+            ),
+            "pin",
+        )
+    try:
+        fingerprint = remote_fingerprint(remote)
+    except CredentialError as error:
+        raise KeyRefused(str(error), "pin") from None
+    if fingerprint != registered.fingerprint:
+        raise KeyRefused(
+            gettext(
+                "The signing service now lists another certificate for your credential. "
+                "Register it again on your signing certificate page."
+            ),
+            "pin",
+        )
+    return ApproverKey(remote=remote)
+
+
+def sign_approval(brief: Brief, signed: bytes, key: ApproverKey, level: str = LEVEL_B) -> bytes:
     """The approver's signature over the system's (an approval signature of its own), at the
-    system's signature level (decision 0117)."""
+    system's signature level (decision 0117), with their key wherever it is (decision 0149)."""
     request = SignatureRequest(
         f"Approval of procurement brief {brief.number}",
         contact_info=brief.approved_by.email or brief.approved_by.get_username(),
         field_name=APPROVAL_FIELD,
     )
     config = signing_config()
-    return sign_pdf_as(signed, pkcs12_data, passphrase, request, config.location, config, level)
+    if key.remote is not None:
+        return sign_pdf_remotely_as(signed, key.remote, request, config.location, config, level)
+    if key.token is not None:
+        return sign_pdf_with_token_as(signed, key.token, request, config.location, config, level)
+    return sign_pdf_as(signed, key.pkcs12, key.passphrase, request, config.location, config, level)
 
 
 def register_certificate(user, data: bytes, passphrase: str) -> SigningCertificate:
@@ -383,6 +515,64 @@ def register_certificate(user, data: bytes, passphrase: str) -> SigningCertifica
             not_after=sealed.not_after,
         )
         audit.record(AuditAction.CERTIFICATE_REGISTERED, actor=user, fingerprint=sealed.fingerprint)
+    return registered
+
+
+def register_token(user, token_label: str, key_label: str, key_id: str, pin: str):
+    """Register the key on ``user``'s PKCS#11 token (replacing any earlier key): the PIN opens
+    the token, and the certificate stored with the key passes the checks an uploaded one does
+    (decision 0121). The PIN is not kept. CredentialError in plain words otherwise."""
+    token = approver_token(token_label, key_label, key_id, pin)
+    if token is None:
+        raise CredentialError(gettext("This site is not set up to reach signing tokens."))
+    facts = token_certificate(token, user)
+    with transaction.atomic():
+        SigningCertificate.objects.filter(user=user).delete()
+        registered = SigningCertificate.objects.create(
+            user=user,
+            source=KeySource.PKCS11,
+            token_label=token_label,
+            key_label=key_label,
+            key_id=key_id,
+            subject=facts.subject,
+            issuer=facts.issuer,
+            fingerprint=facts.fingerprint,
+            not_after=facts.not_after,
+        )
+        audit.record(
+            AuditAction.CERTIFICATE_REGISTERED,
+            actor=user,
+            fingerprint=facts.fingerprint,
+            token=token_label,
+        )
+    return registered
+
+
+def register_remote(user, credential_id: str) -> SigningCertificate:
+    """Register ``user``'s credential at the remote signing service (replacing any earlier
+    key): the service lists its certificate, which passes the checks an uploaded one does
+    (decision 0121). CredentialError in plain words otherwise."""
+    remote = approver_remote(credential_id)
+    if remote is None:
+        raise CredentialError(gettext("This site is not set up to reach a signing service."))
+    facts = remote_certificate(remote, user)
+    with transaction.atomic():
+        SigningCertificate.objects.filter(user=user).delete()
+        registered = SigningCertificate.objects.create(
+            user=user,
+            source=KeySource.CSC,
+            credential_id=credential_id,
+            subject=facts.subject,
+            issuer=facts.issuer,
+            fingerprint=facts.fingerprint,
+            not_after=facts.not_after,
+        )
+        audit.record(
+            AuditAction.CERTIFICATE_REGISTERED,
+            actor=user,
+            fingerprint=facts.fingerprint,
+            credential=credential_id,
+        )
     return registered
 
 

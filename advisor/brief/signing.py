@@ -185,7 +185,26 @@ def _sign_at(pdf: bytes, signer, metadata, timestamper, level: str, visible=None
             .getvalue()
         )
     except Exception as error:
-        if level == LEVEL_B:
+        if level == LEVEL_B or isinstance(error, KeyUnavailable):
+            raise
+        raise LevelUnavailable(f"{level} signature not possible: {error!r}") from error
+
+
+async def async_sign_at(pdf: bytes, signer, metadata, timestamper, level: str, visible=None):
+    """:func:`_sign_at` in a running event loop, for a signer that needs it (the remote signing
+    service's, whose HTTP session belongs to the loop)."""
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.sign import signers
+
+    writer = IncrementalPdfFileWriter(BytesIO(pdf))
+    appearance = visible(writer) if visible is not None else None
+    options, params = appearance if appearance else ({}, None)
+    try:
+        signing = signers.PdfSigner(metadata, signer=signer, timestamper=timestamper, **options)
+        output = await signing.async_sign_pdf(writer, appearance_text_params=params)
+        return output.getvalue()
+    except Exception as error:
+        if level == LEVEL_B or isinstance(error, KeyUnavailable):
             raise
         raise LevelUnavailable(f"{level} signature not possible: {error!r}") from error
 
@@ -324,8 +343,41 @@ def token_signer(token: TokenKey):
             signer = stack.enter_context(PKCS11SigningContext(pkcs11_config))
             signer.signing_cert  # noqa: B018 (finds the key and certificate now)
         except Exception as error:
-            raise SigningError(f"cannot use the {token}: {error!r}") from error
+            raise KeyUnavailable(
+                f"cannot use the {token}: {error!r}", token_fault(error)
+            ) from error
         yield signer
+
+
+class KeyUnavailable(SigningError):
+    """An approver's key on a PKCS#11 token or at a remote signing service could not be used;
+    ``fault`` says why in one word: "pin" (the PIN or code is wrong, locked or malformed),
+    "token" (no token with that label, or the module cannot be loaded), "key" (no key or
+    certificate under that label/id on the token; no such credential at the service) or
+    "service" (the signing service cannot be reached or failed). Never a reason to sign again
+    one level lower (a wrong PIN tried again can lock the key)."""
+
+    def __init__(self, message: str, fault: str):
+        super().__init__(message)
+        self.fault = fault
+
+
+PIN_FAULTS = ("PinIncorrect", "PinInvalid", "PinLenRange", "PinLocked", "PinExpired")
+
+
+def token_fault(error: BaseException) -> str:
+    """Why a token could not be used (``KeyUnavailable.fault``), from pyHanko's and
+    python-pkcs11's exceptions (pyHanko wraps the latter; a missing object is a plain
+    ``PKCS11Error`` naming it)."""
+    seen = error
+    while seen is not None:
+        if type(seen).__name__ in PIN_FAULTS:
+            return "pin"
+        text = str(seen)
+        if "Could not find" in text:
+            return "key"
+        seen = seen.__cause__ or seen.__context__
+    return "token"
 
 
 def token_certificate(token: TokenKey):
@@ -375,6 +427,24 @@ def sign_pdf_as(
     )
 
 
+def sign_pdf_with_token_as(
+    pdf: bytes,
+    token: TokenKey,
+    request: SignatureRequest,
+    location: str,
+    config: SigningConfig | None = None,
+    level: str = LEVEL_B,
+) -> bytes:
+    """As :func:`sign_pdf_as`, with the approver's key on their PKCS#11 token (decision 0149):
+    the token signs; KeyUnavailable when it cannot be used (wrong PIN, token or key absent)."""
+    return outside_event_loop(_sign_with_token_as, pdf, token, request, location, config, level)
+
+
+def _sign_with_token_as(pdf, token, request, location, config, level) -> bytes:
+    with token_signer(token) as signer:
+        return _approval_with(pdf, signer, request, location, config, level)
+
+
 def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location, config, level) -> bytes:
     # pyHanko on first use (docs/decisions/0037-pdf-libraries-on-first-use.md)
     from pyhanko.sign import signers
@@ -384,6 +454,13 @@ def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location, config, level)
     )
     if signer is None:
         raise SigningError("the approver's certificate could not be opened")
+    return _approval_with(pdf, signer, request, location, config, level)
+
+
+def approval_parts(signer, request, location, config, level):
+    """What an approval signature by ``signer`` is made with: its metadata, timestamper and
+    visible stamp (in the sign-off table), at the approver's own location (their
+    certificate's) or ``location``, and its level (B-B without ``config``)."""
     if config is None:
         level = LEVEL_B
         config = SigningConfig(Path(), "", None, location)
@@ -393,7 +470,14 @@ def _sign_pdf_as(pdf, pkcs12_data, passphrase, request, location, config, level)
     def visible(writer):
         return approval_appearance(writer, request, signer.signing_cert, location)
 
-    return _sign_at(pdf, signer, metadata, _timestamper(config, level), level, visible)
+    return metadata, _timestamper(config, level), level, visible
+
+
+def _approval_with(pdf, signer, request, location, config, level) -> bytes:
+    """The approval signature by ``signer`` (whatever holds the key), visible in the sign-off
+    table."""
+    metadata, timestamper, level, visible = approval_parts(signer, request, location, config, level)
+    return _sign_at(pdf, signer, metadata, timestamper, level, visible)
 
 
 # Where the approval signature shows: the element of the sign-off table with this id (WeasyPrint

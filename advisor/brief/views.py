@@ -21,7 +21,9 @@ from advisor.brief.forms import (
     UPLOAD_ERRORS,
     CertificateForm,
     IssueForm,
+    RemoteCredentialForm,
     ReviewForm,
+    SigningTokenForm,
     VerifyUploadForm,
 )
 from advisor.brief.lifecycle import glance
@@ -112,7 +114,7 @@ def detail(request, pk):
             "can_review": is_approver(request.user)
             and brief.status == BriefStatus.AWAITING_APPROVAL
             and brief.prepared_by_id != request.user.pk,
-            "review_form": ReviewForm(open_vetoes=len(vetoes), signs=has_certificate(request.user)),
+            "review_form": ReviewForm(open_vetoes=len(vetoes), key_source=key_source(request.user)),
             "documents": documents.available(brief),
             "documents_made": documents.history(brief),
         },
@@ -170,21 +172,60 @@ def approvals(request):
     return render(request, "brief/approvals.html", {"glances": [glance(b) for b in waiting]})
 
 
-def has_certificate(user) -> bool:
-    return SigningCertificate.objects.filter(user=user).exists()
+def key_source(user) -> str | None:
+    """Where ``user``'s own signing key is (KeySource), or None when they registered none."""
+    return SigningCertificate.objects.filter(user=user).values_list("source", flat=True).first()
+
+
+def tokens_configured() -> bool:
+    return bool(settings.BRIEF_SIGNING.get("APPROVER_PKCS11_MODULE"))
+
+
+def service_configured() -> bool:
+    return bool((settings.BRIEF_SIGNING.get("APPROVER_CSC") or {}).get("URL"))
 
 
 @approver_required
-@sensitive_post_parameters("passphrase")
+@sensitive_post_parameters("passphrase", "pin")
 @require_http_methods(["GET", "POST"])
 def certificate(request):
-    """An approver's own signing certificate: what is registered, upload a new one, remove it."""
+    """An approver's own signing key: what is registered, upload a certificate file or name a
+    key on their token instead, remove it."""
     form = CertificateForm()
+    token_form = SigningTokenForm() if tokens_configured() else None
+    remote_form = RemoteCredentialForm() if service_configured() else None
     if request.method == "POST" and request.POST.get("action") == "remove":
         services.remove_certificate(request.user)
         messages.success(request, _("Your signing certificate was removed."))
         return redirect("brief:certificate")
-    if request.method == "POST":
+    if request.method == "POST" and request.POST.get("action") == "token" and token_form:
+        token_form = SigningTokenForm(request.POST)
+        if token_form.is_valid():
+            data = token_form.cleaned_data
+            try:
+                services.register_token(
+                    request.user,
+                    data["token_label"],
+                    data["key_label"],
+                    data["key_id"],
+                    data["pin"],
+                )
+            except CredentialError as error:
+                token_form.add_error("token_label", str(error))
+            else:
+                messages.success(request, _("The key on your signing token is registered."))
+                return redirect("brief:certificate")
+    elif request.method == "POST" and request.POST.get("action") == "remote" and remote_form:
+        remote_form = RemoteCredentialForm(request.POST)
+        if remote_form.is_valid():
+            try:
+                services.register_remote(request.user, remote_form.cleaned_data["credential_id"])
+            except CredentialError as error:
+                remote_form.add_error("credential_id", str(error))
+            else:
+                messages.success(request, _("Your key at the signing service is registered."))
+                return redirect("brief:certificate")
+    elif request.method == "POST":
         form = CertificateForm(request.POST, request.FILES)
         if form.is_valid():
             try:
@@ -197,29 +238,43 @@ def certificate(request):
                 messages.success(request, _("Your signing certificate is registered."))
                 return redirect("brief:certificate")
     registered = SigningCertificate.objects.filter(user=request.user).first()
-    status = 400 if form.errors else 200
+    refused = any(f is not None and f.errors for f in (form, token_form, remote_form))
     return render(
-        request, "brief/certificate.html", {"form": form, "registered": registered}, status=status
+        request,
+        "brief/certificate.html",
+        {
+            "form": form,
+            "token_form": token_form,
+            "remote_form": remote_form,
+            "registered": registered,
+        },
+        status=400 if refused else 200,
+    )
+
+
+def _review_page(request, brief, form):
+    """The brief's page with the review form as the approver filled it (their comment kept),
+    its errors shown."""
+    return render(
+        request,
+        "brief/detail.html",
+        {"brief": brief, "glance": glance(brief), "can_review": True, "review_form": form},
+        status=400,
     )
 
 
 @approver_required
-@sensitive_post_parameters("passphrase")
+@sensitive_post_parameters("passphrase", "pin")
 @require_POST
 def review(request, pk):
     brief = brief_for(request.user, pk)
     form = ReviewForm(
         request.POST,
         open_vetoes=len(open_vetoes(brief.snapshot)),
-        signs=has_certificate(request.user),
+        key_source=key_source(request.user),
     )
     if not form.is_valid():
-        return render(
-            request,
-            "brief/detail.html",
-            {"brief": brief, "glance": glance(brief), "can_review": True, "review_form": form},
-            status=400,
-        )
+        return _review_page(request, brief, form)
     try:
         if form.cleaned_data["decision"] == ReviewForm.APPROVE:
             services.approve(
@@ -227,12 +282,16 @@ def review(request, pk):
                 request.user,
                 comment=form.cleaned_data["comment"],
                 acknowledged=form.cleaned_data.get("acknowledge_vetoes", False),
-                passphrase=form.cleaned_data.get("passphrase", ""),
+                passphrase=form.secret(),
+                otp=form.code(),
             )
             messages.success(request, _("Brief %(number)s approved.") % {"number": brief.number})
         else:
             services.send_back(brief, request.user, form.cleaned_data["comment"])
             messages.success(request, _("Brief %(number)s sent back.") % {"number": brief.number})
+    except services.KeyRefused as error:
+        form.add_error(error.field if error.field in form.fields else None, str(error))
+        return _review_page(request, brief, form)
     except services.BriefError as error:
         messages.error(request, str(error))
         return redirect("brief:detail", brief.pk)

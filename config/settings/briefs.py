@@ -55,6 +55,20 @@ BRIEF_SIGNING = {
         "PIN": os.environ.get("BRIEF_SIGNING_PKCS11_PIN") or None,
         "PIN_FILE": os.environ.get("BRIEF_SIGNING_PKCS11_PIN_FILE", "").strip() or None,
     },
+    # Approvers' keys on their own PKCS#11 tokens (docs/decisions/0149): the module (a .so)
+    # through which the server reaches them; unset, approvers can only upload a PKCS#12. Each
+    # approver names their token and key on their certificate page and types the PIN at
+    # each approval (never stored).
+    "APPROVER_PKCS11_MODULE": os.environ.get("BRIEF_APPROVER_PKCS11_MODULE", "").strip() or None,
+    # Approvers' keys at a remote signing service speaking the Cloud Signature Consortium API
+    # (docs/decisions/0150): its base URL (before /csc/v1/) and the access token this site
+    # presents to it (or a secret file holding it); each approver registers their credential
+    # ID and authorises each signature with their PIN (and one-time code), never stored.
+    "APPROVER_CSC": {
+        "URL": os.environ.get("BRIEF_APPROVER_CSC_URL", "").strip() or None,
+        "TOKEN": os.environ.get("BRIEF_APPROVER_CSC_TOKEN") or None,
+        "TOKEN_FILE": os.environ.get("BRIEF_APPROVER_CSC_TOKEN_FILE", "").strip() or None,
+    },
     # Shown in the signature; production's default is the certificate's own name.
     "SIGNER_NAME": os.environ.get(
         "BRIEF_SIGNER_NAME", "Procurement Advisor (development)" if DEBUG else ""

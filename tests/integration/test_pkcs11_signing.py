@@ -38,32 +38,14 @@ from tests.support.briefs import CA_FILE, PASSPHRASE, SIGNER_FILE, signing_setti
 from tests.support.long_term import LocalTimestampAuthority, create_long_term_pki
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.servers import PYTHON, ROOT, production_env
-from tests.support.softhsm import TOKEN_LABEL, configure_softhsm, make_token, token_settings
+from tests.support.softhsm import DEV_LABEL, LT_LABEL, make_token, token_settings
 from tests.support.users import make_user
 
 MINIMAL_PDF_HTML = "<p>FT-2026-000001</p>"
-DEV_LABEL = "dev-token"
-LT_LABEL = "long-term-token"
 
 
-# SoftHSM lists its tokens once, when a process first loads it, and python-pkcs11 keeps the loaded
-# module for the process: the token folder and every token are made once per test process
-# (session scope), never again. A module-scoped folder was made twice whenever pytest split this
-# module (pytest-django runs the database test first, other modules' tests come between): the
-# second folder's tokens were invisible to this process, which imported the key again into the
-# first folder's token, and the deploy check's subprocess read the second, empty folder.
-
-
-@pytest.fixture(scope="session")
-def softhsm(tmp_path_factory):
-    """SoftHSM's token folder for this test process, holding this module's tokens."""
-    before = os.environ.get("SOFTHSM2_CONF")
-    configure_softhsm(tmp_path_factory.mktemp("softhsm"), (TOKEN_LABEL, DEV_LABEL, LT_LABEL))
-    yield
-    if before is None:
-        os.environ.pop("SOFTHSM2_CONF", None)
-    else:
-        os.environ["SOFTHSM2_CONF"] = before
+# SoftHSM's token folder is made once per test process (the session fixture ``softhsm`` in
+# tests/conftest.py, which says why), with every token this and other modules use.
 
 
 @pytest.fixture(scope="session")

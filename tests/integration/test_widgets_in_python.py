@@ -34,7 +34,14 @@ from django.utils.functional import lazy
 from django.utils.safestring import mark_safe
 
 from advisor.api.forms import TokenForm
-from advisor.brief.forms import CertificateForm, IssueForm, ReviewForm, VerifyUploadForm
+from advisor.brief.forms import (
+    CertificateForm,
+    IssueForm,
+    RemoteCredentialForm,
+    ReviewForm,
+    SigningTokenForm,
+    VerifyUploadForm,
+)
 from advisor.presentation.widgets import WIDGETS, FormRenderer
 from advisor.questionnaire.forms import UploadForm
 from advisor.results.forms import FiguresForm
@@ -210,6 +217,8 @@ VALID = {
     IssueForm: {"assessment": "1", "option": HOSTILE, "language": "en"},
     UploadForm: {"option": HOSTILE},
     CertificateForm: {"passphrase": HOSTILE},
+    SigningTokenForm: {"token_label": "t<b>&'x", "key_label": HOSTILE, "pin": HOSTILE},
+    RemoteCredentialForm: {"credential_id": HOSTILE},
     VerifyUploadForm: {},
     TokenForm: {"name": HOSTILE, "scope": "read", "days": "30"},
     AuthenticationForm: {"username": HOSTILE, "password": "x"},

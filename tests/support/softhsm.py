@@ -18,6 +18,13 @@ MODULE_CANDIDATES = (
     Path("/usr/lib/aarch64-linux-gnu/softhsm/libsofthsm2.so"),
 )
 TOKEN_LABEL = "advisor-test"
+DEV_LABEL = "dev-token"  # a development CA's signer (tests/integration/test_pkcs11_signing.py)
+LT_LABEL = "long-term-token"  # a signer with a CRL and a timestamp authority (same)
+APPROVER_LABEL = "approver-token"  # an approver's own key (docs/decisions/0149)
+# Every token a test process may use, made together before any is loaded (configure_softhsm).
+ALL_LABELS = (TOKEN_LABEL, DEV_LABEL, LT_LABEL, APPROVER_LABEL)
+# A PIN no test output could hold by chance, for the approver's token (checked absent from logs).
+PINS = {APPROVER_LABEL: "wf-pin-7391"}
 KEY_LABEL = "brief-signer"
 KEY_ID = bytes.fromhex("a1b2")
 USER_PIN = "123456"
@@ -44,7 +51,7 @@ def softhsm_module() -> Path:
     )
 
 
-def configure_softhsm(directory: Path, labels: tuple[str, ...] = (TOKEN_LABEL,)) -> None:
+def configure_softhsm(directory: Path, labels: tuple[str, ...] = ALL_LABELS) -> None:
     """Point SoftHSM (this process and its children) at a token folder under ``directory``
     holding empty tokens labelled ``labels``. SoftHSM lists its tokens once, when a process
     first loads it, and python-pkcs11 keeps the loaded module: every token a process uses is
@@ -66,13 +73,15 @@ def configure_softhsm(directory: Path, labels: tuple[str, ...] = (TOKEN_LABEL,))
     for label in labels:
         subprocess.run(
             ["softhsm2-util", "--init-token", "--free", "--label", label]
-            + ["--pin", USER_PIN, "--so-pin", SO_PIN],
+            + ["--pin", PINS.get(label, USER_PIN), "--so-pin", SO_PIN],
             check=True,
             capture_output=True,
         )
 
 
-def make_token(pkcs12_path: Path, passphrase: str, label: str = TOKEN_LABEL) -> SoftToken:
+def make_token(
+    pkcs12_path: Path, passphrase: str, label: str = TOKEN_LABEL, key_label: str = KEY_LABEL
+) -> SoftToken:
     """The token labelled ``label`` (made by ``configure_softhsm``) with the key and
     certificate of ``pkcs12_path`` (an RSA signer) imported."""
     import pkcs11
@@ -92,12 +101,13 @@ def make_token(pkcs12_path: Path, passphrase: str, label: str = TOKEN_LABEL) -> 
     )
     key_der = key.private_bytes(Encoding.DER, PrivateFormat.TraditionalOpenSSL, NoEncryption())
     token = pkcs11.lib(str(module)).get_token(token_label=label)
-    with token.open(rw=True, user_pin=USER_PIN) as session:
+    pin = PINS.get(label, USER_PIN)
+    with token.open(rw=True, user_pin=pin) as session:
         key_attributes = decode_rsa_private_key(key_der)
         key_attributes.update(
             {
                 Attribute.TOKEN: True,
-                Attribute.LABEL: KEY_LABEL,
+                Attribute.LABEL: key_label,
                 Attribute.ID: KEY_ID,
                 Attribute.SIGN: True,
                 Attribute.SENSITIVE: True,
@@ -110,12 +120,12 @@ def make_token(pkcs12_path: Path, passphrase: str, label: str = TOKEN_LABEL) -> 
             {
                 Attribute.CLASS: ObjectClass.CERTIFICATE,
                 Attribute.TOKEN: True,
-                Attribute.LABEL: KEY_LABEL,
+                Attribute.LABEL: key_label,
                 Attribute.ID: KEY_ID,
             }
         )
         session.create_object(cert_attributes)
-    return SoftToken(module, label, KEY_LABEL, KEY_ID, USER_PIN)
+    return SoftToken(module, label, key_label, KEY_ID, pin)
 
 
 def token_settings(token: SoftToken, *, by_id: bool = False, pin_file: Path | None = None):

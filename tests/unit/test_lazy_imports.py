@@ -21,6 +21,7 @@ ON_FIRST_USE = (
     "asn1crypto",  # pyHanko's ASN.1 library (a PKCS#12's declared rounds, decision 0120)
     "docx",
     "xlsxwriter",
+    "aiohttp",  # pyHanko's HTTP client, for an approver's remote signing service (decision 0150)
 )
 # Our modules whose only job is to load pyHanko (cryptography) before the verify (credential)
 # child forks (decisions 0019, 0120).
