@@ -27,6 +27,14 @@ class BriefStatus(models.TextChoices):
     ISSUED = "issued", _("Issued (no approval required)")
 
 
+class Origin(models.TextChoices):
+    """Where a brief was issued: the brief page, the HTTP API or ``manage.py issue_brief``."""
+
+    PAGE = "page", _("The advisor's pages")
+    API = "api", _("The HTTP API")
+    COMMAND_LINE = "command_line", _("The command line")
+
+
 class BriefCounter(models.Model):
     """The last brief number used in a year; locked while the next number is taken."""
 
@@ -75,6 +83,12 @@ class Brief(models.Model):
         null=True,
         blank=True,
         related_name="briefs",
+    )
+    origin = models.CharField(
+        verbose_name=_("issued from"),
+        max_length=16,
+        choices=Origin.choices,
+        default=Origin.PAGE,
     )
     prepared_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
