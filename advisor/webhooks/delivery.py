@@ -155,10 +155,17 @@ def after_failure(attempts: int, now) -> tuple[str, object]:
     return DeliveryStatus.FAILED, None
 
 
+def claim_seconds() -> float:
+    """How long a worker holds a message: ``WEBHOOK_CLAIM_S``, and never less than twice the
+    longest an attempt may take (the connect and read timeouts), so a live send keeps it."""
+    longest = settings.WEBHOOK_CONNECT_TIMEOUT_S + settings.WEBHOOK_TIMEOUT_S
+    return max(settings.WEBHOOK_CLAIM_S, 2 * longest)
+
+
 def claim(message_id: int, now) -> WebhookMessage | None:
-    """The message, held by this worker for ``WEBHOOK_CLAIM_S`` (a conditional update: one
+    """The message, held by this worker for :func:`claim_seconds` (a conditional update: one
     worker wins); None when it is done, stopped or held by another worker (decision 0144)."""
-    until = now + timedelta(seconds=settings.WEBHOOK_CLAIM_S)
+    until = now + timedelta(seconds=claim_seconds())
     taken = WebhookMessage.objects.filter(
         pk=message_id, status__in=OPEN, claimed_until__isnull=True
     ).update(claimed_until=until)

@@ -5,13 +5,20 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from advisor.text import UserTextField
-from advisor.webhooks.models import BRIEF_EVENTS, Format, WebhookEndpoint
+from advisor.webhooks.models import BRIEF_EVENTS, Format, WebhookEndpoint, new_secret
 
 EVENT_CHOICES = [(str(event), event.label) for event in BRIEF_EVENTS]
 
 
+def no_control_characters(secret: str) -> str:
+    if any(ord(c) < 32 or ord(c) == 127 for c in secret):
+        raise forms.ValidationError(_("A secret has no control characters."))
+    return secret
+
+
 class EndpointForm(forms.ModelForm):
-    """Changes to an endpoint: its format and secret stay as they were made."""
+    """Changes to an endpoint (its format stays): a Standard Webhooks endpoint may get a new
+    signing secret (shown once), a robot its own secret anew (empty keeps the saved one)."""
 
     name = UserTextField(
         label=_("Name"),
@@ -43,6 +50,41 @@ class EndpointForm(forms.ModelForm):
     class Meta:
         model = WebhookEndpoint
         fields = ["name", "url", "events", "active"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.made_secret = ""
+        if self.instance.pk is None:
+            return
+        if self.instance.format == Format.STANDARD:
+            self.fields["renew_secret"] = forms.BooleanField(
+                label=_("Make a new signing secret"),
+                required=False,
+                help_text=_(
+                    "It is shown once after saving; the old one stops working at once, so "
+                    "give the new one to the receiver straight away."
+                ),
+            )
+        else:
+            self.fields["robot_secret"] = forms.CharField(
+                label=_("Robot's signing secret"),
+                max_length=100,
+                required=False,
+                help_text=_("Leave it empty to keep the saved one."),
+            )
+
+    def clean_robot_secret(self):
+        return no_control_characters(self.cleaned_data["robot_secret"])
+
+    def save(self, commit=True):
+        endpoint = super().save(commit=False)
+        if self.cleaned_data.get("renew_secret"):
+            endpoint.secret = self.made_secret = new_secret()
+        elif endpoint.format != Format.STANDARD and self.cleaned_data.get("robot_secret"):
+            endpoint.secret = self.cleaned_data["robot_secret"]
+        if commit:
+            endpoint.save()
+        return endpoint
 
 
 class NewEndpointForm(EndpointForm):
@@ -77,15 +119,11 @@ class NewEndpointForm(EndpointForm):
         super().__init__(*args, **kwargs)
         self.fields["active"].initial = True
 
-    def clean_robot_secret(self):
-        secret = self.cleaned_data["robot_secret"]
-        if any(ord(c) < 32 or ord(c) == 127 for c in secret):
-            raise forms.ValidationError(_("A secret has no control characters."))
-        return secret
-
     def save(self, commit=True):
         endpoint = super().save(commit=False)
-        if endpoint.format != Format.STANDARD:
+        if endpoint.format == Format.STANDARD:
+            self.made_secret = endpoint.secret  # made with the row: shown once
+        else:
             endpoint.secret = self.cleaned_data["robot_secret"]
         if commit:
             endpoint.save()

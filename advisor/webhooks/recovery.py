@@ -17,14 +17,13 @@ import logging
 import threading
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.db.models import Q
 from django.tasks import TaskResultStatus
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from advisor.webhooks.delivery import OPEN, after_failure
+from advisor.webhooks.delivery import OPEN, after_failure, claim_seconds
 from advisor.webhooks.models import DeliveryStatus, WebhookAttempt, WebhookMessage
 from advisor.webhooks.tasks import deliver_webhook, queue
 
@@ -102,7 +101,7 @@ def requeue_unclaimed(now=None, older_than: timedelta = UNCLAIMED_AFTER) -> list
 
 def watch_deliveries(stop: threading.Event, interval: float | None = None) -> None:
     """Loop of a webhook worker's watchdog thread, until ``stop`` is set."""
-    interval = interval or settings.WEBHOOK_CLAIM_S / 2
+    interval = interval or claim_seconds() / 2
     while not stop.wait(interval):
         try:
             close_old_connections()

@@ -10,7 +10,7 @@ from advisor.roles import integration_required
 from advisor.webhooks import events
 from advisor.webhooks.forms import EVENT_CHOICES, EndpointForm, NewEndpointForm
 from advisor.webhooks.log import delivery_log
-from advisor.webhooks.models import Format, WebhookEndpoint
+from advisor.webhooks.models import WebhookEndpoint
 
 
 @integration_required
@@ -23,13 +23,13 @@ def endpoint_list(request):
 @integration_required
 @require_http_methods(["GET", "POST"])
 def add(request):
-    form = NewEndpointForm(request.POST or None)
+    form = NewEndpointForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
         if form.is_valid():
             endpoint = form.save()
-            shown = endpoint.secret if endpoint.format == Format.STANDARD else ""
             # The signing secret is shown here, once; no page shows it again.
-            return render(request, "webhooks/added.html", {"endpoint": endpoint, "secret": shown})
+            context = {"endpoint": endpoint, "secret": form.made_secret}
+            return render(request, "webhooks/added.html", context)
         return render(request, "webhooks/form.html", {"form": form, "adding": True}, status=400)
     return render(request, "webhooks/form.html", {"form": form, "adding": True})
 
@@ -38,10 +38,13 @@ def add(request):
 @require_http_methods(["GET", "POST"])
 def change(request, pk):
     endpoint = get_object_or_404(WebhookEndpoint, pk=pk)
-    form = EndpointForm(request.POST or None, instance=endpoint)
+    form = EndpointForm(request.POST if request.method == "POST" else None, instance=endpoint)
     if request.method == "POST":
         if form.is_valid():
             form.save()
+            if form.made_secret:  # shown here, once, as when it was added
+                context = {"endpoint": endpoint, "secret": form.made_secret, "renewed": True}
+                return render(request, "webhooks/added.html", context)
             messages.success(request, _("Endpoint %(name)s saved.") % {"name": endpoint.name})
             return redirect("webhooks:detail", endpoint.pk)
         context = {"form": form, "endpoint": endpoint}

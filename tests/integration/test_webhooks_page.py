@@ -225,3 +225,53 @@ def test_a_retry_after_a_failure_waits_as_before(integrator):
     endpoint = WebhookEndpoint.objects.create(name="down", url=webhook_receiver.closed_port_url())
     message = WebhookMessage.objects.create(endpoint=endpoint, event_type=EventType.TEST, body="{}")
     assert delivery.deliver(message.pk).status == DeliveryStatus.RETRYING
+
+
+def test_a_new_signing_secret_is_shown_once_and_replaces_the_old(integrator, receiver):
+    client = signed_in_client(integrator)
+    (first,) = SECRET.findall(add(client, url=receiver.url).text)
+    endpoint = WebhookEndpoint.objects.get()
+    change = reverse("webhooks:change", args=[endpoint.pk])
+    data = {"name": "Purchase requests", "url": receiver.url, "events": ALL_EVENTS, "active": "on"}
+    kept = client.post(change, data)
+    assert kept.status_code == 302 and WebhookEndpoint.objects.get().secret == first
+    renewed = client.post(change, data | {"renew_secret": "on"}, HTTP_ACCEPT_LANGUAGE="en")
+    (second,) = SECRET.findall(renewed.text)
+    assert second != first and WebhookEndpoint.objects.get().secret == second
+    assert "the old one no longer works" in renewed.text
+
+
+def test_a_robots_secret_is_kept_unless_a_new_one_is_entered(integrator):
+    endpoint = WebhookEndpoint.objects.create(
+        name="group", format="feishu", url="http://127.0.0.1:9/robot", secret="robot-1"
+    )
+    client = signed_in_client(integrator)
+    change = reverse("webhooks:change", args=[endpoint.pk])
+    data = {"name": "group", "url": endpoint.url, "events": ALL_EVENTS, "active": "on"}
+    page = client.get(change, HTTP_ACCEPT_LANGUAGE="en").text
+    assert "Leave it empty to keep the saved one." in page and "robot-1" not in page
+    assert client.post(change, data).status_code == 302
+    assert WebhookEndpoint.objects.get().secret == "robot-1"
+    assert client.post(change, data | {"robot_secret": "robot-2"}).status_code == 302
+    assert WebhookEndpoint.objects.get().secret == "robot-2"
+    refused = client.post(
+        change, data | {"robot_secret": "bad\x01secret"}, HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert refused.status_code == 400 and "no control characters" in refused.text
+
+
+@pytest.mark.parametrize("field", ["name", "url", "robot_secret", "events", "format"])
+def test_control_characters_in_any_field_are_refused_without_a_server_error(integrator, field):
+    client = signed_in_client(integrator)
+    client.raise_request_exception = False
+    data = {"name": "n", "format": "standard", "url": "https://example.com/hooks"}
+    data |= {"events": ALL_EVENTS, "active": "on", field: "a\x00b\x1fc"}
+    answer = client.post(reverse("webhooks:add"), data)
+    assert answer.status_code in (200, 400)
+    if field != "name":  # a name's NUL and controls are removed, as everywhere (advisor.text)
+        assert answer.status_code == 400 and not WebhookEndpoint.objects.exists()
+
+
+def test_an_empty_post_shows_what_is_missing(integrator):
+    answer = signed_in_client(integrator).post(reverse("webhooks:add"), HTTP_ACCEPT_LANGUAGE="en")
+    assert answer.status_code == 400 and "This field is required." in answer.text
