@@ -218,6 +218,8 @@ class AuditAction(models.TextChoices):
     API_TOKEN_CREATED = "api_token_created", _("API token created")
     API_TOKEN_REVOKED = "api_token_revoked", _("API token revoked")
     API_WRITE = "api_write", _("Written through the API")
+    WEBHOOK_ENDPOINT_SAVED = "webhook_endpoint_saved", _("Webhook endpoint added or changed")
+    WEBHOOK_TEST_SENT = "webhook_test_sent", _("Webhook test event sent")
 
 
 class AuditEvent(models.Model):

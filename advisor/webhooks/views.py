@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from advisor.roles import integration_required
-from advisor.webhooks import events
+from advisor.webhooks import services
 from advisor.webhooks.forms import EVENT_CHOICES, EndpointForm, NewEndpointForm
 from advisor.webhooks.log import delivery_log
 from advisor.webhooks.models import WebhookEndpoint
@@ -26,7 +26,7 @@ def add(request):
     form = NewEndpointForm(request.POST if request.method == "POST" else None)
     if request.method == "POST":
         if form.is_valid():
-            endpoint = form.save()
+            endpoint = services.save_endpoint(form, request.user)
             # The signing secret is shown here, once; no page shows it again.
             context = {"endpoint": endpoint, "secret": form.made_secret}
             return render(request, "webhooks/added.html", context)
@@ -41,7 +41,7 @@ def change(request, pk):
     form = EndpointForm(request.POST if request.method == "POST" else None, instance=endpoint)
     if request.method == "POST":
         if form.is_valid():
-            form.save()
+            services.save_endpoint(form, request.user)
             if form.made_secret:  # shown here, once, as when it was added
                 context = {"endpoint": endpoint, "secret": form.made_secret, "renewed": True}
                 return render(request, "webhooks/added.html", context)
@@ -72,7 +72,7 @@ def send_test(request, pk):
     if not endpoint.active:
         messages.error(request, _("The endpoint is inactive: activate it to send a test event."))
     else:
-        events.emit_test(endpoint, request.user)
+        services.send_test(endpoint, request.user)
         messages.success(
             request,
             _("A test event was queued for %(name)s; its delivery is in the log below.")

@@ -5,12 +5,15 @@ package, and reads the delivery log a page at a time. Everyone else gets 403."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from django.urls import reverse
 from standardwebhooks.webhooks import Webhook
 
+from advisor.brief.models import AuditEvent
+from advisor.recommendation.services import assessment_results
 from advisor.roles import (
     APPROVER,
     CATALOG_ADMIN,
@@ -29,6 +32,8 @@ from advisor.webhooks.models import (
     WebhookMessage,
 )
 from tests.support import webhook_receiver
+from tests.support.api import api_client
+from tests.support.assessments import finished_assessment
 from tests.support.users import make_user, signed_in_client
 
 pytestmark = pytest.mark.django_db
@@ -106,6 +111,16 @@ def test_an_integration_user_registers_an_endpoint_and_a_test_event_is_delivered
     )
     shown = client.get(sent.url, HTTP_ACCEPT_LANGUAGE="en").text
     assert "Test event" in shown and "Delivered" in shown
+    # The audit trail says who pointed the server at which URL and who sent a test; no secret.
+    saved, tested = AuditEvent.objects.filter(action__startswith="webhook_").order_by("pk")
+    assert (saved.action, saved.actor, saved.detail["url"], saved.detail["added"]) == (
+        "webhook_endpoint_saved",
+        integrator,
+        receiver.url,
+        True,
+    )
+    assert (tested.action, tested.detail["message"]) == ("webhook_test_sent", message.message_id)
+    assert secret not in json.dumps([saved.detail, tested.detail])
     assert '204 <span translate="no">No Content</span>' in shown
 
 
@@ -275,3 +290,27 @@ def test_control_characters_in_any_field_are_refused_without_a_server_error(inte
 def test_an_empty_post_shows_what_is_missing(integrator):
     answer = signed_in_client(integrator).post(reverse("webhooks:add"), HTTP_ACCEPT_LANGUAGE="en")
     assert answer.status_code == 400 and "This field is required." in answer.text
+
+
+@pytest.mark.usefixtures("brief_ready", "one_page_briefs")
+def test_an_endpoint_registered_on_the_page_is_told_of_a_brief_issued_through_the_api(
+    integrator, receiver, django_capture_on_commit_callbacks
+):
+    """Issue 48's "done when": a non-superuser integration user registers the endpoint; a
+    brief issued through the API reaches it, verified with ``standardwebhooks``."""
+    (secret,) = SECRET.findall(add(signed_in_client(integrator), url=receiver.url).text)
+    receiver.secret = secret
+    buyer = make_user("buyer", PROCUREMENT_STAFF)
+    assessment = finished_assessment(buyer)
+    option = assessment_results(assessment).recommendation.rankings["recommended"][0].key
+    with django_capture_on_commit_callbacks(execute=True):
+        issued = api_client(buyer).post(
+            f"/api/v1/assessments/{assessment.pk}/briefs",
+            {"option": option, "language": "en"},
+            content_type="application/json",
+        )
+    assert issued.status_code == 202, issued.content
+    (received,) = receiver.received
+    event = Webhook(secret).verify(received.body, received.headers)
+    assert event["type"] == "brief.issued"
+    assert (event["data"]["origin"], event["data"]["option"]) == ("api", option)

@@ -28,4 +28,9 @@ class Migration(migrations.Migration):
             field=models.CharField(choices=[('page', "The advisor's pages"), ('api', 'The HTTP API'), ('command_line', 'The command line')], default='page', max_length=16, verbose_name='issued from'),
         ),
         migrations.RunPython(known_origins, migrations.RunPython.noop),
+        migrations.AlterField(
+            model_name='auditevent',
+            name='action',
+            field=models.CharField(choices=[('sign_in', 'Signed in'), ('sign_in_failed', 'Failed sign-in'), ('brief_issued', 'Brief issued'), ('brief_approved', 'Brief approved'), ('brief_sent_back', 'Brief sent back'), ('brief_downloaded', 'Brief downloaded'), ('brief_verified', 'PDF verified'), ('document_generated', 'Document made from a brief'), ('certificate_registered', 'Signing certificate registered'), ('certificate_removed', 'Signing certificate removed'), ('catalog_edited', 'Catalog edited'), ('api_token_created', 'API token created'), ('api_token_revoked', 'API token revoked'), ('api_write', 'Written through the API'), ('webhook_endpoint_saved', 'Webhook endpoint added or changed'), ('webhook_test_sent', 'Webhook test event sent')], max_length=32, verbose_name='action'),
+        ),
     ]
