@@ -27,6 +27,7 @@ WORDS = {
         "save": "Save",
         "inactive": "Inactive",
         "error": "There is a problem",
+        "all": "All endpoints",
     },
     "zh-hans": {
         "add": "添加端点",
@@ -38,6 +39,7 @@ WORDS = {
         "save": "保存",
         "inactive": "已停用",
         "error": "出现问题",
+        "all": "全部端点",
     },
 }
 
@@ -118,4 +120,9 @@ def test_an_integration_user_adds_tests_and_deactivates_an_endpoint(
     assert endpoint.active is False
     review(page, "webhooks, deactivated", found, None)
     screenshot(f"webhooks-deactivated-{language}")
+
+    page.locator(f"main a:has-text('{words['all']}')").click()
+    page.wait_for_selector(f"main td:has-text('{words['inactive']}')")
+    review(page, "webhooks, listed", found, None)
+    screenshot(f"webhooks-list-{language}")
     assert not found, found
