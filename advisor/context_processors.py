@@ -1,4 +1,4 @@
-from advisor.roles import can_prepare, is_approver
+from advisor.roles import can_prepare, is_approver, manages_webhooks
 
 
 def roles(request):
@@ -7,4 +7,5 @@ def roles(request):
     return {
         "is_approver": bool(user is not None and is_approver(user)),
         "can_prepare": bool(user is not None and can_prepare(user)),
+        "manages_webhooks": bool(user is not None and manages_webhooks(user)),
     }

@@ -1,4 +1,4 @@
-"""The three roles, as Django groups, and the permissions each holds.
+"""The four roles, as Django groups, and the permissions each holds.
 
 Views check permissions, never group names: a superuser holds every permission, and a
 deployment may give a permission to another group. Model permissions say what a role may do;
@@ -18,17 +18,21 @@ from django.utils.translation import gettext_lazy as _
 PROCUREMENT_STAFF = "procurement staff"
 APPROVER = "approver"
 CATALOG_ADMIN = "catalog admin"
+# Connects other systems: registers the webhook endpoints told of brief events (decision 0143).
+INTEGRATION = "integration"
 
 ROLE_LABELS = {
     PROCUREMENT_STAFF: _("Procurement staff"),
     APPROVER: _("Approver"),
     CATALOG_ADMIN: _("Catalog admin"),
+    INTEGRATION: _("Integration"),
 }
 
 # What the views check.
 PREPARE = "assessments.add_assessment"  # the wizard, the options, one's own figures
 ISSUE = "brief.add_brief"  # issuing a brief from one's own assessment
 APPROVE = "brief.approve_brief"  # the approvals list, approving or sending back
+MANAGE_WEBHOOKS = "webhooks.change_webhookendpoint"  # the webhooks page: endpoints, tests, log
 
 ROLE_PERMISSIONS = {
     PROCUREMENT_STAFF: (
@@ -44,6 +48,12 @@ ROLE_PERMISSIONS = {
         *(f"advisor.{action}_ruleparameter" for action in ("add", "change", "delete", "view")),
         # Vendors' answer sheets: seen, and their declared facts promoted into the catalog.
         "questionnaire.view_answersheet",
+    ),
+    INTEGRATION: (
+        "webhooks.add_webhookendpoint",
+        "webhooks.change_webhookendpoint",
+        "webhooks.view_webhookendpoint",
+        "webhooks.view_webhookmessage",
     ),
 }
 # Apps whose every model permission the catalog admin holds (on top of the above).
@@ -129,3 +139,8 @@ def permission_required(permission: str):
 
 procurement_required = permission_required(PREPARE)
 approver_required = permission_required(APPROVE)
+integration_required = permission_required(MANAGE_WEBHOOKS)
+
+
+def manages_webhooks(user) -> bool:
+    return bool(user.is_authenticated and user.has_perm(MANAGE_WEBHOOKS))

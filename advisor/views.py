@@ -4,15 +4,18 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 
 from advisor.assessments.selectors import assessments_for
-from advisor.roles import PREPARE, is_approver
+from advisor.roles import PREPARE, is_approver, manages_webhooks
 
 
 @login_required
 def home(request):
     """The user's assessments, drafts and confirmed ones, most recently changed first; an
-    approver who prepares nothing lands on the approvals queue."""
+    approver who prepares nothing lands on the approvals queue, an integration user who
+    prepares nothing on the webhooks page."""
     if is_approver(request.user) and not request.user.has_perm(PREPARE):
         return redirect("brief:approvals")
+    if manages_webhooks(request.user) and not request.user.has_perm(PREPARE):
+        return redirect("webhooks:list")
     return render(request, "advisor/home.html", {"assessments": assessments_for(request.user)})
 
 

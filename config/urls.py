@@ -25,6 +25,7 @@ urlpatterns = [
     path("api/v1/", mounted("api")),
     path("api/", mounted("api-alias", alias=True)),
     path("account/api-tokens/", include("advisor.api.urls")),
+    path("integration/webhooks/", include("advisor.webhooks.urls")),
 ]
 
 # A database outage anywhere in a request is a translated 503 page (advisor/errors.py).

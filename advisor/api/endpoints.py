@@ -45,7 +45,7 @@ from advisor.brief import audit
 from advisor.brief import services as brief_services
 from advisor.brief.forms import UPLOAD_ERRORS
 from advisor.brief.lifecycle import glance
-from advisor.brief.models import AuditAction
+from advisor.brief.models import AuditAction, Origin
 from advisor.brief.selectors import brief_for, briefs_prepared_by
 from advisor.brief.verification import (
     MAX_PDF_BYTES,
@@ -379,6 +379,7 @@ def _issue(request, assessment, payload: schemas.IssueIn):
             language=payload.language,
             computed=payload.computed,
             reason=payload.reason,
+            origin=Origin.API,
         )
     except Incomplete:
         return errors(409, ("assessment", words(request, UNANSWERED)))

@@ -19,8 +19,16 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Brief)
 class BriefAdmin(ReadOnlyAdmin):
-    list_display = ["number", "status", "language", "prepared_by", "approved_by", "created_at"]
-    list_filter = ["status", "language"]
+    list_display = [
+        "number",
+        "status",
+        "language",
+        "origin",
+        "prepared_by",
+        "approved_by",
+        "created_at",
+    ]
+    list_filter = ["status", "language", "origin"]
     search_fields = ["number", "sha256", "prepared_by__username"]
     date_hierarchy = "created_at"
 

@@ -27,6 +27,14 @@ class BriefStatus(models.TextChoices):
     ISSUED = "issued", _("Issued (no approval required)")
 
 
+class Origin(models.TextChoices):
+    """Where a brief was issued: the brief page, the HTTP API or ``manage.py issue_brief``."""
+
+    PAGE = "page", _("The advisor's pages")
+    API = "api", _("The HTTP API")
+    COMMAND_LINE = "command_line", _("The command line")
+
+
 class BriefCounter(models.Model):
     """The last brief number used in a year; locked while the next number is taken."""
 
@@ -75,6 +83,12 @@ class Brief(models.Model):
         null=True,
         blank=True,
         related_name="briefs",
+    )
+    origin = models.CharField(
+        verbose_name=_("issued from"),
+        max_length=16,
+        choices=Origin.choices,
+        default=Origin.PAGE,
     )
     prepared_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -204,6 +218,8 @@ class AuditAction(models.TextChoices):
     API_TOKEN_CREATED = "api_token_created", _("API token created")
     API_TOKEN_REVOKED = "api_token_revoked", _("API token revoked")
     API_WRITE = "api_write", _("Written through the API")
+    WEBHOOK_ENDPOINT_SAVED = "webhook_endpoint_saved", _("Webhook endpoint added or changed")
+    WEBHOOK_TEST_SENT = "webhook_test_sent", _("Webhook test event sent")
 
 
 class AuditEvent(models.Model):

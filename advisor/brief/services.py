@@ -38,6 +38,7 @@ from advisor.brief.models import (
     Brief,
     BriefStatus,
     KeySource,
+    Origin,
     SigningCertificate,
     new_failure_reference,
     next_brief_number,
@@ -154,8 +155,11 @@ def issue_brief(
     run=None,
     records: dict | None = None,
     reason: str = "",
+    origin: str | None = None,
 ) -> Brief:
     """Freeze a brief for ``option_key`` (default: the top recommendation) and queue its PDF.
+    ``origin``: where it was issued (:class:`Origin`; the page, the API and the command say;
+    unsaid, a brief for an assessment is from the pages, one without from the command line).
     ``reason``: why the buyer chose it, printed in the memo (the page, the API and the
     command require it for an option other than rank 1: :func:`check_reason`).
 
@@ -171,11 +175,18 @@ def issue_brief(
             language=language,
             status=BriefStatus.GENERATING,
             assessment=assessment,
+            origin=origin or (Origin.PAGE if assessment is not None else Origin.COMMAND_LINE),
             prepared_by=user,
             snapshot=snapshot,
             ruleset_version=snapshot["ruleset_version"],
         )
-        audit.record(AuditAction.BRIEF_ISSUED, actor=user, brief=brief, option=option_key)
+        audit.record(
+            AuditAction.BRIEF_ISSUED,
+            actor=user,
+            brief=brief,
+            option=option_key,
+            origin=brief.origin,
+        )
         transaction.on_commit(lambda: queue_generation(brief))
     return brief
 
@@ -185,7 +196,14 @@ class StaleOptions(BriefError):
 
 
 def issue_for_assessment(
-    *, user, assessment, option_key: str, language: str, computed=None, reason: str = ""
+    *,
+    user,
+    assessment,
+    option_key: str,
+    language: str,
+    computed=None,
+    reason: str = "",
+    origin: str = Origin.PAGE,
 ) -> Brief:
     """Issue a brief for an option of ``assessment`` as its stored recommendation has it (the
     brief page and the API): never a new computation. ``computed``: the token of the stored
@@ -214,6 +232,7 @@ def issue_for_assessment(
         run=shown.run,
         records=stored_records(shown.stored),
         reason=reason,
+        origin=origin,
     )
 
 

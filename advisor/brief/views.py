@@ -31,6 +31,7 @@ from advisor.brief.models import (
     AuditAction,
     Brief,
     BriefStatus,
+    Origin,
     SigningCertificate,
     open_vetoes,
 )
@@ -71,6 +72,7 @@ def issue(request):
             language=form.cleaned_data["language"],
             computed=form.cleaned_data["computed"],
             reason=reason,
+            origin=Origin.PAGE,
         )
     except Incomplete:
         messages.error(request, _("Finish the assessment before issuing a brief."))

@@ -1,14 +1,29 @@
 """Webhook endpoints are configured here; their messages and every attempt are the delivery
 log (read only)."""
 
+from django import forms
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from advisor.webhooks.forms import EVENT_CHOICES
 from advisor.webhooks.models import WebhookAttempt, WebhookEndpoint, WebhookMessage
+
+
+class EndpointAdminForm(forms.ModelForm):
+    """The events as one checkbox each, as on the webhooks page (decision 0143)."""
+
+    events = forms.MultipleChoiceField(
+        label=_("Events"), choices=EVENT_CHOICES, widget=forms.CheckboxSelectMultiple
+    )
+
+    class Meta:
+        model = WebhookEndpoint
+        fields = ["name", "format", "url", "events", "active", "secret"]
 
 
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
+    form = EndpointAdminForm
     list_display = ["name", "format", "url", "active", "created_at"]
     list_filter = ["active", "format"]
     search_fields = ["name", "url"]

@@ -30,7 +30,7 @@ def text(event: dict) -> str:
     data = event.get("data") or {}
     with translation.override(settings.LANGUAGE_CODE):
         lines = [
-            f"{EventType(event['type']).label}: {data.get('number', '')}",
+            f"{EventType(event['type']).label}: {data.get('number') or data.get('endpoint', '')}",
             f"{gettext('Status')}: {BriefStatus(data['status']).label}"
             if data.get("status") in BriefStatus.values
             else "",

@@ -145,31 +145,65 @@ def attempt(message: WebhookMessage) -> WebhookAttempt:
     )
 
 
-def deliver(message_id: int) -> WebhookMessage | None:
-    """One attempt for a message still to be delivered; its status and next attempt after."""
-    message = (
-        WebhookMessage.objects.select_related("endpoint")
-        .filter(pk=message_id, status__in=(DeliveryStatus.PENDING, DeliveryStatus.RETRYING))
-        .first()
-    )
+OPEN = (DeliveryStatus.PENDING, DeliveryStatus.RETRYING)
+
+
+def after_failure(attempts: int, now) -> tuple[str, object]:
+    """The status and next attempt after ``attempts`` tries, the last one failed."""
+    if attempts <= len(RETRY_DELAYS_S):
+        return DeliveryStatus.RETRYING, now + timedelta(seconds=RETRY_DELAYS_S[attempts - 1])
+    return DeliveryStatus.FAILED, None
+
+
+def claim_seconds() -> float:
+    """How long a worker holds a message: ``WEBHOOK_CLAIM_S``, and never less than twice the
+    longest an attempt may take (the connect and read timeouts), so a live send keeps it."""
+    longest = settings.WEBHOOK_CONNECT_TIMEOUT_S + settings.WEBHOOK_TIMEOUT_S
+    return max(settings.WEBHOOK_CLAIM_S, 2 * longest)
+
+
+def claim(message_id: int, now) -> WebhookMessage | None:
+    """The message, held by this worker for :func:`claim_seconds` (a conditional update: one
+    worker wins); None when it is done, stopped or held by another worker (decision 0144)."""
+    until = now + timedelta(seconds=claim_seconds())
+    taken = WebhookMessage.objects.filter(
+        pk=message_id, status__in=OPEN, claimed_until__isnull=True
+    ).update(claimed_until=until)
+    if not taken:
+        return None
+    return WebhookMessage.objects.select_related("endpoint").get(pk=message_id)
+
+
+def deliver(message_id: int, now=None) -> WebhookMessage | None:
+    """One attempt for a message still to be delivered; its status and next attempt after.
+
+    The message is claimed first and released with the outcome; a worker killed in between
+    leaves the claim to run out (:mod:`advisor.webhooks.recovery` then logs the lost attempt
+    and tries again)."""
+    message = claim(message_id, now or timezone.now())
     if message is None:
         return None
+    held = WebhookMessage.objects.filter(
+        pk=message.pk, status__in=OPEN, claimed_until=message.claimed_until
+    )
     if not message.endpoint.active:  # deactivated since: its messages stop
-        message.status, message.next_attempt_at = DeliveryStatus.CANCELLED, None
-        message.save(update_fields=["status", "next_attempt_at"])
+        held.update(status=DeliveryStatus.CANCELLED, next_attempt_at=None, claimed_until=None)
+        message.refresh_from_db()
         return message
     logged = attempt(message)
+    finished = timezone.now()
     if logged.succeeded:
-        message.status, message.delivered_at, message.next_attempt_at = (
-            DeliveryStatus.DELIVERED,
-            timezone.now(),
-            None,
-        )
-    elif message.attempts <= len(RETRY_DELAYS_S):
-        delay = RETRY_DELAYS_S[message.attempts - 1]
-        message.status = DeliveryStatus.RETRYING
-        message.next_attempt_at = timezone.now() + timedelta(seconds=delay)
+        status, next_at, delivered_at = DeliveryStatus.DELIVERED, None, finished
     else:
-        message.status, message.next_attempt_at = DeliveryStatus.FAILED, None
-    message.save(update_fields=["status", "attempts", "delivered_at", "next_attempt_at"])
+        (status, next_at), delivered_at = after_failure(message.attempts, finished), None
+    # Only while still held: a claim taken back (this worker overran it) or an endpoint
+    # deactivated meanwhile keeps what the watchdog or the deactivation wrote.
+    held.update(
+        status=status,
+        attempts=message.attempts,
+        delivered_at=delivered_at,
+        next_attempt_at=next_at,
+        claimed_until=None,
+    )
+    message.refresh_from_db()
     return message

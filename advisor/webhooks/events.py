@@ -17,10 +17,6 @@ from advisor.presentation.text import local_name, render_text
 from advisor.webhooks.models import EventType, WebhookEndpoint, WebhookMessage
 from advisor.webhooks.tasks import deliver_webhook
 
-# Where a brief was issued: for an assessment (its page or the API, which issue the same way
-# from the stored results), or by ``manage.py issue_brief`` from a scenario document, which
-# keeps no assessment (the document is in the brief's snapshot).
-ORIGIN_ASSESSMENT, ORIGIN_COMMAND_LINE = "assessment", "command_line"
 CURRENCY = "CNY"  # every figure in the catalog and the briefs is in yuan
 
 
@@ -37,7 +33,8 @@ def brief_data(brief: Brief) -> dict:
             "title": _title(brief),
             "status": brief.status,
             "language": brief.language,
-            "origin": ORIGIN_COMMAND_LINE if brief.assessment_id is None else ORIGIN_ASSESSMENT,
+            # Where the brief was issued: "page", "api" or "command_line" (Brief.origin).
+            "origin": brief.origin,
             "assessment": brief.assessment_id,
             "option": chosen.get("key"),
             "option_label": option_label(chosen),
@@ -135,6 +132,28 @@ def emit(event_type: str, brief: Brief) -> list[WebhookMessage]:
     for message in messages:
         transaction.on_commit(lambda pk=message.pk: deliver_webhook.enqueue(pk))
     return messages
+
+
+def data_for_a_test(endpoint_name: str, username: str) -> dict:
+    """The ``data`` of a ``webhook.test`` event: no brief, who asked for it and where."""
+    return {"test": True, "endpoint": endpoint_name, "requested_by": username, "origin": "page"}
+
+
+def emit_test(endpoint: WebhookEndpoint, user) -> WebhookMessage:
+    """A ``webhook.test`` message for ``endpoint`` (whatever it subscribes to), signed and
+    delivered like any event once the transaction commits: its delivery is in the log."""
+    body = json.dumps(
+        {
+            "type": EventType.TEST,
+            "timestamp": timezone.now().isoformat(),
+            "data": data_for_a_test(endpoint.name, user.get_username()),
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    message = WebhookMessage.objects.create(endpoint=endpoint, event_type=EventType.TEST, body=body)
+    transaction.on_commit(lambda: deliver_webhook.enqueue(message.pk))
+    return message
 
 
 def already_superseded(brief: Brief) -> bool:

@@ -22,6 +22,12 @@ class EventType(models.TextChoices):
     APPROVED = "brief.approved", _("Brief approved")
     SENT_BACK = "brief.sent_back", _("Brief sent back")
     SUPERSEDED = "brief.superseded", _("Brief superseded")
+    # Sent on request from the webhooks page to one endpoint, whatever it subscribes to.
+    TEST = "webhook.test", _("Test event")
+
+
+# The events an endpoint subscribes to: every event the product sends about briefs.
+BRIEF_EVENTS = (EventType.ISSUED, EventType.APPROVED, EventType.SENT_BACK, EventType.SUPERSEDED)
 
 
 def new_secret() -> str:
@@ -29,7 +35,7 @@ def new_secret() -> str:
 
 
 def all_events() -> list[str]:
-    return list(EventType.values)
+    return [str(event) for event in BRIEF_EVENTS]
 
 
 class Format(models.TextChoices):
@@ -140,6 +146,9 @@ class WebhookMessage(models.Model):
     attempts = models.PositiveSmallIntegerField(verbose_name=_("attempts"), default=0)
     next_attempt_at = models.DateTimeField(verbose_name=_("next attempt"), null=True, blank=True)
     delivered_at = models.DateTimeField(verbose_name=_("delivered"), null=True, blank=True)
+    # Held by a worker sending it until then; a worker that dies mid-send lets the claim run
+    # out and the watchdog of any webhook worker tries again (decision 0144).
+    claimed_until = models.DateTimeField(verbose_name=_("claimed until"), null=True, blank=True)
     created_at = models.DateTimeField(verbose_name=_("created"), auto_now_add=True)
 
     class Meta:

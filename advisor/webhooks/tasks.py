@@ -19,13 +19,18 @@ def deliver_webhook(message_id: int) -> str:
     development and tests has no "later": it tries again at once)."""
     message = deliver(message_id)
     if message is None:
-        return "gone"
+        return "gone"  # delivered, stopped, or held by another worker
     if message.status == DeliveryStatus.RETRYING:
-        backend = deliver_webhook.get_backend()
-        later = (
-            deliver_webhook.using(run_after=message.next_attempt_at)
-            if backend.supports_defer
-            else deliver_webhook
-        )
-        later.enqueue(message.pk)
+        queue(message.pk, message.next_attempt_at)
     return message.status
+
+
+def queue(message_id: int, at=None) -> None:
+    """Queue a delivery, at ``at`` where the backend can wait (the database worker)."""
+    backend = deliver_webhook.get_backend()
+    later = (
+        deliver_webhook.using(run_after=at)
+        if at is not None and backend.supports_defer
+        else deliver_webhook
+    )
+    later.enqueue(message_id)

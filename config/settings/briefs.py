@@ -137,6 +137,9 @@ VERIFY_SLOT_DIR = Path(os.environ.get("ADVISOR_VERIFY_SLOT_DIR", VAR_DIR / "veri
 # private, link-local and metadata addresses are refused otherwise).
 WEBHOOK_CONNECT_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_CONNECT_TIMEOUT_S", "3"))
 WEBHOOK_TIMEOUT_S = float(os.environ.get("ADVISOR_WEBHOOK_TIMEOUT_S", "5"))
+# How long a webhook worker holds a message it is sending (ADVISOR_WEBHOOK_CLAIM_S): a worker
+# killed mid-send leaves the claim to run out, then any webhook worker tries again (0144).
+WEBHOOK_CLAIM_S = float(os.environ.get("ADVISOR_WEBHOOK_CLAIM_S", "60"))
 WEBHOOK_ALLOWED_NETWORKS = [
     n.strip()
     for n in os.environ.get("ADVISOR_WEBHOOK_ALLOWED_NETWORKS", "").split(",")

@@ -105,6 +105,16 @@ API_PREPARER = (401, OK, OK, 403, 403)
 API_OWN_ASSESSMENT = (401, 404, OK, 403, 403)
 API_SIGNED_IN = (401, OK, OK, OK, OK)
 API_OWN_OR_APPROVER_BRIEF = (401, 404, OK, OK, 404)
+# The webhooks page: the integration role only (tests/integration/test_webhooks_page.py).
+INTEGRATION_ONLY = (LOGIN, 403, 403, 403, 403)
+
+
+def endpoint_id(world) -> list[int]:
+    return [WebhookEndpoint.objects.order_by("pk").first().pk]
+
+
+def to_endpoint(name):
+    return lambda world: reverse(name, args=endpoint_id(world))
 
 
 def api(route, expected, method="get", data=None):
@@ -223,6 +233,14 @@ EXPECTED: dict[str, list[Case]] = {
     "api:verify": [api(lambda w: "/api/v1/verify", API_SIGNED_IN, "post")],
     # API tokens page: one's own tokens only; another's token is "not found".
     "api_tokens:list": [Case(to("api_tokens:list"), SIGNED_IN)],
+    "webhooks:list": [Case(to("webhooks:list"), INTEGRATION_ONLY)],
+    "webhooks:add": [
+        Case(to("webhooks:add"), INTEGRATION_ONLY),
+        Case(to("webhooks:add"), INTEGRATION_ONLY, "post"),
+    ],
+    "webhooks:detail": [Case(to_endpoint("webhooks:detail"), INTEGRATION_ONLY)],
+    "webhooks:change": [Case(to_endpoint("webhooks:change"), INTEGRATION_ONLY, "post")],
+    "webhooks:test": [Case(to_endpoint("webhooks:test"), INTEGRATION_ONLY, "post")],
     "api_tokens:revoke": [
         Case(to("api_tokens:revoke", "spare_token_id"), (LOGIN, 404, OK, 404, 404), "post")
     ],

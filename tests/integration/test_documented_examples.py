@@ -41,7 +41,7 @@ from advisor.brief.models import Brief
 from advisor.domain.scenario import ScenarioError
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.webhooks import signing
-from advisor.webhooks.events import brief_data
+from advisor.webhooks.events import brief_data, data_for_a_test
 from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
@@ -286,7 +286,8 @@ def test_the_readme_example_issues_a_brief_and_a_specification(example_folder):
     # The webhook body docs/api.md prints has the keys an event carries, no more, no fewer.
     for event in of_kind("webhook event"):
         ((_, body),) = json_values(event.text)
-        assert set(body["data"]) == set(brief_data(brief)), event.name
+        carried = data_for_a_test("", "") if body["type"] == "webhook.test" else brief_data(brief)
+        assert set(body["data"]) == set(carried), event.name
 
 
 @pytest.mark.parametrize("block", of_kind("webhook receiver"), ids=lambda b: b.name)

@@ -4,7 +4,7 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django.urls import reverse
 
-from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF
+from advisor.roles import APPROVER, CATALOG_ADMIN, INTEGRATION, PROCUREMENT_STAFF
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def test_health_checks_the_database(client):
 
 
 @override_settings(PRODUCTION=False, DEMO_PASSWORD="pw-for-test")
-def test_setup_demo_creates_the_three_roles_and_users(client):
+def test_setup_demo_creates_the_roles_and_users(client):
     call_command("setup_demo")
     call_command("setup_demo")  # idempotent
     roles = {u.username: set(u.groups.values_list("name", flat=True)) for u in User.objects.all()}
@@ -37,6 +37,7 @@ def test_setup_demo_creates_the_three_roles_and_users(client):
         "buyer": {PROCUREMENT_STAFF},
         "approver": {APPROVER},
         "admin": {CATALOG_ADMIN},
+        "integration": {INTEGRATION},  # the demo integration user (webhook endpoints)
     }
     admin = User.objects.get(username="admin")
     # The catalog admin the README describes: staff with the role's permissions, not a superuser.

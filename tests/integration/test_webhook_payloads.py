@@ -13,6 +13,7 @@ from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 from standardwebhooks.webhooks import Webhook
 
 from advisor.brief import services
@@ -22,9 +23,10 @@ from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from advisor.webhooks.models import WebhookEndpoint, new_secret
 from tests.support import webhook_receiver
+from tests.support.api import api_client
 from tests.support.assessments import finished_assessment
 from tests.support.scenarios import QWEN_7B_LORA
-from tests.support.users import make_user
+from tests.support.users import make_user, signed_in_client
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
 
@@ -78,7 +80,7 @@ def test_issued_and_approved_carry_what_a_purchase_request_needs(
     for event in (first, data):
         assert event["number"] == brief.number and event["id"] == brief.pk
         assert event["title"] == "Qwen2.5 7B LoRA, Q1 programme"
-        assert event["origin"] == "assessment" and event["assessment"] == assessment.pk
+        assert event["origin"] == "page" and event["assessment"] == assessment.pk
         assert event["option"] == option.key and event["mode"] == str(option.mode)
         assert " × " in event["option_label"] and event["option_label"].count(" · ") >= 2
         assert event["currency"] == "CNY"
@@ -129,3 +131,45 @@ def test_a_brief_from_the_command_line_says_so_and_has_no_assessment(
     assert data["title"] == QWEN_7B_LORA["model"]["name"]
     assert data["number"] == brief.number and data["sha256"]
     assert "×" in data["option_label"] and data["currency"] == "CNY"
+
+
+def test_the_origin_tells_the_page_from_the_api_from_the_command_line(
+    receiver, tmp_path, django_capture_on_commit_callbacks
+):
+    """Each way a brief is issued says so in every event about it, and in the audit trail."""
+    buyer = make_user("buyer", PROCUREMENT_STAFF)
+    on_page, through_api = finished_assessment(buyer), finished_assessment(buyer)
+    with django_capture_on_commit_callbacks(execute=True):
+        option = assessment_results(on_page).recommendation.rankings["recommended"][0].key
+        page = signed_in_client(buyer).post(
+            reverse("brief:issue"), {"assessment": on_page.pk, "option": option, "language": "en"}
+        )
+    assert page.status_code == 302
+    with django_capture_on_commit_callbacks(execute=True):
+        option = assessment_results(through_api).recommendation.rankings["recommended"][0].key
+        api = api_client(buyer).post(
+            f"/api/v1/assessments/{through_api.pk}/briefs",
+            {"option": option, "language": "en"},
+            content_type="application/json",
+        )
+    assert api.status_code == 202, api.content
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps({**QWEN_7B_LORA, "site": {"data_centers": ["example-guian"]}}))
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command(
+            "issue_brief",
+            *("--input", str(scenario), "--user", "buyer", "--language", "en"),
+            *("--output", str(tmp_path / "brief.pdf")),
+            stdout=io.StringIO(),
+        )
+    told = {
+        checked(receiver, r)["data"]["number"]: checked(receiver, r)["data"]
+        for r in receiver.received
+    }
+    by_origin = {brief.origin: brief for brief in Brief.objects.all()}
+    assert set(by_origin) == {"page", "api", "command_line"}
+    assert by_origin["page"].assessment == on_page and by_origin["api"].assessment == through_api
+    for origin, brief in by_origin.items():
+        assert told[brief.number]["origin"] == origin
+        issued = brief.audit_events.get(action="brief_issued")
+        assert issued.detail["origin"] == origin

@@ -409,7 +409,7 @@ def test_the_admin_form_refuses_a_metadata_address(settings):
             "name": "metadata",
             "format": "standard",
             "url": "http://169.254.169.254/latest/meta-data/",
-            "events": json.dumps(["brief.issued"]),
+            "events": ["brief.issued"],  # a checkbox each (decision 0143)
             "active": "on",
             "secret": new_secret(),
         },

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from advisor.roles import APPROVER, CATALOG_ADMIN, PROCUREMENT_STAFF, ensure_roles
+from advisor.roles import APPROVER, CATALOG_ADMIN, INTEGRATION, PROCUREMENT_STAFF, ensure_roles
 
 DEMO_USERS = (
     # username, role, is_staff, is_superuser
@@ -11,13 +11,13 @@ DEMO_USERS = (
     # Staff in the catalog admin group (the catalog, rule parameters, answer sheets), as the
     # README says: not a superuser (users, groups, sign-in attempts and briefs are not theirs).
     ("admin", CATALOG_ADMIN, True, False),
+    # A demo integration user: registers webhook endpoints on the webhooks page, nothing else.
+    ("integration", INTEGRATION, False, False),
 )
 
 
 class Command(BaseCommand):
-    help = (
-        "Create the role groups and, in development only, the demo users (buyer, approver, admin)."
-    )
+    help = "Create the role groups and, in development only, the demo users (buyer, approver, admin, integration)."
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -40,4 +40,6 @@ class Command(BaseCommand):
             user.set_password(settings.DEMO_PASSWORD)
             user.save()
             user.groups.add(groups[role])
-        self.stdout.write(self.style.SUCCESS("Demo users ready: buyer, approver, admin"))
+        self.stdout.write(
+            self.style.SUCCESS("Demo users ready: buyer, approver, admin, integration")
+        )

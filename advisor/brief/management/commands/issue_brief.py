@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from advisor.brief import generation, services
-from advisor.brief.models import BriefStatus
+from advisor.brief.models import BriefStatus, Origin
 from advisor.management.cli import (
     bad_input,
     check_output,
@@ -79,6 +79,7 @@ class Command(BaseCommand):
                 option_key=key,
                 language=options["language"],
                 reason=reason,
+                origin=Origin.COMMAND_LINE,
             )
         brief.refresh_from_db()
         if brief.status == BriefStatus.GENERATING:  # a queued worker backend
