@@ -21,6 +21,7 @@ from advisor.domain.sizing.compute.results import CommunicationCost
 from advisor.domain.sizing.host_step import (
     ZERO_STRATEGIES,
     call_seconds,
+    zero3_calls_per_tensor,
 )
 from advisor.domain.sizing.network import (
     Links,
@@ -39,6 +40,7 @@ class StepTime:
     step_s: float
     tokens_per_step: float
     optimizer_s: float = 0.0  # the optimizer step on the GPU (memory-bound), in step_s
+    fetch_s: float = 0.0  # ZeRO-3's fetch and release on the host not hidden, in step_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -71,7 +73,7 @@ def step_time(
         accelerator.memory_bandwidth_tbps,
     )
     slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = parts[:9]
-    optimizer_s = parts[9]
+    optimizer_s, fetch_s = parts[9], parts[10]
     comm = CommunicationCost(
         tensor_parallel_s=tp_s * slots,
         data_parallel_s=dp_s,
@@ -86,9 +88,10 @@ def step_time(
         micro_batch_s=micro_s + ep_s,
         compute_s=compute_s,
         communication=comm,
-        step_s=compute_s + exposed_s + offload_s + optimizer_s,
+        step_s=compute_s + exposed_s + offload_s + optimizer_s + fetch_s,
         tokens_per_step=tokens,
         optimizer_s=optimizer_s,
+        fetch_s=fetch_s,
     )
 
 
@@ -112,6 +115,12 @@ class StepTraffic(NamedTuple):
     # issues ahead), and what adds to it (bitsandbytes waits for the device after each tensor).
     optimizer_floor_s: float
     optimizer_added_s: float
+    # ZeRO-3's fetch and release on the host (host_step): per step, the routed experts' part
+    # that a synchronising expert loop exposes whole; per micro-batch, the part the host issues
+    # ahead of the device (paid only beyond the micro-batch's device time); micro-batches.
+    fetch_synced_s: float = 0.0
+    fetch_ahead_s: float = 0.0
+    micro_batches: int = 1
 
 
 def strategy_host_calls(job: JobFigures, strategy: str) -> float:
@@ -136,9 +145,48 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0)
     added_s = 0.0
     if job.optimizer_host_synced:
         floor_s, added_s = 0.0, floor_s
+    synced_s = ahead_s = 0.0
+    if strategy == "zero3":
+        synced_s, ahead_s = zero3_fetch_seconds(job, data_parallel, call_s)
     # Positional: a named tuple built from keywords costs about three times as much, and a
     # catalog sweep builds thousands of these and of StepCompute.
-    return StepTraffic(data_parallel, dp_bytes, overlap, tokens, optimizer_bytes, floor_s, added_s)
+    return StepTraffic(
+        data_parallel,
+        dp_bytes,
+        overlap,
+        tokens,
+        optimizer_bytes,
+        floor_s,
+        added_s,
+        synced_s,
+        ahead_s,
+        job.grad_accum,
+    )
+
+
+def zero3_fetch_seconds(job: JobFigures, data_parallel: int, call_s: float) -> tuple[float, float]:
+    """ZeRO-3's fetch and release of the partitioned tensors on the host (host_step): (seconds
+    per step that add to it, the routed experts' when they run in a loop that waits for the
+    device; seconds per micro-batch the host issues ahead of the device, every other tensor's).
+    Each pass that uses the weights fetches them: the forward, a recomputed forward, the
+    backward."""
+    per_tensor_s = zero3_calls_per_tensor(data_parallel) * call_s
+    if not per_tensor_s:
+        return 0.0, 0.0
+    passes = 2 + (1 if job.recompute else 0)
+    routed = job.zero3_routed_tensors / job.model_parallel
+    other = job.zero3_other_tensors / job.model_parallel
+    if not job.experts_in_loop:
+        other, routed = other + routed, 0.0
+    synced_s = routed * passes * per_tensor_s * job.grad_accum
+    return synced_s, other * passes * per_tensor_s
+
+
+def fetch_exposed_seconds(compute: StepCompute, traffic: StepTraffic) -> float:
+    """Per step: ZeRO-3's host fetch and release not hidden behind the device (see
+    :func:`zero3_fetch_seconds`)."""
+    beyond = traffic.fetch_ahead_s - compute.micro_s
+    return traffic.fetch_synced_s + (traffic.micro_batches * beyond if beyond > 0.0 else 0.0)
 
 
 class StepCompute(NamedTuple):
@@ -214,7 +262,7 @@ def _step_parts(
     """One optimizer step from one micro-batch's seconds (see :func:`step_compute`).
 
     Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
-    tokens_per_step, optimizer_s).
+    tokens_per_step, optimizer_s, fetch_s).
     """
     compute = step_compute(job, gpus, links, micro_s, layer_pass_overhead_s)
     traffic = step_traffic(job, gpus, strategy, call_seconds(layer_pass_overhead_s))
@@ -230,4 +278,5 @@ def _step_parts(
         compute.offload_s,
         traffic.tokens,
         _optimizer_s(traffic, memory_bytes_per_s(memory_bandwidth_tbps)),
+        fetch_exposed_seconds(compute, traffic),
     )
