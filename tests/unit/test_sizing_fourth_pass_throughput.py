@@ -16,6 +16,7 @@ import pytest
 
 from advisor.domain.hardware import load_fixture_specs
 from advisor.domain.sizing.compute import estimate_time, job_figures
+from advisor.domain.sizing.compute.flops import peak_tflops
 from advisor.domain.sizing.compute.job import dequant_bytes_per_micro_batch
 from advisor.domain.sizing.compute.step import zero3_fetch_seconds
 from advisor.domain.sizing.host_step import (
@@ -142,3 +143,16 @@ def test_the_published_gptq_qlora_runs_are_closer_than_with_bitsandbytes_dequant
     as_bnb = _error(case, specs, replace(case.scenario, quant_format="nf4"))
     assert abs(with_gptq) < bound
     assert abs(with_gptq) < abs(as_bnb)
+
+
+# --- Consumer cards' tensor rate --------------------------------------------------------------
+
+
+def test_a_geforce_card_is_timed_at_its_fp32_accumulate_tensor_rate(cases, specs):
+    """NVIDIA's Ada whitepaper: the RTX 4090's BF16 tensor rate with FP32 accumulation is 165.2
+    TFLOPS dense (330.3 only for FP16 with FP16 accumulation, which PyTorch does not use)."""
+    case = cases["tt-l31-8b-lora-4090"]
+    accelerator = specs[case.scenario.hardware.accelerator]
+    assert peak_tflops(case.scenario, accelerator) == pytest.approx(165.2)
+    estimate = estimate_time(case.scenario, accelerator)
+    assert estimate.peak_tflops_per_gpu == pytest.approx(165.2)

@@ -230,6 +230,12 @@ def peak_tflops(scenario: Scenario, accelerator: AcceleratorSpec) -> float | Non
 
     The BF16 figure, or the FP16 figure where the catalog has only that (Ascend 910B has no
     published BF16 figure): every catalog accelerator with both figures lists them equal.
+    On GeForce cards it is the rate with FP32 accumulation, half the FP16-accumulate one
+    (NVIDIA, "NVIDIA Ada GPU Architecture" whitepaper, v2.01, appendix table: RTX 4090 peak
+    BF16 and FP16 tensor TFLOPS with FP32 accumulate 165.2 dense, FP16 with FP16 accumulate
+    330.3, https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-
+    architecture.pdf): PyTorch's 16-bit matrix products accumulate in FP32 (cuBLAS
+    ``CUBLAS_COMPUTE_32F``), and BF16 has no FP16-accumulate rate at all.
     """
     peak = accelerator.bf16_dense_tflops or accelerator.fp16_dense_tflops
     if peak is None or peak <= 0:
