@@ -24,7 +24,7 @@ from advisor.domain.sizing.host_step import (
     ZERO3_CALLS_PER_TENSOR_AND_RANK,
     call_seconds,
     zero3_calls_per_tensor,
-    zero3_gathered_tensors,
+    zero3_routed_tensors,
 )
 from advisor.domain.sizing.reference import load_cases
 
@@ -62,24 +62,26 @@ def test_zero3_calls_per_tensor_are_counted_from_deepspeeds_code():
     assert zero3_calls_per_tensor(8) == 27
 
 
-def test_qwen15_moe_tensors_gathered_by_hand(cases):
-    # 24 layers of 60 gated experts (3 matrices each) and a router: 4,344 routed tensors; q, k,
-    # v and o of every layer, the embedding and the untied head: 98 others.
-    assert zero3_gathered_tensors(cases[Z3_MOE].scenario) == (24 * (3 * 60 + 1), 24 * 4 + 2)
+def test_qwen15_moe_routed_tensors_by_hand(cases):
+    # 24 layers of 60 gated experts (3 matrices each) and a router: 4,344 routed tensors.
+    assert zero3_routed_tensors(cases[Z3_MOE].scenario) == 24 * (3 * 60 + 1)
 
 
-def test_a_dense_models_gathered_tensors_by_hand(cases):
-    # Qwen-72B: 80 layers of 4 attention and 3 MLP matrices, the embedding and the head.
-    assert zero3_gathered_tensors(cases[Z3_DENSE].scenario) == (0, 80 * 7 + 2)
+def test_a_dense_model_has_no_routed_tensors(cases):
+    assert zero3_routed_tensors(cases[Z3_DENSE].scenario) == 0
 
 
 def test_the_expert_loop_exposes_zero3s_fetch_by_hand(cases):
     job = job_figures(cases[Z3_MOE].scenario)
     call_s = call_seconds(1.2e-3)
-    synced_s, ahead_s = zero3_fetch_seconds(job, 8, call_s)
     # Forward, recomputed forward and backward each fetch every tensor: 3 passes, 2 micro-batches.
-    assert synced_s == pytest.approx(4344 * 3 * 27 * call_s * 2)
-    assert ahead_s == pytest.approx(98 * 3 * 27 * call_s)
+    assert zero3_fetch_seconds(job, 8, call_s) == pytest.approx(4344 * 3 * 27 * call_s * 2)
+    assert zero3_fetch_seconds(job, 1, call_s) == 0  # one rank: no gather
+
+
+def test_grouped_gemm_lets_the_host_run_ahead(cases):
+    grouped = replace(cases[Z3_MOE].scenario, moe_grouped_gemm=True)
+    assert zero3_fetch_seconds(job_figures(grouped), 8, call_seconds(1.2e-3)) == 0
 
 
 def test_the_published_zero3_moe_run_is_predicted_within_a_third(cases, specs):
@@ -93,13 +95,11 @@ def test_the_published_zero3_moe_run_is_predicted_within_a_third(cases, specs):
     assert abs(_error(megatron, specs)) < 0.1  # grouped GEMM, no ZeRO-3: untouched
 
 
-def test_a_dense_zero3_run_hides_the_fetch_loop_behind_the_device(cases, specs):
+def test_a_dense_zero3_run_pays_no_fetch_loop(cases, specs):
     case = cases[Z3_DENSE]
-    estimate = estimate_time(case.scenario, specs[case.scenario.hardware.accelerator])
-    zero2 = estimate_time(
-        case.scenario, specs[case.scenario.hardware.accelerator], strategy="zero2"
-    )
-    # The host issues ahead: the step is the device's (no fetch time added).
+    accelerator = specs[case.scenario.hardware.accelerator]
+    estimate = estimate_time(case.scenario, accelerator)
+    zero2 = estimate_time(case.scenario, accelerator, strategy="zero2")
     assert estimate.compute_s_per_step == pytest.approx(zero2.compute_s_per_step)
     assert not any("ZeRO-3 gathers" in m.template for m in estimate.assumptions)
 

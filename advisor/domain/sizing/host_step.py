@@ -56,10 +56,12 @@ coalesced fetch/release (z3_leaf_module)", https://github.com/deepspeedai/DeepSp
 on MoE blocks of 64 experts of three matrices each, pull request 6649). Where a model's experts
 run as a Python loop that waits for the device (compute.EXPERT_CALL_SHARE_OF_LAYER: torch.where
 in every expert), the host cannot run ahead, so the fetch and release of the routed experts'
-tensors add to the step; for every other tensor the host issues ahead of the device and only
-what exceeds the micro-batch's device time is paid. Tensors below ZeRO-3's persistence threshold
-(norms, biases; the Trainer's ``auto`` sets it to ten times the hidden size) stay whole and are
-not counted; neither are adapters.
+tensors (each expert's matrices and the router; norms and biases stay whole below ZeRO-3's
+persistence threshold) add to the step. Every other tensor's fetch is issued ahead of the device,
+behind DeepSpeed's prefetch, and is not counted: no published dense ZeRO-3 run shows it, and
+with each of its calls (many of them views: ``narrow``, ``view``) at the cost of a layer's
+operator call it would halve a 7B model's ZeRO-3 throughput on eight H100s, which no source
+reports.
 
 Tensors are counted from the architecture (trained_tensors). Under DeepSpeed ZeRO and with
 Megatron's distributed optimizer the optimizer sees flat buffers, one per parameter group
@@ -210,19 +212,13 @@ def zero3_calls_per_tensor(data_parallel: int) -> float:
     return ZERO3_CALLS_PER_TENSOR_AND_RANK * data_parallel + ZERO3_CALLS_PER_TENSOR
 
 
-def zero3_gathered_tensors(scenario: Scenario) -> tuple[float, float]:
-    """(routed experts' tensors, every other gathered tensor) of the whole model that ZeRO-3
-    fetches per pass: each expert's matrices and the router of every MoE layer; the attention
-    and MLP matrices of every block, the embedding and an untied output head. Norms and biases
-    stay whole (below the persistence threshold) and adapters are not counted."""
+def zero3_routed_tensors(scenario: Scenario) -> float:
+    """The routed experts' tensors of the whole model that ZeRO-3 fetches per pass: each
+    expert's matrices and the router of every MoE layer (0 for a dense model)."""
     model = scenario.model
     layout = model.layout
-    gated = layout.gated_mlp if layout is not None else True
-    matrices = 3 if gated else 2
-    layers = _layers(model)
-    head = 0 if model.tied_embeddings else 1
     experts = layout.routed_expert_count if layout is not None else 1
-    if experts > 1:
-        routed = layers * (matrices * experts + 1)
-        return routed, layers * ATTENTION_MATRICES + 1 + head
-    return 0.0, layers * (ATTENTION_MATRICES + matrices) + 1 + head
+    if experts <= 1:
+        return 0.0
+    matrices = 3 if layout.gated_mlp else 2
+    return _layers(model) * (matrices * experts + 1)

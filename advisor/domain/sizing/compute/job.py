@@ -36,7 +36,7 @@ from advisor.domain.sizing.host_step import (
     host_synchronised,
     layer_call_share,
     optimizer_host_calls,
-    zero3_gathered_tensors,
+    zero3_routed_tensors,
 )
 from advisor.domain.sizing.memory import traits_of
 
@@ -96,10 +96,9 @@ class JobFigures:
     # Share of an eager layer's operator calls the training loop makes per layer and pass
     # (host_step.layer_call_share: fewer under torch.compile).
     layer_call_share: float = 1.0
-    # ZeRO-3's fetch and release on the host (host_step.zero3_gathered_tensors): the routed
-    # experts' partitioned tensors and every other gathered tensor, whole model.
+    # ZeRO-3's fetch and release on the host (host_step.zero3_routed_tensors): the routed
+    # experts' partitioned tensors, whole model, fetched one by one in every pass.
     zero3_routed_tensors: float = 0.0
-    zero3_other_tensors: float = 0.0
     # Context parallelism (parallelism.context_parallel) and how it exchanges attention; the
     # key/value and query widths (heads x head size) its traffic is made of.
     context_parallel: int = 1
@@ -216,14 +215,8 @@ def job_figures(scenario: Scenario) -> JobFigures:
         optimizer_host_calls_zero=optimizer_host_calls(scenario, "zero1"),
         optimizer_host_synced=host_synchronised(scenario),
         layer_call_share=layer_call_share(scenario),
-        **_zero3_tensors(scenario),
+        zero3_routed_tensors=zero3_routed_tensors(scenario),
     )
-
-
-def _zero3_tensors(scenario: Scenario) -> dict[str, float]:
-    """JobFigures' ZeRO-3 tensor counts (read only when a step runs under ZeRO-3)."""
-    routed, other = zero3_gathered_tensors(scenario)
-    return {"zero3_routed_tensors": routed, "zero3_other_tensors": other}
 
 
 def gemm_intensity(tokens: float, d_in: float, d_out: float, value_bytes: float = 2) -> float:

@@ -115,12 +115,9 @@ class StepTraffic(NamedTuple):
     # issues ahead), and what adds to it (bitsandbytes waits for the device after each tensor).
     optimizer_floor_s: float
     optimizer_added_s: float
-    # ZeRO-3's fetch and release on the host (host_step): per step, the routed experts' part
-    # that a synchronising expert loop exposes whole; per micro-batch, the part the host issues
-    # ahead of the device (paid only beyond the micro-batch's device time); micro-batches.
-    fetch_synced_s: float = 0.0
-    fetch_ahead_s: float = 0.0
-    micro_batches: int = 1
+    # ZeRO-3's fetch and release of the routed experts on the host, per step, where an expert
+    # loop that waits for the device exposes it (zero3_fetch_seconds).
+    fetch_s: float = 0.0
 
 
 def strategy_host_calls(job: JobFigures, strategy: str) -> float:
@@ -145,9 +142,7 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0)
     added_s = 0.0
     if job.optimizer_host_synced:
         floor_s, added_s = 0.0, floor_s
-    synced_s = ahead_s = 0.0
-    if strategy == "zero3":
-        synced_s, ahead_s = zero3_fetch_seconds(job, data_parallel, call_s)
+    fetch_s = zero3_fetch_seconds(job, data_parallel, call_s) if strategy == "zero3" else 0.0
     # Positional: a named tuple built from keywords costs about three times as much, and a
     # catalog sweep builds thousands of these and of StepCompute.
     return StepTraffic(
@@ -158,35 +153,21 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0)
         optimizer_bytes,
         floor_s,
         added_s,
-        synced_s,
-        ahead_s,
-        job.grad_accum,
+        fetch_s,
     )
 
 
-def zero3_fetch_seconds(job: JobFigures, data_parallel: int, call_s: float) -> tuple[float, float]:
-    """ZeRO-3's fetch and release of the partitioned tensors on the host (host_step): (seconds
-    per step that add to it, the routed experts' when they run in a loop that waits for the
-    device; seconds per micro-batch the host issues ahead of the device, every other tensor's).
-    Each pass that uses the weights fetches them: the forward, a recomputed forward, the
-    backward."""
-    per_tensor_s = zero3_calls_per_tensor(data_parallel) * call_s
-    if not per_tensor_s:
-        return 0.0, 0.0
+def zero3_fetch_seconds(job: JobFigures, data_parallel: int, call_s: float) -> float:
+    """Per step: ZeRO-3's fetch and release of the routed experts' partitioned tensors on the
+    host (host_step), where the experts run in a loop that waits for the device, so that the
+    host cannot run ahead (0 for dense models and grouped GEMM). Each pass that uses the
+    weights fetches them: the forward, a recomputed forward, the backward."""
+    if not job.experts_in_loop or not job.zero3_routed_tensors:
+        return 0.0
     passes = 2 + (1 if job.recompute else 0)
-    routed = job.zero3_routed_tensors / job.model_parallel
-    other = job.zero3_other_tensors / job.model_parallel
-    if not job.experts_in_loop:
-        other, routed = other + routed, 0.0
-    synced_s = routed * passes * per_tensor_s * job.grad_accum
-    return synced_s, other * passes * per_tensor_s
-
-
-def fetch_exposed_seconds(compute: StepCompute, traffic: StepTraffic) -> float:
-    """Per step: ZeRO-3's host fetch and release not hidden behind the device (see
-    :func:`zero3_fetch_seconds`)."""
-    beyond = traffic.fetch_ahead_s - compute.micro_s
-    return traffic.fetch_synced_s + (traffic.micro_batches * beyond if beyond > 0.0 else 0.0)
+    tensors = job.zero3_routed_tensors / job.model_parallel
+    calls = zero3_calls_per_tensor(data_parallel) * tensors * passes * job.grad_accum
+    return calls * call_s
 
 
 class StepCompute(NamedTuple):
@@ -278,5 +259,5 @@ def _step_parts(
         compute.offload_s,
         traffic.tokens,
         _optimizer_s(traffic, memory_bytes_per_s(memory_bandwidth_tbps)),
-        fetch_exposed_seconds(compute, traffic),
+        traffic.fetch_s,
     )

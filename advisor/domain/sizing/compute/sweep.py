@@ -20,7 +20,6 @@ from advisor.domain.sizing.compute.step import (
     StepTraffic,
     _optimizer_s,
     exposed_seconds,
-    fetch_exposed_seconds,
     memory_bytes_per_s,
     step_compute,
     step_traffic,
@@ -176,13 +175,10 @@ class RatesByStrategy(dict):
             traffic = self.traffic[strategy]
             exposed_s = exposed_seconds(compute, traffic)[2]
             optimizer_s = _optimizer_s(traffic, self.memory_bytes_per_s)
-            fetch_s = 0.0
-            if traffic.fetch_synced_s or traffic.fetch_ahead_s:  # ZeRO-3 only: skip the call
-                fetch_s = fetch_exposed_seconds(compute, traffic)
             # The step's seconds in step_time's order: compute, exposed, offload, optimizer,
             # ZeRO-3's fetch.
             value = traffic.tokens / (
-                compute.compute_s + exposed_s + compute.offload_s + optimizer_s + fetch_s
+                compute.compute_s + exposed_s + compute.offload_s + optimizer_s + traffic.fetch_s
             )
         self[strategy] = value
         return value
