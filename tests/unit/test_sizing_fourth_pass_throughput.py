@@ -79,6 +79,14 @@ def test_the_expert_loop_exposes_zero3s_fetch_by_hand(cases):
     assert zero3_fetch_seconds(job, 1, call_s) == 0  # one rank: no gather
 
 
+def test_expert_parallelism_fetches_only_the_experts_a_gpu_holds(cases):
+    scenario = cases[Z3_MOE].scenario
+    ep4 = replace(scenario, parallelism=replace(scenario.parallelism, expert_parallel=4))
+    call_s = call_seconds(1.2e-3)
+    whole = zero3_fetch_seconds(job_figures(scenario), 8, call_s)
+    assert zero3_fetch_seconds(job_figures(ep4), 8, call_s) == pytest.approx(whole / 4)
+
+
 def test_grouped_gemm_lets_the_host_run_ahead(cases):
     grouped = replace(cases[Z3_MOE].scenario, moe_grouped_gemm=True)
     assert zero3_fetch_seconds(job_figures(grouped), 8, call_seconds(1.2e-3)) == 0

@@ -12,6 +12,7 @@ from advisor.domain.sizing.calibration import Calibration
 from advisor.domain.sizing.compute.communication import (
     data_parallel_bytes,
     expert_loop_seconds,
+    expert_parallel_degree,
     expert_parallel_seconds,
 )
 from advisor.domain.sizing.compute.job import JobFigures
@@ -161,11 +162,13 @@ def zero3_fetch_seconds(job: JobFigures, data_parallel: int, call_s: float) -> f
     """Per step: ZeRO-3's fetch and release of the routed experts' partitioned tensors on the
     host (host_step), where the experts run in a loop that waits for the device, so that the
     host cannot run ahead (0 for dense models and grouped GEMM). Each pass that uses the
-    weights fetches them: the forward, a recomputed forward, the backward."""
+    weights fetches them: the forward, a recomputed forward, the backward. Under expert
+    parallelism a GPU holds, and fetches, 1/ep of them."""
     if not job.experts_in_loop or not job.zero3_routed_tensors:
         return 0.0
     passes = 2 + (1 if job.recompute else 0)
-    tensors = job.zero3_routed_tensors / job.model_parallel
+    held = job.model_parallel * expert_parallel_degree(job, data_parallel)
+    tensors = job.zero3_routed_tensors / held
     calls = zero3_calls_per_tensor(data_parallel) * tensors * passes * job.grad_accum
     return calls * call_s
 
