@@ -351,9 +351,12 @@ def test_a_7b_lora_job_still_gets_a_one_gpu_instance():
 def test_cloud_cost_is_the_card_hours_of_the_instance_actually_used():
     one = cloud_option(scenario(), (1, 2, 4, 8))
     eight = cloud_option(scenario(), (8,))
-    load = eight.economics.inputs.load
-    assert eight.cost.lines[0].quantity == 8 * load.hours_per_run
-    assert eight.cost.lines[0].quantity != one.cost.lines[0].quantity
+    for option in (one, eight):
+        load = option.economics.inputs.load
+        gpus = option.sizing.layout.gpus
+        assert option.cost.lines[0].quantity == gpus * load.hours_per_run
+    # Each pays for the instance it uses, not for the largest one sold.
+    assert one.sizing.layout.gpus < eight.sizing.layout.gpus == 8
 
 
 def test_only_the_modes_asked_for_become_options():

@@ -194,8 +194,10 @@ OUT_OF_FOLD_MEMORY_UNDER_15 = 0
 # cases (physics: their attention is twice or 1.4 times as wide as hidden / heads) tips the Qwen
 # fold's launch-overhead pick from 1.4 to 2.0 ms on a 0.1-point difference of its objective; the
 # issue's goal (<= 20 %) is the bound that must hold. 17.0 % since decision 0072 (host time by
-# loop type: the Qwen fold picks 1.8 ms); the bound tightened to 18 %.
-OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.18
+# loop type: the Qwen fold picks 1.8 ms); the bound tightened to 18 %. 14.7 % since decision 0141
+# (issue 49: ZeRO-3's fetch loop, GPTQ's unpacking, the utilisation over every run): the bound is
+# issue 49's goal, 15 %.
+OUT_OF_FOLD_THROUGHPUT_MEDIAN = 0.15
 
 
 def test_scenario_alone_never_under_predicts_by_more_than_15_percent(bench, cases):
@@ -228,6 +230,35 @@ def test_out_of_fold_figures_do_not_get_worse(bench, folds):
     assert figures.memory_range_under_15 <= OUT_OF_FOLD_MEMORY_UNDER_15
     assert figures.claims_agree == figures.claims
     assert figures.throughput_median <= OUT_OF_FOLD_THROUGHPUT_MEDIAN
+
+
+def test_out_of_fold_figures_by_mechanism_group_cover_every_scored_case_once(bench, cases, folds):
+    """Issue 49 item 6: per dimension (packing, framework, strategy, method) every measured
+    peak and throughput run scored out of fold is in exactly one group."""
+    rows = bench.group_rows(cases, folds)
+    figures = bench.out_of_fold_figures(folds)
+    assert [d for d, _ in bench.GROUP_DIMENSIONS] == ["packing", "framework", "strategy", "method"]
+    for dimension, _ in bench.GROUP_DIMENSIONS:
+        mine = [row for row in rows if row.dimension == dimension]
+        assert sum(row.memory_cases for row in mine) == figures.memory_cases, dimension
+        assert sum(row.throughput_cases for row in mine) == figures.throughput_cases, dimension
+
+
+def test_a_groups_out_of_fold_median_is_its_own_cases(bench, cases, folds):
+    by_id = {case.id: case for case in cases}
+    unpacked = [
+        abs(t.error)
+        for fold in folds
+        for t in fold.throughput
+        if by_id[t.case_id].scenario.packed is False
+    ]
+    row = next(
+        r
+        for r in bench.group_rows(cases, folds)
+        if (r.dimension, r.group) == ("packing", "unpacked")
+    )
+    assert row.throughput_cases == len(unpacked) > 0
+    assert row.throughput_median == pytest.approx(statistics.median(unpacked))
 
 
 def test_no_prediction_reads_a_cases_id_or_source(bench, cases):

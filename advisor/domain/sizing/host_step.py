@@ -39,6 +39,30 @@ How many calls a step makes depends on the loop type, read from the framework co
   is not stated (the heavier default); torchtune's and LitGPT's recipes leave clipping off unless
   configured, Megatron clips with its own fused multi-tensor kernels.
 
+**ZeRO-3's fetch and release** (issue 49 item 5): DeepSpeed ZeRO-3 gathers a module's partitioned
+parameter tensors before the module runs and frees them after it, in every pass that uses them
+(the forward, a recomputed forward and the backward). Its host loop visits every tensor: at
+v0.17.2 (https://github.com/deepspeedai/DeepSpeed/blob/v0.17.2/deepspeed/runtime/zero/
+partition_parameters.py) ``_all_gather_dtype`` moves each tensor's shard with two ``.to`` calls
+into the flat buffer; ``AllGatherCoalescedHandle.wait`` takes one ``narrow`` of each rank's piece
+and records each piece on the compute stream (``record_stream``), then ``torch.cat``, ``view``,
+``to`` and the ``param.data`` assignment; ``fetch_sub_module`` (``partitioned_param_coordinator
+.py``) creates and records an Event per tensor; ``free_param`` records the data on the stream,
+makes an empty tensor and assigns it: ``2 x ranks + 11`` calls per tensor and pass
+(ZERO3_CALLS_PER_TENSOR_AND_RANK, ZERO3_CALLS_PER_TENSOR). DeepSpeed's own maintainers name the
+cost: "the loop time is excessively long in fine-grained module" and it introduces "a device
+bubble" (pull request 6694, "Reduce the device bubble introduced by heavy loop synchronization in
+coalesced fetch/release (z3_leaf_module)", https://github.com/deepspeedai/DeepSpeed/pull/6694,
+on MoE blocks of 64 experts of three matrices each, pull request 6649). Where a model's experts
+run as a Python loop that waits for the device (compute.EXPERT_CALL_SHARE_OF_LAYER: torch.where
+in every expert), the host cannot run ahead, so the fetch and release of the routed experts'
+tensors (each expert's matrices and the router; norms and biases stay whole below ZeRO-3's
+persistence threshold) add to the step. Every other tensor's fetch is issued ahead of the device,
+behind DeepSpeed's prefetch, and is not counted: no published dense ZeRO-3 run shows it, and
+with each of its calls (many of them views: ``narrow``, ``view``) at the cost of a layer's
+operator call it would halve a 7B model's ZeRO-3 throughput on eight H100s, which no source
+reports.
+
 Tensors are counted from the architecture (trained_tensors). Under DeepSpeed ZeRO and with
 Megatron's distributed optimizer the optimizer sees flat buffers, one per parameter group
 (DeepSpeed ``stage_1_and_2.py`` ``bit16_groups_flat``), so the count there is the groups'.
@@ -71,6 +95,10 @@ BNB_CALLS_PER_TENSOR = 2  # update_step's kernel and torch.cuda.synchronize()
 BNB_PAGED_PREFETCH_CALLS = 2  # prefetch_state: the two states (paged optimizers)
 CLIP_CALLS = 7  # torch.nn.utils.clip_grad_norm_, foreach path, at PyTorch v2.5.0
 FLAT_BUFFERS = 2  # DeepSpeed ZeRO / Megatron: one flat buffer per group (decay, no decay)
+
+# DeepSpeed ZeRO-3's host calls per partitioned tensor and pass (see the module docstring).
+ZERO3_CALLS_PER_TENSOR_AND_RANK = 2  # a narrow and a record_stream of each rank's piece
+ZERO3_CALLS_PER_TENSOR = 11  # 2 .to, cat, view, to, data; Event and record; release's 3
 
 BNB_OPTIMIZERS = frozenset(("adamw-8bit", "paged-adamw", "paged-adamw-8bit"))
 PAGED_OPTIMIZERS = frozenset(("paged-adamw", "paged-adamw-8bit"))
@@ -174,3 +202,23 @@ def call_seconds(layer_pass_overhead_s: float) -> float:
 def host_seconds(calls: float, layer_pass_overhead_s: float) -> float:
     """Host seconds of ``calls`` operator calls at the calibrated cost of one call."""
     return calls * layer_pass_overhead_s / CALLS_PER_LAYER_PASS
+
+
+def zero3_calls_per_tensor(data_parallel: int) -> float:
+    """Host calls of ZeRO-3's fetch and release of one tensor in one pass, gathered over
+    ``data_parallel`` ranks (0 on one rank: DeepSpeed's ``_no_gather_coalesced`` path)."""
+    if data_parallel <= 1:
+        return 0.0
+    return ZERO3_CALLS_PER_TENSOR_AND_RANK * data_parallel + ZERO3_CALLS_PER_TENSOR
+
+
+def zero3_routed_tensors(scenario: Scenario) -> float:
+    """The routed experts' tensors of the whole model that ZeRO-3 fetches per pass: each
+    expert's matrices and the router of every MoE layer (0 for a dense model)."""
+    model = scenario.model
+    layout = model.layout
+    experts = layout.routed_expert_count if layout is not None else 1
+    if experts <= 1:
+        return 0.0
+    matrices = 3 if layout.gated_mlp else 2
+    return _layers(model) * (matrices * experts + 1)

@@ -159,7 +159,18 @@ def _hardware_assumptions(
                 {"accelerator": accelerator.name},
             )
         )
-    if scenario.method == "qlora":
+    if scenario.method == "qlora" and scenario.quant_format == "gptq":
+        out.append(
+            Message(
+                N_(
+                    "The GPTQ base is unpacked to 16 bits by PyTorch operators in every forward "
+                    "pass (AutoGPTQ's training path, exllama kernels off): {gb} GB of memory "
+                    "traffic per micro-batch, whatever its length."
+                ),
+                {"gb": _fmt(dequant_bytes_per_micro_batch(scenario) / 1e9, 1)},
+            )
+        )
+    elif scenario.method == "qlora":
         out.append(
             Message(
                 N_(

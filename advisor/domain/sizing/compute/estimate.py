@@ -35,6 +35,7 @@ from advisor.domain.sizing.compute.results import TimeEstimate
 from advisor.domain.sizing.compute.step import StepTime, step_time, strategy_host_calls
 from advisor.domain.sizing.host_step import (
     host_seconds,
+    zero3_calls_per_tensor,
 )
 from advisor.domain.sizing.network import (
     Links,
@@ -105,6 +106,24 @@ def _optimizer_step_message(
             "because each step trains few tokens."
         ),
         {"bytes": _fmt(job.optimizer_bytes_per_param, 0), **timing},
+    )
+
+
+def _fetch_message(job: JobFigures, step: StepTime, data_parallel: int) -> Message:
+    """ZeRO-3's host loop over the partitioned tensors when it is a large share of the step
+    (host_step, step.zero3_fetch_seconds)."""
+    return Message(
+        N_(
+            "DeepSpeed ZeRO-3 gathers and frees each partitioned weight tensor in a loop on the "
+            "host, {calls} operator calls per tensor in every pass that uses it; where the "
+            "experts run one by one and wait for the device, the loop is not hidden: {seconds} "
+            "s of each {step} s step."
+        ),
+        {
+            "calls": _fmt(zero3_calls_per_tensor(data_parallel), 0),
+            "seconds": _fmt(step.fetch_s, 2),
+            "step": _fmt(step.step_s, 2),
+        },
     )
 
 
@@ -185,6 +204,8 @@ def estimate_time(
     )
     if step.optimizer_s >= OPTIMIZER_SHARE_SAID * step.step_s:
         assumptions.append(_optimizer_step_message(job, step, strategy, cal))
+    if step.fetch_s >= OPTIMIZER_SHARE_SAID * step.step_s:
+        assumptions.append(_fetch_message(job, step, data_parallel))
     bound = _memory_bound_message(scenario, job, accelerator, peak, utilisation)
     if bound is not None:
         assumptions.append(bound)

@@ -54,6 +54,21 @@ GENERIC_HIDDEN_PER_LAYER = 128
 DEQUANT_WRITE_READ_BYTES = 4
 DEQUANT_CONSTANT_BYTES = 0.5 / 8
 
+# GPTQ bases (quant_format "gptq") dequantise in PyTorch operators, not in a fused kernel: a
+# QLoRA over a GPTQ checkpoint trains with Transformers' ``GPTQConfig(bits=4,
+# disable_exllama=True)`` (the exllama kernels do not train; Qwen's finetune.py, https://github.
+# com/QwenLM/Qwen/blob/main/finetune.py), which gives AutoGPTQ's ``qlinear_cuda_old.QuantLinear``
+# (https://github.com/AutoGPTQ/AutoGPTQ, auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py). Its
+# forward, for 128 rows or more, unpacks the whole weight: ``torch.bitwise_right_shift`` of the
+# expanded packed int32 words (reads bits/8, writes 4 bytes per weight), ``.to(torch.int8)``
+# (reads 4, writes 1), ``bitwise_and`` in place (1 + 1), ``weight - zeros`` (1 + 1), ``scales *``
+# (reads 1, writes the 16-bit weight, 2) and the matmul reads it (2): bits/8 + 12 + 6 x n bytes
+# per weight, n the width of the unpacked integers (1 byte; 2 for 8-bit, ``torch.int16``), 18.5
+# for 4 bits against bitsandbytes' 4.56. The matmul's autograd keeps the 16-bit weight for the
+# backward, so it is unpacked once per forward (and recomputed forward), not again backward.
+GPTQ_UNPACK_BYTES = 12  # the int32 shift result written and read (4 + 4), the matmul's 2 + 2
+GPTQ_NARROW_PASSES = 6  # cast write, and read and write, subtract read and write, scale read
+
 # DoRA (Liu et al. 2024, "DoRA: Weight-Decomposed Low-Rank Adaptation"; PEFT
 # DoraLinearLayer.forward, https://github.com/huggingface/peft, src/peft/tuners/lora/dora.py)
 # re-normalises every adapted matrix in every forward pass: it forms B @ A (d_out x d_in),
@@ -215,6 +230,12 @@ def peak_tflops(scenario: Scenario, accelerator: AcceleratorSpec) -> float | Non
 
     The BF16 figure, or the FP16 figure where the catalog has only that (Ascend 910B has no
     published BF16 figure): every catalog accelerator with both figures lists them equal.
+    On GeForce cards it is the rate with FP32 accumulation, half the FP16-accumulate one
+    (NVIDIA, "NVIDIA Ada GPU Architecture" whitepaper, v2.01, appendix table: RTX 4090 peak
+    BF16 and FP16 tensor TFLOPS with FP32 accumulate 165.2 dense, FP16 with FP16 accumulate
+    330.3, https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-
+    architecture.pdf): PyTorch's 16-bit matrix products accumulate in FP32 (cuBLAS
+    ``CUBLAS_COMPUTE_32F``), and BF16 has no FP16-accumulate rate at all.
     """
     peak = accelerator.bf16_dense_tflops or accelerator.fp16_dense_tflops
     if peak is None or peak <= 0:

@@ -18,6 +18,8 @@ from advisor.domain.sizing.compute.flops import (
     DEQUANT_CONSTANT_BYTES,
     DEQUANT_WRITE_READ_BYTES,
     DORA_BYTES_PER_WEIGHT,
+    GPTQ_NARROW_PASSES,
+    GPTQ_UNPACK_BYTES,
     _activation_passes,
     _gradient_bytes_per_param,
     _host_optimizer_bytes_per_param,
@@ -34,6 +36,7 @@ from advisor.domain.sizing.host_step import (
     host_synchronised,
     layer_call_share,
     optimizer_host_calls,
+    zero3_routed_tensors,
 )
 from advisor.domain.sizing.memory import traits_of
 
@@ -93,6 +96,9 @@ class JobFigures:
     # Share of an eager layer's operator calls the training loop makes per layer and pass
     # (host_step.layer_call_share: fewer under torch.compile).
     layer_call_share: float = 1.0
+    # ZeRO-3's fetch and release on the host (host_step.zero3_routed_tensors): the routed
+    # experts' partitioned tensors, whole model, fetched one by one in every pass.
+    zero3_routed_tensors: float = 0.0
     # Context parallelism (parallelism.context_parallel) and how it exchanges attention; the
     # key/value and query widths (heads x head size) its traffic is made of.
     context_parallel: int = 1
@@ -209,6 +215,7 @@ def job_figures(scenario: Scenario) -> JobFigures:
         optimizer_host_calls_zero=optimizer_host_calls(scenario, "zero1"),
         optimizer_host_synced=host_synchronised(scenario),
         layer_call_share=layer_call_share(scenario),
+        zero3_routed_tensors=zero3_routed_tensors(scenario),
     )
 
 
@@ -288,9 +295,15 @@ def dequant_bytes_per_micro_batch(scenario: Scenario) -> float:
         return 0.0
     shape = model_shape(scenario)
     quantised = max(scenario.model.params - shape.untied_embedding_params - _head_params(shape), 0)
-    passes = 2 + (1 if uses_recompute(scenario) else 0)
-    per_weight = scenario.quant_bits_or_default / 8 + DEQUANT_CONSTANT_BYTES
-    return quantised * (per_weight + DEQUANT_WRITE_READ_BYTES) * passes
+    recompute = 1 if uses_recompute(scenario) else 0
+    bits = scenario.quant_bits_or_default
+    if scenario.quant_format == "gptq":
+        # AutoGPTQ's PyTorch unpacking, once per forward (see GPTQ_UNPACK_BYTES).
+        narrow = 2 if bits == 8 else 1
+        per_weight = bits / 8 + GPTQ_UNPACK_BYTES + GPTQ_NARROW_PASSES * narrow
+        return quantised * per_weight * (1 + recompute)
+    per_weight = bits / 8 + DEQUANT_CONSTANT_BYTES
+    return quantised * (per_weight + DEQUANT_WRITE_READ_BYTES) * (2 + recompute)
 
 
 def dora_bytes_per_micro_batch(scenario: Scenario) -> float:

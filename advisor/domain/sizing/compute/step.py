@@ -12,6 +12,7 @@ from advisor.domain.sizing.calibration import Calibration
 from advisor.domain.sizing.compute.communication import (
     data_parallel_bytes,
     expert_loop_seconds,
+    expert_parallel_degree,
     expert_parallel_seconds,
 )
 from advisor.domain.sizing.compute.job import JobFigures
@@ -21,6 +22,7 @@ from advisor.domain.sizing.compute.results import CommunicationCost
 from advisor.domain.sizing.host_step import (
     ZERO_STRATEGIES,
     call_seconds,
+    zero3_calls_per_tensor,
 )
 from advisor.domain.sizing.network import (
     Links,
@@ -39,6 +41,7 @@ class StepTime:
     step_s: float
     tokens_per_step: float
     optimizer_s: float = 0.0  # the optimizer step on the GPU (memory-bound), in step_s
+    fetch_s: float = 0.0  # ZeRO-3's fetch and release on the host not hidden, in step_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -71,7 +74,7 @@ def step_time(
         accelerator.memory_bandwidth_tbps,
     )
     slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s, tokens = parts[:9]
-    optimizer_s = parts[9]
+    optimizer_s, fetch_s = parts[9], parts[10]
     comm = CommunicationCost(
         tensor_parallel_s=tp_s * slots,
         data_parallel_s=dp_s,
@@ -86,9 +89,10 @@ def step_time(
         micro_batch_s=micro_s + ep_s,
         compute_s=compute_s,
         communication=comm,
-        step_s=compute_s + exposed_s + offload_s + optimizer_s,
+        step_s=compute_s + exposed_s + offload_s + optimizer_s + fetch_s,
         tokens_per_step=tokens,
         optimizer_s=optimizer_s,
+        fetch_s=fetch_s,
     )
 
 
@@ -112,6 +116,9 @@ class StepTraffic(NamedTuple):
     # issues ahead), and what adds to it (bitsandbytes waits for the device after each tensor).
     optimizer_floor_s: float
     optimizer_added_s: float
+    # ZeRO-3's fetch and release of the routed experts on the host, per step, where an expert
+    # loop that waits for the device exposes it (zero3_fetch_seconds).
+    fetch_s: float = 0.0
 
 
 def strategy_host_calls(job: JobFigures, strategy: str) -> float:
@@ -136,9 +143,34 @@ def step_traffic(job: JobFigures, gpus: int, strategy: str, call_s: float = 0.0)
     added_s = 0.0
     if job.optimizer_host_synced:
         floor_s, added_s = 0.0, floor_s
+    fetch_s = zero3_fetch_seconds(job, data_parallel, call_s) if strategy == "zero3" else 0.0
     # Positional: a named tuple built from keywords costs about three times as much, and a
     # catalog sweep builds thousands of these and of StepCompute.
-    return StepTraffic(data_parallel, dp_bytes, overlap, tokens, optimizer_bytes, floor_s, added_s)
+    return StepTraffic(
+        data_parallel,
+        dp_bytes,
+        overlap,
+        tokens,
+        optimizer_bytes,
+        floor_s,
+        added_s,
+        fetch_s,
+    )
+
+
+def zero3_fetch_seconds(job: JobFigures, data_parallel: int, call_s: float) -> float:
+    """Per step: ZeRO-3's fetch and release of the routed experts' partitioned tensors on the
+    host (host_step), where the experts run in a loop that waits for the device, so that the
+    host cannot run ahead (0 for dense models and grouped GEMM). Each pass that uses the
+    weights fetches them: the forward, a recomputed forward, the backward. Under expert
+    parallelism a GPU holds, and fetches, 1/ep of them."""
+    if not job.experts_in_loop or not job.zero3_routed_tensors:
+        return 0.0
+    passes = 2 + (1 if job.recompute else 0)
+    held = job.model_parallel * expert_parallel_degree(job, data_parallel)
+    tensors = job.zero3_routed_tensors / held
+    calls = zero3_calls_per_tensor(data_parallel) * tensors * passes * job.grad_accum
+    return calls * call_s
 
 
 class StepCompute(NamedTuple):
@@ -214,7 +246,7 @@ def _step_parts(
     """One optimizer step from one micro-batch's seconds (see :func:`step_compute`).
 
     Returns (slots, compute_s, dp_bytes, dp_gbs, dp_s, window, exposed_s, offload_s,
-    tokens_per_step, optimizer_s).
+    tokens_per_step, optimizer_s, fetch_s).
     """
     compute = step_compute(job, gpus, links, micro_s, layer_pass_overhead_s)
     traffic = step_traffic(job, gpus, strategy, call_seconds(layer_pass_overhead_s))
@@ -230,4 +262,5 @@ def _step_parts(
         compute.offload_s,
         traffic.tokens,
         _optimizer_s(traffic, memory_bytes_per_s(memory_bandwidth_tbps)),
+        traffic.fetch_s,
     )

@@ -175,9 +175,10 @@ class RatesByStrategy(dict):
             traffic = self.traffic[strategy]
             exposed_s = exposed_seconds(compute, traffic)[2]
             optimizer_s = _optimizer_s(traffic, self.memory_bytes_per_s)
-            # The step's seconds in step_time's order: compute, exposed, offload, optimizer.
+            # The step's seconds in step_time's order: compute, exposed, offload, optimizer,
+            # ZeRO-3's fetch.
             value = traffic.tokens / (
-                compute.compute_s + exposed_s + compute.offload_s + optimizer_s
+                compute.compute_s + exposed_s + compute.offload_s + optimizer_s + traffic.fetch_s
             )
         self[strategy] = value
         return value
