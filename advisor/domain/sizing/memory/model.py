@@ -6,6 +6,7 @@ layout; :func:`estimate_memory` and the search for the largest micro-batch or se
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.i18n import Message
@@ -27,6 +28,7 @@ from advisor.domain.sizing.memory.capacity import (
     plannable_capacity_gib,
     usable_capacity_gib,
 )
+from advisor.domain.sizing.memory.frameworks import FrameworkTraits, heavier_traits_of, traits_of
 from advisor.domain.sizing.memory.layout import Layout, layout_of
 from advisor.domain.sizing.memory.lengths import batch_length
 from advisor.domain.sizing.memory.sizes import COMPUTE_BYTES, GIB
@@ -71,9 +73,18 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
     """
 
     def __init__(
-        self, scenario: Scenario, *, micro_batch: int | None = None, seq_len: int | None = None
+        self,
+        scenario: Scenario,
+        *,
+        micro_batch: int | None = None,
+        seq_len: int | None = None,
+        traits: FrameworkTraits | None = None,
     ):
         self.scenario = scenario
+        # The framework's traits (traits_of), or the heavier reading's for the band's edge.
+        self.traits = traits or traits_of(scenario)
+        self._heavier_traits = None if traits is not None else heavier_traits_of(scenario)
+        self._heavier: MemoryModel | None = None
         self.micro_batch = micro_batch or scenario.micro_batch
         # The longest batch expected: seq_len, or for unpacked data what the lengths say.
         self.seq_len = seq_len or batch_length(scenario).tokens
@@ -174,7 +185,35 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
         capacity: float | None = None,
         card: float | None = None,
     ) -> MemoryBreakdown:
-        """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL).
+        """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL), with,
+        when the scenario does not state its framework, the same layout under the heavier
+        reading (``MemoryBreakdown.heavier``, the band's upper edge: decision 0139)."""
+        kwargs = dict(
+            context=context, micro_batch=micro_batch, seq_len=seq_len, capacity=capacity, card=card
+        )
+        breakdown = self._per_gpu(layout, **kwargs)
+        if self._heavier_traits is None:
+            return breakdown
+        if self._heavier is None:
+            self._heavier = MemoryModel(
+                self.scenario,
+                micro_batch=self.micro_batch,
+                seq_len=self.seq_len,
+                traits=self._heavier_traits,
+            )
+        return replace(breakdown, heavier=self._heavier._per_gpu(layout, **kwargs))
+
+    def _per_gpu(
+        self,
+        layout: Layout,
+        *,
+        context: float,
+        micro_batch: int | None,
+        seq_len: int | None,
+        capacity: float | None,
+        card: float | None,
+    ) -> MemoryBreakdown:
+        """Peak memory per GPU for this layout under the model's traits.
 
         The peak is the largest of three moments: the start of the backward pass (activations
         and the loss's buffers alive), the optimizer step (activations freed, the step's extra

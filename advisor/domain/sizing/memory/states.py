@@ -27,7 +27,6 @@ from advisor.domain.sizing.memory.capacity import HOST_PROCESS_GIB, length_drift
 from advisor.domain.sizing.memory.frameworks import (
     optimizer_step_is_foreach,
     quantises_output_layer,
-    traits_of,
     upcasts_kbit_rest,
 )
 from advisor.domain.sizing.memory.layout import Layout
@@ -100,7 +99,13 @@ class ModelStates:
     # -- model states ------------------------------------------------------------------
 
     def _model_states(self, s: Scenario, m: ModelArch, lay: ArchLayout) -> None:
-        total = s.model.params
+        # A framework that builds the output layer as its own matrix holds a tied model's
+        # shared embedding twice (FrameworkTraits.separate_output_layer): params_b counts it
+        # once.
+        self.extra_head_params = 0.0
+        if self.traits.separate_output_layer and m.tied_embeddings:
+            self.extra_head_params = float(m.vocab * m.hidden)
+        total = s.model.params + self.extra_head_params
         block_params = min(
             total,
             m.layers * (lay.attention_params_per_layer + lay.mlp_params_per_layer),
@@ -112,10 +117,9 @@ class ModelStates:
         weight_bytes = 2 if amp else DTYPE_BYTES[s.precision]
         self.weight_elem_bytes = weight_bytes
         adapters = adapter_count(s)
-        self.traits = traits_of(s)
         if s.uses_adapters:
             trained = adapters.total
-            self.frozen_bytes = self._frozen_base_bytes(s, total, block_params)
+            self.frozen_bytes = self._frozen_base_bytes(s, m, total, block_params)
         else:
             trained = total
             self.frozen_bytes = 0.0
@@ -126,7 +130,6 @@ class ModelStates:
         if not s.uses_adapters and trained:
             self.first_gradient_share = min(1.0, m.vocab * m.hidden / trained)
         self.gradients_in_backward = gradients_made_in_backward(s)
-        self.traits = traits_of(s)
         self.length_drift_share = length_drift_share(s)
         self.length_drift_high_share = length_drift_share(s, high=True)
         if s.uses_adapters and not amp and not self.traits.adapters_in_compute_dtype:
@@ -212,7 +215,9 @@ class ModelStates:
         self.routed_optimizer_bytes = trained * self._optimizer_bytes_per_param(s, state_bytes, m)
         self.routed_params_per_layer = routed / m.layers
 
-    def _frozen_base_bytes(self, s: Scenario, total: float, block_params: float) -> float:
+    def _frozen_base_bytes(
+        self, s: Scenario, m: ModelArch, total: float, block_params: float
+    ) -> float:
         base_bytes = DTYPE_BYTES["fp32"] if s.precision == "fp32" else 2
         bits = s.quant_bits_or_default
         if bits is None:
@@ -222,10 +227,29 @@ class ModelStates:
         # or fp32 where the framework prepares a bitsandbytes base with PEFT's
         # prepare_model_for_kbit_training (FrameworkTraits.upcasts_kbit_rest; not GPTQ/AWQ or
         # torchao NF4: BLOCKS_ONLY_FORMATS).
+        # Parameters the architecture fields cannot place (neither in the blocks' attention
+        # and MLP nor in the embeddings: a shared expert, a vision tower, an encoder, a
+        # dense first layer) are linear layers of the same model: bitsandbytes quantises
+        # every nn.Linear the model holds except the output layer (Transformers'
+        # get_keys_to_not_convert; https://github.com/huggingface/transformers/blob/v4.46.0/
+        # src/transformers/integrations/bitsandbytes.py, replace_with_bnb_linear), so they
+        # are stored at the width of their quantised neighbours, and the k-bit preparation
+        # (which casts only what is not quantised) leaves them there. Norms and biases,
+        # a few thousand parameters per layer, are within that remainder.
         quantised = block_params * quantised_weight_bytes(s)
         if upcasts_kbit_rest(s, self.traits):
             base_bytes = FP32
-        return quantised + (total - block_params) * base_bytes
+        lay = self.layout
+        embeddings = min(total - block_params, lay.embedding_params + self.extra_head_params)
+        unplaced = total - block_params - embeddings
+        quantised += unplaced * quantised_weight_bytes(s)
+        if self.traits.stores_output_layer_quantised and quantises_output_layer(s, self.traits):
+            # Lightning's BitsandbytesPrecision (LitGPT) replaces the output layer too: its
+            # own matrix (a tied model's second copy included) is stored quantised.
+            head = min(embeddings, float(m.vocab * m.hidden))
+            embeddings -= head
+            quantised += head * quantised_weight_bytes(s)
+        return quantised + embeddings * base_bytes
 
     @staticmethod
     def _largest_trained_tensor(s, m, lay, adapters) -> float:
