@@ -71,6 +71,12 @@ class FrameworkTraits:
     # bitsandbytes.py, _convert_layers). Only where quantises_output_layer holds; the heavier
     # reading counts the output layer's dequantised copy but keeps its storage in 16 bits.
     stores_output_layer_quantised: bool = False
+    # Under FSDP, the framework wraps each block with FSDP1, whose FlatParameter holds a block's
+    # frozen and trained parameters together and makes a gradient for all of them (Hugging Face
+    # Accelerate's FSDP plugin and the Trainer on it, fsdp_version 1 by default; Lightning
+    # Fabric's FSDPStrategy, which LitGPT uses), rather than FSDP2's per-parameter sharding
+    # (torchtune's fully_shard). See buffers.FSDP_PARAMETER_UNITS (decision 0140).
+    fsdp_flat_parameters: bool = False
 
 
 # The stack a buyer who does not state one most likely runs (decision 0139): Hugging Face
@@ -81,7 +87,14 @@ MOST_USED_FRAMEWORK = "hf"
 
 FRAMEWORK_TRAITS = {
     "hf": FrameworkTraits(
-        False, False, False, True, True, upcasts_kbit_rest=True, casts_kbit_rest_back_in_bf16=True
+        False,
+        False,
+        False,
+        True,
+        True,
+        upcasts_kbit_rest=True,
+        casts_kbit_rest_back_in_bf16=True,
+        fsdp_flat_parameters=True,
     ),
     "torchtune": FrameworkTraits(True, True, False, False, False),
     "litgpt": FrameworkTraits(
@@ -92,13 +105,21 @@ FRAMEWORK_TRAITS = {
         False,
         separate_output_layer=True,
         stores_output_layer_quantised=True,
+        fsdp_flat_parameters=True,
     ),
     "megatron": FrameworkTraits(False, True, False, False, False),
 }
 # The heavier reading of every behaviour, whatever framework shows it: what a job whose
 # framework is not stated may need at most (the band's upper edge, never the headline).
 HEAVIER_TRAITS = FrameworkTraits(
-    False, False, True, False, True, upcasts_kbit_rest=True, separate_output_layer=True
+    False,
+    False,
+    True,
+    False,
+    True,
+    upcasts_kbit_rest=True,
+    separate_output_layer=True,
+    fsdp_flat_parameters=True,
 )
 
 

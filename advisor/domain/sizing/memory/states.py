@@ -295,6 +295,11 @@ class ModelStates:
         trainable = self.trainable_bytes / mp / shard_weights
         master = self.master_bytes / mp / shard_optimizer
         gradients, step_gradients = self._gradient_bytes(strategy, dp)
+        if strategy == "fsdp" and self.traits.fsdp_flat_parameters and self.frozen_bytes:
+            # FSDP1's FlatParameter mixes a block's frozen base with its adapters: the sharded
+            # gradient covers the frozen weights too (buffers.FSDP_PARAMETER_UNITS), at their
+            # stored width, until the optimizer step's zero_grad.
+            gradients += self.frozen_bytes
         # Expert parallelism: what a replicating strategy keeps of the routed experts is 1/ep
         # (see _expert_states); sharded states are unchanged.
         # (Without it not_held is 0 and every such term would subtract or scale by zero.)
