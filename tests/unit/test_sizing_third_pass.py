@@ -63,7 +63,7 @@ def small(**changes):
 def phases(scenario):
     """(backward-start bytes without activations and logits, optimizer-step bytes)."""
     model = MemoryModel(scenario)
-    backward, step, _states, activations, logits = model._phase_bytes(
+    backward, step, _states, activations, logits, _dequant = model._phase_bytes(
         layout_of(scenario), scenario.micro_batch, scenario.seq_len
     )
     return backward - activations - logits, step

@@ -215,4 +215,27 @@ class Activations:
         # layer's backward is done, before any block's backward starts: the peak is the saved
         # activations plus the larger of the two, not both.
         activations = saved_bytes + max(0.0, working_bytes - logits)
+        self._dequant_extra[(tp, pp, mb, seq)] = self._dequant_beside(working_bytes, logits)
         return activations, logits
+
+    def dequant_at_peak(
+        self, layout: Layout, micro_batch: int | None = None, seq_len: int | None = None
+    ) -> float:
+        """QLoRA's dequantised copies at the backward pass's peak, in bytes: a block matrix's
+        beside the block's working set, the output layer's (when quantised) beside the loss's
+        buffers; what they add to the larger of the two."""
+        key = (
+            layout.tensor_parallel,
+            layout.pipeline_parallel,
+            micro_batch or self.micro_batch,
+            seq_len or self.seq_len,
+        )
+        if key not in self._dequant_extra:
+            self.activation_bytes(layout, micro_batch, seq_len)
+        return self._dequant_extra[key]
+
+    def _dequant_beside(self, working: float, logits: float) -> float:
+        if not self.dequant_bytes:
+            return 0.0
+        with_copies = max(working + self.dequant_block_bytes, logits + self.dequant_head_bytes)
+        return with_copies - max(working, logits)

@@ -94,6 +94,7 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
         self.compute_bytes = COMPUTE_BYTES[scenario.precision]
         self._state_cache: dict = {}
         self._activation_cache: dict = {}
+        self._dequant_extra: dict = {}  # (tp, pp, micro-batch, length) → dequant_at_peak
         self._largest_cache: dict = {}  # (what, layout, capacity, context) → largest that fits
         self._stated: tuple[Message, ...] | None = None  # memory_assumptions of the scenario
         self._model_states(scenario, arch, layout)
@@ -101,16 +102,21 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
 
     # -- one layout ---------------------------------------------------------------------
 
-    def _dynamic_bytes(self, layout: Layout, micro_batch: int, seq_len: int) -> tuple[float, float]:
+    def _dynamic_bytes(
+        self, layout: Layout, micro_batch: int, seq_len: int
+    ) -> tuple[float, float, float]:
+        """(activations, logits, the dequantised copies they meet) for one micro-batch."""
         key = (layout.tensor_parallel, layout.pipeline_parallel, micro_batch, seq_len)
         cached = self._activation_cache.get(key)
         if cached is None:
-            cached = self.activation_bytes(layout, micro_batch, seq_len)
+            activations, logits = self.activation_bytes(layout, micro_batch, seq_len)
+            cached = (activations, logits, self._dequant_extra[key])
             self._activation_cache[key] = cached
         return cached
 
     def _phase_bytes(self, layout: Layout, micro_batch: int, seq_len: int):
-        """(backward-phase allocated, step-phase allocated, states, activations, logits)."""
+        """(backward-phase allocated, step-phase allocated, states, activations, logits, the
+        dequantised copies at the backward peak)."""
         states = self._state_bytes(layout)
         (
             frozen,
@@ -125,10 +131,11 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
             transient,
             at_start,
         ) = states
-        activations, logits = self._dynamic_bytes(layout, micro_batch, seq_len)
+        activations, logits, dequant = self._dynamic_bytes(layout, micro_batch, seq_len)
         resident = frozen + trainable + master + optimizer + buffers
-        backward = resident + at_start + activations + logits
-        return backward, resident + gradients + step + transient, states, activations, logits
+        backward = resident + at_start + activations + logits + dequant
+        step_bytes = resident + gradients + step + transient
+        return backward, step_bytes, states, activations, logits, dequant
 
     def reserved_gib(
         self, layout: Layout, *, micro_batch: int | None = None, seq_len: int | None = None
@@ -224,7 +231,7 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
         components are those of the largest moment. ``card`` (GiB, the card's usable memory)
         caps the length drift: a device reading cannot exceed the card.
         """
-        backward, step, states, activations, logits = self._phase_bytes(
+        backward, step, states, activations, logits, dequant = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
         frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states[
@@ -267,6 +274,7 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
             activations = logits = 0.0
         else:
             gradients = at_start
+            buffers += dequant
         return MemoryBreakdown(
             frozen_weights=frozen / GIB,
             trainable_weights=trainable / GIB,

@@ -174,13 +174,20 @@ class ModelStates:
             self.gather_block_bytes = quantised_weight_bytes(s)
             self.gather_average_bytes = self.frozen_bytes / total
         self.dequant_bytes = 0.0
+        # The dequantised copies live only while a quantised matrix multiplies: a block's
+        # (beside the block's working set in the backward pass) or the output layer's (beside
+        # the loss's buffers, when the framework quantises it). They are added to the
+        # backward pass's peak where they fall (Activations.dequant_at_peak), never to the
+        # optimizer step's, when no matrix multiplies (decision 0140).
+        self.dequant_block_bytes = 0.0
+        self.dequant_head_bytes = 0.0
         if s.method == "qlora":
-            widest = m.hidden * max(m.intermediate, lay.q_out)
             groupwise = s.quant_format in GROUPWISE_FORMATS
-            if quantises_output_layer(s, self.traits):
-                widest = max(widest, m.hidden * m.vocab)
             copies = DEQUANT_COPIES_GROUPWISE if groupwise else DEQUANT_COPIES
-            self.dequant_bytes = copies * widest * 2
+            self.dequant_block_bytes = copies * m.hidden * max(m.intermediate, lay.q_out) * 2
+            if quantises_output_layer(s, self.traits):
+                self.dequant_head_bytes = copies * m.hidden * m.vocab * 2
+            self.dequant_bytes = max(self.dequant_block_bytes, self.dequant_head_bytes)
         self._expert_states(s, m, state_bytes)
         positions = s.model.causal_mask_positions or 0
         self.mask_bytes = CAUSAL_MASK_BYTES_PER_ENTRY * positions * positions
@@ -335,7 +342,7 @@ class ModelStates:
         transient = 0.0
         if strategy in self.foreach_strategies:
             transient = optimizer * FOREACH_TEMPORARY_MOMENTS / ADAM_MOMENTS
-        buffers = self.dequant_bytes + self.dora_bytes + self.mask_bytes
+        buffers = self.dora_bytes + self.mask_bytes
         if params_offloaded:
             # Parameters and gradients live in host RAM and stream in one unit at a time.
             host += frozen + trainable + gradients + step_gradients
