@@ -364,9 +364,9 @@ def _heavier_reading_assumption(memory) -> list[Message]:
             N_(
                 "Under the heavier behaviour of other frameworks (LitGPT builds the output "
                 "layer as a matrix of its own even when the model ties it to the embedding, "
-                "and quantises it under QLoRA; PEFT's k-bit preparation without TRL keeps the "
-                "embeddings in fp32) the peak would be {heavier} GiB per GPU; the band's upper "
-                "edge includes it."
+                "quantises it under QLoRA and puts adapters in the FSDP units of their frozen "
+                "base; PEFT's k-bit preparation without TRL keeps the embeddings in fp32) the "
+                "peak would be {heavier} GiB per GPU; the band's upper edge includes it."
             ),
             {"heavier": _gib(memory.heavier_total)},
         )

@@ -30,9 +30,10 @@ ZERO3_MAX_LIVE_PARAMETERS = 1e9
 # under full fine-tuning, and under FSDP1 whenever the unit mixes frozen and trained
 # parameters (one FlatParameter: "the gradient memory usage will be higher than expected
 # (namely, equivalent to not freezing those parameters)", FullyShardedDataParallel's
-# docstring on use_orig_params), but only the adapters under FSDP2, which keeps each
-# parameter as its own DTensor and makes no gradient for a frozen one
-# (FrameworkTraits.fsdp_flat_parameters; decision 0140).
+# docstring on use_orig_params), but only the adapters where they sit in units of their own
+# (PEFT's wrap policy under the Trainer) or under FSDP2, which keeps each parameter as its
+# own DTensor and makes no gradient for a frozen one (FrameworkTraits.fsdp_flat_parameters;
+# decision 0140).
 FSDP_PARAMETER_UNITS = 2
 FSDP_GRADIENT_UNITS = 1
 # QLoRA dequantises each frozen matrix in full before multiplying, in the forward pass and again

@@ -71,11 +71,14 @@ class FrameworkTraits:
     # bitsandbytes.py, _convert_layers). Only where quantises_output_layer holds; the heavier
     # reading counts the output layer's dequantised copy but keeps its storage in 16 bits.
     stores_output_layer_quantised: bool = False
-    # Under FSDP, the framework wraps each block with FSDP1, whose FlatParameter holds a block's
-    # frozen and trained parameters together and makes a gradient for all of them (Hugging Face
-    # Accelerate's FSDP plugin and the Trainer on it, fsdp_version 1 by default; Lightning
-    # Fabric's FSDPStrategy, which LitGPT uses), rather than FSDP2's per-parameter sharding
-    # (torchtune's fully_shard). See buffers.FSDP_PARAMETER_UNITS (decision 0140).
+    # Under FSDP with adapters, each block is one FSDP1 unit whose FlatParameter holds the
+    # block's frozen and trained parameters together and gets a gradient for all of them:
+    # LitGPT's LoRA recipe wraps every Block (FSDPStrategy(auto_wrap_policy={Block}),
+    # litgpt/finetune/lora.py) with Lightning Fabric's FSDP1 strategy. The Hugging Face Trainer
+    # avoids it: for a PEFT LoRA model it sets PEFT's fsdp_auto_wrap_policy, which wraps every
+    # trainable leaf module in a unit of its own (transformers Trainer._fsdp_qlora_plugin_updates;
+    # peft/utils/other.py, fsdp_auto_wrap_policy), and torchtune's FSDP2 (fully_shard) shards
+    # each parameter on its own. See buffers.FSDP_PARAMETER_UNITS (decision 0140).
     fsdp_flat_parameters: bool = False
 
 
@@ -94,7 +97,6 @@ FRAMEWORK_TRAITS = {
         True,
         upcasts_kbit_rest=True,
         casts_kbit_rest_back_in_bf16=True,
-        fsdp_flat_parameters=True,
     ),
     "torchtune": FrameworkTraits(True, True, False, False, False),
     "litgpt": FrameworkTraits(
@@ -160,12 +162,13 @@ def heavier_traits_of(scenario: Scenario) -> FrameworkTraits | None:
     at its heavier side, the pipeline read as :func:`traits_of` reads it. ``None`` when the
     framework is stated, or when the heavier reading cannot differ from the most used stack's:
     they differ only in what a bitsandbytes QLoRA base does (the output layer quantised, the
-    k-bit preparation's fp32 copies kept) and in a tied model's output layer built as a
-    matrix of its own (LitGPT), so only such a base or model has one."""
+    k-bit preparation's fp32 copies kept), in a tied model's output layer built as a matrix of
+    its own (LitGPT) and in adapters sharing FSDP1 units with their frozen base (LitGPT), so
+    only such a base, model or method has one."""
     if scenario.framework is not None:
         return None
     kbit = scenario.method == "qlora" and scenario.quant_format not in BLOCKS_ONLY_FORMATS
-    if not kbit and not scenario.model.tied_embeddings:
+    if not (kbit or scenario.model.tied_embeddings or scenario.uses_adapters):
         return None
     return replace(HEAVIER_TRAITS, naive_pipeline=traits_of(scenario).naive_pipeline)
 
