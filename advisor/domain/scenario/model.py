@@ -166,7 +166,8 @@ class Scenario:
     # stated, which the memory model reads as the whole logits at once (the heavier case).
     loss_chunking: bool | None = None
     # Optional (a compatible v1 extension): the training framework, one of FRAMEWORKS. ``None``:
-    # not stated, which the memory model reads as the heavier behaviour wherever they differ.
+    # not stated, which the memory model reads as the most used stack (Hugging Face with PEFT
+    # and TRL), the heavier behaviour of the others at the band's upper edge (decision 0139).
     framework: str | None = None
     # Optional (a compatible v1 extension): the average tokens per sample of the dataset, which
     # the wizard asks. Unpacked samples are trained at their real length, so time follows it
