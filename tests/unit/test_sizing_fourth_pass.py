@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from advisor.domain.hardware import load_fixture_specs
+from advisor.domain.scenario import ScenarioError, adapter_count, dump_scenario, load_scenario
 from advisor.domain.sizing.estimate import size
 from advisor.domain.sizing.memory import (
     GIB,
@@ -85,7 +86,9 @@ def test_parameters_the_architecture_cannot_place_are_stored_like_their_neighbou
     # Qwen1.5-MoE-A2.7B: the shared expert of every layer (0.83 B parameters) is not in the
     # architecture fields. As a bitsandbytes QLoRA base it is quantised with the blocks
     # (Transformers quantises every nn.Linear but the output layer), not kept at 16 bits.
-    scenario = case("swift-qwen15moe-lora-1xa100", method="qlora", quant_bits=4).scenario
+    stated = case("swift-qwen15moe-lora-1xa100", method="qlora", quant_bits=4).scenario
+    model = replace(stated.model, shared_expert_intermediate=None)  # as if not stated
+    scenario = replace(stated, model=model)
     assert scenario.framework == "hf" and scenario.precision == "bf16"
     layout = scenario.model.layout
     assert layout.other_params == pytest.approx(0.834e9, rel=0.01)
@@ -93,6 +96,28 @@ def test_parameters_the_architecture_cannot_place_are_stored_like_their_neighbou
     embeddings = layout.embedding_params  # bf16: TRL casts them back
     expected = (scenario.model.params - embeddings) * NF4 + embeddings * 2
     assert model.frozen_bytes == pytest.approx(expected)
+
+
+def test_shared_experts_stated_by_the_config_are_placed_in_the_blocks():
+    # Qwen1.5-MoE-A2.7B's config states shared_expert_intermediate_size 5,632: a SwiGLU MLP of
+    # 3 x 2,048 x 5,632 weights in each of the 24 layers, which leaves almost nothing unplaced;
+    # ms-swift's ALL targets adapt its three projections too.
+    scenario = case("swift-qwen15moe-lora-1xa100").scenario
+    layout = scenario.model.layout
+    assert scenario.model.shared_expert_intermediate == 5632
+    assert layout.shared_expert_params == 3 * 2048 * 5632
+    assert layout.other_params < 0.005e9
+    unstated = replace(scenario, model=replace(scenario.model, shared_expert_intermediate=None))
+    extra = adapter_count(scenario).lora_params - adapter_count(unstated).lora_params
+    assert extra == 24 * 8 * ((2048 + 5632) * 3)
+    # Its activations and adapters' inputs count on every token: more than without the field.
+    assert MemoryModel(scenario).block_bytes_per_token > MemoryModel(unstated).block_bytes_per_token
+    # A dense model has no shared experts to state.
+    dense = dump_scenario(case("qwen1-7b-lora-2048").scenario)
+    dense["model"]["shared_expert_intermediate"] = 1024
+    with pytest.raises(ScenarioError) as refused:
+        load_scenario(dense)
+    assert refused.value.field == "model.shared_expert_intermediate"
 
 
 # --- Item 4: an unstated framework is the most used stack; the heavier reading is an edge ---

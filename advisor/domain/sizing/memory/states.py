@@ -106,10 +106,8 @@ class ModelStates:
         if self.traits.separate_output_layer and m.tied_embeddings:
             self.extra_head_params = float(m.vocab * m.hidden)
         total = s.model.params + self.extra_head_params
-        block_params = min(
-            total,
-            m.layers * (lay.attention_params_per_layer + lay.mlp_params_per_layer),
-        )
+        per_layer = lay.attention_params_per_layer + lay.mlp_params_per_layer
+        block_params = min(total, m.layers * (per_layer + lay.shared_expert_params))
         self.block_params = block_params
         self.layer_params = block_params / m.layers
         self.embedding_unit_params = m.vocab * m.hidden
@@ -184,7 +182,8 @@ class ModelStates:
         if s.method == "qlora":
             groupwise = s.quant_format in GROUPWISE_FORMATS
             copies = DEQUANT_COPIES_GROUPWISE if groupwise else DEQUANT_COPIES
-            self.dequant_block_bytes = copies * m.hidden * max(m.intermediate, lay.q_out) * 2
+            widest = max(m.intermediate, lay.q_out, m.shared_expert_intermediate or 0)
+            self.dequant_block_bytes = copies * m.hidden * widest * 2
             if quantises_output_layer(s, self.traits):
                 self.dequant_head_bytes = copies * m.hidden * m.vocab * 2
             self.dequant_bytes = max(self.dequant_block_bytes, self.dequant_head_bytes)
