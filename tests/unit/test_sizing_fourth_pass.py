@@ -55,6 +55,10 @@ def test_trl_casts_the_kbit_preparations_fp32_copies_back_in_bf16():
     # The heavier reading keeps them in fp32 whatever the precision.
     heavier = MemoryModel(bf16, traits=HEAVIER_TRAITS)
     assert heavier.frozen_bytes == pytest.approx(MemoryModel(fp16).frozen_bytes)
+    # TRL casts back only a 4-bit base: an 8-bit one keeps its fp32 copies under bf16 too.
+    int8 = replace(bf16, quant_bits=8)
+    int8_fp16 = replace(int8, precision="amp-fp16")
+    assert MemoryModel(int8).frozen_bytes == pytest.approx(MemoryModel(int8_fp16).frozen_bytes)
 
 
 def test_litgpt_holds_a_tied_models_output_layer_as_its_own_matrix():

@@ -50,15 +50,17 @@ class FrameworkTraits:
     # QLoRA recipes call (PEFT's examples, TRL's SFTTrainer for a k-bit model, Qwen's
     # finetune.py, Axolotl). torchtune, LitGPT and Megatron keep them in the training dtype.
     upcasts_kbit_rest: bool = False
-    # The trainer casts those fp32 embeddings and output layer back to bf16 when it trains in
-    # bf16: TRL's SFTTrainer, the trainer of the Hugging Face QLoRA guides, calls
-    # peft_module_casting_to_bf16 for a 4-bit model under ``bf16`` after the k-bit preparation
-    # (https://github.com/huggingface/trl/blob/v0.12.0/trl/trainer/sft_trainer.py, and
-    # trl/trainer/utils.py, peft_module_casting_to_bf16: every "lm_head", "embed_tokens",
-    # "wte", "wpe" module whose weight is fp32 goes to bfloat16; norms stay fp32). Under fp16
-    # the fp32 copies stay (PEFT keeps them for fp16's range), and so do they where the script
-    # calls PEFT's preparation alone (PEFT's examples): the heavier reading, the band's upper
-    # edge when the framework is not stated (HEAVIER_TRAITS).
+    # The trainer casts those fp32 embeddings and output layer back to bf16 when it trains a
+    # 4-bit base in bf16: TRL's SFTTrainer, the trainer of the Hugging Face QLoRA guides,
+    # prepares a k-bit model and then, "Handle bf16 casting for 4-bit models", calls
+    # peft_module_casting_to_bf16 when ``args.bf16`` and the model is loaded in 4 bits
+    # (https://github.com/huggingface/trl, trl/models/utils.py prepare_peft_model, in
+    # trl/trainer/sft_trainer.py in earlier releases; trl/trainer/utils.py,
+    # peft_module_casting_to_bf16: every "lm_head", "embed_tokens", "wte", "wpe" module whose
+    # weight is fp32 goes to bfloat16; norms stay fp32). Under fp16 or an 8-bit base the fp32
+    # copies stay, and so do they where the script calls PEFT's preparation alone (PEFT's
+    # examples): the heavier reading, the band's upper edge when the framework is not stated
+    # (HEAVIER_TRAITS).
     casts_kbit_rest_back_in_bf16: bool = False
     # The output layer is always a matrix of its own, even for a model whose configuration
     # ties it to the input embedding: LitGPT's GPT builds ``lm_head = nn.Linear(...)`` beside
@@ -179,8 +181,7 @@ def upcasts_kbit_rest(scenario: Scenario, traits: FrameworkTraits) -> bool:
     back to bf16 by the trainer: FrameworkTraits.casts_kbit_rest_back_in_bf16)."""
     if not traits.upcasts_kbit_rest or scenario.quant_format in BLOCKS_ONLY_FORMATS:
         return False
-    bf16 = scenario.precision in BF16_PRECISIONS
-    return not (traits.casts_kbit_rest_back_in_bf16 and bf16)
+    return not casts_back_in_bf16(scenario, traits)
 
 
 def casts_back_in_bf16(scenario: Scenario, traits: FrameworkTraits) -> bool:
@@ -190,6 +191,7 @@ def casts_back_in_bf16(scenario: Scenario, traits: FrameworkTraits) -> bool:
         traits.upcasts_kbit_rest
         and traits.casts_kbit_rest_back_in_bf16
         and scenario.precision in BF16_PRECISIONS
+        and scenario.quant_bits_or_default == 4
         and scenario.quant_format not in BLOCKS_ONLY_FORMATS
     )
 
