@@ -76,7 +76,7 @@ ASSUMED_TRAINING = {
     "optimizer": "adamw",
     "gradient_checkpointing": "yes",
     "flash_attention": "yes",
-    "framework": "",  # not sure: the heavier behaviour wherever frameworks differ
+    "framework": "",  # not sure: the most used stack, the heavier reading at the band's edge
     "packed": "",  # not sure: lengths may vary (only the device reading changes)
 }
 
@@ -104,8 +104,8 @@ def _for_answers(answers: dict) -> Estimate:
         answers = {**answers, "training": ASSUMED_TRAINING}
         note = _(
             "Assumes %(seq_len)s-token sequences, one per GPU, mixed bf16, gradient "
-            "checkpointing and the heavier behaviour of an unstated training framework until "
-            "you answer the training questions."
+            "checkpointing and the most used training stack (Hugging Face Transformers with "
+            "PEFT and TRL) until you answer the training questions."
         ) % {"seq_len": f"{ASSUMED_TRAINING['seq_len']:,}"}
     document = answer_docs.scenario_document(answers)
     if document is None:

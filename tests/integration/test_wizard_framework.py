@@ -82,7 +82,7 @@ def test_not_sure_is_what_the_training_page_offers_first(client, draft):
     ).content.decode()
     assert 'type="radio" name="framework" value="" id="id_framework_0" checked' in page
     assert "Training framework" in page
-    assert "“Not sure” assumes the heavier behaviour" in page
+    assert "“Not sure” sizes the job as the most used stack" in page
     zh = client.get(
         reverse("wizard:step", args=[draft.pk, "training"]), HTTP_ACCEPT_LANGUAGE="zh-hans"
     ).content.decode()
@@ -161,7 +161,7 @@ def test_the_estimate_panel_reads_the_framework():
     ("framework", "english", "chinese"),
     [
         ("megatron", LABELS["megatron"], "Megatron-LM（NeMo、MindSpeed、Megatron-SWIFT）"),
-        ("", "Not stated: the heavier behaviour is assumed", "未说明：凡框架之间有差异之处"),
+        ("", "Not stated: sized as the most used stack", "未说明：按最常用的技术栈"),
     ],
 )
 def test_the_brief_states_the_framework_assumed(framework, english, chinese):
@@ -188,4 +188,4 @@ def test_a_brief_snapshot_from_before_the_question_says_not_stated():
     )
     snapshot = {**brief.snapshot, "scenario": dict(brief.snapshot["scenario"])}
     snapshot["scenario"].pop("framework")
-    assert "Not stated: the heavier behaviour is assumed" in render_html(snapshot, brief_meta("en"))
+    assert "Not stated: sized as the most used stack" in render_html(snapshot, brief_meta("en"))

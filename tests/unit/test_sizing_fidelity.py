@@ -107,13 +107,13 @@ def test_stored_memory_band_matches_the_measured_percentiles(errors):
     assert memory.MEMORY_ERROR_P10 < 0 < memory.MEMORY_ERROR_P90
 
 
-def test_stored_unstated_framework_band_matches_the_v1_only_percentiles(bench, cases):
-    scores = bench.memory_scores(cases)
-    summary = summarise(bench.measured_errors(scores))
-    assert pytest.approx(summary.p10, abs=0.0015) == memory.MEMORY_ERROR_UNSTATED_P10
-    assert pytest.approx(summary.p90, abs=0.0015) == memory.MEMORY_ERROR_UNSTATED_P90
-    # Unstated, the model reads the heavier way: its band reaches further below the prediction.
-    assert memory.MEMORY_ERROR_UNSTATED_P90 >= memory.MEMORY_ERROR_P90
+def test_one_band_whether_the_framework_is_stated_or_not():
+    """An unstated framework is sized as the most used stack; the heavier reading of the other
+    frameworks raises the band's upper edge (decision 0139), not a second, wider band."""
+    stated = replace(load_cases()[0].scenario, framework="hf")
+    assert memory.memory_error_band(stated) == memory.memory_error_band(
+        replace(stated, framework=None)
+    )
 
 
 def test_throughput_through_size_median_within_25_percent(bench, cases):
@@ -142,7 +142,8 @@ def test_the_framework_is_read_from_each_cases_source_not_its_id(cases):
     torchtune_case = next(c for c in cases if c.named_framework == "torchtune")
     moved = replace(torchtune_case, source="huggingface/peft README.md", notes="")
     assert moved.named_framework == "hf"
-    assert moved.with_named_framework().scenario.framework == "hf"
+    cleared = replace(moved, scenario=replace(moved.scenario, framework=None))
+    assert cleared.with_named_framework().scenario.framework == "hf"
 
 
 def test_a_framework_stated_in_the_scenario_is_kept(cases):
@@ -151,13 +152,30 @@ def test_a_framework_stated_in_the_scenario_is_kept(cases):
     assert stated.with_named_framework().scenario.framework == "hf"
 
 
-def test_v1_scenarios_alone_are_scored_too(bench, cases):
-    """Without frameworks the model reads every case the heavier way: never lower."""
-    plain = {s.case_id: s for s in bench.memory_scores(cases)}
-    named = {s.case_id: s for s in bench.memory_scores(cases, named_framework=True)}
+def test_cases_state_the_framework_their_source_names(cases):
+    """The reference scenarios carry ``framework`` where the source names it (decision 0139),
+    so the headline scores each run as it was trained; the patterns only checked the data."""
+    for case in cases:
+        assert case.scenario.framework == case.named_framework, case.id
+
+
+def test_without_frameworks_the_range_upper_end_covers_every_stated_reading(bench, cases):
+    """The same cases with every framework cleared (the most used stack, the heavier reading
+    at the range's upper end): the upper end is never below the stated framework's figure,
+    except where the stated framework itself is the heavier one (Megatron's persistent
+    gradient buffer), which the unstated reading does not pretend to cover."""
+    specs = bench.accelerators()
+    cleared = [replace(c, scenario=replace(c.scenario, framework=None)) for c in cases]
+    plain = {s.case_id: s for s in reference.score_memory(cleared, specs)}
+    named = {s.case_id: s for s in reference.score_memory(cases, specs)}
     assert plain.keys() == named.keys()
+    frameworks = {c.id: c.scenario.framework for c in cases}
     for case_id, score in named.items():
-        assert plain[case_id].predicted_gib >= score.predicted_gib - 1e-9, case_id
+        if frameworks[case_id] == "megatron":
+            continue
+        if score.kind != "peak":  # claims are judged on the planning figure alone
+            continue
+        assert plain[case_id].high_gib >= score.predicted_gib - 1e-9, case_id
 
 
 def test_the_reference_cases_ship_with_the_code_each_with_its_public_source():
@@ -185,9 +203,11 @@ def test_a_missing_reference_file_fails_instead_of_skipping(tmp_path):
 # pass (decisions 0052, 0059: 6.4 % in sample, 8.3 % and 38 of 42 within +/-20 % out of fold),
 # and again after decision 0064 (torchtune's README figures read as allocator counters, its
 # QLoRA as torchao NF4, its LoRA dropout stated off): 5.5 % in sample and out of fold, 39 of 42
-# within +/-20 %.
-SCENARIO_ALONE_MEMORY_MEDIAN = 0.057
-OUT_OF_FOLD_MEMORY_MEDIAN = 0.057
+# within +/-20 %. Issue 49 (decisions 0138-0140: the cases state the framework their source
+# names, each framework's casts and storage, FSDP's units as each FSDP keeps them): 5.0 % in
+# sample, 4.9 % out of fold (the issue's goal: <= 5 %), 39 of 42 within +/-20 %.
+SCENARIO_ALONE_MEMORY_MEDIAN = 0.051
+OUT_OF_FOLD_MEMORY_MEDIAN = 0.050
 OUT_OF_FOLD_MEMORY_WITHIN_20 = 0.92
 OUT_OF_FOLD_MEMORY_UNDER_15 = 0
 # 18.7 % since decision 0060: stating the head size on the Qwen3-30B-A3B, Gemma 2 and gpt-oss

@@ -6,6 +6,7 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ from advisor.domain.sizing.estimate import size
 from advisor.domain.sizing.memory import (
     FRAGMENTATION_SHARE,
     GIB,
+    MEMORY_ERROR_P10,
     ZERO12_IPG_BUFFERS,
     ZERO_BUCKET_ELEMENTS,
     Layout,
@@ -193,7 +195,10 @@ def test_memory_grows_with_parameters(scenario, factor):
     assume(data["model"]["params_b"] > scenario.model.params_b)
     bigger, smaller = total(load_scenario(data)), total(scenario)
     if scenario.parallelism.offload == "optimizer+params":
-        assert bigger >= smaller  # weights live in host RAM; the GPU holds gather buffers
+        # Weights live in host RAM; the GPU holds gather buffers. ZeRO-3's live window (1e9
+        # elements) is priced at the model's average stored width, which added parameters
+        # the architecture cannot place lower under QLoRA (stored quantised: decision 0139).
+        assert bigger >= smaller * 0.99
     else:
         assert bigger > smaller
 
@@ -320,11 +325,13 @@ def test_size_gives_finite_figures_and_a_consistent_fit(scenario, key, gpus):
     assert result.memory_low_gib <= result.memory.total <= result.memory_high_gib
     stated = size(replace(scenario, framework="hf"), ACCELERATORS[key], gpus=gpus)
     unstated = size(replace(scenario, framework=None), ACCELERATORS[key], gpus=gpus)
-    # Without a framework the band reaches further below the (heavier) prediction.
-    assert (
-        unstated.memory_low_gib / unstated.memory.total
-        <= stated.memory_low_gib / stated.memory.total + 1e-12
-    )
+    # Without a framework the job is sized as the most used stack (decision 0139); the
+    # heavier reading of the other frameworks only raises the band's upper edge.
+    if scenario.parallelism.pipeline_parallel == 1:
+        assert unstated.memory.total == pytest.approx(stated.memory.total)
+    high = unstated.memory.heavier_total / (1 + MEMORY_ERROR_P10)
+    assert unstated.memory_high_gib == pytest.approx(high)
+    assert unstated.memory.heavier_total >= unstated.memory.total
     if result.max_micro_batch:
         assert result.max_micro_batch >= 1
     if result.fewest is not None:

@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from advisor.domain.scenario import ScenarioError, dump_scenario, load_scenario
-from advisor.domain.sizing.memory import MemoryModel, layout_of
+from advisor.domain.sizing.memory import GIB, MemoryModel, layout_of
 
 TOTAL = 23_019_520
 OUTPUT_LAYER = 1000 * 1024
@@ -63,7 +63,7 @@ def small(**changes):
 def phases(scenario):
     """(backward-start bytes without activations and logits, optimizer-step bytes)."""
     model = MemoryModel(scenario)
-    backward, step, _states, activations, logits = model._phase_bytes(
+    backward, step, _states, activations, logits, _dequant = model._phase_bytes(
         layout_of(scenario), scenario.micro_batch, scenario.seq_len
     )
     return backward - activations - logits, step
@@ -225,29 +225,60 @@ def test_frozen_base_by_format(quant_format, bits_per_weight):
 
 
 @pytest.mark.parametrize(
-    ("framework", "quant_format", "rest_bytes"),
+    ("framework", "quant_format", "precision", "rest_bytes"),
     [
-        (None, None, 4),  # not stated: the heavier reading, PEFT's k-bit preparation
-        ("hf", None, 4),  # prepare_model_for_kbit_training casts the 16-bit rest to fp32
-        ("hf", "nf4", 4),
-        ("hf", "nf4-double-quant", 4),  # still a bitsandbytes base: prepared by PEFT
-        ("hf", "gptq", 2),  # skipped for GPTQ models
-        ("hf", "awq", 2),
-        ("torchtune", None, 2),
-        ("litgpt", None, 2),
-        ("megatron", None, 2),
+        # prepare_model_for_kbit_training casts the 16-bit rest to fp32; TRL's trainer, the
+        # most used stack's, casts the embeddings and output layer back in bf16 (0139).
+        ("hf", None, "bf16", 2),
+        ("hf", None, "amp-fp16", 4),  # kept in fp32 under fp16
+        ("hf", "nf4", "amp-fp16", 4),
+        ("hf", "nf4-double-quant", "amp-fp16", 4),  # still a bitsandbytes base
+        # Not stated: the most used stack's reading (hf); the heavier one in .heavier.
+        (None, None, "bf16", 2),
+        (None, None, "amp-fp16", 4),
+        ("hf", "gptq", "amp-fp16", 2),  # skipped for GPTQ models
+        ("hf", "awq", "bf16", 2),
+        ("torchtune", None, "bf16", 2),
+        ("megatron", None, "amp-fp16", 2),
         # torchao's NF4 (torchtune's QLoRA): the model is built in bf16 and never prepared by
         # PEFT, so the rest stays 16-bit even when the framework is not stated.
-        (None, "torchao-nf4", 2),
-        ("hf", "torchao-nf4", 2),
+        (None, "torchao-nf4", "bf16", 2),
+        ("hf", "torchao-nf4", "amp-fp16", 2),
     ],
 )
-def test_kbit_preparation_upcasts_the_unquantised_weights(framework, quant_format, rest_bytes):
-    scenario = small(method="qlora", framework=framework, quant_format=quant_format)
+def test_kbit_preparation_upcasts_the_unquantised_weights(
+    framework, quant_format, precision, rest_bytes
+):
+    scenario = small(
+        method="qlora", framework=framework, quant_format=quant_format, precision=precision
+    )
     bits = {None: 4.5, "nf4": 4.5, "torchao-nf4": 4.1259765625, "nf4-double-quant": 4.126953125}
     bits = bits.get(quant_format, 4 + 20 / 128)
     expected = BLOCKS * bits / 8 + EMBEDDINGS * rest_bytes
     assert MemoryModel(scenario).frozen_bytes == pytest.approx(expected)
+
+
+def test_litgpt_stores_its_quantised_output_layer_quantised():
+    # Lightning's bitsandbytes plugin replaces lm_head too: the 1,000 x 1,024 output layer at
+    # 4.5 bits, the input embedding in bf16, no fp32 copies (no k-bit preparation).
+    model = MemoryModel(small(method="qlora", framework="litgpt"))
+    head = EMBEDDINGS // 2
+    assert model.frozen_bytes == pytest.approx(BLOCKS * 4.5 / 8 + head * 2 + head * 4.5 / 8)
+
+
+def test_the_heavier_reading_keeps_the_fp32_rest_and_the_output_layers_buffer():
+    from advisor.domain.sizing.memory import estimate_memory
+
+    breakdown = estimate_memory(small(method="qlora"))
+    heavier = breakdown.heavier
+    assert heavier is not None
+    assert heavier.frozen_weights * GIB == pytest.approx(BLOCKS * 4.5 / 8 + EMBEDDINGS * 4)
+    assert breakdown.frozen_weights * GIB == pytest.approx(BLOCKS * 4.5 / 8 + EMBEDDINGS * 2)
+    assert breakdown.heavier_total > breakdown.total
+    # A stated framework, or a base whose format no framework treats differently: no
+    # heavier reading to keep.
+    assert estimate_memory(small(method="qlora", framework="hf")).heavier is None
+    assert estimate_memory(small(method="full")).heavier is None
 
 
 def test_gptq_at_8_bits_spends_24_bits_per_group():
@@ -280,9 +311,10 @@ def test_torchao_nf4_blocks_by_hand():
     ("quant_format", "framework", "width"),
     [
         # A 4,096-entry vocabulary makes the output layer (4,096 x 1,024 = 4,194,304 weights)
-        # wider than an MLP projection (1,024 x 2,048 = 2,097,152). Not stated: it may be
-        # quantised (LitGPT), so its two 16-bit dequantised copies size the buffer.
-        (None, None, 4096 * 1024),
+        # wider than an MLP projection (1,024 x 2,048 = 2,097,152). LitGPT quantises it, so
+        # its two 16-bit dequantised copies size the buffer; not stated, the most used stack
+        # (hf) leaves it in 16 bits (the heavier reading in .heavier).
+        (None, None, 1024 * 2048),
         ("nf4", "litgpt", 4096 * 1024),
         # torchtune never quantises its output layer (lora_llama3_1: "quantize_base is not
         # applied to final output_proj"): the widest quantised matrix is an MLP projection.
@@ -297,20 +329,26 @@ def test_torchao_nf4_never_dequantises_the_output_layer(quant_format, framework,
 
 
 def test_a_quantised_base_is_gathered_at_its_stored_width():
-    # FSDP gathers three units: the largest is a block, 10,485,760 weights at 4.5 bits
-    # (5,898,240 bytes), larger than the 16-bit embedding (2,048,000 bytes).
+    # FSDP gathers two units and one unit of gradients (decision 0140): the largest unit is a
+    # block, 10,485,760 weights at 4.5 bits (5,898,240 bytes), larger than the 16-bit
+    # embedding (2,048,000 bytes); the gradients are one block's adapters (PEFT's wrap policy
+    # under the Trainer keeps them out of the frozen block's unit).
     quantised = MemoryModel(qlora())
+    adapters = quantised.trained_params / 2 * quantised.trained_elem_bytes
     assert quantised._gathered_bytes("fsdp", 1, 4, offloaded=True) == pytest.approx(
-        3 * 10_485_760 * 4.5 / 8
+        2 * 10_485_760 * 4.5 / 8 + adapters
     )
     # ZeRO-3's live window holds the whole small model: its stored bytes (the embedding and
-    # output layer in fp32 after PEFT's k-bit preparation).
+    # output layer in bf16: PEFT's k-bit preparation casts them to fp32, TRL back to bf16).
     assert quantised._gathered_bytes("zero3", 1, 4, offloaded=True) == pytest.approx(
-        BLOCKS * 4.5 / 8 + EMBEDDINGS * 4
+        BLOCKS * 4.5 / 8 + EMBEDDINGS * 2
     )
     # A 16-bit base: the same units at 2 bytes.
     plain = MemoryModel(small(method="lora", framework="hf"))
-    assert plain._gathered_bytes("fsdp", 1, 4, offloaded=True) == 3 * 10_485_760 * 2
+    adapters = plain.trained_params / 2 * plain.trained_elem_bytes
+    assert plain._gathered_bytes("fsdp", 1, 4, offloaded=True) == pytest.approx(
+        2 * 10_485_760 * 2 + adapters
+    )
 
 
 @pytest.mark.parametrize(
@@ -416,18 +454,26 @@ def test_the_assumptions_say_how_the_step_and_the_gradients_were_counted(
 
 
 @pytest.mark.parametrize(
-    ("framework", "quant_format", "upcast"),
-    [(None, None, True), ("hf", "gptq", False), ("litgpt", None, False)],
+    ("framework", "quant_format", "precision", "upcast"),
+    [
+        (None, None, "amp-fp16", "kept"),
+        (None, None, "bf16", "cast back"),
+        ("hf", "gptq", "bf16", "16 bits"),
+        ("litgpt", None, "bf16", "16 bits"),
+    ],
 )
 def test_the_assumptions_say_whether_the_unquantised_weights_are_upcast(
-    framework, quant_format, upcast
+    framework, quant_format, precision, upcast
 ):
     from advisor.domain.sizing.memory import memory_assumptions
 
-    scenario = small(method="qlora", framework=framework, quant_format=quant_format)
+    scenario = small(
+        method="qlora", framework=framework, quant_format=quant_format, precision=precision
+    )
     texts = [m.render() for m in memory_assumptions(scenario)]
-    assert any("cast to fp32" in t for t in texts) is upcast
-    assert any("stay in 16 bits" in t for t in texts) is not upcast
+    assert any("are cast to fp32, as PEFT" in t for t in texts) is (upcast == "kept")
+    assert any("casts them back to bf16" in t for t in texts) is (upcast == "cast back")
+    assert any("stay in 16 bits" in t for t in texts) is (upcast == "16 bits")
 
 
 # --- Issue 29: LoRA dropout stated off (lora.dropout 0) ---------------------------------------

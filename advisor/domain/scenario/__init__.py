@@ -13,8 +13,9 @@ Compatible extension: unknown top-level *sections* (objects, e.g. a future ``sit
 rejected, because they are almost always typos (``seq_length``) that would otherwise be
 silently ignored. Optional fields this project adds to v1 default to the behaviour of a document
 without them: ``loss_chunking`` (true, false or null; absent or null means not stated),
-``framework`` (one of :data:`FRAMEWORKS` or null; absent or null means not stated, read as the
-heavier of the frameworks' behaviours), ``avg_tokens_per_sample`` and
+``framework`` (one of :data:`FRAMEWORKS` or null; absent or null means not stated, sized as
+the most used stack, Hugging Face with PEFT and TRL, the heavier of the frameworks' behaviours
+only at the memory band's upper edge), ``avg_tokens_per_sample`` and
 ``parallelism.expert_parallel`` (absent means 1: every data-parallel rank holds every expert)
 and ``moe_grouped_gemm`` (true, false or null; null means the experts run in a loop).
 

@@ -65,6 +65,7 @@ _MODEL_KEYS = (
     "context_length",
     "sliding_window_layers",
     "head_dim",
+    "shared_expert_intermediate",
 )
 _LORA_KEYS = ("rank", "alpha", "targets", "dropout")
 _HARDWARE_KEYS = ("accelerator", "count", "nodes")
@@ -136,6 +137,9 @@ def _load_model(data: dict) -> ModelArch:
             data, "sliding_window_layers", "model.sliding_window_layers", nullable=True
         ),
         head_dim=_int(data, "head_dim", "model.head_dim", nullable=True),
+        shared_expert_intermediate=_int(
+            data, "shared_expert_intermediate", "model.shared_expert_intermediate", nullable=True
+        ),
     )
     problem = architecture_problem(model.__dict__)
     if problem is not None:

@@ -43,6 +43,12 @@ class ModelArch:
     # positions x positions on every GPU (Qwen-1's ``registered_causal_mask`` over
     # max_position_embeddings; GPT-2-style ``bias`` buffers). ``None``: no such buffer.
     causal_mask_positions: int | None = None
+    # Optional (a compatible v1 extension), mixture-of-experts only: the MLP width of the
+    # shared experts every token passes through in each MoE layer, summed (Qwen2-MoE's
+    # ``shared_expert_intermediate_size``; DeepSeek-MoE's ``n_shared_experts`` x
+    # ``moe_intermediate_size``). ``None``: none stated (their parameters, if any, stay
+    # unplaced in ``params_b``).
+    shared_expert_intermediate: int | None = None
     # Optional (a compatible v1 extension): the longest sequence the model was trained for
     # (``max_position_embeddings``); ``seq_len`` may not exceed it. ``None``: not stated.
     context_length: int | None = None
@@ -166,7 +172,8 @@ class Scenario:
     # stated, which the memory model reads as the whole logits at once (the heavier case).
     loss_chunking: bool | None = None
     # Optional (a compatible v1 extension): the training framework, one of FRAMEWORKS. ``None``:
-    # not stated, which the memory model reads as the heavier behaviour wherever they differ.
+    # not stated, which the memory model reads as the most used stack (Hugging Face with PEFT
+    # and TRL), the heavier behaviour of the others at the band's upper edge (decision 0139).
     framework: str | None = None
     # Optional (a compatible v1 extension): the average tokens per sample of the dataset, which
     # the wizard asks. Unpacked samples are trained at their real length, so time follows it
@@ -254,6 +261,7 @@ class ArchLayout:
     gated_mlp: bool  # SwiGLU/GeGLU (three matrices) or a plain two-matrix MLP
     attention_params_per_layer: float
     expert_params: float  # one MLP (one routed expert for MoE)
+    shared_expert_params: float  # the shared experts of one layer (0 when none are stated)
     embedding_params: float  # input embedding plus the untied output head
     other_params: float  # what params_b holds beyond the counted blocks (norms, shared experts)
     routed_expert_count: int  # experts per layer (1 for dense)
@@ -284,10 +292,14 @@ def arch_layout(m: ModelArch) -> ArchLayout:
     experts = m.experts if m.is_moe else 1
     active = m.experts_per_token if m.is_moe else 1
     embeddings = m.vocab * m.hidden * (1 if m.tied_embeddings else 2)
+    shared_width = m.shared_expert_intermediate if m.is_moe else None
+
+    def shared(gated: bool) -> float:
+        return _mlp_params(m.hidden, shared_width, gated) if shared_width else 0.0
 
     def total(gated: bool) -> float:
         per_layer = attention + experts * _mlp_params(m.hidden, m.intermediate, gated)
-        return m.layers * per_layer + embeddings
+        return m.layers * (per_layer + shared(gated)) + embeddings
 
     gated = abs(total(True) - m.params) <= abs(total(False) - m.params)
     return ArchLayout(
@@ -297,6 +309,7 @@ def arch_layout(m: ModelArch) -> ArchLayout:
         gated_mlp=gated,
         attention_params_per_layer=attention,
         expert_params=_mlp_params(m.hidden, m.intermediate, gated),
+        shared_expert_params=shared(gated),
         embedding_params=embeddings,
         other_params=max(0.0, m.params - total(gated)),
         routed_expert_count=experts,
@@ -330,6 +343,7 @@ def routed_expert_params(m: ModelArch) -> float:
     if layout is None or not m.is_moe:
         return 0.0
     shared = m.layers * layout.attention_params_per_layer + layout.embedding_params
+    shared += m.layers * layout.shared_expert_params
     return min(m.layers * layout.mlp_params_per_layer, max(0.0, m.params - shared))
 
 
@@ -399,6 +413,17 @@ def adapter_count(s: Scenario) -> AdapterCount:
         lora_per_block += copies * rank * (d_in + d_out)
         magnitude_per_block += copies * d_out
         matrices += copies
+        widest = max(widest, d_out)
+    shared_width = m.shared_expert_intermediate if layout.shared_expert_params else None
+    for name in names if shared_width else ():
+        # The shared experts' projections, once per layer (PEFT's "all-linear" and ms-swift's
+        # ALL adapt every nn.Linear, shared_expert.gate_proj/up_proj/down_proj included).
+        if name not in MLP_TARGETS or (name == "gate_proj" and not layout.gated_mlp):
+            continue
+        d_in, d_out = (shared_width, m.hidden) if name == "down_proj" else (m.hidden, shared_width)
+        lora_per_block += rank * (d_in + d_out)
+        magnitude_per_block += d_out
+        matrices += 1
         widest = max(widest, d_out)
     lora_params = m.layers * lora_per_block
     magnitude = m.layers * magnitude_per_block

@@ -251,7 +251,13 @@ def _single_needs(s: Scenario, gpus: int) -> Message:
 
 
 def _check_window(m: ModelArch) -> None:
-    """The windowed layers need a window, and are at most all the layers."""
+    """The windowed layers need a window, and are at most all the layers; shared experts need
+    routed ones."""
+    if m.shared_expert_intermediate is not None and not m.is_moe:
+        raise ScenarioError(
+            "model.shared_expert_intermediate",
+            Message(N_("only for a mixture-of-experts model (model.experts above 1)")),
+        )
     if m.sliding_window_layers is not None:
         if m.sliding_window is None:
             raise ScenarioError(

@@ -70,6 +70,7 @@ LIMITS: dict[str, tuple[float, float]] = {
     "model.sliding_window": (1, 1_048_576),
     "model.sliding_window_layers": (1, 1024),
     "model.causal_mask_positions": (1, 1_048_576),
+    "model.shared_expert_intermediate": (1, 1_048_576),
     "model.context_length": (1, 1_048_576),
     "lora.rank": (1, 65_536),
     "lora.alpha": (0, 1_048_576),

@@ -248,7 +248,7 @@ def size(
         memory=memory,
         capacity_gib=capacity,
         memory_low_gib=memory.total / (1 + error_p90),
-        memory_high_gib=memory.total / (1 + error_p10),
+        memory_high_gib=memory.heavier_total / (1 + error_p10),
         max_micro_batch=search.model.max_micro_batch(layout, capacity, context),
         max_seq_len=search.model.max_seq_len(layout, capacity, context),
         fewest=fewest,
@@ -300,7 +300,7 @@ def _size_without_accelerator(scenario: Scenario, gpus: int | None) -> SizingRes
         memory=memory,
         capacity_gib=None,
         memory_low_gib=memory.total / (1 + error_p90),
-        memory_high_gib=memory.total / (1 + error_p10),
+        memory_high_gib=memory.heavier_total / (1 + error_p10),
         max_micro_batch=None,
         max_seq_len=None,
         fewest=None,
@@ -311,6 +311,7 @@ def _size_without_accelerator(scenario: Scenario, gpus: int | None) -> SizingRes
     )
     assumptions = memory_assumptions(scenario)
     assumptions.append(_peak_message(result))
+    assumptions += _heavier_reading_assumption(memory)
     if memory.reading_exceeds_total:
         assumptions.append(_length_drift_assumption(memory))
     assumptions += result.storage.assumptions
@@ -324,6 +325,10 @@ def _size_without_accelerator(scenario: Scenario, gpus: int | None) -> SizingRes
         )
     )
     return replace(result, assumptions=assumptions)
+
+
+# Below this (GiB) the heavier reading rounds to the headline as figures are shown.
+HEAVIER_SHOWN_GIB = 0.05
 
 
 def _gib(value: float) -> str:
@@ -346,6 +351,26 @@ def _length_drift_assumption(memory) -> Message:
             "drift": _gib(memory.device_reading_high - memory.total),
         },
     )
+
+
+def _heavier_reading_assumption(memory) -> list[Message]:
+    """For a scenario without a framework: the peak under the heavier reading of the other
+    frameworks, which the band's upper edge includes (decision 0139); nothing when it is the
+    same as the most used stack's to the shown precision."""
+    if memory.heavier is None or memory.heavier_total - memory.total < HEAVIER_SHOWN_GIB:
+        return []
+    return [
+        Message(
+            N_(
+                "Under the heavier behaviour of other frameworks (LitGPT builds the output "
+                "layer as a matrix of its own even when the model ties it to the embedding, "
+                "quantises it under QLoRA and puts adapters in the FSDP units of their frozen "
+                "base; PEFT's k-bit preparation without TRL keeps the embeddings in fp32) the "
+                "peak would be {heavier} GiB per GPU; the band's upper edge includes it."
+            ),
+            {"heavier": _gib(memory.heavier_total)},
+        )
+    ]
 
 
 def _peak_message(result: SizingResult) -> Message:
@@ -372,6 +397,7 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
     memory = result.memory
     out = stated
     out.append(_peak_message(result))
+    out += _heavier_reading_assumption(memory)
     if memory.reading_exceeds_total:
         out.append(_length_drift_assumption(memory))
     out.append(

@@ -164,7 +164,9 @@ class TrainingStepForm(StepForm):
         help_text=_(
             "The software your team will fine-tune with. Frameworks differ in how they compute "
             "the loss, keep the adapters and load the model, which changes the memory needed. "
-            "“Not sure” assumes the heavier behaviour wherever they differ."
+            "“Not sure” sizes the job as the most used stack (Hugging Face Transformers with "
+            "PEFT and TRL); where another framework needs more, the upper edge of the memory "
+            "band includes it."
         ),
     )
     optimizer_impl = radios(

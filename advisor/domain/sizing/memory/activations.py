@@ -86,6 +86,13 @@ class Activations:
             # keeps when it keeps its input, and the weighting multiply keeps each expert's
             # output; the router keeps its fp32 logits and softmax.
             mlp = lay.active_experts * (expert + h * b + expert_input) + 2 * m.experts * FP32
+            if lay.shared_expert_params:
+                # The shared experts (model.shared_expert_intermediate) run on every token like
+                # a dense MLP: their nonlinearity, their down projection's input when it keeps
+                # it, and the MLP norm's output they read, kept once.
+                width = m.shared_expert_intermediate
+                mlp += (3 if lay.gated_mlp else 1) * width * b
+                mlp += (width * b + h * b) if keeps_inputs else 0
         else:
             mlp = expert + expert_input
         mlp += norm
@@ -159,6 +166,10 @@ class Activations:
                 continue
             copies = lay.active_experts if name in ("gate_proj", "up_proj", "down_proj") else 1
             total += copies * width[name]
+            if name in ("gate_proj", "up_proj", "down_proj") and lay.shared_expert_params:
+                # The shared experts' adapted projections read the token once more.
+                shared_in = m.shared_expert_intermediate if name == "down_proj" else m.hidden
+                total += shared_in if width[name] else 0
         return total
 
     @staticmethod
@@ -176,6 +187,8 @@ class Activations:
             width += lay.active_experts * m.hidden
         if "down_proj" in names:
             width += lay.active_experts * m.intermediate
+            if lay.shared_expert_params:
+                width += m.shared_expert_intermediate
         if "lm_head" in names:
             width += m.hidden / m.layers
         return width
@@ -215,4 +228,27 @@ class Activations:
         # layer's backward is done, before any block's backward starts: the peak is the saved
         # activations plus the larger of the two, not both.
         activations = saved_bytes + max(0.0, working_bytes - logits)
+        self._dequant_extra[(tp, pp, mb, seq)] = self._dequant_beside(working_bytes, logits)
         return activations, logits
+
+    def dequant_at_peak(
+        self, layout: Layout, micro_batch: int | None = None, seq_len: int | None = None
+    ) -> float:
+        """QLoRA's dequantised copies at the backward pass's peak, in bytes: a block matrix's
+        beside the block's working set, the output layer's (when quantised) beside the loss's
+        buffers; what they add to the larger of the two."""
+        key = (
+            layout.tensor_parallel,
+            layout.pipeline_parallel,
+            micro_batch or self.micro_batch,
+            seq_len or self.seq_len,
+        )
+        if key not in self._dequant_extra:
+            self.activation_bytes(layout, micro_batch, seq_len)
+        return self._dequant_extra[key]
+
+    def _dequant_beside(self, working: float, logits: float) -> float:
+        if not self.dequant_bytes:
+            return 0.0
+        with_copies = max(working + self.dequant_block_bytes, logits + self.dequant_head_bytes)
+        return with_copies - max(working, logits)

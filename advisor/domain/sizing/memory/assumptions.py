@@ -10,6 +10,7 @@ from advisor.domain.sizing.memory.buffers import CAUSAL_MASK_BYTES_PER_ENTRY, ZE
 from advisor.domain.sizing.memory.capacity import drift_controls
 from advisor.domain.sizing.memory.frameworks import (
     FrameworkTraits,
+    casts_back_in_bf16,
     optimizer_step_is_foreach,
     quantises_output_layer,
     traits_of,
@@ -59,6 +60,13 @@ def memory_assumptions(scenario: Scenario) -> list[Message]:
                 "quantisation constants; embeddings and the output layer stay in 16 bits."
             )
         )
+        if not upcast and casts_back_in_bf16(scenario, traits):
+            stored = N_(
+                "The frozen base is stored in {bits} bits with {constants} bit per weight of "
+                "quantisation constants; embeddings and the output layer are in 16 bits: PEFT's "
+                "k-bit preparation casts them to fp32 and TRL's trainer casts them back to bf16 "
+                "when it trains in bf16."
+            )
         out.append(
             Message(
                 stored,
@@ -350,9 +358,11 @@ def _framework_assumptions(scenario: Scenario, traits: FrameworkTraits) -> list[
         out.append(
             Message(
                 N_(
-                    "The training framework was not stated: wherever frameworks differ (loss "
-                    "computation, adapter precision, model loading) the heavier behaviour is "
-                    "counted."
+                    "The training framework was not stated: the job is sized as the most used "
+                    "stack, Hugging Face Transformers with PEFT and the Trainer or TRL (loss on "
+                    "the whole logits, fp32 adapters, the whole model loaded before ZeRO-3 "
+                    "partitions it); where another framework needs more, the band's upper edge "
+                    "includes it."
                 )
             )
         )

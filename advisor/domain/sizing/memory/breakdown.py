@@ -32,6 +32,16 @@ class MemoryBreakdown:
     # figure, and the upper end of the range a reading may reach.
     length_drift: float = 0.0
     length_drift_high: float = 0.0
+    # When the scenario does not state its framework: the same layout under the heavier reading
+    # of every framework behaviour (frameworks.HEAVIER_TRAITS). The breakdown above is the most
+    # used stack's (decision 0139); this one only sets the upper edge of the band and of the
+    # range a reading may reach. ``None`` when the framework is stated.
+    heavier: MemoryBreakdown | None = None
+
+    @property
+    def heavier_total(self) -> float:
+        """The total under the heavier reading (the total itself when there is none)."""
+        return max(self.total, self.heavier.total) if self.heavier is not None else self.total
 
     @property
     def allocated(self) -> float:
@@ -85,6 +95,7 @@ class MemoryBreakdown:
                 "peak_at_model_load",
                 "length_drift",
                 "length_drift_high",
+                "heavier",
             )
         ]
         out = {name: getattr(self, name) for name in names}
@@ -96,7 +107,11 @@ class MemoryBreakdown:
         figure, or with ``high`` the upper end of the range a reading may reach."""
         drift = max(self.length_drift, self.length_drift_high) if high else self.length_drift
         if metric == "allocated":
-            return self.allocated
-        if metric == "reserved":
-            return self.reserved + drift
-        return self.total + drift
+            value = self.allocated
+        elif metric == "reserved":
+            value = self.reserved + drift
+        else:
+            value = self.total + drift
+        if high and self.heavier is not None:
+            return max(value, self.heavier.at_metric(metric, high=True))
+        return value

@@ -19,10 +19,23 @@ ZERO3_BUCKETS = 1
 # ZeRO-3 keeps up to stage3_max_live_parameters gathered parameters (DeepSpeed default and the
 # value in the HF/Qwen/PEFT/ms-swift configs: 1e9).
 ZERO3_MAX_LIVE_PARAMETERS = 1e9
-# FSDP gathers the unit being computed, prefetches the next one, and holds the unsharded
-# gradient of the current unit before its reduce-scatter: three units of parameters (PyTorch
-# FSDP docs, "backward_prefetch").
-FSDP_GATHERED_UNITS = 3
+# FSDP gathers the unit being computed and prefetches the next one, and holds the unsharded
+# gradient of the current unit before its reduce-scatter. FSDP1's BackwardPrefetch.BACKWARD_PRE
+# (the default): "at the peak, it holds the current set of parameters, next set of parameters,
+# and current set of gradients in memory" (torch/distributed/fsdp/api.py, BackwardPrefetch;
+# https://pytorch.org/docs/stable/fsdp.html); FSDP2 (fully_shard) "allows two all-gather
+# output tensors to be alive at once" in the forward pass and prefetches one unit in the
+# backward pass (pytorch/pytorch#128884, torch/distributed/_composable/fsdp). Two units of
+# parameters and one unit of gradients. The gradient unit is what the unit trains: all of it
+# under full fine-tuning, and under FSDP1 whenever the unit mixes frozen and trained
+# parameters (one FlatParameter: "the gradient memory usage will be higher than expected
+# (namely, equivalent to not freezing those parameters)", FullyShardedDataParallel's
+# docstring on use_orig_params), but only the adapters where they sit in units of their own
+# (PEFT's wrap policy under the Trainer) or under FSDP2, which keeps each parameter as its
+# own DTensor and makes no gradient for a frozen one (FrameworkTraits.fsdp_flat_parameters;
+# decision 0140).
+FSDP_PARAMETER_UNITS = 2
+FSDP_GRADIENT_UNITS = 1
 # QLoRA dequantises each frozen matrix in full before multiplying, in the forward pass and again
 # in the backward pass (bitsandbytes MatMul4Bit: F.dequantize_4bit(B, state).to(A.dtype)): the
 # dequantised copy in the quantisation dtype and its cast to the compute dtype, 16 bits each,
@@ -74,7 +87,11 @@ class WorkBuffers:
         layer_bytes = layer * self.gather_block_bytes
         unit = max(layer_bytes, self.embedding_unit_params * self.weight_elem_bytes) / mp
         if strategy == "fsdp":
-            gathered = FSDP_GATHERED_UNITS * unit
+            gradient_unit = unit
+            if self.scenario.uses_adapters and not self.traits.fsdp_flat_parameters:
+                gradient_unit = self.trained_params / self.arch.layers * self.trained_elem_bytes
+                gradient_unit /= mp
+            gathered = FSDP_PARAMETER_UNITS * unit + FSDP_GRADIENT_UNITS * gradient_unit
         else:
             params = self.scenario.model.params - self.routed_params_per_layer * (
                 self.arch.layers * not_held

@@ -6,6 +6,7 @@ layout; :func:`estimate_memory` and the search for the largest micro-batch or se
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from advisor.domain.hardware import AcceleratorSpec
 from advisor.domain.i18n import Message
@@ -27,6 +28,7 @@ from advisor.domain.sizing.memory.capacity import (
     plannable_capacity_gib,
     usable_capacity_gib,
 )
+from advisor.domain.sizing.memory.frameworks import FrameworkTraits, heavier_traits_of, traits_of
 from advisor.domain.sizing.memory.layout import Layout, layout_of
 from advisor.domain.sizing.memory.lengths import batch_length
 from advisor.domain.sizing.memory.sizes import COMPUTE_BYTES, GIB
@@ -71,9 +73,18 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
     """
 
     def __init__(
-        self, scenario: Scenario, *, micro_batch: int | None = None, seq_len: int | None = None
+        self,
+        scenario: Scenario,
+        *,
+        micro_batch: int | None = None,
+        seq_len: int | None = None,
+        traits: FrameworkTraits | None = None,
     ):
         self.scenario = scenario
+        # The framework's traits (traits_of), or the heavier reading's for the band's edge.
+        self.traits = traits or traits_of(scenario)
+        self._heavier_traits = None if traits is not None else heavier_traits_of(scenario)
+        self._heavier: MemoryModel | None = None
         self.micro_batch = micro_batch or scenario.micro_batch
         # The longest batch expected: seq_len, or for unpacked data what the lengths say.
         self.seq_len = seq_len or batch_length(scenario).tokens
@@ -83,6 +94,7 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
         self.compute_bytes = COMPUTE_BYTES[scenario.precision]
         self._state_cache: dict = {}
         self._activation_cache: dict = {}
+        self._dequant_extra: dict = {}  # (tp, pp, micro-batch, length) → dequant_at_peak
         self._largest_cache: dict = {}  # (what, layout, capacity, context) → largest that fits
         self._stated: tuple[Message, ...] | None = None  # memory_assumptions of the scenario
         self._model_states(scenario, arch, layout)
@@ -90,16 +102,21 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
 
     # -- one layout ---------------------------------------------------------------------
 
-    def _dynamic_bytes(self, layout: Layout, micro_batch: int, seq_len: int) -> tuple[float, float]:
+    def _dynamic_bytes(
+        self, layout: Layout, micro_batch: int, seq_len: int
+    ) -> tuple[float, float, float]:
+        """(activations, logits, the dequantised copies they meet) for one micro-batch."""
         key = (layout.tensor_parallel, layout.pipeline_parallel, micro_batch, seq_len)
         cached = self._activation_cache.get(key)
         if cached is None:
-            cached = self.activation_bytes(layout, micro_batch, seq_len)
+            activations, logits = self.activation_bytes(layout, micro_batch, seq_len)
+            cached = (activations, logits, self._dequant_extra[key])
             self._activation_cache[key] = cached
         return cached
 
     def _phase_bytes(self, layout: Layout, micro_batch: int, seq_len: int):
-        """(backward-phase allocated, step-phase allocated, states, activations, logits)."""
+        """(backward-phase allocated, step-phase allocated, states, activations, logits, the
+        dequantised copies at the backward peak)."""
         states = self._state_bytes(layout)
         (
             frozen,
@@ -114,10 +131,11 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
             transient,
             at_start,
         ) = states
-        activations, logits = self._dynamic_bytes(layout, micro_batch, seq_len)
+        activations, logits, dequant = self._dynamic_bytes(layout, micro_batch, seq_len)
         resident = frozen + trainable + master + optimizer + buffers
-        backward = resident + at_start + activations + logits
-        return backward, resident + gradients + step + transient, states, activations, logits
+        backward = resident + at_start + activations + logits + dequant
+        step_bytes = resident + gradients + step + transient
+        return backward, step_bytes, states, activations, logits, dequant
 
     def reserved_gib(
         self, layout: Layout, *, micro_batch: int | None = None, seq_len: int | None = None
@@ -174,7 +192,35 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
         capacity: float | None = None,
         card: float | None = None,
     ) -> MemoryBreakdown:
-        """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL).
+        """Peak memory per GPU for this layout (``context`` in GiB: runtime and NCCL), with,
+        when the scenario does not state its framework, the same layout under the heavier
+        reading (``MemoryBreakdown.heavier``, the band's upper edge: decision 0139)."""
+        kwargs = dict(
+            context=context, micro_batch=micro_batch, seq_len=seq_len, capacity=capacity, card=card
+        )
+        breakdown = self._per_gpu(layout, **kwargs)
+        if self._heavier_traits is None:
+            return breakdown
+        if self._heavier is None:
+            self._heavier = MemoryModel(
+                self.scenario,
+                micro_batch=self.micro_batch,
+                seq_len=self.seq_len,
+                traits=self._heavier_traits,
+            )
+        return replace(breakdown, heavier=self._heavier._per_gpu(layout, **kwargs))
+
+    def _per_gpu(
+        self,
+        layout: Layout,
+        *,
+        context: float,
+        micro_batch: int | None,
+        seq_len: int | None,
+        capacity: float | None,
+        card: float | None,
+    ) -> MemoryBreakdown:
+        """Peak memory per GPU for this layout under the model's traits.
 
         The peak is the largest of three moments: the start of the backward pass (activations
         and the loss's buffers alive), the optimizer step (activations freed, the step's extra
@@ -185,7 +231,7 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
         components are those of the largest moment. ``card`` (GiB, the card's usable memory)
         caps the length drift: a device reading cannot exceed the card.
         """
-        backward, step, states, activations, logits = self._phase_bytes(
+        backward, step, states, activations, logits, dequant = self._phase_bytes(
             layout, micro_batch or self.micro_batch, seq_len or self.seq_len
         )
         frozen, trainable, master, gradients, optimizer, buffers, paged, host, step_extra = states[
@@ -228,6 +274,7 @@ class MemoryModel(ModelStates, Activations, WorkBuffers):
             activations = logits = 0.0
         else:
             gradients = at_start
+            buffers += dequant
         return MemoryBreakdown(
             frozen_weights=frozen / GIB,
             trainable_weights=trainable / GIB,

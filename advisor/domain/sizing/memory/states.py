@@ -27,7 +27,6 @@ from advisor.domain.sizing.memory.capacity import HOST_PROCESS_GIB, length_drift
 from advisor.domain.sizing.memory.frameworks import (
     optimizer_step_is_foreach,
     quantises_output_layer,
-    traits_of,
     upcasts_kbit_rest,
 )
 from advisor.domain.sizing.memory.layout import Layout
@@ -100,11 +99,15 @@ class ModelStates:
     # -- model states ------------------------------------------------------------------
 
     def _model_states(self, s: Scenario, m: ModelArch, lay: ArchLayout) -> None:
-        total = s.model.params
-        block_params = min(
-            total,
-            m.layers * (lay.attention_params_per_layer + lay.mlp_params_per_layer),
-        )
+        # A framework that builds the output layer as its own matrix holds a tied model's
+        # shared embedding twice (FrameworkTraits.separate_output_layer): params_b counts it
+        # once.
+        self.extra_head_params = 0.0
+        if self.traits.separate_output_layer and m.tied_embeddings:
+            self.extra_head_params = float(m.vocab * m.hidden)
+        total = s.model.params + self.extra_head_params
+        per_layer = lay.attention_params_per_layer + lay.mlp_params_per_layer
+        block_params = min(total, m.layers * (per_layer + lay.shared_expert_params))
         self.block_params = block_params
         self.layer_params = block_params / m.layers
         self.embedding_unit_params = m.vocab * m.hidden
@@ -112,10 +115,9 @@ class ModelStates:
         weight_bytes = 2 if amp else DTYPE_BYTES[s.precision]
         self.weight_elem_bytes = weight_bytes
         adapters = adapter_count(s)
-        self.traits = traits_of(s)
         if s.uses_adapters:
             trained = adapters.total
-            self.frozen_bytes = self._frozen_base_bytes(s, total, block_params)
+            self.frozen_bytes = self._frozen_base_bytes(s, m, total, block_params)
         else:
             trained = total
             self.frozen_bytes = 0.0
@@ -126,7 +128,6 @@ class ModelStates:
         if not s.uses_adapters and trained:
             self.first_gradient_share = min(1.0, m.vocab * m.hidden / trained)
         self.gradients_in_backward = gradients_made_in_backward(s)
-        self.traits = traits_of(s)
         self.length_drift_share = length_drift_share(s)
         self.length_drift_high_share = length_drift_share(s, high=True)
         if s.uses_adapters and not amp and not self.traits.adapters_in_compute_dtype:
@@ -171,13 +172,21 @@ class ModelStates:
             self.gather_block_bytes = quantised_weight_bytes(s)
             self.gather_average_bytes = self.frozen_bytes / total
         self.dequant_bytes = 0.0
+        # The dequantised copies live only while a quantised matrix multiplies: a block's
+        # (beside the block's working set in the backward pass) or the output layer's (beside
+        # the loss's buffers, when the framework quantises it). They are added to the
+        # backward pass's peak where they fall (Activations.dequant_at_peak), never to the
+        # optimizer step's, when no matrix multiplies (decision 0140).
+        self.dequant_block_bytes = 0.0
+        self.dequant_head_bytes = 0.0
         if s.method == "qlora":
-            widest = m.hidden * max(m.intermediate, lay.q_out)
             groupwise = s.quant_format in GROUPWISE_FORMATS
-            if quantises_output_layer(s, self.traits):
-                widest = max(widest, m.hidden * m.vocab)
             copies = DEQUANT_COPIES_GROUPWISE if groupwise else DEQUANT_COPIES
-            self.dequant_bytes = copies * widest * 2
+            widest = max(m.intermediate, lay.q_out, m.shared_expert_intermediate or 0)
+            self.dequant_block_bytes = copies * m.hidden * widest * 2
+            if quantises_output_layer(s, self.traits):
+                self.dequant_head_bytes = copies * m.hidden * m.vocab * 2
+            self.dequant_bytes = max(self.dequant_block_bytes, self.dequant_head_bytes)
         self._expert_states(s, m, state_bytes)
         positions = s.model.causal_mask_positions or 0
         self.mask_bytes = CAUSAL_MASK_BYTES_PER_ENTRY * positions * positions
@@ -212,7 +221,9 @@ class ModelStates:
         self.routed_optimizer_bytes = trained * self._optimizer_bytes_per_param(s, state_bytes, m)
         self.routed_params_per_layer = routed / m.layers
 
-    def _frozen_base_bytes(self, s: Scenario, total: float, block_params: float) -> float:
+    def _frozen_base_bytes(
+        self, s: Scenario, m: ModelArch, total: float, block_params: float
+    ) -> float:
         base_bytes = DTYPE_BYTES["fp32"] if s.precision == "fp32" else 2
         bits = s.quant_bits_or_default
         if bits is None:
@@ -222,10 +233,29 @@ class ModelStates:
         # or fp32 where the framework prepares a bitsandbytes base with PEFT's
         # prepare_model_for_kbit_training (FrameworkTraits.upcasts_kbit_rest; not GPTQ/AWQ or
         # torchao NF4: BLOCKS_ONLY_FORMATS).
+        # Parameters the architecture fields cannot place (neither in the blocks' attention
+        # and MLP nor in the embeddings: a shared expert, a vision tower, an encoder, a
+        # dense first layer) are linear layers of the same model: bitsandbytes quantises
+        # every nn.Linear the model holds except the output layer (Transformers'
+        # get_keys_to_not_convert; https://github.com/huggingface/transformers/blob/v4.46.0/
+        # src/transformers/integrations/bitsandbytes.py, replace_with_bnb_linear), so they
+        # are stored at the width of their quantised neighbours, and the k-bit preparation
+        # (which casts only what is not quantised) leaves them there. Norms and biases,
+        # a few thousand parameters per layer, are within that remainder.
         quantised = block_params * quantised_weight_bytes(s)
         if upcasts_kbit_rest(s, self.traits):
             base_bytes = FP32
-        return quantised + (total - block_params) * base_bytes
+        lay = self.layout
+        embeddings = min(total - block_params, lay.embedding_params + self.extra_head_params)
+        unplaced = total - block_params - embeddings
+        quantised += unplaced * quantised_weight_bytes(s)
+        if self.traits.stores_output_layer_quantised and quantises_output_layer(s, self.traits):
+            # Lightning's BitsandbytesPrecision (LitGPT) replaces the output layer too: its
+            # own matrix (a tied model's second copy included) is stored quantised.
+            head = min(embeddings, float(m.vocab * m.hidden))
+            embeddings -= head
+            quantised += head * quantised_weight_bytes(s)
+        return quantised + embeddings * base_bytes
 
     @staticmethod
     def _largest_trained_tensor(s, m, lay, adapters) -> float:
@@ -271,6 +301,11 @@ class ModelStates:
         trainable = self.trainable_bytes / mp / shard_weights
         master = self.master_bytes / mp / shard_optimizer
         gradients, step_gradients = self._gradient_bytes(strategy, dp)
+        if strategy == "fsdp" and self.traits.fsdp_flat_parameters and self.frozen_bytes:
+            # FSDP1's FlatParameter mixes a block's frozen base with its adapters: the sharded
+            # gradient covers the frozen weights too (buffers.FSDP_PARAMETER_UNITS), at their
+            # stored width, until the optimizer step's zero_grad.
+            gradients += self.frozen_bytes
         # Expert parallelism: what a replicating strategy keeps of the routed experts is 1/ep
         # (see _expert_states); sharded states are unchanged.
         # (Without it not_held is 0 and every such term would subtract or scale by zero.)
@@ -306,7 +341,7 @@ class ModelStates:
         transient = 0.0
         if strategy in self.foreach_strategies:
             transient = optimizer * FOREACH_TEMPORARY_MOMENTS / ADAM_MOMENTS
-        buffers = self.dequant_bytes + self.dora_bytes + self.mask_bytes
+        buffers = self.dora_bytes + self.mask_bytes
         if params_offloaded:
             # Parameters and gradients live in host RAM and stream in one unit at a time.
             host += frozen + trainable + gradients + step_gradients
