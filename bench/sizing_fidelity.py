@@ -11,17 +11,17 @@ catalog's accelerator figures (``fixtures/catalog``) and prints:
 * the memory summary on measured cases (median |error|, share within +/-20 %, worst
   under-prediction, 10th/90th percentiles) against issue 3's acceptance, and the same figures
   for the published rule-of-thumb estimates, shown for comparison only;
-* the same summary with each scenario exactly as v1 gives it (no framework), for comparison:
-  the acceptance figures set ``framework`` to what each case's own source and notes name
-  (``ReferenceCase.named_framework``; docs/decisions/0015-training-framework.md);
+* the same summary with no framework stated (a buyer who answers "don't know"), for
+  comparison: the acceptance figures use the framework each case records from its own source
+  (docs/decisions/0139-unstated-framework-is-the-most-used-stack.md);
 * the out-of-fold figures by mechanism group: packing, the framework each source names, the
   strategy and the method (memory and throughput, :func:`group_rows`);
 * the five worst measured memory cases;
 * the batch length each unpacked memory case is sized at, and why (decision 0135);
 * the throughput table through :func:`advisor.domain.sizing.estimate.size` and its median.
 
-``--write`` stores the 10th/90th error percentiles (the memory bands, framework stated and
-unstated) in ``memory/capacity.py``.
+``--write`` stores the 10th/90th error percentiles of the measured memory cases (the memory
+band) in ``memory/capacity.py``.
 """
 
 from __future__ import annotations
@@ -66,12 +66,15 @@ def accelerators():
     return load_fixture_specs(CATALOG_DIR)[0]
 
 
-def memory_scores(cases=None, specs=None, *, named_framework=False):
-    """Memory scores of the scenarios as given; with ``named_framework`` (a comparison only)
-    each scenario gets the framework its source's text names."""
+def memory_scores(cases=None, specs=None, *, named_framework=False, unstated=False):
+    """Memory scores of the scenarios as given; with ``named_framework`` each scenario without
+    one gets the framework its source's text names; with ``unstated`` (a comparison only) no
+    scenario states its framework, as a buyer who answers "don't know" (decision 0139)."""
     cases = cases if cases is not None else load_cases()
     if named_framework:
         cases = [case.with_named_framework() for case in cases]
+    if unstated:
+        cases = [case.without_framework() for case in cases]
     return score_memory(cases, specs or accelerators())
 
 
@@ -303,10 +306,10 @@ def print_side_by_side(inside: Figures, outside: Figures, constants: int) -> Non
         print(f"{label:52} {a:>12} {b:>12}")
 
 
-def write_band(p10: float, p90: float, prefix: str = "MEMORY_ERROR_") -> None:
+def write_band(p10: float, p90: float) -> None:
     text = MEMORY_PATH.read_text(encoding="utf-8")
-    text = re.sub(rf"\b{prefix}P10 = -?[0-9.]+", f"{prefix}P10 = {p10:.3f}", text)
-    text = re.sub(rf"\b{prefix}P90 = -?[0-9.]+", f"{prefix}P90 = {p90:.3f}", text)
+    text = re.sub(r"\bMEMORY_ERROR_P10 = -?[0-9.]+", f"MEMORY_ERROR_P10 = {p10:.3f}", text)
+    text = re.sub(r"\bMEMORY_ERROR_P90 = -?[0-9.]+", f"MEMORY_ERROR_P90 = {p90:.3f}", text)
     MEMORY_PATH.write_text(text, encoding="utf-8")
 
 
@@ -508,11 +511,10 @@ def main() -> int:
     checks = [s for s in scores if s.measured_case and s.kind != "peak"]
     wrong = [s.case_id for s in checks if not s.passed]
     print(f"  OOM / fits-within claims: {len(checks) - len(wrong)} of {len(checks)} agree {wrong}")
-    named_errors = measured_errors(memory_scores(cases, specs, named_framework=True))
-    named = summarise(named_errors)
+    unstated_errors = measured_errors(memory_scores(cases, specs, unstated=True))
     print_summary(
-        "Comparison only: framework read from each source's text (a user's scenario may state it)",
-        named_errors,
+        'Comparison only: no framework stated (a buyer who answers "don\'t know")',
+        unstated_errors,
     )
     estimates = [s.error for s in scores if not s.measured_case and s.error is not None]
     print_summary("Published rule-of-thumb estimates (comparison only)", estimates)
@@ -540,13 +542,8 @@ def main() -> int:
             f"Throughput: {len(measured)} measured cases, median |error| {median:.1%} ({verdict})"
         )
     if args.write:
-        write_band(named.p10, named.p90)
-        write_band(summary.p10, summary.p90, prefix="MEMORY_ERROR_UNSTATED_")
-        print(
-            f"stored memory bands p10 {named.p10:+.3f}, p90 {named.p90:+.3f} (framework "
-            f"stated), p10 {summary.p10:+.3f}, p90 {summary.p90:+.3f} (unstated) in "
-            f"{MEMORY_PATH}"
-        )
+        write_band(summary.p10, summary.p90)
+        print(f"stored memory band p10 {summary.p10:+.3f}, p90 {summary.p90:+.3f} in {MEMORY_PATH}")
     return 0
 
 

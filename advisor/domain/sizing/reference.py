@@ -110,6 +110,10 @@ class ReferenceCase:
         framework = self.named_framework
         return replace(self, scenario=replace(self.scenario, framework=framework))
 
+    def without_framework(self) -> ReferenceCase:
+        """The case as a buyer who does not know the framework would state it."""
+        return replace(self, scenario=replace(self.scenario, framework=None))
+
 
 def load_cases(path: Path | None = None) -> list[ReferenceCase]:
     data = case_records(path)
