@@ -209,5 +209,23 @@ def test_the_brief_states_the_longest_sample_basis_in_both_languages():
     assert document["longest_sample_tokens"] == 2048
     brief = brief_services.issue_brief(user=owner, document=document, assessment=assessment)
     assert brief.snapshot["scenario"]["longest_sample_tokens"] == 2048
-    assert STATED_EN in render_html(brief.snapshot, brief_meta("en"))
-    assert STATED_ZH in render_html(brief.snapshot, brief_meta("zh-hans"))
+    english = render_html(brief.snapshot, brief_meta("en"))
+    assert STATED_EN in english
+    assert "<th>Longest sample (tokens)</th><td>2,048</td>" in english
+    chinese = render_html(brief.snapshot, brief_meta("zh-hans"))
+    assert STATED_ZH in chinese
+    assert "<th>最长样本（token）</th><td>2,048</td>" in chinese
+
+
+def test_a_brief_snapshot_from_before_the_question_says_not_stated():
+    load_catalog()
+    owner = User.objects.create_user("buyer9")
+    assessment = unpacked_assessment(owner, 2048)
+    brief = brief_services.issue_brief(
+        user=owner, document=assessment_document(assessment), assessment=assessment
+    )
+    snapshot = {**brief.snapshot, "scenario": dict(brief.snapshot["scenario"])}
+    snapshot["scenario"].pop("longest_sample_tokens")
+    assert "<th>Longest sample (tokens)</th><td>not stated</td>" in render_html(
+        snapshot, brief_meta("en")
+    )
