@@ -176,6 +176,9 @@ def scenario_document(
     torch_compile = _yes(training.get("torch_compile"))
     if torch_compile is not None:
         document["torch_compile"] = torch_compile
+    longest = training.get("longest_sample")  # asked only for unpacked samples (decision 0135)
+    if document["packed"] is False and type(longest) is int and longest > 0:
+        document["longest_sample_tokens"] = longest
     if document["packed"] is not True:
         grouped = _yes(training.get("length_grouped"))
         if grouped is not None:

@@ -40,3 +40,7 @@ def precision_problem(method: str | None, precision: str | None) -> str | None:
 
 def seq_len_problem(seq_len: int | None, context_length: int | None) -> str | None:
     return _text(scenario.seq_len_problem(seq_len, context_length))
+
+
+def longest_sample_problem(seq_len: int | None, longest, average) -> str | None:
+    return _text(scenario.longest_sample_problem(seq_len, longest, average))

@@ -57,7 +57,7 @@ def test_not_sure_is_offered_first_and_is_null_in_the_scenario(client, draft):
         reverse("wizard:step", args=[draft.pk, "training"]), HTTP_ACCEPT_LANGUAGE="en"
     ).content.decode()
     assert 'type="radio" name="packed" value="" id="id_packed_0" checked' in page
-    assert "it does not change which servers fit" in page
+    assert "padded to its own longest sample, so memory is sized for the dataset" in page
     assert (
         "样本长度"
         in client.get(

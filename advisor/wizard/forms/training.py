@@ -101,7 +101,10 @@ PACKING_CHOICES = [
 
 class TrainingStepForm(StepForm):
     choice_hints = {"precision": PRECISION_HINTS, "optimizer": OPTIMIZER_HINTS}
-    empty_display = {"deadline": _("No deadline")}
+    empty_display = {
+        "deadline": _("No deadline"),
+        "longest_sample": _("Not stated: estimated from the average, else the sequence length"),
+    }
 
     seq_len = whole(
         _("Sequence length (tokens)"),
@@ -206,9 +209,22 @@ class TrainingStepForm(StepForm):
         initial=NOT_SURE,
         required=False,
         help_text=_(
-            "Packing joins samples into full-length sequences. When lengths vary, GPU monitoring "
-            "shows more memory than the job needs (the allocator keeps blocks sized for earlier "
-            "batches); it does not change which servers fit."
+            "Packing joins samples into full-length sequences. With “Varying”, each batch is "
+            "padded to its own longest sample, so memory is sized for the dataset's longest sample "
+            "(asked below) rather than the full sequence length; “Not sure” sizes the full "
+            "length. When lengths vary, GPU monitoring shows more memory than the job needs "
+            "(the allocator keeps blocks sized for earlier batches)."
+        ),
+    )
+    longest_sample = whole(
+        _("Longest sample (tokens)"),
+        "longest_sample_tokens",
+        help_text=_(
+            "The dataset's longest sample after tokenisation, chat template included: at most "
+            "the sequence length, at least the average tokens per sample. Batches that are not "
+            "packed are padded to their longest sample, so memory is sized for this length. "
+            "Left empty, the advisor estimates it from the average tokens per sample and the "
+            "number of samples, or, without them, uses the sequence length."
         ),
     )
 
@@ -254,6 +270,7 @@ class TrainingStepForm(StepForm):
             "fused_loss",
             "torch_compile",
             "packed",
+            *(["longest_sample"] if stored.get("packed") == "no" else []),
             *(["length_grouped", "empty_cache_steps"] if stored.get("packed") != "yes" else []),
         ]
 
@@ -288,6 +305,13 @@ class TrainingStepForm(StepForm):
         problem = rules.precision_problem(model.get("method"), data.get("precision"))
         if problem:
             self.add_error("precision", problem)
+        if data.get("packed") == "no":  # only unpacked batches are sized at the longest sample
+            average = data.get("avg_tokens") if data.get("dataset_mode") == "samples" else None
+            problem = rules.longest_sample_problem(
+                data.get("seq_len"), data.get("longest_sample"), average
+            )
+            if problem:
+                self.add_error("longest_sample", problem)
         problem = rules.optimizer_impl_problem(data.get("optimizer"), data.get("optimizer_impl"))
         if problem:
             self.add_error("optimizer_impl", problem)
