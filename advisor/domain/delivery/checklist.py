@@ -344,9 +344,9 @@ def operating_risks(inputs: DeliveryInputs) -> list[ChecklistItem]:
         ),
         {"loss": f"{THROTTLE_LOSS_PCT[0]}–{THROTTLE_LOSS_PCT[1]}%"},
     )
-    consistency = Message(
+    consistency = Message(  # listed only for two servers or more
         N_(
-            "Keep firmware, drivers and software identical on all {servers} server(s); prefer a "
+            "Keep firmware, drivers and software identical on all {servers} servers; prefer a "
             "vendor that inspects versions automatically."
         ),
         {"servers": inputs.servers},

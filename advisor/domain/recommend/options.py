@@ -58,7 +58,7 @@ from advisor.domain.economics.inputs import (
 )
 from advisor.domain.economics.tariff import EffectivePrice
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
-from advisor.domain.i18n import N_, Message
+from advisor.domain.i18n import N_, Message, Nn_
 from advisor.domain.questionnaire.declared import DeclaredFact
 from advisor.domain.scenario import Scenario
 from advisor.domain.sizing.estimate import SizingResult, size
@@ -983,11 +983,14 @@ def price_cloud(
 
 
 def _instance_reason(result: SizingResult, per_instance: int) -> Message:
-    return Message(
-        N_(
-            "does not fit the instance sizes sold: the job needs more than {gpus} GPU(s) sharing "
-            "one server's interconnect, and separate instances share none"
+    return Message.counted(
+        Nn_(
+            "does not fit the instance sizes sold: the job needs more than {gpus} GPU sharing "
+            "one server's interconnect, and separate instances share none",
+            "does not fit the instance sizes sold: the job needs more than {gpus} GPUs sharing "
+            "one server's interconnect, and separate instances share none",
         ),
+        "gpus",
         {"gpus": per_instance},
     )
 

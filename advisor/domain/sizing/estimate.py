@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
-from advisor.domain.i18n import N_, Code, Message
+from advisor.domain.i18n import N_, Code, Message, Nn_
 from advisor.domain.scenario import Hardware, Parallelism, Scenario
 from advisor.domain.sizing.compute import TimeEstimate, estimate_time
 from advisor.domain.sizing.memory import (
@@ -422,11 +422,14 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
     else:
         fewest = result.fewest.layout
         out.append(
-            Message(
-                N_(
+            Message.counted(
+                Nn_(
+                    "The fewest {card} GPUs that hold the job: {gpus} ({servers} server), with "
+                    "{strategy} and tensor parallel {tp}.",
                     "The fewest {card} GPUs that hold the job: {gpus} ({servers} servers), with "
-                    "{strategy} and tensor parallel {tp}."
+                    "{strategy} and tensor parallel {tp}.",
                 ),
+                "servers",
                 {
                     "card": result.accelerator.name,
                     "gpus": fewest.gpus,
