@@ -1057,6 +1057,7 @@ CLOUD_FIGURES = (
     "hours_per_run",
     "runs_per_year",
     "training_hours_per_year",
+    "usage",
     "horizon_years",
 )
 
