@@ -339,7 +339,7 @@ def procurement_rows(snapshot: dict) -> list[tuple[str, str]]:
     rows.append(
         (
             gettext("Qualifications required"),
-            ", ".join(rule_words(f"required:{r}") for r in required) or gettext("none"),
+            gettext(", ").join(rule_words(f"required:{r}") for r in required) or gettext("none"),
         )
     )
     return rows
@@ -397,11 +397,11 @@ def field_value(model, name: str, value) -> tuple[str, str]:
     field = _field(model, name)
     if name in LIST_CHOICES and isinstance(value, list):
         labels = {c.value: str(c.label) for c in LIST_CHOICES[name]}
-        return ", ".join(labels.get(v, str(v)) for v in value), FIGURE
+        return gettext(", ").join(labels.get(v, str(v)) for v in value), FIGURE
     if field is not None and field.choices:
         labels = {str(k): str(v) for k, v in field.flatchoices}
         codes = value if isinstance(value, list) else str(value).split(",")
-        return ", ".join(labels.get(str(c).strip(), str(c).strip()) for c in codes), FIGURE
+        return gettext(", ").join(labels.get(str(c).strip(), str(c).strip()) for c in codes), FIGURE
     if isinstance(value, dict) and "name" in value:  # a record it points to, by its names
         return local_name(value), FIGURE
     if name == "key" or (field is not None and (field.is_relation or name.endswith("_key"))):

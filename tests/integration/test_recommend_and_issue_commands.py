@@ -251,3 +251,21 @@ def test_recommend_table_names_the_hardware_not_its_keys(scenario_file, language
         o for o in translated if o.hardware.accelerator.name_zh != o.hardware.accelerator.name
     ]
     assert translated, "the scenario's options include a card with its own Chinese name"
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_no_cheapest_of_none(language):
+    """When nothing qualifies, the comparison sentence claims no "cheapest of 0"."""
+    from advisor.presentation.compared import comparison_text
+
+    class Nothing:
+        rankings = {"recommended": ()}
+        unpriced = ()
+
+    with translation.override(language):
+        text = comparison_text(Nothing())
+    assert "0" not in text
+    assert text in (
+        "No priced option qualifies, so none is the cheapest.",
+        "没有已计价的符合条件方案，因此无从比较哪个最便宜。",
+    )
