@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
@@ -502,6 +503,34 @@ def input_json(value, depth: int = 0, levels: int = 2) -> str:
     return _escaped(json.dumps(value, ensure_ascii=False))
 
 
+# The approver's comment in the sign-off table: up to this many terminal columns (a Chinese
+# character takes two) it is printed there in full; a longer one is begun there and printed
+# whole in Appendix D, so the sign-off table stays on page 2 (decision 0148).
+SIGN_OFF_COMMENT_COLUMNS = 160
+
+
+def sign_off_comment(comment: str) -> tuple[str, bool]:
+    """``(what the sign-off cell prints, whether the whole comment is in Appendix D)``."""
+    comment = " ".join((comment or "").split())
+    if sum(_columns(char) for char in comment) <= SIGN_OFF_COMMENT_COLUMNS:
+        return comment, False
+    shown, width = [], 0
+    for char in comment:
+        width += _columns(char)
+        if width > SIGN_OFF_COMMENT_COLUMNS - 20:
+            break
+        shown.append(char)
+    text = "".join(shown)
+    space = text.rfind(" ")
+    if space > len(text) * 2 // 3:  # end at a word where one ends near the cut
+        text = text[:space]
+    return text.rstrip(" ,;:，、；：") + "…", True
+
+
+def _columns(char: str) -> int:
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
 def render_html(snapshot: dict, meta: BriefMeta) -> str:
     fingerprint = snapshot_fingerprint(snapshot)
     snapshot, meta = typed_names_isolated(snapshot, meta)
@@ -532,6 +561,7 @@ def render_html(snapshot: dict, meta: BriefMeta) -> str:
                 if key != "total"
             ],
             "decision": decision(snapshot),
+            "sign_off_comment": sign_off_comment(meta.approval_comment),
             # None (not stated, or a snapshot from before the question): the template says so.
             "framework_label": FRAMEWORK_LABELS.get(snapshot["scenario"].get("framework")),
             "packing_label": PACKING_LABELS.get(snapshot["scenario"].get("packed")),
