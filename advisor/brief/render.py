@@ -27,6 +27,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy
 
 from advisor.domain.economics.money import format_cny
+from advisor.domain.i18n import ZH_SUFFIX
 from advisor.domain.recommend import OWN_ROOM_KEY
 from advisor.presentation.charts import (
     Segment,
@@ -360,7 +361,7 @@ def catalog_rows(snapshot: dict) -> list[dict]:
     rows = []
     for record in snapshot.get("catalog") or []:
         model = CATALOG_MODELS.get(record.get("kind"))
-        fields = record.get("fields") or {}
+        fields = reader_fields(record.get("fields") or {})
         figures = [
             (field_name(model, name), *field_value(model, name, value))
             for name, value in fields.items()
@@ -381,6 +382,19 @@ def catalog_rows(snapshot: dict) -> list[dict]:
             }
         )
     return rows
+
+
+def reader_fields(fields: dict) -> dict:
+    """A record's fields with each ``x`` / ``x_zh`` pair (a cloud's provider and region) shown
+    once, in the reader's language: the Chinese value on a Chinese page where it is recorded."""
+    chinese = (translation.get_language() or "").lower().startswith("zh")
+    shown = {}
+    for name, value in fields.items():
+        if name.endswith(ZH_SUFFIX) and name[: -len(ZH_SUFFIX)] in fields:
+            continue
+        twin = fields.get(name + ZH_SUFFIX)
+        shown[name] = twin if chinese and twin not in (None, "") else value
+    return shown
 
 
 def field_name(model, name: str) -> str:

@@ -18,6 +18,7 @@ from advisor.domain.compliance.base import evidence_sentence
 from advisor.domain.compliance.engine import rule_name
 from advisor.domain.i18n import Code, Message, localised, plural_number
 from advisor.domain.i18n import local_name as domain_local_name
+from advisor.presentation.catalog_text import translated as catalog_translated
 from advisor.presentation.labels import LABELS, label
 
 
@@ -102,6 +103,8 @@ def _nested(value):
     if isinstance(value, Code) or (isinstance(value, dict) and set(value) == {"group", "value"}):
         group, code = (value.group, value.value) if isinstance(value, Code) else value.values()
         return _coded(group, code)
+    if isinstance(value, str):  # a catalog note or source named in it, as the reader reads it
+        return catalog_translated(value)
     return value
 
 

@@ -2,10 +2,11 @@
 
 from django import template
 from django.utils.html import format_html
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 
 from advisor.domain import sources as domain_sources
 from advisor.presentation import labels
+from advisor.presentation.catalog_text import catalog_text
 from advisor.presentation.text import (
     evidence_text,
     local_name,
@@ -47,10 +48,19 @@ def cite(value) -> str:
     """``{{ source|cite }}``: a citation as ``<cite>``, with ``lang`` where it is written in the
     other language (a Chinese standard's title on an English page)."""
     text = render_text(value)
+    kind, text, original = catalog_text(text)  # a catalog note or source line (docs/catalog.md)
     lang = other_language(text)
     if lang:
-        return format_html('<cite lang="{}">{}</cite>', lang, text)
-    return format_html("<cite>{}</cite>", text)
+        quoted = format_html('<cite lang="{}">{}</cite>', lang, text)
+    else:
+        quoted = format_html("<cite>{}</cite>", text)
+    if original:  # English, as the original is written: said so on a Chinese page
+        quoted = format_html(
+            '<span class="original-language">{}</span>{}', gettext("English original: "), quoted
+        )
+    if kind:
+        quoted = format_html("{}{}", gettext("[%(kind)s] ") % {"kind": kind}, quoted)
+    return quoted
 
 
 @register.filter(name="evidence")
