@@ -34,5 +34,8 @@ def test_stand_in_figures_are_listed_with_the_chinese_comma(client, compared):
     text = warning(client, compared, "zh-hans")
     assert "电价、" in text, text
     assert ", " not in text and "," not in text
+    assert (
+        "租金。" in text or "PUE。" in text or "电价。" in text
+    )  # the list ends as Chinese ends it
     english = warning(client, compared, "en")
     assert "Electricity price, " in english or "electricity price, " in english.lower()
