@@ -277,3 +277,48 @@ def method_label(method, lora) -> str:
             "rank": DEFAULT_LORA_RANK,
         }
     return gettext("%(method)s, rank %(rank)d") % {"method": words, "rank": int(rank)}
+
+
+# China's provincial-level divisions, as the catalog records a data center's province (English)
+# and a reader reads it: "Guizhou" on an English page, "贵州省" on a Chinese one.
+PROVINCE_LABELS = {
+    "Beijing": _("Beijing"),
+    "Tianjin": _("Tianjin"),
+    "Hebei": _("Hebei"),
+    "Shanxi": _("Shanxi"),
+    "Inner Mongolia": _("Inner Mongolia"),
+    "Liaoning": _("Liaoning"),
+    "Jilin": _("Jilin"),
+    "Heilongjiang": _("Heilongjiang"),
+    "Shanghai": _("Shanghai"),
+    "Jiangsu": _("Jiangsu"),
+    "Zhejiang": _("Zhejiang"),
+    "Anhui": _("Anhui"),
+    "Fujian": _("Fujian"),
+    "Jiangxi": _("Jiangxi"),
+    "Shandong": _("Shandong"),
+    "Henan": _("Henan"),
+    "Hubei": _("Hubei"),
+    "Hunan": _("Hunan"),
+    "Guangdong": _("Guangdong"),
+    "Guangxi": _("Guangxi"),
+    "Hainan": _("Hainan"),
+    "Chongqing": _("Chongqing"),
+    "Sichuan": _("Sichuan"),
+    "Guizhou": _("Guizhou"),
+    "Yunnan": _("Yunnan"),
+    "Tibet": _("Tibet"),
+    "Shaanxi": _("Shaanxi"),
+    "Gansu": _("Gansu"),
+    "Qinghai": _("Qinghai"),
+    "Ningxia": _("Ningxia"),
+    "Xinjiang": _("Xinjiang"),
+    "Hong Kong": _("Hong Kong"),
+    "Macau": _("Macau"),
+    "Taiwan": _("Taiwan"),
+}
+
+
+def province_label(value) -> str:
+    """A province as the reader reads it; one the list lacks, as recorded."""
+    return label(PROVINCE_LABELS, value) if value else ""

@@ -131,3 +131,9 @@ def source_kind_label(value) -> str:
 def low_quality_source(value) -> str:
     """The "low-quality source" mark for a figure resting only on aggregators or blogs."""
     return str(labels.LOW_QUALITY_SOURCE) if domain_sources.is_low_quality(value or "") else ""
+
+
+@register.filter(name="province")
+def province(value) -> str:
+    """``{{ site.province|province }}``: "Guizhou" on an English page, "贵州省" on a Chinese one."""
+    return labels.province_label(value)

@@ -54,6 +54,9 @@ def test_notes_in_chinese_and_english_titles_marked(briefs):
     assert "8 卡 HCCS 基板上的 NPU 模组（Atlas 800T A2）" in page
     assert "英文原文：" in page  # an English-titled source, kept and marked
     assert "来源按原始资料的原题著录" in page
+    # Names inside the sizing and compliance sentences are the Chinese ones too.
+    assert "Shengsuan Cloud" not in page and "(910B1-B3" not in page
+    assert "昇腾 910B 64GB" in page
     with translation.override("zh-hans"):
         rows = catalog_rows(brief.snapshot)
     names = [name for row in rows for name, _value, _kind in row["figures"]]
@@ -110,3 +113,13 @@ def test_the_memory_keeps_every_figure_and_address():
         figures = {n.replace(",", "") for n in number.findall(english)}
         missing = {n for n in figures if n not in chinese.replace(",", "")}
         assert not missing, (english, missing)
+
+
+def test_provinces_read_in_the_readers_language():
+    from advisor.templatetags.domain_text import province
+
+    with translation.override("zh-hans"):
+        assert province("Guizhou") == "贵州省" and province("Inner Mongolia") == "内蒙古自治区"
+        assert province("Atlantis") == "Atlantis" and province(None) == ""
+    with translation.override("en"):
+        assert province("Guizhou") == "Guizhou"

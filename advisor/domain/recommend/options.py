@@ -1017,7 +1017,9 @@ def build_cloud_option(
         availability=hardware.availability,
         vendor=site.vendor,
         buyer=cloud.buyer or procurement.buyer,
-        cloud=CloudFacts(cloud.provider, cloud.region, cloud.mainland_china),
+        cloud=CloudFacts(
+            cloud.provider, cloud.region, cloud.mainland_china, cloud.provider_zh, cloud.region_zh
+        ),
     )
     report = with_required(evaluate(facts, params, rules=CLOUD_RULES, shared=shared), procurement)
     priced = price_cloud(result, per_instance, cloud, procurement, site) if fits else None

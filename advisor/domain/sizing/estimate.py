@@ -383,6 +383,7 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
             {
                 "capacity": _gib(result.capacity_gib),
                 "card": result.accelerator.name,
+                "card_zh": result.accelerator.name_zh,
                 "usable": _gib(result.capacity_gib / (1 - FIT_RESERVE_SHARE)),
                 "reserve": f"{FIT_RESERVE_SHARE:.0%}",
             },
@@ -398,6 +399,7 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
                 {
                     "total": _gib(memory.total),
                     "card": result.accelerator.name,
+                    "card_zh": result.accelerator.name_zh,
                     "capacity": _gib(result.capacity_gib),
                 },
             )
@@ -416,7 +418,7 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
         out.append(
             Message(
                 N_("No number of {card} GPUs holds this job without offloading to the CPU."),
-                {"card": result.accelerator.name},
+                {"card": result.accelerator.name, "card_zh": result.accelerator.name_zh},
             )
         )
     else:
@@ -432,6 +434,7 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
                 "servers",
                 {
                     "card": result.accelerator.name,
+                    "card_zh": result.accelerator.name_zh,
                     "gpus": fewest.gpus,
                     "servers": result.fewest.servers,
                     "strategy": Code("strategy", fewest.strategy),
