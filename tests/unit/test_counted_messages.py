@@ -5,6 +5,7 @@ form with ``ngettext`` (Chinese has one), also for the JSON form a brief stores.
 """
 
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import polib
@@ -14,6 +15,7 @@ from django.utils import translation
 from advisor.domain.economics.compare import PAYBACK_NOT, TOO_MANY_RUNS
 from advisor.domain.i18n import Message, Nn_, plural_number
 from advisor.domain.plain import jsonable
+from advisor.presentation.labels import unit_count
 from advisor.presentation.text import render_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,3 +73,21 @@ def test_no_message_guesses_its_plural(po_path):
     """No English text writes "site(s)": a count picks its form."""
     guessed = [e.msgid for e in polib.pofile(str(po_path)) if GUESSED_PLURAL.search(e.msgid)]
     assert not guessed, guessed
+
+
+@pytest.mark.parametrize(
+    ("language", "quantity", "code", "words"),
+    [
+        ("en", "1", "server", "1 server"),
+        ("en", "3", "year", "3 years"),
+        ("en", "51.2", "card_hour", "51.2 card-hours"),
+        ("en", "55,995", "kwh", "55,995 kWh"),
+        ("zh-hans", "36", "month", "36 个月"),
+        ("zh-hans", "2", "server", "2 台"),
+        ("en", "4", "not-a-unit", "4 not-a-unit"),
+    ],
+)
+def test_a_cost_line_quantity_reads_with_its_counted_unit(language, quantity, code, words):
+    with translation.override(language):
+        number = Decimal(quantity.replace(",", ""))
+        assert unit_count(quantity, number, code) == words
