@@ -188,7 +188,8 @@ def scenario_document(
     site = site_section(answers.get("site"))
     if site is not None:
         document["site"] = site
-    procurement = procurement_section(answers.get("procurement"), training)
+    own_room = (answers.get("site") or {}).get("mode") == "own"
+    procurement = procurement_section(answers.get("procurement"), training, own_room)
     if procurement is not None:
         document["procurement"] = procurement
     return document
@@ -220,14 +221,21 @@ def _accelerators(family_keys) -> list[str]:
 DOMESTIC_CHOICES = ("", "preferred", "required")  # no preference, a tie-break, a filter
 
 
-def current_procurement(procurement: dict) -> dict:
+# Renting a vendor's servers leaves them in the vendor's data center: no choice for the buyer's
+# own room (the procurement step offers buying for the room, or cloud).
+OWN_ROOM_MODES = ("buy", "cloud")
+
+
+def current_procurement(procurement: dict, own_room: bool = False) -> dict:
     """The procurement step's answers with those saved before the modes became several choices
     and domestic accelerators could be preferred: one ``mode`` (``any`` for every mode) reads
-    as ``modes``, ``domestic_only`` as ``domestic`` ("required" or no preference)."""
+    as ``modes``, ``domestic_only`` as ``domestic`` ("required" or no preference). For the
+    buyer's own room (``own_room``) "any" means every mode the room allows."""
     current = dict(procurement)
     if "modes" not in current:
         mode = current.get("mode") or "any"
-        current["modes"] = list(PROCUREMENT_MODES) if mode == "any" else [mode]
+        every = OWN_ROOM_MODES if own_room else PROCUREMENT_MODES
+        current["modes"] = list(every) if mode == "any" else [mode]
     current.pop("mode", None)
     if "domestic" not in current:
         current["domestic"] = "required" if current.get("domestic_only") else ""
@@ -235,10 +243,12 @@ def current_procurement(procurement: dict) -> dict:
     return current
 
 
-def procurement_section(procurement: dict | None, training: dict | None = None) -> dict | None:
+def procurement_section(
+    procurement: dict | None, training: dict | None = None, own_room: bool = False
+) -> dict | None:
     if not procurement:
         return None
-    procurement = current_procurement(procurement)
+    procurement = current_procurement(procurement, own_room)
     modes = [m for m in PROCUREMENT_MODES if m in (procurement.get("modes") or ())]
     return {
         "modes": modes or list(PROCUREMENT_MODES),

@@ -73,8 +73,15 @@ class ReviewForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text=_(
             "Required when sending back: say what needs to change. When approving, it is "
-            "printed in the approved PDF's sign-off table."
+            "printed in the approved PDF's sign-off table; a long one is begun there and "
+            "printed whole in an appendix. At most 2,000 characters."
         ),
+        error_messages={
+            "max_length": _(
+                "Keep the comment within %(limit_value)d characters (it has %(show_value)d): "
+                "shorten it, your text is kept below."
+            )
+        },
     )
     acknowledge_vetoes = forms.BooleanField(
         label=_(

@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import override
+from django.utils.translation import gettext, override
 
 from advisor.brief.config import signing_config
 from advisor.brief.models import Brief, BriefStatus, new_failure_reference
@@ -84,13 +84,22 @@ def organisation_name(language: str) -> str:
     return signing["ORGANISATION"]
 
 
+def signing_reason(brief: Brief, approved: bool) -> str:
+    """The system signature's reason, in the brief's language (the verify page and a PDF
+    reader show it beside the signature): "采购简报 FT-2026-000001（已批准）"."""
+    with override(brief.language):
+        if approved:
+            return gettext("Procurement brief %(number)s (approved)") % {"number": brief.number}
+        return gettext("Procurement brief %(number)s") % {"number": brief.number}
+
+
 def signed_pdf(brief: Brief, *, approved: bool, countersign=None) -> tuple[bytes, bytes]:
     """The brief rendered and signed at the highest level the configuration reaches now
     (docs/decisions/0117): a level whose timestamp or validation data cannot be had falls back
     one level, and the PDF is rendered again to state the level it is signed at.
     ``countersign(signed, level)`` adds a further signature (the approver's) at that level."""
     config = signing_config()
-    reason = f"Procurement brief {brief.number}" + (" (approved)" if approved else "")
+    reason = signing_reason(brief, approved)
     contact = brief.prepared_by.email or brief.prepared_by.get_username()
     request = SignatureRequest(reason, contact_info=contact)
     for level in levels_from(planned_level(config)):

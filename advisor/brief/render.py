@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
@@ -26,6 +27,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_lazy
 
 from advisor.domain.economics.money import format_cny
+from advisor.domain.i18n import ZH_SUFFIX
 from advisor.domain.recommend import OWN_ROOM_KEY
 from advisor.presentation.charts import (
     Segment,
@@ -339,7 +341,7 @@ def procurement_rows(snapshot: dict) -> list[tuple[str, str]]:
     rows.append(
         (
             gettext("Qualifications required"),
-            ", ".join(rule_words(f"required:{r}") for r in required) or gettext("none"),
+            gettext(", ").join(rule_words(f"required:{r}") for r in required) or gettext("none"),
         )
     )
     return rows
@@ -359,7 +361,7 @@ def catalog_rows(snapshot: dict) -> list[dict]:
     rows = []
     for record in snapshot.get("catalog") or []:
         model = CATALOG_MODELS.get(record.get("kind"))
-        fields = record.get("fields") or {}
+        fields = reader_fields(record.get("fields") or {})
         figures = [
             (field_name(model, name), *field_value(model, name, value))
             for name, value in fields.items()
@@ -382,6 +384,19 @@ def catalog_rows(snapshot: dict) -> list[dict]:
     return rows
 
 
+def reader_fields(fields: dict) -> dict:
+    """A record's fields with each ``x`` / ``x_zh`` pair (a cloud's provider and region) shown
+    once, in the reader's language: the Chinese value on a Chinese page where it is recorded."""
+    chinese = (translation.get_language() or "").lower().startswith("zh")
+    shown = {}
+    for name, value in fields.items():
+        if name.endswith(ZH_SUFFIX) and name[: -len(ZH_SUFFIX)] in fields:
+            continue
+        twin = fields.get(name + ZH_SUFFIX)
+        shown[name] = twin if chinese and twin not in (None, "") else value
+    return shown
+
+
 def field_name(model, name: str) -> str:
     if model is None:
         return name
@@ -397,11 +412,11 @@ def field_value(model, name: str, value) -> tuple[str, str]:
     field = _field(model, name)
     if name in LIST_CHOICES and isinstance(value, list):
         labels = {c.value: str(c.label) for c in LIST_CHOICES[name]}
-        return ", ".join(labels.get(v, str(v)) for v in value), FIGURE
+        return gettext(", ").join(labels.get(v, str(v)) for v in value), FIGURE
     if field is not None and field.choices:
         labels = {str(k): str(v) for k, v in field.flatchoices}
         codes = value if isinstance(value, list) else str(value).split(",")
-        return ", ".join(labels.get(str(c).strip(), str(c).strip()) for c in codes), FIGURE
+        return gettext(", ").join(labels.get(str(c).strip(), str(c).strip()) for c in codes), FIGURE
     if isinstance(value, dict) and "name" in value:  # a record it points to, by its names
         return local_name(value), FIGURE
     if name == "key" or (field is not None and (field.is_relation or name.endswith("_key"))):
@@ -502,6 +517,34 @@ def input_json(value, depth: int = 0, levels: int = 2) -> str:
     return _escaped(json.dumps(value, ensure_ascii=False))
 
 
+# The approver's comment in the sign-off table: up to this many terminal columns (a Chinese
+# character takes two) it is printed there in full; a longer one is begun there and printed
+# whole in Appendix D, so the sign-off table stays on page 2 (decision 0148).
+SIGN_OFF_COMMENT_COLUMNS = 160
+
+
+def sign_off_comment(comment: str) -> tuple[str, bool]:
+    """``(what the sign-off cell prints, whether the whole comment is in Appendix D)``."""
+    comment = " ".join((comment or "").split())
+    if sum(_columns(char) for char in comment) <= SIGN_OFF_COMMENT_COLUMNS:
+        return comment, False
+    shown, width = [], 0
+    for char in comment:
+        width += _columns(char)
+        if width > SIGN_OFF_COMMENT_COLUMNS - 20:
+            break
+        shown.append(char)
+    text = "".join(shown)
+    space = text.rfind(" ")
+    if space > len(text) * 2 // 3:  # end at a word where one ends near the cut
+        text = text[:space]
+    return text.rstrip(" ,;:，、；：") + "…", True
+
+
+def _columns(char: str) -> int:
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
 def render_html(snapshot: dict, meta: BriefMeta) -> str:
     fingerprint = snapshot_fingerprint(snapshot)
     snapshot, meta = typed_names_isolated(snapshot, meta)
@@ -532,6 +575,7 @@ def render_html(snapshot: dict, meta: BriefMeta) -> str:
                 if key != "total"
             ],
             "decision": decision(snapshot),
+            "sign_off_comment": sign_off_comment(meta.approval_comment),
             # None (not stated, or a snapshot from before the question): the template says so.
             "framework_label": FRAMEWORK_LABELS.get(snapshot["scenario"].get("framework")),
             "packing_label": PACKING_LABELS.get(snapshot["scenario"].get("packed")),

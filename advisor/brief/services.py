@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from advisor.assessments.answers import Incomplete, assessment_document
@@ -504,8 +504,10 @@ def _remote_key(registered: SigningCertificate, pin: str, otp: str) -> ApproverK
 def sign_approval(brief: Brief, signed: bytes, key: ApproverKey, level: str = LEVEL_B) -> bytes:
     """The approver's signature over the system's (an approval signature of its own), at the
     system's signature level (decision 0117), with their key wherever it is (decision 0149)."""
+    with translation.override(brief.language):  # the visible stamp reads as the brief does
+        reason = gettext("Approval of procurement brief %(number)s") % {"number": brief.number}
     request = SignatureRequest(
-        f"Approval of procurement brief {brief.number}",
+        reason,
         contact_info=brief.approved_by.email or brief.approved_by.get_username(),
         field_name=APPROVAL_FIELD,
     )

@@ -17,6 +17,7 @@ import functools
 import hashlib
 import textwrap
 import threading
+import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from io import BytesIO
@@ -534,6 +535,23 @@ def _resolved(dictionary, key):
         return None
 
 
+def stamp_lines(text: str) -> str:
+    """``text`` wrapped for the stamp: at spaces within STAMP_LINE_CHARS columns, and a run of
+    Chinese (two columns a character, no spaces) cut where it reaches them."""
+    lines = []
+    for line in textwrap.wrap(text, STAMP_LINE_CHARS):
+        current, width = "", 0
+        for char in line:
+            step = 2 if unicodedata.east_asian_width(char) in "WF" else 1
+            if width + step > STAMP_LINE_CHARS:
+                lines.append(current.rstrip())
+                current, width = "", 0
+            current += char
+            width += step
+        lines.append(current)
+    return "\n".join(line for line in lines if line)
+
+
 def approval_appearance(writer, request: SignatureRequest, certificate, location: str):
     """The approval signature's visible stamp over the sign-off table's approver cell: the
     signer's name, the time, the reason and the signer's location; None without the anchor."""
@@ -561,7 +579,7 @@ def approval_appearance(writer, request: SignatureRequest, certificate, location
         timestamp_format="%Y-%m-%d %H:%M %Z",
     )
     params = {
-        "reason": "\n".join(textwrap.wrap(request.reason, STAMP_LINE_CHARS)),
-        "location": "\n".join(textwrap.wrap(location, STAMP_LINE_CHARS)),
+        "reason": stamp_lines(request.reason),
+        "location": stamp_lines(location),
     }
     return {"stamp_style": style, "new_field_spec": spec}, params

@@ -54,4 +54,9 @@ def jsonable(value):
 
 
 def message(value: Message) -> dict:
-    return {"template": value.template, "params": jsonable(dict(value.params))}
+    """A message's JSON form; a counted message keeps its plural form and count's name."""
+    out = {"template": value.template, "params": jsonable(dict(value.params))}
+    if value.plural:
+        out["plural"] = value.plural
+        out["count"] = value.count
+    return out

@@ -6,7 +6,7 @@ recommendation's JSON say it alike (docs/decisions/0095)."""
 from __future__ import annotations
 
 from django.utils import translation
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 
 from advisor.domain.recommend.decision import unpriced_examples
 from advisor.presentation.text import local_name
@@ -15,11 +15,14 @@ from advisor.presentation.text import local_name
 def comparison_text(recommendation) -> str:
     qualifying = len(recommendation.rankings["recommended"])
     unpriced = recommendation.unpriced
-    text = ngettext(
-        "Cheapest of %(n)d priced option that qualifies.",
-        "Cheapest of %(n)d priced options that qualify.",
-        qualifying,
-    ) % {"n": qualifying}
+    if qualifying:
+        text = ngettext(
+            "Cheapest of %(n)d priced option that qualifies.",
+            "Cheapest of %(n)d priced options that qualify.",
+            qualifying,
+        ) % {"n": qualifying}
+    else:  # nothing was compared: no "cheapest of 0"
+        text = gettext("No priced option qualifies, so none is the cheapest.")
     if unpriced:
         examples = unpriced_examples(unpriced)
         separator = "、" if (translation.get_language() or "").startswith("zh") else ", "

@@ -8,13 +8,14 @@ and economics codes keep their ``N_``-marked words in the domain, next to the co
 """
 
 from django.utils.text import format_lazy
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from advisor.domain.compliance.base import AREA_LABELS, SEVERITY_LABELS, STATUS_LABELS
 from advisor.domain.compliance.engine import CLOUD_RULES, RULES, VERDICT_LABELS
 from advisor.domain.economics.confidence import FLAG_LABELS, LEVEL_LABELS
 from advisor.domain.economics.tariff import BAND_LABELS
+from advisor.domain.i18n import plural_number
 from advisor.domain.recommend import RANKING_LABELS
 from advisor.domain.scenario import DEFAULT_LORA_RANK
 from vendors.choices import InterconnectKind, ServerTopology, SiteCooling
@@ -117,6 +118,30 @@ UNIT_LABELS = {
     "card_hour": _("card-hour"),
     "gb": _("GB"),
 }
+
+# A quantity of those units, as a cost line's quantity cell reads: "51.2 card-hours",
+# "1 server", "36 个月". ``count`` picks the form, ``n`` is the quantity as printed.
+UNIT_COUNTS = {
+    "server": ngettext_lazy("%(n)s server", "%(n)s servers", "count"),
+    "kwh": ngettext_lazy("%(n)s kWh", "%(n)s kWh", "count"),
+    "kw_month": ngettext_lazy("%(n)s kW·month", "%(n)s kW·months", "count"),
+    "rack_month": ngettext_lazy("%(n)s rack-month", "%(n)s rack-months", "count"),
+    "month": ngettext_lazy("%(n)s month", "%(n)s months", "count"),
+    "year": ngettext_lazy("%(n)s year", "%(n)s years", "count"),
+    "server_month": ngettext_lazy("%(n)s server-month", "%(n)s server-months", "count"),
+    "card_hour": ngettext_lazy("%(n)s card-hour", "%(n)s card-hours", "count"),
+    "gb": ngettext_lazy("%(n)s GB", "%(n)s GB", "count"),
+}
+
+
+def unit_count(text: str, number, code) -> str:
+    """``text`` (a quantity as printed) with its unit ``code`` in the form its ``number`` takes;
+    a unit without counted words: the quantity and the unit's label."""
+    counted = UNIT_COUNTS.get(code)
+    if counted is None:
+        return f"{text} {word('unit', code)}".strip()
+    return str(counted % {"n": text, "count": plural_number(number)})
+
 
 # The figures an option's cost rests on, named for a sentence ("… priced from province or
 # national figures: electricity price, PUE").
@@ -277,3 +302,48 @@ def method_label(method, lora) -> str:
             "rank": DEFAULT_LORA_RANK,
         }
     return gettext("%(method)s, rank %(rank)d") % {"method": words, "rank": int(rank)}
+
+
+# China's provincial-level divisions, as the catalog records a data center's province (English)
+# and a reader reads it: "Guizhou" on an English page, "贵州省" on a Chinese one.
+PROVINCE_LABELS = {
+    "Beijing": _("Beijing"),
+    "Tianjin": _("Tianjin"),
+    "Hebei": _("Hebei"),
+    "Shanxi": _("Shanxi"),
+    "Inner Mongolia": _("Inner Mongolia"),
+    "Liaoning": _("Liaoning"),
+    "Jilin": _("Jilin"),
+    "Heilongjiang": _("Heilongjiang"),
+    "Shanghai": _("Shanghai"),
+    "Jiangsu": _("Jiangsu"),
+    "Zhejiang": _("Zhejiang"),
+    "Anhui": _("Anhui"),
+    "Fujian": _("Fujian"),
+    "Jiangxi": _("Jiangxi"),
+    "Shandong": _("Shandong"),
+    "Henan": _("Henan"),
+    "Hubei": _("Hubei"),
+    "Hunan": _("Hunan"),
+    "Guangdong": _("Guangdong"),
+    "Guangxi": _("Guangxi"),
+    "Hainan": _("Hainan"),
+    "Chongqing": _("Chongqing"),
+    "Sichuan": _("Sichuan"),
+    "Guizhou": _("Guizhou"),
+    "Yunnan": _("Yunnan"),
+    "Tibet": _("Tibet"),
+    "Shaanxi": _("Shaanxi"),
+    "Gansu": _("Gansu"),
+    "Qinghai": _("Qinghai"),
+    "Ningxia": _("Ningxia"),
+    "Xinjiang": _("Xinjiang"),
+    "Hong Kong": _("Hong Kong"),
+    "Macau": _("Macau"),
+    "Taiwan": _("Taiwan"),
+}
+
+
+def province_label(value) -> str:
+    """A province as the reader reads it; one the list lacks, as recorded."""
+    return label(PROVINCE_LABELS, value) if value else ""

@@ -12,12 +12,13 @@ from decimal import Decimal
 from functools import lru_cache
 from string import Formatter
 
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, ngettext
 
 from advisor.domain.compliance.base import evidence_sentence
 from advisor.domain.compliance.engine import rule_name
-from advisor.domain.i18n import Code, Message, localised
+from advisor.domain.i18n import Code, Message, localised, plural_number
 from advisor.domain.i18n import local_name as domain_local_name
+from advisor.presentation.catalog_text import translated as catalog_translated
 from advisor.presentation.labels import LABELS, label
 
 
@@ -27,17 +28,21 @@ def render_text(value) -> str:
         return ""
     if isinstance(value, Message):
         template_text, params = value.template, value.params
+        forms = (value.plural, value.count) if value.plural else None
     elif isinstance(value, dict) and "template" in value:
         template_text, params = value["template"], value.get("params") or {}
+        forms = (value["plural"], value.get("count") or "") if value.get("plural") else None
     else:
         return gettext(str(value)) if value != "" else ""
     language = get_language()
     key = _cache_key(language, template_text, params)
+    if key is not None and forms is not None:
+        key = (*key, forms)
     if key is None:
-        return _rendered(language, template_text, params)
+        return _rendered(language, template_text, params, forms)
     text = _RENDERED.get(key)
     if text is None:
-        text = _rendered(language, template_text, params)
+        text = _rendered(language, template_text, params, forms)
         if len(_RENDERED) >= _RENDERED_KEPT:
             _RENDERED.clear()
         _RENDERED[key] = text
@@ -71,15 +76,23 @@ def _cache_key(language, template_text: str, params: dict) -> tuple | None:
 _KEYABLE = frozenset({str, int, float, bool, Decimal, type(None)})
 
 
-def _rendered(language, template_text: str, params: dict) -> str:
-    translated = gettext(template_text)
+def _rendered(language, template_text: str, params: dict, forms=None) -> str:
+    """``forms``: a counted message's English plural form and the name of its count."""
+    english = template_text
+    if forms is None:
+        translated = gettext(template_text)
+    else:
+        plural, count = forms
+        number = plural_number(params.get(count))
+        translated = ngettext(template_text, plural, number)
+        english = template_text if number == 1 else plural
     params = {key: _nested(value) for key, value in localised(dict(params), language).items()}
-    params = _numbers_worded(translated, _numbers_read(template_text, params))
+    params = _numbers_worded(translated, _numbers_read(english, params))
     try:
         return translated.format(**params)
     except (KeyError, IndexError, ValueError):
         # A translation that lost a placeholder must not hide the figures: fall back.
-        return template_text.format(**params)
+        return english.format(**params)
 
 
 def _nested(value):
@@ -90,6 +103,8 @@ def _nested(value):
     if isinstance(value, Code) or (isinstance(value, dict) and set(value) == {"group", "value"}):
         group, code = (value.group, value.value) if isinstance(value, Code) else value.values()
         return _coded(group, code)
+    if isinstance(value, str):  # a catalog note or source named in it, as the reader reads it
+        return catalog_translated(value)
     return value
 
 

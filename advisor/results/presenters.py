@@ -250,7 +250,7 @@ def figure_in_use(site, name: str) -> str | None:
     labels = FIGURE_LABELS.get(name, {})
     where = labels.get(provenance.level) or labels.get("site")
     flag = FLAG_LABELS.get(provenance.flag)
-    details = ", ".join(gettext(t) for t in (where, flag) if t)
+    details = gettext(", ").join(gettext(t) for t in (where, flag) if t)
     return f"{text} ({details})" if details else text
 
 

@@ -2,10 +2,11 @@
 
 from django import template
 from django.utils.html import format_html
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 
 from advisor.domain import sources as domain_sources
 from advisor.presentation import labels
+from advisor.presentation.catalog_text import catalog_text
 from advisor.presentation.text import (
     evidence_text,
     local_name,
@@ -47,10 +48,19 @@ def cite(value) -> str:
     """``{{ source|cite }}``: a citation as ``<cite>``, with ``lang`` where it is written in the
     other language (a Chinese standard's title on an English page)."""
     text = render_text(value)
+    kind, text, original = catalog_text(text)  # a catalog note or source line (docs/catalog.md)
     lang = other_language(text)
     if lang:
-        return format_html('<cite lang="{}">{}</cite>', lang, text)
-    return format_html("<cite>{}</cite>", text)
+        quoted = format_html('<cite lang="{}">{}</cite>', lang, text)
+    else:
+        quoted = format_html("<cite>{}</cite>", text)
+    if original:  # English, as the original is written: said so on a Chinese page
+        quoted = format_html(
+            '<span class="original-language">{}</span>{}', gettext("English original: "), quoted
+        )
+    if kind:
+        quoted = format_html("{}{}", gettext("[%(kind)s] ") % {"kind": kind}, quoted)
+    return quoted
 
 
 @register.filter(name="evidence")
@@ -121,3 +131,9 @@ def source_kind_label(value) -> str:
 def low_quality_source(value) -> str:
     """The "low-quality source" mark for a figure resting only on aggregators or blogs."""
     return str(labels.LOW_QUALITY_SOURCE) if domain_sources.is_low_quality(value or "") else ""
+
+
+@register.filter(name="province")
+def province(value) -> str:
+    """``{{ site.province|province }}``: "Guizhou" on an English page, "贵州省" on a Chinese one."""
+    return labels.province_label(value)

@@ -3,6 +3,7 @@
 from django import template
 
 from advisor.presentation import labels
+from advisor.presentation.numbers import plain_number
 
 register = template.Library()
 
@@ -50,6 +51,12 @@ def requirement(code):
 @register.filter
 def unit_label(code):
     return labels.word("unit", code)
+
+
+@register.filter
+def unit_count(quantity, code):
+    """``{{ line.quantity|unit_count:line.unit }}``: "51.2 card-hours", "1 server", "36 个月"."""
+    return labels.unit_count(plain_number(quantity), quantity, code)
 
 
 @register.filter

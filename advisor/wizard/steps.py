@@ -45,7 +45,7 @@ class Step:
         return {slug: value for slug, value in answers.items() if slug != self.slug}
 
     def form(self, answers: dict, data=None, files=None) -> forms.StepForm:
-        stored = self.form_class.current(answers.get(self.slug) or {})
+        stored = self.form_class.current(answers.get(self.slug) or {}, self.context(answers))
         form = self.form_class(data, files, context=self.context(answers), stored=stored)
         form.step_slug = self.slug
         return form
@@ -57,7 +57,8 @@ class Step:
         stored = answers.get(self.slug)
         if not stored:
             return NOT_STARTED
-        form = self.form(answers, data=_as_post(self.form_class.current(stored)))
+        current = self.form_class.current(stored, self.context(answers))
+        form = self.form(answers, data=_as_post(current))
         return COMPLETE if form.is_valid() else NEEDS_ATTENTION
 
 

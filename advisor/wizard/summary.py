@@ -60,7 +60,7 @@ def _money(value) -> str:
 
 def step_rows(step: Step, answers: dict) -> list[dict]:
     form = step.form(answers)
-    stored = step.form_class.current(answers.get(step.slug) or {})
+    stored = step.form_class.current(answers.get(step.slug) or {}, step.context(answers))
     rows = []
     for name in form.shown_fields(stored):
         field = form.fields[name]

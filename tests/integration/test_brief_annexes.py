@@ -283,3 +283,76 @@ def test_an_own_room_is_named_once_where_the_memo_says_where(
     row = re.sub(r"<[^>]+>|[\u2068\u2069]", " ", scope.split("<tr>")[2])  # tags, isolates
     where = " ".join(row.split())
     assert where == "位置 我司贵阳机房", where
+
+
+LONG_COMMENT = {
+    "en": " ".join(
+        f"Point {n}: the order waits for China Telecom's written confirmation of the open "
+        "checks, the delivery date and the warranty terms."
+        for n in range(1, 20)
+    )[:2000],
+    "zh-hans": "".join(
+        f"第{n}点：下单前须取得中国电信对未确认否决项、交付日期和质保条款的书面确认。"
+        for n in range(1, 60)
+    )[:2000],
+}
+
+
+def pages_of(pdf: bytes, tmp_path) -> list[str]:
+    """Each page's text as poppler's pdftotext reads it (pages end at form feeds), spaces and
+    line breaks removed (Chinese text wraps anywhere)."""
+    path = tmp_path / "brief.pdf"
+    path.write_bytes(pdf)
+    done = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True)
+    return ["".join(page.split()) for page in done.stdout.split("\f")]
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_long_approval_comment_keeps_the_sign_off_on_page_two(
+    tmp_path, language, django_capture_on_commit_callbacks
+):
+    """A comment of the longest the form takes (2,000 characters) is begun in the sign-off
+    table, which stays on pages 1-2 of the heaviest memo, and printed whole in Appendix D."""
+    from advisor.brief.forms import ReviewForm
+
+    comment = LONG_COMMENT[language]
+    assert len(comment) == 2000
+    buyer = make_user("buyer-long-comment", PROCUREMENT_STAFF, password="pw")
+    qualifying = run_recommendation(HEAVY_JOB).recommendation.rankings["recommended"]
+    dearest = max((o for o in qualifying if o.cost_cny is not None), key=lambda o: o.cost_cny)
+    with django_capture_on_commit_callbacks(execute=True):
+        brief = issue_brief(
+            user=buyer,
+            document=HEAVY_JOB,
+            option_key=dearest.key,
+            language=language,
+            reason=COMMENT[language],
+        )
+    brief.refresh_from_db()
+    draft = meta(brief, approved=False)
+    approved = dataclasses.replace(
+        draft,
+        approved=True,
+        approved_by="approver",
+        approved_at=draft.prepared_at,
+        approval_comment=comment,
+        vetoes_acknowledged=True,
+        approver_signed=True,
+    )
+    pages = pages_of(render_pdf(brief.snapshot, approved), tmp_path)
+    words = {key: "".join(str(value).split()) for key, value in WORDS[language].items()}
+    sign_off = [i for i, page in enumerate(pages) if words["sign_off"] in page]
+    assert sign_off and sign_off[0] <= 1, "the sign-off table is on page 1 or 2"
+    assert words["annex_follows"] in pages[1]
+    annex = "AppendixD:" if language == "en" else "附录D："
+    annexed = [i for i, page in enumerate(pages) if annex in page]
+    assert annexed and annexed[-1] > 2
+    assert "".join(comment.split()) in "".join(pages[annexed[-1] :])  # whole, as written
+    opening = "".join(comment.split())[:40]
+    assert opening in pages[sign_off[0]]  # the sign-off table begins it
+    # A comment over the limit is refused with the limit named, and the text is kept.
+    with translation.override(language):
+        form = ReviewForm({"decision": "approve", "comment": comment + "!"})
+        assert not form.is_valid()
+        assert "2000" in form.errors["comment"][0] and "2001" in form.errors["comment"][0]
+        assert form["comment"].value() == comment + "!"

@@ -77,6 +77,8 @@ def test_pages_one_and_two_hold_the_memo_with_the_sign_off_table(
         assert phrase in memo, phrase
     # The figures of the memo are the chosen option's: its cash out is on page 1.
     assert brief.snapshot["memo"]["rank"] == 1
+    if language == "zh-hans":  # a label ends with the Chinese colon, not ": "
+        assert "推荐：" in memo and "推荐 :" not in memo and "推荐:" not in memo
 
 
 def test_an_option_that_is_not_rank_one_says_so(

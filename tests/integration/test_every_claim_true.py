@@ -353,10 +353,10 @@ def test_the_risks_are_printed_on_page_two(buyer, django_capture_on_commit_callb
 
 MONEY = r"-?(?:¥\s?)?-?[\d,]+(?:\.\d+)?(?:\s?元)?"
 # A cost row as pdftotext -layout writes it: "0.562 元 / 千瓦时   55,995 千瓦时   31,469.19 元"
-# (the quantity's unit is the unit price's).
+# (the quantity's unit is the unit price's, in English counted: "/ year   3 years").
 ROW = re.compile(
     rf"(?P<unit_price>{MONEY})\s*/\s*(?P<unit>\S+)\s+(?P<quantity>[\d,]+(?:\.\d+)?)\s*"
-    rf"(?P=unit)\s+(?P<amount>{MONEY})"
+    rf"(?P=unit)s?\s+(?P<amount>{MONEY})"
 )
 PROGRAMME = {**SCENARIO, "procurement": {"usage": "programme", "runs_per_year": 12, "years": 3}}
 

@@ -223,3 +223,49 @@ def test_issue_brief_bad_arguments(scenario_file, tmp_path, args, message):
             "issue_brief", "--input", str(scenario_file), "--output", str(tmp_path / "x"), *args
         )
     assert error.value.returncode == 2 and message in str(error.value)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_recommend_table_names_the_hardware_not_its_keys(scenario_file, language):
+    """The hardware column names the cards and servers as the catalog does in the reader's
+    language (昇腾 910B on a Chinese table), never by their record keys."""
+    from vendors.models import Accelerator, ServerModel
+
+    text = run("recommend", "--input", str(scenario_file), "--language", language, "--all")
+    keys = set(Accelerator.objects.values_list("key", flat=True))
+    keys |= set(ServerModel.objects.values_list("key", flat=True))
+    cells = [line.split("  ")[1] for line in text.splitlines()[1:] if " × " in line]
+    assert cells
+    for cell in cells:
+        words = set(cell.translate(str.maketrans("()（）", "    ")).split())
+        assert not words & keys, cell
+    options = run_recommendation(json.loads(scenario_file.read_text())).recommendation.options
+    chinese = language == "zh-hans"
+    for option in options:
+        card = option.hardware.accelerator
+        name = (card.name_zh or card.name) if chinese else card.name
+        opening = "（" if chinese else " ("
+        assert f"{option.sizing.layout.gpus} × {name}{opening}" in text
+    translated = [o for o in options if o.hardware.accelerator.name_zh not in ("", None)]
+    translated = [
+        o for o in translated if o.hardware.accelerator.name_zh != o.hardware.accelerator.name
+    ]
+    assert translated, "the scenario's options include a card with its own Chinese name"
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_no_cheapest_of_none(language):
+    """When nothing qualifies, the comparison sentence claims no "cheapest of 0"."""
+    from advisor.presentation.compared import comparison_text
+
+    class Nothing:
+        rankings = {"recommended": ()}
+        unpriced = ()
+
+    with translation.override(language):
+        text = comparison_text(Nothing())
+    assert "0" not in text
+    assert text in (
+        "No priced option qualifies, so none is the cheapest.",
+        "没有已计价的符合条件方案，因此无从比较哪个最便宜。",
+    )

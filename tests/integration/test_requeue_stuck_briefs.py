@@ -97,7 +97,7 @@ def test_a_task_left_running_by_a_dead_worker_is_queued_again_and_the_brief_comp
     assert old.exception_class_path.endswith("WorkerLost")
     assert new.status == TaskResultStatus.READY
 
-    assert "0 brief(s)" in _requeue()  # touched: not requeued twice
+    assert "0 briefs" in _requeue()  # touched: not requeued twice
 
     _run_worker()
     issued.refresh_from_db()
@@ -108,7 +108,7 @@ def test_a_task_left_running_by_a_dead_worker_is_queued_again_and_the_brief_comp
 def test_a_brief_whose_task_never_reached_the_queue_is_queued(issued):
     DBTaskResult.objects.all().delete()  # e.g. the enqueue was lost with the connection
     _age(issued)
-    assert "1 brief(s) queued again" in _requeue()
+    assert "1 brief queued again" in _requeue()
     _run_worker()
     issued.refresh_from_db()
     assert issued.status == BriefStatus.AWAITING_APPROVAL
@@ -117,14 +117,14 @@ def test_a_brief_whose_task_never_reached_the_queue_is_queued(issued):
 def test_waiting_recent_and_finished_briefs_are_left_alone(issued):
     (row,) = _task_rows(issued)
     _age(issued)  # old, but its task still waits in the queue (a long backlog)
-    assert "0 brief(s)" in _requeue()
+    assert "0 briefs" in _requeue()
 
     row.claim("busy-worker")  # a worker started it just now
-    assert "0 brief(s)" in _requeue()
+    assert "0 briefs" in _requeue()
 
     DBTaskResult.objects.filter(pk=row.pk).update(status=TaskResultStatus.FAILED)
     Brief.objects.filter(pk=issued.pk).update(updated_at=timezone.now())  # recently issued
-    assert "0 brief(s)" in _requeue()
+    assert "0 briefs" in _requeue()
 
     _age(issued)
     assert "stuck (dry run)" in _requeue("--dry-run")

@@ -89,3 +89,40 @@ def test_the_approval_signature_shows_in_the_sign_off_table(settings, tmp_path, 
         check=True,
     ).stdout
     assert "Sign-off" in sign_off_page and "Approver" in sign_off_page
+
+
+def test_a_chinese_brief_is_signed_and_stamped_in_chinese(settings, tmp_path, client):
+    """The signatures' reasons (what the verify page and the approval stamp print) are in the
+    brief's language: a Chinese brief reads 采购简报 … and 批准采购简报 …, no English."""
+    from advisor.assessments.answers import assessment_document
+    from advisor.brief import generation
+    from advisor.brief.signing import stamp_lines
+    from advisor.recommendation.services import assessment_results
+    from tests.support.assessments import finished_assessment
+
+    pki = create_long_term_pki(tmp_path)
+    configure(settings, pki)
+    buyer = make_user("buyer-zh", PROCUREMENT_STAFF, password="pw")
+    boss = make_user("boss-zh", APPROVER, password="pw", first_name="Li", last_name="Approver")
+    assessment = finished_assessment(buyer)
+    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
+    issued = services.issue_brief(
+        user=buyer,
+        document=assessment_document(assessment),
+        option_key=option.key,
+        language="zh-hans",
+        assessment=assessment,
+    )
+    brief = generation.generate(issued.pk)
+    client.force_login(boss)
+    upload = SimpleUploadedFile("me.p12", pki.approver_path.read_bytes(), "application/x-pkcs12")
+    client.post(reverse("brief:certificate"), {"certificate": upload, "passphrase": pki.passphrase})
+    services.approve(brief, boss, comment="同意", acknowledged=True, passphrase=pki.passphrase)
+    brief.refresh_from_db()
+    report = verify_pdf(brief.pdf.open("rb").read(), load_trust_roots())
+    system, approval = report.signatures
+    assert system.reason == f"采购简报 {brief.number}（已批准）"
+    assert approval.reason == f"批准采购简报 {brief.number}"
+    # The stamp wraps a Chinese run by its width (two columns a character).
+    lines = stamp_lines("批准采购简报" * 4).split("\n")
+    assert len(lines) == 2 and all(len(line) <= 15 for line in lines)

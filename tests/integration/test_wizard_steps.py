@@ -625,3 +625,38 @@ def test_own_room_names_buying_for_it(client, draft):
     page = client.get(url(draft, "procurement"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Buy servers for our own machine room" in page
     assert "Buy servers and host them in a data center" not in page
+
+
+OWN_ROOM = {
+    "mode": "own",
+    "room_name": "Server room 2",
+    "province": "guizhou",
+    "max_kw_per_rack": "20",
+    "cooling_available": ["air"],
+    "pue": "1.3",
+    "power_feeds": "2",
+}
+
+
+@pytest.mark.parametrize("old_mode", [{"mode": "any"}, {}])
+def test_old_own_room_draft_with_every_mode_opens_complete(client, draft, old_mode):
+    """A draft saved before the modes became checkboxes, for the buyer's own room, with the one
+    radio at "any" (or no mode at all): renting a vendor's servers is no choice for an own room,
+    so "any" reads as buying for the room or cloud, and the draft is the complete draft it was."""
+    fill(client, draft, "model", "training")
+    assert post(client, draft, "site", OWN_ROOM).status_code == 302
+    draft.refresh_from_db()
+    old = {k: v for k, v in PROCUREMENT.items() if k not in ("modes", "domestic")}
+    draft.answers = {**draft.answers, "procurement": {**old, **old_mode}}
+    draft.save()
+    step = steps.get("procurement")
+    assert step.status(draft.answers) == steps.COMPLETE
+    assert steps.all_complete(draft.answers)
+    section = answers.scenario_document(draft.answers)["procurement"]
+    assert section["modes"] == ["buy", "cloud"]
+    page = client.get(url(draft, "procurement"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    flat = " ".join(page.split())
+    assert 'name="modes" value="buy" id="id_modes_0" checked' in flat
+    assert 'name="modes" value="cloud" id="id_modes_1" checked' in flat
+    check = client.get(reverse("wizard:check", args=[draft.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    assert "Needs attention" not in check.content.decode()

@@ -90,7 +90,9 @@ def test_backup_size_in_risks():
     risks = by_item(operating_risks(inputs(checkpoint_gib=500.0, checkpoints_kept=3, servers=2)))
     assert "500.0 GiB each, 3 kept, about 1.7 TB" in risks["O1"]
     assert "20–30%" in risks["O2"]
-    assert "all 2 server(s)" in risks["O3"]
+    assert "all 2 servers" in risks["O3"]
+    one = by_item(operating_risks(inputs(checkpoint_gib=500.0, checkpoints_kept=3, servers=1)))
+    assert "O3" not in one  # versions across servers: only for two or more
 
 
 def test_contract_terms_cover_s6():

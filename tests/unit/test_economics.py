@@ -7,6 +7,7 @@ server-month to rent, 2.36 per card-hour in the cloud. Assumptions: full power w
 maintenance 5 % a year, shortest rental term one month, no data moved to a public cloud.
 """
 
+import math
 from dataclasses import replace
 from decimal import Decimal as D
 
@@ -37,7 +38,7 @@ from advisor.domain.economics.costs import (
     racks_needed,
     rent_months,
 )
-from advisor.domain.economics.inputs import BASIS_OVERRIDE, Assumptions
+from advisor.domain.economics.inputs import BASIS_OVERRIDE, HOURS_PER_MONTH, Assumptions
 
 LOAD = ServerLoad(
     server_count=1,
@@ -265,7 +266,7 @@ def test_buying_does_not_pay_back_says_so_once_and_nothing_else():
     case = programme_inputs(runs=2)  # rent only 2 months a year
     result = evaluate(case)
     assert result.payback.month is None and result.payback.break_even_hours_per_year is None
-    assert "does not pay back within {years} years" in result.payback.message.template
+    assert "does not pay back within 3 years" in result.payback.message.render()
     assert [m for m in result.messages if "pay back" in m.template] == [result.payback.message]
 
 
@@ -495,3 +496,21 @@ def test_each_recommendation_has_its_own_mode_costs():
     assert first.mode_cost(inputs, BUY) is first.mode_cost(inputs, BUY)
     assert second.mode_cost(inputs, BUY) is not first.mode_cost(inputs, BUY)
     assert second.mode_cost(inputs, BUY) == first.mode_cost(inputs, BUY)
+
+
+def test_one_job_is_priced_for_itself_and_says_so_without_a_horizon():
+    """A one-off job has no three-year horizon (buyer review Nm4): its figures name the job as
+    the period, and its hosting, rent and resale follow the months the job holds the servers;
+    a programme keeps its horizon of years."""
+    once = evaluate(inputs())
+    keys = [a.key for a in once.assumptions]
+    assert "horizon_years" not in keys and "usage" in keys
+    period = next(a for a in once.assumptions if a.key == "usage")
+    assert period.message.render().startswith("Period: this one job")
+    buy = once.costs["buy"]
+    assert buy.months == math.ceil(LOAD.hours_per_run / HOURS_PER_MONTH) and buy.runs == 1
+    assert buy.per_year_cny is None
+    programme = evaluate(programme_inputs())
+    keys = [a.key for a in programme.assumptions]
+    assert "horizon_years" in keys and "usage" not in keys
+    assert programme.costs["buy"].months == 36

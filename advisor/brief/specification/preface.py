@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from advisor.brief.specification.values import (
     CLOUD,
@@ -21,6 +22,7 @@ from advisor.brief.specification.values import (
     PrefaceRow,
     blank,
 )
+from advisor.domain.i18n import plural_number
 from advisor.presentation.labels import MODE_LABELS, label, method_label
 from advisor.presentation.numbers import cny, plain_number
 from advisor.presentation.text import local_name
@@ -64,14 +66,20 @@ def preface(snapshot: dict, option: dict, lots: list[Lot]) -> list[PrefaceRow]:
 def quantity_text(option: dict) -> str:
     capacity = option["capacity"]
     if option.get("mode") == "cloud":
-        return _(
-            "%(instances)s cloud instance(s) of %(per)s accelerators (%(gpus)s accelerators)"
+        return ngettext(
+            "%(instances)s cloud instance of %(per)s accelerators (%(gpus)s accelerators)",
+            "%(instances)s cloud instances of %(per)s accelerators (%(gpus)s accelerators)",
+            plural_number(capacity["instances"]),
         ) % {
             "instances": capacity["instances"],
             "per": capacity["gpus_per_instance"],
             "gpus": capacity["gpus"],
         }
-    return _("%(servers)s server(s) of %(per)s accelerators (%(gpus)s accelerators)") % {
+    return ngettext(
+        "%(servers)s server of %(per)s accelerators (%(gpus)s accelerators)",
+        "%(servers)s servers of %(per)s accelerators (%(gpus)s accelerators)",
+        plural_number(capacity["instances"]),
+    ) % {
         "servers": capacity["instances"],
         "per": capacity["gpus_per_instance"],
         "gpus": capacity["gpus"],
@@ -157,14 +165,25 @@ def lot_preface(snapshot: dict, option: dict, kind: str, place: str | None) -> l
 
 def contract_period(snapshot: dict, option: dict, kind: str) -> str | None:
     if kind == GOODS:
-        return _("delivery, then a warranty of %(years)s years from acceptance") % {
-            "years": horizon_years(snapshot)
-        }
+        years = horizon_years(snapshot)
+        return ngettext(
+            "delivery, then a warranty of %(years)s year from acceptance",
+            "delivery, then a warranty of %(years)s years from acceptance",
+            years,
+        ) % {"years": years}
     if kind == HOSTING:
         months = _cost_quantity(option, "colocation")
-        return _("%(months)s rack-month(s)") % {"months": months} if months else None
+        if not months:
+            return None
+        return ngettext(
+            "%(months)s rack-month", "%(months)s rack-months", plural_number(months)
+        ) % {"months": months}
     if kind == RENT:
         months = _cost_quantity(option, "rent")
-        return _("%(months)s server-month(s)") % {"months": months} if months else None
+        if not months:
+            return None
+        return ngettext(
+            "%(months)s server-month", "%(months)s server-months", plural_number(months)
+        ) % {"months": months}
     hours = _cost_quantity(option, "cloud_compute")
     return _("about %(hours)s card-hours") % {"hours": hours} if hours else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from advisor.brief.specification.performance import (
     mark_for,
@@ -194,9 +195,12 @@ def power_lines(option: dict, findings: dict) -> list[Line]:
     return [
         Line(
             mark,
-            _(
-                "Power and cooling per rack (%(servers)s server(s) a rack): at least %(kw)s kW "
-                "of power and %(btu)s BTU/h of heat removal at full load."
+            ngettext(
+                "Power and cooling per rack (%(servers)s server a rack): at least %(kw)s kW "
+                "of power and %(btu)s BTU/h of heat removal at full load.",
+                "Power and cooling per rack (%(servers)s servers a rack): at least %(kw)s kW "
+                "of power and %(btu)s BTU/h of heat removal at full load.",
+                int(per_rack),
             )
             % {
                 "servers": per_rack,

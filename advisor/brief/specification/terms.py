@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from advisor.brief.specification.performance import (
     link_class,
@@ -39,6 +40,7 @@ from advisor.domain.delivery.checklist import (
     FAULT_RESPONSE_H,
     SPARE_PARTS_H,
 )
+from advisor.domain.i18n import plural_number
 from advisor.presentation.numbers import plain_number
 
 # --- Commercial terms -----------------------------------------------------------------------------
@@ -57,7 +59,11 @@ def goods_terms(snapshot: dict, option: dict) -> list[Line]:
         ),
         Line(
             IMPORTANT,
-            _("Warranty: at least %(years)s years on site from acceptance, parts and labour.")
+            ngettext(
+                "Warranty: at least %(years)s year on site from acceptance, parts and labour.",
+                "Warranty: at least %(years)s years on site from acceptance, parts and labour.",
+                horizon_years(snapshot),
+            )
             % {"years": horizon_years(snapshot)},
             commitment(),
             NUMBER,
@@ -142,9 +148,12 @@ def rent_terms(snapshot: dict) -> list[Line]:
     return [
         Line(
             IMPORTANT,
-            _(
+            ngettext(
                 "Billing: per server-month, hosting, power and network included; a minimum term "
-                "of no more than %(months)s month(s)."
+                "of no more than %(months)s month.",
+                "Billing: per server-month, hosting, power and network included; a minimum term "
+                "of no more than %(months)s months.",
+                plural_number(assumptions.get("rent_min_months") or 1),
             )
             % {"months": plain_number(assumptions.get("rent_min_months") or 1)},
             commitment(),

@@ -217,6 +217,8 @@ class CloudFacts:
     provider: str | None = None
     region: str | None = None
     mainland_china: bool | None = None  # None: not recorded
+    provider_zh: str | None = None  # the names a Chinese reader reads (None: as above)
+    region_zh: str | None = None
 
 
 @dataclass(frozen=True)

@@ -152,8 +152,9 @@ CITE_CLOUD_INSTANCE = N_(
     "Buyer's requirement: the instance type, count and region as ordered; checked on delivery."
 )
 CITE_CLOUD_RESIDENCY = N_(
-    "《中华人民共和国个人信息保护法》第三十八条至第四十条; 《中华人民共和国数据安全法》第三十一条 "
-    "(data processed in China, and what may leave it)."
+    "《中华人民共和国个人信息保护法》(Personal Information Protection Law of the PRC), Articles "
+    "38-40; 《中华人民共和国数据安全法》(Data Security Law of the PRC), Article 31 (data processed "
+    "in China, and what may leave it)."
 )
 # The monitor that lists a stack's accelerators.
 SMI = {"cuda": "nvidia-smi", "rocm": "amd-smi", "cann": "npu-smi info"}
@@ -344,9 +345,9 @@ def operating_risks(inputs: DeliveryInputs) -> list[ChecklistItem]:
         ),
         {"loss": f"{THROTTLE_LOSS_PCT[0]}–{THROTTLE_LOSS_PCT[1]}%"},
     )
-    consistency = Message(
+    consistency = Message(  # listed only for two servers or more
         N_(
-            "Keep firmware, drivers and software identical on all {servers} server(s); prefer a "
+            "Keep firmware, drivers and software identical on all {servers} servers; prefer a "
             "vendor that inspects versions automatically."
         ),
         {"servers": inputs.servers},

@@ -58,19 +58,22 @@ from advisor.domain.economics.inputs import (
 )
 from advisor.domain.economics.money import round_cny
 from advisor.domain.economics.series import MonthlySeries, monthly_series
-from advisor.domain.i18n import N_, Message
+from advisor.domain.i18n import N_, Message, Nn_
 
 _NOT_PRICED = {
     BUY: N_("No purchase price for this server: buying is not priced."),
     RENT: N_("No monthly rent for this server: renting is not priced."),
     CLOUD: N_("No cloud price per GPU-hour for this offer: cloud is not priced."),
 }
-PAYBACK_WITHIN = N_(
+PAYBACK_WITHIN = Nn_(
     "Against renting the same servers, buying pays back in month {month} of {horizon_months}; "
-    "over {years} years it costs less than renting from {hours} training hours a year."
+    "over {years} year it costs less than renting from {hours} training hours a year.",
+    "Against renting the same servers, buying pays back in month {month} of {horizon_months}; "
+    "over {years} years it costs less than renting from {hours} training hours a year.",
 )
-PAYBACK_NOT = N_(
-    "Against renting the same servers, buying does not pay back within {years} years at this usage."
+PAYBACK_NOT = Nn_(
+    "Against renting the same servers, buying does not pay back within {years} year at this usage.",
+    "Against renting the same servers, buying does not pay back within {years} years at this usage.",
 )
 EXAMPLE_PRICES = N_(
     "Some prices are examples or market reports, not quotes: ask the vendors for quotes before deciding."
@@ -86,9 +89,11 @@ POWER_IN_FEE = N_(
     "At {site} power is included in the rack fee, up to the rack's power limit: no separate "
     "electricity cost is counted."
 )
-TOO_MANY_RUNS = N_(
+TOO_MANY_RUNS = Nn_(
+    "{runs} run a year needs {hours} hours of training a year on this capacity, more than a "
+    "year has.",
     "{runs} runs a year need {hours} hours of training a year on this capacity, more than a "
-    "year has."
+    "year has.",
 )
 
 
@@ -162,7 +167,7 @@ def payback(inputs: EconomicsInputs, buy: ModeCost, rent: ModeCost) -> Payback:
     years = inputs.assumptions.horizon_years
     month = payback_month(buy, rent)
     if month is None:
-        return Payback(None, None, Message(PAYBACK_NOT, {"years": years}))
+        return Payback(None, None, Message.counted(PAYBACK_NOT, "years", {"years": years}))
     hours = break_even_hours(inputs)
     params = {
         "month": month,
@@ -170,7 +175,7 @@ def payback(inputs: EconomicsInputs, buy: ModeCost, rent: ModeCost) -> Payback:
         "years": years,
         "hours": int(hours) if hours is not None else 0,
     }
-    return Payback(month, hours, Message(PAYBACK_WITHIN, params))
+    return Payback(month, hours, Message.counted(PAYBACK_WITHIN, "years", params))
 
 
 # --- The result --------------------------------------------------------------------------
@@ -248,7 +253,7 @@ def _capacity_messages(inputs: EconomicsInputs) -> list[Message]:
         "runs": runs if runs is not None else "",
         "hours": round_cny(hours_needed_per_year(inputs), 0),
     }
-    return [Message(TOO_MANY_RUNS, params)]
+    return [Message.counted(TOO_MANY_RUNS, "runs", params)]
 
 
 def _records(inputs: EconomicsInputs) -> list[Assumption]:

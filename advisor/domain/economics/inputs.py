@@ -400,6 +400,11 @@ _TEMPLATES = {
     "hours_per_run": N_("Hours per training run: {value} h"),
     "runs_per_year": N_("Training runs a year: {value}"),
     "training_hours_per_year": N_("Training hours a year on this capacity: {value} h"),
+    # One job has no horizon of years: it is priced for the months it holds the servers.
+    "usage": N_(
+        "Period: this one job, priced for the whole months it holds the servers (no horizon "
+        "of years)"
+    ),
     "horizon_years": N_("Horizon (years): {value}"),
     "training_power_pct": N_("Power drawn while training: {value} per cent of full load"),
     "power_full_kw": N_("Full-load power per server: {value} kW"),
@@ -459,7 +464,10 @@ def assumption_records(inputs: EconomicsInputs) -> list[Assumption]:
 
 
 def assumption_record(inputs: EconomicsInputs, key: str) -> Assumption | None:
-    """The figure ``key`` behind a result with its provenance; None when it has no value."""
+    """The figure ``key`` behind a result with its provenance; None when it has no value. One
+    job's period is the job itself (``usage``); a programme's is its horizon of years."""
+    if key in _PERIOD_KEYS and (key == "horizon_years") != inputs.assumptions.is_programme:
+        return None
     value = _value_of(inputs, key)
     if value is None:
         return None
@@ -472,6 +480,7 @@ def assumption_record(inputs: EconomicsInputs, key: str) -> Assumption | None:
 
 
 _PLAIN_FIGURES = frozenset({Decimal, int, bool, float, str})
+_PERIOD_KEYS = frozenset({"usage", "horizon_years"})
 
 
 @functools.lru_cache(maxsize=10_000)

@@ -58,7 +58,7 @@ from advisor.domain.economics.inputs import (
 )
 from advisor.domain.economics.tariff import EffectivePrice
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
-from advisor.domain.i18n import N_, Message
+from advisor.domain.i18n import N_, Message, Nn_
 from advisor.domain.questionnaire.declared import DeclaredFact
 from advisor.domain.scenario import Scenario
 from advisor.domain.sizing.estimate import SizingResult, size
@@ -983,11 +983,14 @@ def price_cloud(
 
 
 def _instance_reason(result: SizingResult, per_instance: int) -> Message:
-    return Message(
-        N_(
-            "does not fit the instance sizes sold: the job needs more than {gpus} GPU(s) sharing "
-            "one server's interconnect, and separate instances share none"
+    return Message.counted(
+        Nn_(
+            "does not fit the instance sizes sold: the job needs more than {gpus} GPU sharing "
+            "one server's interconnect, and separate instances share none",
+            "does not fit the instance sizes sold: the job needs more than {gpus} GPUs sharing "
+            "one server's interconnect, and separate instances share none",
         ),
+        "gpus",
         {"gpus": per_instance},
     )
 
@@ -1014,7 +1017,9 @@ def build_cloud_option(
         availability=hardware.availability,
         vendor=site.vendor,
         buyer=cloud.buyer or procurement.buyer,
-        cloud=CloudFacts(cloud.provider, cloud.region, cloud.mainland_china),
+        cloud=CloudFacts(
+            cloud.provider, cloud.region, cloud.mainland_china, cloud.provider_zh, cloud.region_zh
+        ),
     )
     report = with_required(evaluate(facts, params, rules=CLOUD_RULES, shared=shared), procurement)
     priced = price_cloud(result, per_instance, cloud, procurement, site) if fits else None
@@ -1054,6 +1059,7 @@ CLOUD_FIGURES = (
     "hours_per_run",
     "runs_per_year",
     "training_hours_per_year",
+    "usage",
     "horizon_years",
 )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import date
 
 from advisor.domain.compliance.base import Status
-from advisor.domain.i18n import N_, Message
+from advisor.domain.i18n import N_, Message, Nn_
 from advisor.domain.recommend.options import Option, Recommendation
 from advisor.domain.recommend.sites import same_server_by_site
 
@@ -115,12 +115,16 @@ def demand_charge_risks(option: Option, recommendation: Recommendation) -> list[
     rows = [row for _, row in found]
     named = rows[:3]
     return [
-        Message(
-            N_(
-                "Sites: the difference to {count} other site(s) ({sites}) leaves out up to "
+        Message.counted(
+            Nn_(
+                "Sites: the difference to {count} other site ({sites}) leaves out up to "
                 "{part:,.0f} CNY of demand charge that only one side's figures have; the "
-                "other's is not recorded, so the true difference is not yet known."
+                "other's is not recorded, so the true difference is not yet known.",
+                "Sites: the difference to {count} other sites ({sites}) leaves out up to "
+                "{part:,.0f} CNY of demand charge that only one side's figures have; the "
+                "other's is not recorded, so the true difference is not yet known.",
             ),
+            "count",
             {
                 "count": len(rows),
                 "sites": ", ".join(r.site_name for r in named),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from advisor.domain.hardware import AcceleratorSpec, ServerSpec
-from advisor.domain.i18n import N_, Code, Message
+from advisor.domain.i18n import N_, Code, Message, Nn_
 from advisor.domain.scenario import Hardware, Parallelism, Scenario
 from advisor.domain.sizing.compute import TimeEstimate, estimate_time
 from advisor.domain.sizing.memory import (
@@ -409,6 +409,7 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
             {
                 "capacity": _gib(result.capacity_gib),
                 "card": result.accelerator.name,
+                "card_zh": result.accelerator.name_zh,
                 "usable": _gib(result.capacity_gib / (1 - FIT_RESERVE_SHARE)),
                 "reserve": f"{FIT_RESERVE_SHARE:.0%}",
             },
@@ -424,6 +425,7 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
                 {
                     "total": _gib(memory.total),
                     "card": result.accelerator.name,
+                    "card_zh": result.accelerator.name_zh,
                     "capacity": _gib(result.capacity_gib),
                 },
             )
@@ -442,19 +444,23 @@ def _sizing_assumptions(result: SizingResult, stated: list[Message]) -> list[Mes
         out.append(
             Message(
                 N_("No number of {card} GPUs holds this job without offloading to the CPU."),
-                {"card": result.accelerator.name},
+                {"card": result.accelerator.name, "card_zh": result.accelerator.name_zh},
             )
         )
     else:
         fewest = result.fewest.layout
         out.append(
-            Message(
-                N_(
+            Message.counted(
+                Nn_(
+                    "The fewest {card} GPUs that hold the job: {gpus} ({servers} server), with "
+                    "{strategy} and tensor parallel {tp}.",
                     "The fewest {card} GPUs that hold the job: {gpus} ({servers} servers), with "
-                    "{strategy} and tensor parallel {tp}."
+                    "{strategy} and tensor parallel {tp}.",
                 ),
+                "servers",
                 {
                     "card": result.accelerator.name,
+                    "card_zh": result.accelerator.name_zh,
                     "gpus": fewest.gpus,
                     "servers": result.fewest.servers,
                     "strategy": Code("strategy", fewest.strategy),

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from advisor.domain.hardware import ServerSpec
-from advisor.domain.i18n import N_, Message
+from advisor.domain.i18n import N_, Message, Nn_
 from advisor.domain.scenario import Scenario, trainable_params
 
 GIB = 2**30
@@ -183,11 +183,14 @@ def _with_assumptions(
             )
         )
     out.append(
-        Message(
-            N_(
-                "Backup (independent storage): {per_epoch} checkpoint(s) per epoch, {kept} of "
-                "the {written} written are kept: {total} GiB."
+        Message.counted(
+            Nn_(
+                "Backup (independent storage): {per_epoch} checkpoint per epoch, {kept} of "
+                "the {written} written are kept: {total} GiB.",
+                "Backup (independent storage): {per_epoch} checkpoints per epoch, {kept} of "
+                "the {written} written are kept: {total} GiB.",
             ),
+            "per_epoch",
             {
                 "kept": estimate.checkpoints_kept,
                 "written": estimate.checkpoints_written,

@@ -22,15 +22,17 @@ class Command(BaseCommand):
         files = sorted(CATALOG_DIR.glob("*.json"))
         for path in files:
             call_command("loaddata", str(path), verbosity=0)
-        self.stdout.write(f"Catalog loaded from {len(files)} fixture file(s).")
+        files_word = "fixture file" if len(files) == 1 else "fixture files"
+        self.stdout.write(f"Catalog loaded from {len(files)} {files_word}.")
         self.report_freshness()
 
     def report_freshness(self):
         records = stale_records(timezone.localdate())
         stale = [r for r in records if r.state == STALE]
         undated = [r for r in records if r.state != STALE]
+        past = "record past its" if len(stale) == 1 else "records past their"
         self.stdout.write(
-            f"{len(stale)} record(s) past their freshness limit, {len(undated)} without a date "
+            f"{len(stale)} {past} freshness limit, {len(undated)} without a date "
             "to judge (refresh them: docs/catalog.md, 'Keeping the catalog current'):"
         )
         for record in records:

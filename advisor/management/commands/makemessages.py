@@ -8,7 +8,7 @@ from django.core.management.commands import makemessages
 
 
 class Command(makemessages.Command):
-    xgettext_options = [*makemessages.Command.xgettext_options, "--keyword=N_"]
+    xgettext_options = [*makemessages.Command.xgettext_options, "--keyword=N_", "--keyword=Nn_:1,2"]
 
     def handle(self, *args, **options):
         options["ignore_patterns"] = [

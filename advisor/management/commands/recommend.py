@@ -89,7 +89,7 @@ def render_table(options: list[Option], recommendation=None) -> str:
         rows.append(
             [
                 rank,
-                f"{o.sizing.layout.gpus} x {o.hardware.accelerator.key} ({o.hardware.server.key})",
+                hardware_text(o),
                 local_name(o.place),
                 f"{o.sizing.memory.total:,.1f}/{o.sizing.capacity_gib:,.1f}",
                 "-" if o.time_to_train_hours is None else f"{o.time_to_train_hours:,.2f}",
@@ -107,3 +107,14 @@ def render_table(options: list[Option], recommendation=None) -> str:
     if recommendation is not None:
         lines.append(comparison_text(recommendation))
     return "\n".join(lines)
+
+
+def hardware_text(option: Option) -> str:
+    """ "8 × H20 96GB (HGX H20 8-GPU)": the cards and the server by their catalog names in the
+    reader's language (昇腾 910B on a Chinese table), never by record keys."""
+    hardware = option.hardware
+    return gettext("%(gpus)s × %(accelerator)s (%(server)s)") % {
+        "gpus": option.sizing.layout.gpus,
+        "accelerator": local_name(hardware.accelerator),
+        "server": local_name(hardware.server),
+    }

@@ -115,9 +115,9 @@ class StepForm(forms.Form):
     money_fields: frozenset = frozenset()
 
     @classmethod
-    def current(cls, stored: dict) -> dict:
+    def current(cls, stored: dict, context: dict | None = None) -> dict:
         """Stored answers as the present fields read them (a step whose fields changed
-        reads the answers saved before the change)."""
+        reads the answers saved before the change); ``context``: the other steps' answers."""
         return stored
 
     def __init__(self, *args, context: dict | None = None, stored: dict | None = None, **kw):

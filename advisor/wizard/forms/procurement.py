@@ -155,9 +155,11 @@ class ProcurementStepForm(StepForm):
         return names
 
     @classmethod
-    def current(cls, stored: dict) -> dict:
-        """Answers saved with one mode and "domestic only" read as the present fields."""
-        return current_procurement(stored) if stored else stored
+    def current(cls, stored: dict, context: dict | None = None) -> dict:
+        """Answers saved with one mode and "domestic only" read as the present fields; for the
+        buyer's own room the one mode "any" reads as the modes the room allows."""
+        own_room = ((context or {}).get("site") or {}).get("mode") == "own"
+        return current_procurement(stored, own_room) if stored else stored
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -36,4 +36,5 @@ class Command(BaseCommand):
         verb = "stuck (dry run)" if dry_run else "queued again"
         for brief in briefs:
             self.stdout.write(f"{brief.number} (id {brief.pk}): {verb}")
-        self.stdout.write(f"{len(briefs)} brief(s) {verb}.")
+        counted = "brief" if len(briefs) == 1 else "briefs"
+        self.stdout.write(f"{len(briefs)} {counted} {verb}.")

@@ -20,6 +20,10 @@ def data_residency(facts: ComplianceInput, params: Parameters):
     where = cloud.mainland_china if cloud else None
     region = (cloud.region if cloud else None) or ""
     provider = (cloud.provider if cloud else None) or ""
+    names = {  # as a Chinese reader reads them, where the catalog has them
+        "provider_zh": (cloud.provider_zh if cloud else None) or None,
+        "region_zh": (cloud.region_zh if cloud else None) or None,
+    }
     evidence = (Evidence(N_("The cloud region is in mainland China"), where, True, "", "=="),)
     if where is None:
         return outcome(
@@ -30,6 +34,7 @@ def data_residency(facts: ComplianceInput, params: Parameters):
             ),
             evidence,
             provider=provider,
+            provider_zh=names["provider_zh"],
         )
     if where:
         return outcome(
@@ -38,6 +43,7 @@ def data_residency(facts: ComplianceInput, params: Parameters):
             evidence,
             provider=provider,
             region=region,
+            **names,
         )
     return outcome(
         Status.FAIL,

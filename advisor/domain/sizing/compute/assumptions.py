@@ -130,6 +130,7 @@ def _hardware_assumptions(
             ),
             {
                 "accelerator": accelerator.name,
+                "accelerator_zh": accelerator.name_zh,
                 "peak": _fmt(peak, 0),
                 "util": _percent(utilisation),
                 "mfu": _percent(mfu),
@@ -156,7 +157,7 @@ def _hardware_assumptions(
                     "The memory bandwidth of {accelerator} is not in the catalog: element-wise "
                     "(memory-bound) work is not counted separately for it."
                 ),
-                {"accelerator": accelerator.name},
+                {"accelerator": accelerator.name, "accelerator_zh": accelerator.name_zh},
             )
         )
     if scenario.method == "qlora" and scenario.quant_format == "gptq":
@@ -241,6 +242,7 @@ def _peer_to_peer_message(accelerator: AcceleratorSpec, links: Links) -> Message
             ),
             {
                 "accelerator": accelerator.name,
+                "accelerator_zh": accelerator.name_zh,
                 "gbs": _fmt(links.pcie_gbs * HOST_STAGED_SHARE, 1),
             },
         )
@@ -251,7 +253,7 @@ def _peer_to_peer_message(accelerator: AcceleratorSpec, links: Links) -> Message
                 "memory directly (peer-to-peer over PCIe): assumed they can. Without it, "
                 "collectives inside a server would take about twice as long."
             ),
-            {"accelerator": accelerator.name},
+            {"accelerator": accelerator.name, "accelerator_zh": accelerator.name_zh},
         )
     return None
 
@@ -288,6 +290,7 @@ def _memory_bound_message(
             "intensity": _fmt(intensity, 0),
             "ratio": _fmt(ratio, 0),
             "accelerator": accelerator.name,
+            "accelerator_zh": accelerator.name_zh,
         },
     )
 

@@ -175,7 +175,7 @@ def estimate_time(
                     "The dense 16-bit peak of {accelerator} is not in the catalog, so its "
                     "throughput and training time cannot be estimated."
                 ),
-                {"accelerator": accelerator.name},
+                {"accelerator": accelerator.name, "accelerator_zh": accelerator.name_zh},
             )
         )
         return _unknown(base, assumptions)
