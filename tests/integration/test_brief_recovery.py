@@ -201,7 +201,14 @@ def test_a_worker_killed_mid_render_is_recovered_by_another(tmp_path, pki_dir):
             lambda: (s := status_of(database))[0] != "generating" and s, 240, "the brief"
         )
         assert (status, attempts) == ("awaiting_approval", 2)
-        assert task_statuses(database) == ["FAILED", "SUCCESSFUL"]
+        # The task's result is written just after the brief's row (by a thread that may run
+        # niced, decision 0145): wait for it to be written rather than race it.
+        statuses = wait_for(
+            lambda: (t := task_statuses(database))[-1] not in ("READY", "RUNNING") and t,
+            60,
+            "the task's result",
+        )
+        assert statuses == ["FAILED", "SUCCESSFUL"]
     finally:
         for process in (first, second):
             if process is not None and process.poll() is None:
