@@ -3,6 +3,7 @@
     .venv/bin/python bench/locust_run.py                 # 20 users for 2 min, then 50 for 1 min
     .venv/bin/python bench/locust_run.py --stages 20:180 # one stage: 20 users for 3 minutes
     .venv/bin/python bench/locust_run.py --tiny          # 2 users for 15 s: checks it all works
+    .venv/bin/python bench/locust_run.py --brief-workers 2  # as production starts on 2 CPUs
 
 Starts the stack that bench/locustfile.py expects (bench/_stack.py: its own PostgreSQL cluster
 on ``--pg-port``, a fresh database, ``scripts/serve-production prepare``, then gunicorn and a
@@ -279,7 +280,9 @@ class CpuMeter:
         processes = _processes()
         groups = {
             "gunicorn": _group_cpu(processes, session=self.stack.web.pid),
-            "brief worker": _group_cpu(processes, session=self.stack.worker.pid),
+            "brief worker": sum(
+                _group_cpu(processes, session=worker.pid) for worker in self.stack.workers()
+            ),
         }
         if self.postmaster is not None:
             groups["PostgreSQL"] = _group_cpu(processes, parent=self.postmaster)
@@ -399,9 +402,9 @@ def cpu_per_brief(worker_cpu_s: float, made: int) -> str:
         return "no brief made while draining"
     per_brief = worker_cpu_s / made
     if per_brief <= 0:
-        return f"{made} briefs made, the brief worker's CPU not measured"
+        return f"{made} briefs made, the brief workers' CPU not measured"
     return (
-        f"the brief worker's CPU {worker_cpu_s:.0f} s for {made} briefs, {per_brief:.2f} s a "
+        f"the brief workers' CPU {worker_cpu_s:.0f} s for {made} briefs, {per_brief:.2f} s a "
         f"brief ({60 / per_brief:.0f} a minute per worker on a free core)"
     )
 
@@ -454,6 +457,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--tiny", action="store_true", help=f"stages {TINY_STAGES}: a quick check")
     parser.add_argument("--web-workers", type=int, help="gunicorn workers (default 2 × CPUs + 1)")
+    parser.add_argument(
+        "--brief-workers",
+        type=int,
+        default=1,
+        help="brief workers, each in a session of its own (default 1; production starts one "
+        "per CPU)",
+    )
     parser.add_argument("--pg-port", type=int, default=54400, help="the stack's own PostgreSQL")
     parser.add_argument("--csv-dir", type=Path, help="keep locust's CSV files here")
     args = parser.parse_args(argv)
@@ -469,11 +479,19 @@ def main(argv: list[str] | None = None) -> int:
     csv_dir.mkdir(parents=True, exist_ok=True)
     buyers = max(stage.users for stage in stages)
     print(f"starting the production stack ({buyers} users); {load_average()}", flush=True)
-    stack = Stack(users=buyers, web_workers=args.web_workers, pg_port=args.pg_port)
+    stack = Stack(
+        users=buyers,
+        web_workers=args.web_workers,
+        pg_port=args.pg_port,
+        brief_workers=args.brief_workers,
+    )
     failed = False
     try:
         stack.start()
-        print(f"stack at {stack.url}: {stack.web_workers} gunicorn workers, 1 brief worker")
+        print(
+            f"stack at {stack.url}: {stack.web_workers} gunicorn workers, "
+            f"{stack.brief_workers} brief worker(s)"
+        )
         waited = CpuMeter(stack).settle()
         print(f"waited {waited:.0f} s for gunicorn and the brief worker to finish starting")
         first_began = time.time()
@@ -505,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
             for line in failures[:20]:
                 print("  error: " + line)
             failed = failed or bool(failures) or any(r.failures for r in rows)
-        print("\n" + drain_briefs(stack, first_began))
+        print("\n" + drain_briefs(stack, first_began, stack.brief_workers))
     finally:
         stack.stop()
     return 1 if failed else 0

@@ -24,6 +24,7 @@ from django_tasks_db.management.commands.db_worker import Worker
 
 from advisor.brief.priority import render_niceness, run_at_niceness, yield_to_the_web
 from advisor.brief.recovery import recover_stalled, watch_generation
+from advisor.warmup import warm_up
 
 
 class BriefWorker(Worker):
@@ -50,6 +51,12 @@ class Command(DbWorkerCommand):
         self.stdout.write(
             f"brief worker priority: briefs on time at niceness {settings.BRIEF_WORKER_NICE}, "
             f"late after {settings.BRIEF_LATE_AFTER_S:g} s at {os.nice(0)}; {done}"
+        )
+        # Imports, templates and catalogs loaded before the first brief, as the web's start
+        # does (decision 0034): the first brief is not the one that pays them, under load.
+        warmed = warm_up()
+        self.stdout.write(
+            "brief worker warmed: " + ", ".join(f"{v} {k}" for k, v in warmed.items())
         )
         recover_stalled()  # what a dead predecessor left, before taking new work
         stop = threading.Event()
