@@ -60,9 +60,11 @@ class Stack:
         web_workers: int | None = None,
         pg_port: int = 54400,
         worker_nice: int = 0,
+        brief_workers: int = 1,
     ):
         self.pg_port = pg_port
         self.worker_nice = worker_nice
+        self.brief_workers = max(1, brief_workers)
         self.users = users
         self.web_workers = web_workers or 2 * (os.cpu_count() or 1) + 1
         self.var = Path(tempfile.mkdtemp(prefix="advisor-stack-"))
@@ -70,7 +72,8 @@ class Stack:
         self.url = f"http://127.0.0.1:{self.port}"
         self.started_pg = False
         self.web: subprocess.Popen | None = None
-        self.worker: subprocess.Popen | None = None
+        self.worker: subprocess.Popen | None = None  # the first brief worker (benches kill it)
+        self.more_workers: list[subprocess.Popen] = []
         self.database = f"advisor_bench_{os.getpid()}"
         self.extra_env: dict[str, str] = {}  # a bench's own settings, for every process
         self.signer: dict[str, str] = {}
@@ -170,6 +173,12 @@ class Stack:
 
     def start_worker(self) -> None:
         self.worker = self._spawn("worker", self.worker_nice)
+        while len(self.more_workers) < self.brief_workers - 1:
+            self.more_workers.append(self._spawn("worker", self.worker_nice))
+
+    def workers(self) -> list[subprocess.Popen]:
+        """The brief worker processes started (each leads a session of its own)."""
+        return [w for w in (self.worker, *self.more_workers) if w is not None]
 
     def kill_worker(self, sig: int = signal.SIGKILL) -> None:
         if self.worker is not None and self.worker.poll() is None:
@@ -181,7 +190,7 @@ class Stack:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def stop(self) -> None:
-        for process in (self.web, self.worker):
+        for process in (self.web, *self.workers()):
             if process is not None and process.poll() is None:
                 os.killpg(process.pid, signal.SIGTERM)
                 try:

@@ -3,6 +3,7 @@
     .venv/bin/python bench/locust_run.py                 # 20 users for 2 min, then 50 for 1 min
     .venv/bin/python bench/locust_run.py --stages 20:180 # one stage: 20 users for 3 minutes
     .venv/bin/python bench/locust_run.py --tiny          # 2 users for 15 s: checks it all works
+    .venv/bin/python bench/locust_run.py --brief-workers 2  # as production starts on 2 CPUs
 
 Starts the stack that bench/locustfile.py expects (bench/_stack.py: its own PostgreSQL cluster
 on ``--pg-port``, a fresh database, ``scripts/serve-production prepare``, then gunicorn and a
@@ -22,9 +23,11 @@ are judged on the whole stage, the second line says how much of the tail the ram
 Each stage also says how many briefs its users issued, how many the worker made during it
 (issue to made, p50, p95 and max) and how many still waited at its end; after the last stage
 the bench waits (at most five minutes) until every brief issued is made and says how long that
-took, how many briefs a minute each worker made while the queue drained, and the issue to made
-p50/p95 over all stages: the worker yields the CPUs to page views (decision 0079), so under a
-full machine briefs queue. Exits 1 when a stage had errors. Everything is stopped at the end, also on Ctrl-C.
+took, how many briefs a minute each worker made while the queue drained, the worker's CPU
+seconds per brief (the drain rate on a free core, whatever else the machine did), and the issue
+to made p50/p95 over all stages: the worker yields the CPUs to page views while a brief is on
+time and renders a late one at a page view's priority (decisions 0079, 0145). Exits 1 when a
+stage had errors. Everything is stopped at the end, also on Ctrl-C.
 Locust reports times above 100 ms rounded to two significant figures.
 """
 
@@ -277,7 +280,9 @@ class CpuMeter:
         processes = _processes()
         groups = {
             "gunicorn": _group_cpu(processes, session=self.stack.web.pid),
-            "brief worker": _group_cpu(processes, session=self.stack.worker.pid),
+            "brief worker": sum(
+                _group_cpu(processes, session=worker.pid) for worker in self.stack.workers()
+            ),
         }
         if self.postmaster is not None:
             groups["PostgreSQL"] = _group_cpu(processes, parent=self.postmaster)
@@ -301,8 +306,12 @@ class CpuMeter:
         self.children = _children_cpu()
         self.started = time.monotonic()
 
+    def used(self) -> dict[str, float]:
+        """CPU seconds each group used since :meth:`start`."""
+        return {name: value - self.before.get(name, 0.0) for name, value in self._groups().items()}
+
     def report(self) -> str:
-        used = {name: value - self.before.get(name, 0.0) for name, value in self._groups().items()}
+        used = self.used()
         used["locust"] = _children_cpu() - self.children
         wall = time.monotonic() - self.started
         busy = _machine_busy() - self.busy
@@ -374,8 +383,7 @@ def brief_summary(rows) -> str:
 
 def brief_line(stack, since: float) -> str:
     """Briefs issued since ``since`` (epoch s): how many are made, how long each took from
-    issue to made (its row's last change), how many still wait. The worker yields the CPUs to
-    page views (decision 0079), so under a full machine briefs queue."""
+    issue to made (its row's last change), how many still wait."""
     return brief_summary(stack.sql(BRIEFS_SINCE.format(since=since)))
 
 
@@ -387,11 +395,39 @@ def drain_rate(made: int, seconds: float, workers: int) -> str:
     return f"drained {made} queued briefs in {seconds:.0f} s: {per_worker:.1f} a minute per worker"
 
 
+def cpu_per_brief(worker_cpu_s: float, made: int) -> str:
+    """The brief workers' CPU seconds per brief made while the queue drained: the drain rate
+    per worker on a free core (60 s / that), whatever else the machine was doing."""
+    if made == 0:
+        return "no brief made while draining"
+    per_brief = worker_cpu_s / made
+    if per_brief <= 0:
+        return f"{made} briefs made, the brief workers' CPU not measured"
+    return (
+        f"the brief workers' CPU {worker_cpu_s:.0f} s for {made} briefs, {per_brief:.2f} s a "
+        f"brief ({60 / per_brief:.0f} a minute per worker on a free core)"
+    )
+
+
 def drain_briefs(stack, since: float, workers: int = 1) -> str:
     """Wait (at most DRAIN_SECONDS) for the briefs queued during the stages to be made, and
-    say how fast each worker made them."""
+    say how fast each worker made them, by the clock and by the CPU it used."""
+    meter = CpuMeter(stack)
+    meter.start()
+    queued = _queued(stack, since)
+    line = _drain(stack, since, workers)
+    made = queued - _queued(stack, since)
+    worker_cpu = meter.used().get("brief worker", 0.0)
+    return line + "\n" + cpu_per_brief(worker_cpu, made) + " while draining"
+
+
+def _queued(stack, since: float) -> int:
+    return sum(1 for generating, _ in stack.sql(BRIEFS_SINCE.format(since=since)) if generating)
+
+
+def _drain(stack, since: float, workers: int) -> str:
     started = time.monotonic()
-    queued = sum(1 for generating, _ in stack.sql(BRIEFS_SINCE.format(since=since)) if generating)
+    queued = _queued(stack, since)
     while time.monotonic() - started < DRAIN_SECONDS:
         rows = stack.sql(BRIEFS_SINCE.format(since=since))
         if not any(generating for generating, _ in rows):
@@ -404,7 +440,7 @@ def drain_briefs(stack, since: float, workers: int = 1) -> str:
                 + " (all stages)"
             )
         time.sleep(2)
-    left = sum(1 for generating, _ in stack.sql(BRIEFS_SINCE.format(since=since)) if generating)
+    left = _queued(stack, since)
     return f"briefs still queued {DRAIN_SECONDS} s after the last stage; " + drain_rate(
         queued - left, DRAIN_SECONDS, workers
     )
@@ -421,6 +457,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--tiny", action="store_true", help=f"stages {TINY_STAGES}: a quick check")
     parser.add_argument("--web-workers", type=int, help="gunicorn workers (default 2 × CPUs + 1)")
+    parser.add_argument(
+        "--brief-workers",
+        type=int,
+        default=1,
+        help="brief workers, each in a session of its own (default 1; production starts one "
+        "per CPU)",
+    )
     parser.add_argument("--pg-port", type=int, default=54400, help="the stack's own PostgreSQL")
     parser.add_argument("--csv-dir", type=Path, help="keep locust's CSV files here")
     args = parser.parse_args(argv)
@@ -436,11 +479,19 @@ def main(argv: list[str] | None = None) -> int:
     csv_dir.mkdir(parents=True, exist_ok=True)
     buyers = max(stage.users for stage in stages)
     print(f"starting the production stack ({buyers} users); {load_average()}", flush=True)
-    stack = Stack(users=buyers, web_workers=args.web_workers, pg_port=args.pg_port)
+    stack = Stack(
+        users=buyers,
+        web_workers=args.web_workers,
+        pg_port=args.pg_port,
+        brief_workers=args.brief_workers,
+    )
     failed = False
     try:
         stack.start()
-        print(f"stack at {stack.url}: {stack.web_workers} gunicorn workers, 1 brief worker")
+        print(
+            f"stack at {stack.url}: {stack.web_workers} gunicorn workers, "
+            f"{stack.brief_workers} brief worker(s)"
+        )
         waited = CpuMeter(stack).settle()
         print(f"waited {waited:.0f} s for gunicorn and the brief worker to finish starting")
         first_began = time.time()
@@ -472,7 +523,7 @@ def main(argv: list[str] | None = None) -> int:
             for line in failures[:20]:
                 print("  error: " + line)
             failed = failed or bool(failures) or any(r.failures for r in rows)
-        print("\n" + drain_briefs(stack, first_began))
+        print("\n" + drain_briefs(stack, first_began, stack.brief_workers))
     finally:
         stack.stop()
     return 1 if failed else 0

@@ -99,11 +99,15 @@ BRIEF_APPROVAL_REQUIRED = env_flag("BRIEF_APPROVAL_REQUIRED", default=True)
 VERIFY_RATE_LIMIT = os.environ.get("ADVISOR_VERIFY_RATE_LIMIT", "10/m")
 RATELIMIT_USE_CACHE = "default"
 # Brief workers `scripts/serve-production` starts (its default mode): ADVISOR_TASK_WORKERS, by
-# default one per CPU this process may use (they run niced, so page views come first; each
-# renders one brief at a time, ~2.5 s of CPU). The script reads the same variable, same default.
+# default one per CPU this process may use (each renders one brief at a time, ~1 s of CPU). The script reads the same variable, same default.
 BRIEF_WORKERS = max(
     1, int(os.environ.get("ADVISOR_TASK_WORKERS") or len(os.sched_getaffinity(0)) or 1)
 )
+# A brief worker renders a brief at niceness BRIEF_WORKER_NICE (ADVISOR_WORKER_NICE) while it is
+# on time, so page views come first, and at a page view's priority once it has waited
+# BRIEF_LATE_AFTER_S (ADVISOR_BRIEF_LATE_AFTER_S) seconds in the queue (docs/decisions/0145).
+BRIEF_WORKER_NICE = min(19, max(0, int(os.environ.get("ADVISOR_WORKER_NICE") or 10)))
+BRIEF_LATE_AFTER_S = float(os.environ.get("ADVISOR_BRIEF_LATE_AFTER_S") or 10)
 # Seconds a brief worker's lease on a brief lasts while it renders (renewed every third of
 # it); a worker dead longer than this has its brief queued again by another (docs/decisions/0021).
 BRIEF_GENERATION_LEASE_S = float(os.environ.get("BRIEF_GENERATION_LEASE_S", "60"))

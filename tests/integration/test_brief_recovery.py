@@ -190,18 +190,28 @@ def test_a_worker_killed_mid_render_is_recovered_by_another(tmp_path, pki_dir):
         first.wait(30)
         assert status_of(database) == ("generating", 1), "nothing recovers without a worker"
 
+        said = tmp_path / "second-worker.log"
         second = subprocess.Popen(
             [str(PYTHON), "manage.py", "brief_worker", "--queue-name", "default", "--no-reload"],
             cwd=ROOT,
             env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=said.open("w"),
+            stderr=subprocess.STDOUT,
         )
         status, attempts = wait_for(
             lambda: (s := status_of(database))[0] != "generating" and s, 240, "the brief"
         )
         assert (status, attempts) == ("awaiting_approval", 2)
-        assert task_statuses(database) == ["FAILED", "SUCCESSFUL"]
+        # The task's result is written just after the brief's row (by a thread that may run
+        # niced, decision 0145): wait for it to be written rather than race it.
+        statuses = wait_for(
+            lambda: (t := task_statuses(database))[-1] not in ("READY", "RUNNING") and t,
+            60,
+            "the task's result",
+        )
+        assert statuses == ["FAILED", "SUCCESSFUL"]
+        # It warmed up before taking the brief, as the web does (decision 0145).
+        assert "brief worker warmed:" in said.read_text()
     finally:
         for process in (first, second):
             if process is not None and process.poll() is None:

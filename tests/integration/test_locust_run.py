@@ -219,3 +219,13 @@ def test_the_drain_rate_is_per_worker_per_minute():
         == "drained 59 queued briefs in 111 s: 15.9 a minute per worker"
     )
     assert bench.drain_rate(0, 5, 1) == "no brief was left queued after the last stage"
+
+
+def test_the_cpu_per_brief_gives_the_drain_rate_on_a_free_core():
+    bench = load_bench("locust_run")
+    assert bench.cpu_per_brief(12.0, 10) == (
+        "the brief workers' CPU 12 s for 10 briefs, 1.20 s a brief "
+        "(50 a minute per worker on a free core)"
+    )
+    assert bench.cpu_per_brief(3.0, 0) == "no brief made while draining"
+    assert bench.cpu_per_brief(0.0, 2) == "2 briefs made, the brief workers' CPU not measured"
