@@ -446,27 +446,15 @@ def _token_key(registered: SigningCertificate, pin: str) -> ApproverKey:
     if not pin:
         raise KeyRefused(gettext("Enter the PIN of your signing token to approve."), "pin")
     token = approver_token(registered.token_label, registered.key_label, registered.key_id, pin)
-    if token is None:
-        raise KeyRefused(
-            gettext(
-                "Your key is on a signing token, and this site is no longer set up to reach "
-                "signing tokens. Ask the administrator, or register a certificate file instead."
-            ),
-            "pin",
-        )
-    try:
-        fingerprint = token_fingerprint(token)
-    except CredentialError as error:
-        raise KeyRefused(str(error), "pin") from None
-    if fingerprint != registered.fingerprint:
-        raise KeyRefused(
-            gettext(
-                "The certificate on your token is not the one you registered. Register the "
-                "token again on your signing certificate page."
-            ),
-            "pin",
-        )
-    return ApproverKey(token=token)
+    unreachable = gettext(
+        "Your key is on a signing token, and this site is no longer set up to reach "
+        "signing tokens. Ask the administrator, or register a certificate file instead."
+    )
+    other = gettext(
+        "The certificate on your token is not the one you registered. Register the "
+        "token again on your signing certificate page."
+    )
+    return ApproverKey(token=_registered(token, token_fingerprint, registered, unreachable, other))
 
 
 def _remote_key(registered: SigningCertificate, pin: str, otp: str) -> ApproverKey:
@@ -478,27 +466,32 @@ def _remote_key(registered: SigningCertificate, pin: str, otp: str) -> ApproverK
             gettext("Enter the PIN for your key at the signing service to approve."), "pin"
         )
     remote = approver_remote(registered.credential_id, pin, otp)
-    if remote is None:
-        raise KeyRefused(
-            gettext(
-                "Your key is at a signing service, and this site is no longer set up to reach "
-                "it. Ask the administrator, or register a certificate file instead."
-            ),
-            "pin",
-        )
+    unreachable = gettext(
+        "Your key is at a signing service, and this site is no longer set up to reach "
+        "it. Ask the administrator, or register a certificate file instead."
+    )
+    other = gettext(
+        "The signing service now lists another certificate for your credential. "
+        "Register it again on your signing certificate page."
+    )
+    return ApproverKey(
+        remote=_registered(remote, remote_fingerprint, registered, unreachable, other)
+    )
+
+
+def _registered(handle, fingerprint_of, registered: SigningCertificate, unreachable, other):
+    """``handle`` (a token or a signing service's credential) when it is reachable and holds
+    the certificate registered; KeyRefused on the PIN field with ``unreachable`` or ``other``
+    (another certificate) when not."""
+    if handle is None:
+        raise KeyRefused(unreachable, "pin")
     try:
-        fingerprint = remote_fingerprint(remote)
+        fingerprint = fingerprint_of(handle)
     except CredentialError as error:
         raise KeyRefused(str(error), "pin") from None
     if fingerprint != registered.fingerprint:
-        raise KeyRefused(
-            gettext(
-                "The signing service now lists another certificate for your credential. "
-                "Register it again on your signing certificate page."
-            ),
-            "pin",
-        )
-    return ApproverKey(remote=remote)
+        raise KeyRefused(other, "pin")
+    return handle
 
 
 def sign_approval(brief: Brief, signed: bytes, key: ApproverKey, level: str = LEVEL_B) -> bytes:

@@ -16,7 +16,6 @@ from django.utils import translation
 from pyhanko.pdf_utils import generic
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 
-from advisor.assessments.answers import assessment_document
 from advisor.brief import generation, services
 from advisor.brief.config import trust_roots as load_trust_roots
 from advisor.brief.models import AuditAction, AuditEvent, Brief, BriefStatus, SigningCertificate
@@ -24,9 +23,8 @@ from advisor.brief.pki import create_pki
 from advisor.brief.render import BriefMeta, render_html
 from advisor.brief.signing import APPROVAL_FIELD, SignatureRequest, sign_pdf_as
 from advisor.brief.verify import Tampering, verify_pdf
-from advisor.recommendation.services import assessment_results
-from advisor.roles import APPROVER, PROCUREMENT_STAFF
-from tests.support.assessments import finished_assessment
+from advisor.roles import APPROVER
+from tests.support.approvals import brief_awaiting_approval, buyer_and_approver
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
@@ -50,33 +48,12 @@ def trusted(brief_ready, settings, approver_pki):
 
 @pytest.fixture
 def people():
-    buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw")
-    boss = make_user(
-        "boss",
-        APPROVER,
-        password="pw",
-        email="boss@example.org",
-        first_name="Fang",
-        last_name="Wang",
-    )
-    return buyer, boss
+    return buyer_and_approver()
 
 
 @pytest.fixture
 def brief(people):
-    buyer, _boss = people
-    assessment = finished_assessment(buyer)
-    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
-    issued = services.issue_brief(
-        user=buyer,
-        document=assessment_document(assessment),
-        option_key=option.key,
-        language="en",
-        assessment=assessment,
-    )
-    issued = generation.generate(issued.pk)
-    assert issued.status == BriefStatus.AWAITING_APPROVAL
-    return issued
+    return brief_awaiting_approval(people[0])
 
 
 def register(client, approver_pki, passphrase=PASSPHRASE):

@@ -21,8 +21,7 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
-from advisor.assessments.answers import assessment_document
-from advisor.brief import generation, services
+from advisor.brief import services
 from advisor.brief.config import trust_roots as load_trust_roots
 from advisor.brief.models import AuditEvent, BriefStatus, KeySource, SigningCertificate
 from advisor.brief.pki import create_pki
@@ -33,10 +32,9 @@ from advisor.brief.signing import (
     outside_event_loop,
 )
 from advisor.brief.verify import Tampering, verify_pdf
-from advisor.recommendation.services import assessment_results
-from advisor.roles import APPROVER, PROCUREMENT_STAFF
+from advisor.roles import APPROVER
 from tests.support.api import api_client
-from tests.support.assessments import finished_assessment
+from tests.support.approvals import brief_awaiting_approval, buyer_and_approver
 from tests.support.csc_service import signing_service
 from tests.support.users import make_user
 
@@ -74,33 +72,12 @@ def service(approver_pki, settings, tmp_path):
 
 @pytest.fixture
 def people():
-    buyer = make_user("buyer", PROCUREMENT_STAFF, password="pw")
-    boss = make_user(
-        "boss",
-        APPROVER,
-        password="pw",
-        email="boss@example.org",
-        first_name="Fang",
-        last_name="Wang",
-    )
-    return buyer, boss
+    return buyer_and_approver()
 
 
 @pytest.fixture
 def brief(people):
-    buyer, _boss = people
-    assessment = finished_assessment(buyer)
-    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
-    issued = services.issue_brief(
-        user=buyer,
-        document=assessment_document(assessment),
-        option_key=option.key,
-        language="en",
-        assessment=assessment,
-    )
-    issued = generation.generate(issued.pk)
-    assert issued.status == BriefStatus.AWAITING_APPROVAL
-    return issued
+    return brief_awaiting_approval(people[0])
 
 
 def register(client, credential=CREDENTIAL):
