@@ -13,6 +13,8 @@ saying what it is (``<!-- example: KIND -->``):
 - ``output``: an excerpt of what a command prints: it must be JSON;
 - ``webhook event``: a webhook body: JSON whose ``data`` has exactly the keys events carry;
 - ``webhook receiver``: Python that checks a signature: run against the project's signer;
+- ``api``: ``curl`` requests to the HTTP API (the ``api`` alias of the settings block before
+  them), run by bash against a live server with a token of the demo ``buyer``;
 - ``not run (why)``: deliberately not run, with the reason (a running server, a directory
   tree, a formula, ...).
 
@@ -26,6 +28,7 @@ import base64
 import json
 import re
 import shlex
+import subprocess
 import time
 from dataclasses import dataclass
 from datetime import date
@@ -36,6 +39,7 @@ import pytest
 from django.core.management import call_command, get_commands, load_command_class
 from django.utils import timezone
 
+from advisor.api import tokens
 from advisor.assessments.documents import check_document
 from advisor.brief.models import Brief
 from advisor.domain.scenario import ScenarioError
@@ -52,7 +56,7 @@ WRITTEN_ON = date(2026, 12, 7)
 MARKER = re.compile(r"^<!-- example: (.+?) -->$")
 FENCE = re.compile(r"^```(\S*)$")
 MANAGE = [".venv/bin/python", "manage.py"]
-NAMED_KINDS = {"scenario.json", "synopsis", "output", "webhook event", "webhook receiver"}
+NAMED_KINDS = {"scenario.json", "synopsis", "output", "webhook event", "webhook receiver", "api"}
 
 
 @dataclass(frozen=True)
@@ -326,3 +330,47 @@ def test_a_documented_refusal_names_the_field_as_printed(documents_day, body, an
     with pytest.raises(ScenarioError) as refused:
         check_document(json.loads(body))
     assert str(refused.value) == f"{error['field']}: {error['message']}"
+
+
+# --- the HTTP API's curl examples, against a live server ---------------------------------------
+
+
+def the_api_alias() -> str:
+    """The ``alias api=…`` line of docs/api.md's settings block, as a reader would paste it."""
+    settings_blocks = [b for b in BLOCKS if b.marker == "not run (settings for the requests below)"]
+    aliases = {
+        line
+        for b in settings_blocks
+        for line in b.text.splitlines()
+        if line.startswith("alias api=")
+    }
+    (alias,) = aliases
+    return alias
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("block", of_kind("api"), ids=lambda b: b.name)
+def test_api_examples_run_as_printed(example_folder, live_server, block):
+    """Each request block runs in bash as printed (``curl``, ``jq``), with ``ADVISOR`` the live
+    server and ``TOKEN`` a write token of the demo buyer; none answers an error except the
+    refusal the document prints, and the brief block ends with a verified PDF."""
+    buyer = make_user("docs-buyer", PROCUREMENT_STAFF)
+    _token, text = tokens.create_token(user=buyer, name="docs", scope="write", days=30)
+    script = f"shopt -s expand_aliases\n{the_api_alias()}\nset -eo pipefail\n{block.text}"
+    done = subprocess.run(
+        ["bash", "-c", script],
+        cwd=example_folder,
+        env={"PATH": "/usr/bin:/bin", "ADVISOR": live_server.url, "TOKEN": text},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip(), "printed nothing"
+    refusal = '"layers": 0' in block.text
+    assert ('"errors"' in done.stdout) == refusal, done.stdout[:2000]
+    if refusal:
+        assert re.search(r'"field":\s*"model\.layers"', done.stdout)
+    if "/verify" in block.text:
+        assert (example_folder / "brief.pdf").read_bytes().startswith(b"%PDF")
+        assert re.search(r'"ok":\s*true', done.stdout)  # the verify answer, printed last
