@@ -29,6 +29,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from django.db import connections
+
 AUTOGROUP = Path("/proc/self/autogroup")
 
 NOT_NICED = "not niced"
@@ -90,8 +92,6 @@ def run_at_niceness[T](niceness: int, function: Callable[[], T], *, name: str) -
     outcome: dict[str, object] = {}
 
     def work() -> None:
-        from django.db import connections
-
         try:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
             outcome["value"] = function()

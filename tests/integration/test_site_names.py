@@ -93,7 +93,7 @@ def test_wizard_site_choices_show_names_in_the_page_language(client, assessment,
 @pytest.mark.parametrize(
     ("language", "site_line"),
     [
-        ("zh-hans", "演示:贵安规划示例(非真实站点) · 贵安新区 Guizhou"),
+        ("zh-hans", "演示:贵安规划示例(非真实站点) · 贵安新区 贵州省"),
         (
             "en",
             "DEMO: Gui'an planning example (not a real site) · Gui'an New Area (Guiyang) Guizhou",

@@ -161,7 +161,7 @@ def test_the_header_names_each_domain_class_written_with_its_shape():
         "advisor.domain.compliance.base.Evidence",
         "vendors.choices.SourceFlag",
     ]
-    assert shapes["advisor.domain.i18n.Message"] == ["template", "params"]
+    assert shapes["advisor.domain.i18n.Message"] == ["template", "params", "plural", "count"]
     assert ["PASS", "'pass'"] in shapes["advisor.domain.compliance.base.Status"]
     assert data.count(b"\x8c\x07Finding") == 1  # the class named once in the pickle
 
@@ -197,8 +197,10 @@ def test_a_field_added_even_with_a_default_means_computed_again():
     """Format 2 filled a field added with a default; now any change of shape is refused and the
     result is computed again (decision 0076)."""
     data = codec.dumps(Message("t", {}))
-    older = with_header({"advisor.domain.i18n.Message": ["template"]}, pickled(data))
-    with pytest.raises(codec.StoredFormatError, match="params added since"):
+    older = with_header(
+        {"advisor.domain.i18n.Message": ["template", "params", "plural"]}, pickled(data)
+    )
+    with pytest.raises(codec.StoredFormatError, match="count added since"):
         codec.loads(older)
 
 
@@ -206,7 +208,7 @@ def test_a_field_added_even_with_a_default_means_computed_again():
     ("shapes", "problem"),
     [
         ({"advisor.domain.i18n.Message": ["template", "old"]}, "no longer has old"),
-        ({"advisor.domain.i18n.Message": ["params", "template"]}, "has changed"),
+        ({"advisor.domain.i18n.Message": ["params", "template", "plural", "count"]}, "has changed"),
         ({}, "not in the stored result's header"),
         ([], "unreadable"),
     ],
