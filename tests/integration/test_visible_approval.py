@@ -16,10 +16,11 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from advisor.brief import services
 from advisor.brief.config import trust_roots as load_trust_roots
 from advisor.brief.models import BriefStatus
-from advisor.brief.signing import APPROVAL_ANCHOR, APPROVAL_FIELD, named_destination
+from advisor.brief.signing import APPROVAL_ANCHOR, APPROVAL_FIELD, named_destination, stamp_lines
 from advisor.brief.verify import Tampering, verify_pdf
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.integration.test_long_term_signatures import configure, issue
+from tests.support.approvals import brief_awaiting_approval
 from tests.support.long_term import create_long_term_pki
 from tests.support.users import make_user
 
@@ -94,26 +95,11 @@ def test_the_approval_signature_shows_in_the_sign_off_table(settings, tmp_path, 
 def test_a_chinese_brief_is_signed_and_stamped_in_chinese(settings, tmp_path, client):
     """The signatures' reasons (what the verify page and the approval stamp print) are in the
     brief's language: a Chinese brief reads 采购简报 … and 批准采购简报 …, no English."""
-    from advisor.assessments.answers import assessment_document
-    from advisor.brief import generation
-    from advisor.brief.signing import stamp_lines
-    from advisor.recommendation.services import assessment_results
-    from tests.support.assessments import finished_assessment
-
     pki = create_long_term_pki(tmp_path)
     configure(settings, pki)
     buyer = make_user("buyer-zh", PROCUREMENT_STAFF, password="pw")
     boss = make_user("boss-zh", APPROVER, password="pw", first_name="Li", last_name="Approver")
-    assessment = finished_assessment(buyer)
-    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
-    issued = services.issue_brief(
-        user=buyer,
-        document=assessment_document(assessment),
-        option_key=option.key,
-        language="zh-hans",
-        assessment=assessment,
-    )
-    brief = generation.generate(issued.pk)
+    brief = brief_awaiting_approval(buyer, language="zh-hans")
     client.force_login(boss)
     upload = SimpleUploadedFile("me.p12", pki.approver_path.read_bytes(), "application/x-pkcs12")
     client.post(reverse("brief:certificate"), {"certificate": upload, "passphrase": pki.passphrase})

@@ -26,14 +26,14 @@ def buyer_and_approver():
     return buyer, boss
 
 
-def brief_awaiting_approval(buyer) -> Brief:
+def brief_awaiting_approval(buyer, language: str = "en") -> Brief:
     assessment = finished_assessment(buyer)
     option = assessment_results(assessment).recommendation.rankings["recommended"][0]
     issued = services.issue_brief(
         user=buyer,
         document=assessment_document(assessment),
         option_key=option.key,
-        language="en",
+        language=language,
         assessment=assessment,
     )
     issued = generation.generate(issued.pk)
