@@ -196,21 +196,18 @@ COMMENT = {
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_the_memo_of_a_choice_with_many_cheaper_options_stays_within_two_pages(
-    tmp_path, language, django_capture_on_commit_callbacks
-):
+def test_the_memo_of_a_choice_with_many_cheaper_options_stays_within_two_pages(tmp_path, language):
     buyer = make_user("buyer-heavy", PROCUREMENT_STAFF, password="pw")
     qualifying = run_recommendation(HEAVY_JOB).recommendation.rankings["recommended"]
     dearest = max((o for o in qualifying if o.cost_cny is not None), key=lambda o: o.cost_cny)
-    with django_capture_on_commit_callbacks(execute=True):
-        brief = issue_brief(
-            user=buyer,
-            document=HEAVY_JOB,
-            option_key=dearest.key,
-            language=language,
-            reason=COMMENT[language],
-        )
-    brief.refresh_from_db()
+    # Issued, not generated: the test renders the snapshot itself, as draft and as approved.
+    brief = issue_brief(
+        user=buyer,
+        document=HEAVY_JOB,
+        option_key=dearest.key,
+        language=language,
+        reason=COMMENT[language],
+    )
     memo = brief.snapshot["memo"]
     # The heavy case it is meant to be: cheaper options listed and counted, open veto checks.
     assert len(memo["cheaper"]) >= 3 and memo["cheaper_more"] + memo["cheaper_elsewhere"] >= 5
@@ -308,9 +305,7 @@ def pages_of(pdf: bytes, tmp_path) -> list[str]:
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_a_long_approval_comment_keeps_the_sign_off_on_page_two(
-    tmp_path, language, django_capture_on_commit_callbacks
-):
+def test_a_long_approval_comment_keeps_the_sign_off_on_page_two(tmp_path, language):
     """A comment of the longest the form takes (2,000 characters) is begun in the sign-off
     table, which stays on pages 1-2 of the heaviest memo, and printed whole in Appendix D."""
     from advisor.brief.forms import ReviewForm
@@ -320,15 +315,14 @@ def test_a_long_approval_comment_keeps_the_sign_off_on_page_two(
     buyer = make_user("buyer-long-comment", PROCUREMENT_STAFF, password="pw")
     qualifying = run_recommendation(HEAVY_JOB).recommendation.rankings["recommended"]
     dearest = max((o for o in qualifying if o.cost_cny is not None), key=lambda o: o.cost_cny)
-    with django_capture_on_commit_callbacks(execute=True):
-        brief = issue_brief(
-            user=buyer,
-            document=HEAVY_JOB,
-            option_key=dearest.key,
-            language=language,
-            reason=COMMENT[language],
-        )
-    brief.refresh_from_db()
+    # Issued, not generated: the test renders the snapshot itself, as draft and as approved.
+    brief = issue_brief(
+        user=buyer,
+        document=HEAVY_JOB,
+        option_key=dearest.key,
+        language=language,
+        reason=COMMENT[language],
+    )
     draft = meta(brief, approved=False)
     approved = dataclasses.replace(
         draft,
