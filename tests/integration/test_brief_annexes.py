@@ -195,33 +195,43 @@ COMMENT = {
 }
 
 
-@pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_the_memo_of_a_choice_with_many_cheaper_options_stays_within_two_pages(tmp_path, language):
-    buyer = make_user("buyer-heavy", PROCUREMENT_STAFF, password="pw")
+def heavy_brief(buyer, language: str):
+    """The heavy job's dearest priced option, issued with a reason, not generated: the tests
+    render its snapshot themselves, as draft and as approved."""
     qualifying = run_recommendation(HEAVY_JOB).recommendation.rankings["recommended"]
     dearest = max((o for o in qualifying if o.cost_cny is not None), key=lambda o: o.cost_cny)
-    # Issued, not generated: the test renders the snapshot itself, as draft and as approved.
-    brief = issue_brief(
+    return issue_brief(
         user=buyer,
         document=HEAVY_JOB,
         option_key=dearest.key,
         language=language,
         reason=COMMENT[language],
     )
+
+
+def approved_cover(draft, comment: str):
+    """The draft's cover as the approved brief prints it, with ``comment``."""
+    return dataclasses.replace(
+        draft,
+        approved=True,
+        approved_by="approver",
+        approved_at=draft.prepared_at,
+        approval_comment=comment,
+        vetoes_acknowledged=True,
+        approver_signed=True,
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_memo_of_a_choice_with_many_cheaper_options_stays_within_two_pages(tmp_path, language):
+    buyer = make_user("buyer-heavy", PROCUREMENT_STAFF, password="pw")
+    brief = heavy_brief(buyer, language)
     memo = brief.snapshot["memo"]
     # The heavy case it is meant to be: cheaper options listed and counted, open veto checks.
     assert len(memo["cheaper"]) >= 3 and memo["cheaper_more"] + memo["cheaper_elsewhere"] >= 5
     assert len(memo["unknown_vetoes"]) >= 8 and len(memo["risks"]) >= 2
     draft = meta(brief, approved=False)
-    approved = dataclasses.replace(
-        draft,
-        approved=True,
-        approved_by="approver",
-        approved_at=draft.prepared_at,
-        approval_comment=COMMENT[language],
-        vetoes_acknowledged=True,
-        approver_signed=True,
-    )
+    approved = approved_cover(draft, COMMENT[language])
     words = WORDS[language]
     for cover in (draft, approved):
         pdf = render_pdf(brief.snapshot, cover)
@@ -313,26 +323,9 @@ def test_a_long_approval_comment_keeps_the_sign_off_on_page_two(tmp_path, langua
     comment = LONG_COMMENT[language]
     assert len(comment) == 2000
     buyer = make_user("buyer-long-comment", PROCUREMENT_STAFF, password="pw")
-    qualifying = run_recommendation(HEAVY_JOB).recommendation.rankings["recommended"]
-    dearest = max((o for o in qualifying if o.cost_cny is not None), key=lambda o: o.cost_cny)
-    # Issued, not generated: the test renders the snapshot itself, as draft and as approved.
-    brief = issue_brief(
-        user=buyer,
-        document=HEAVY_JOB,
-        option_key=dearest.key,
-        language=language,
-        reason=COMMENT[language],
-    )
+    brief = heavy_brief(buyer, language)
     draft = meta(brief, approved=False)
-    approved = dataclasses.replace(
-        draft,
-        approved=True,
-        approved_by="approver",
-        approved_at=draft.prepared_at,
-        approval_comment=comment,
-        vetoes_acknowledged=True,
-        approver_signed=True,
-    )
+    approved = approved_cover(draft, comment)
     pages = pages_of(render_pdf(brief.snapshot, approved), tmp_path)
     words = {key: "".join(str(value).split()) for key, value in WORDS[language].items()}
     sign_off = [i for i, page in enumerate(pages) if words["sign_off"] in page]
