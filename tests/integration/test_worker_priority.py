@@ -6,11 +6,19 @@ while the brief is on time and at a page view's priority once it is late (decisi
 import json
 import os
 import subprocess
+import threading
+from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
+from unittest.mock import patch
 
 import pytest
+from django.test import override_settings
+from django.utils import timezone
+from django_tasks_db.management.commands import db_worker
 
 from advisor.brief import priority
+from advisor.brief.management.commands.brief_worker import BriefWorker
 from tests.support.servers import PYTHON, ROOT
 
 PROBE = """
@@ -29,13 +37,9 @@ def probe(*, nice: int, own_session: bool) -> dict:
     if nice:
         command = ["nice", "-n", str(nice), *command]
     result = subprocess.run(
-        command,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        start_new_session=own_session,
+        command, cwd=ROOT, capture_output=True, text=True, start_new_session=own_session
     )
+    assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
@@ -98,26 +102,55 @@ def render_probe(waits: list[float], *, nice: int = 0, own_session: bool = False
         "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     result = subprocess.run(
-        command,
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        start_new_session=own_session,
+        command, cwd=ROOT, env=env, capture_output=True, text=True, start_new_session=own_session
     )
+    assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.splitlines()[-1])
 
 
+def render_in_this_process(waits: list[float], *, nice: int = 0) -> tuple[list[int], int]:
+    """BriefWorker.run_task for briefs that waited ``waits`` seconds, called from a thread of
+    this test process started at ``nice`` above the test's own niceness (a worker started so):
+    the niceness each brief was rendered at, and the calling thread's niceness afterwards.
+    This pytest worker shares its session, so no autogroup is touched."""
+    rendered: list[int] = []
+    outcome: dict[str, int] = {}
+
+    def record(self, db_task_result):
+        rendered.append(priority.thread_niceness())
+
+    def worker_thread():
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), base + nice)
+        worker = BriefWorker(
+            queue_names=["default"], interval=1, batch=True, backend_name="default",
+            startup_delay=False, max_tasks=None, worker_id="probe", excluded_queue_names=[],
+        )  # fmt: skip
+        for waited in waits:
+            worker.run_task(SimpleNamespace(enqueued_at=timezone.now() - timedelta(seconds=waited)))
+        outcome["caller"] = priority.thread_niceness()
+
+    base = priority.thread_niceness()
+    with (
+        override_settings(BRIEF_WORKER_NICE=10, BRIEF_LATE_AFTER_S=10),
+        patch.object(db_worker.Worker, "run_task", record),
+    ):
+        thread = threading.Thread(target=worker_thread)
+        thread.start()
+        thread.join()
+    return rendered, outcome["caller"] - base
+
+
 def test_a_brief_on_time_is_rendered_niced_and_a_late_one_at_a_page_views_priority():
-    seen = render_probe([0, 9.5, 10, 120])
-    assert [s["thread"] for s in seen["seen"]] == [10, 10, 0, 0]
-    assert seen["main"] == 0  # the worker's own thread is never niced: the next brief may be late
+    base = priority.thread_niceness()  # 0 unless the suite itself was started niced
+    rendered, caller = render_in_this_process([0, 9.5, 10, 120])
+    assert rendered == [max(10, base), max(10, base), base, base]
+    assert caller == 0  # the worker's own thread is never niced: the next brief may be late
 
 
 def test_a_worker_started_niced_never_renders_below_its_niceness():
-    seen = render_probe([0, 120], nice=15)
-    assert [s["thread"] for s in seen["seen"]] == [15, 15]
+    base = priority.thread_niceness()
+    rendered, _ = render_in_this_process([0, 120], nice=15)
+    assert rendered == [min(19, base + 15)] * 2
 
 
 def test_a_worker_leading_its_own_session_gives_its_autogroup_the_briefs_niceness():
