@@ -124,6 +124,13 @@ def test_production_start_serves_pages_static_files_and_runs_the_worker(producti
     assert served.headers["Content-Encoding"] == "gzip"
     assert "max-age=315360000" in served.headers["Cache-Control"]
     assert "immutable" in served.headers["Cache-Control"]
+    # Only the hashed names are collected, and source maps are not compressed (settings).
+    collected = Path(server.env["ADVISOR_VAR_DIR"]) / "staticfiles"
+    assert (collected / css.removeprefix("/static/")).exists()
+    assert not (collected / "css" / "site.css").exists()
+    assert requests.get(server.url + "/static/css/site.css", timeout=5).status_code == 404
+    maps = list(collected.rglob("*.map"))
+    assert maps and not list(collected.rglob("*.map.br")) and not list(collected.rglob("*.map.gz"))
 
     # The task worker runs beside gunicorn (after requeueing any stuck brief).
     output = server.output()
