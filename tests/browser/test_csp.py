@@ -22,6 +22,9 @@ document.addEventListener("securitypolicyviolation", (e) => {
 });
 """
 
+# Resolves after the next frame and the tasks queued before it (violation events are tasks).
+SETTLED = "() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)))"
+
 
 class Watch:
     """Collects CSP violations per page name: the page's events plus console messages."""
@@ -46,8 +49,12 @@ class Watch:
         self.check(name)
 
     def check(self, name: str):
-        """Record what the page now shown reported (after its scripts and requests settled)."""
-        self.page.wait_for_load_state("networkidle")
+        """Record what the page now shown reported, once it has loaded, no htmx request is in
+        flight (htmx marks the element that asked with ``htmx-request``) and the events queued
+        meanwhile were delivered. (Playwright's "networkidle" would wait 500 ms on every page.)"""
+        self.page.wait_for_load_state("load")
+        self.page.wait_for_function("() => !document.querySelector('.htmx-request')")
+        self.page.evaluate(SETTLED)
         events = self.page.evaluate("() => window.__csp || []")
         reported = [*events, *self.console]
         self.console.clear()
