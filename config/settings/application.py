@@ -189,27 +189,11 @@ WHITENOISE_KEEP_ONLY_HASHED_FILES = True
 # whitenoise's own list (whitenoise.compress.Compressor.SKIP_COMPRESS_EXTENSIONS, written out:
 # importing it costs every process 20 ms; tests/unit/test_static_files.py compares) plus "map".
 WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (
-    *[
-        "jpg",
-        "jpeg",
-        "png",
-        "gif",
-        "webp",
-        "zip",
-        "gz",
-        "tgz",
-        "bz2",
-        "tbz",
-        "xz",
-        "br",
-        "swf",
-        "flv",
-        "woff",
-        "woff2",
-    ],
-    *["3gp", "3gpp", "asf", "avi", "m4v", "mov", "mp4", "mpeg", "mpg", "webm", "wmv"],
+    "jpg", "jpeg", "png", "gif", "webp", "zip", "gz", "tgz", "bz2", "tbz", "xz", "br", "swf",
+    "flv", "woff", "woff2", "3gp", "3gpp", "asf", "avi", "m4v", "mov", "mp4", "mpeg", "mpg",
+    "webm", "wmv",
     "map",
-)
+)  # fmt: skip
 MEDIA_ROOT = VAR_DIR / "media"
 MEDIA_URL = "media/"
 
