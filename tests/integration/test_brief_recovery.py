@@ -8,6 +8,7 @@ the buyer sees "retrying", then the brief.
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -23,6 +24,7 @@ from advisor.brief import generation, recovery, services
 from advisor.brief.models import Brief, BriefStatus
 from advisor.roles import PROCUREMENT_STAFF
 from tests.integration.test_backup import environment
+from tests.support.production_data import SHARED
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.servers import PYTHON, ROOT, manage
 from tests.support.users import make_user
@@ -152,24 +154,22 @@ def wait_for(condition, timeout: float, what: str):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_a_worker_killed_mid_render_is_recovered_by_another(tmp_path, pki_dir):
+@pytest.mark.xdist_group(SHARED)  # with the other users of the seeded database
+def test_a_worker_killed_mid_render_is_recovered_by_another(tmp_path, pki_dir, seeded_sqlite):
     database = str(tmp_path / "db.sqlite3")
+    shutil.copyfile(seeded_sqlite, database)  # migrated, the catalog and the buyer
     env = environment(tmp_path / "var", f"sqlite:///{database}", pki_dir)
     env.update(ADVISOR_TASKS_BACKEND="database", BRIEF_GENERATION_LEASE_S="3")
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    manage(env, "migrate", "--noinput", "-v", "0")
-    manage(env, "load_catalog")
-    manage(env, "setup_demo", "--roles-only")
     scenario = tmp_path / "scenario.json"
     scenario.write_text(json.dumps(SCENARIO))
     manage(
         env,
         "shell",
         "-c",
-        "import json; from advisor import roles; from django.contrib.auth.models import User; "
+        "import json; from django.contrib.auth.models import User; "
         "from advisor.brief.services import issue_brief; "
-        "u = User.objects.create_user('buyer'); "
-        "u.groups.add(roles.ensure_roles()[roles.PROCUREMENT_STAFF]); "
+        "u = User.objects.get(username='buyer'); "
         f"issue_brief(user=u, document=json.load(open({str(scenario)!r})), language='en')",
     )
     assert status_of(database) == ("generating", 0)

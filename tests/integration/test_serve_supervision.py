@@ -8,12 +8,15 @@ as ``ADVISOR_TASK_WORKERS`` says (issue 33: one worker fell behind).
 
 import os
 import re
+import shutil
 import signal
 import time
 
+import pytest
 import requests
 
 from tests.support.briefs import signer_env
+from tests.support.production_data import SHARED
 from tests.support.servers import Server, production_env
 
 
@@ -42,7 +45,11 @@ def alive(pid: int) -> bool:
     return True
 
 
-def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(tmp_path, pki_dir):
+@pytest.mark.xdist_group(SHARED)  # with the other users of the seeded database
+def test_a_dead_worker_or_web_is_restarted_alone_without_preparing_again(
+    tmp_path, pki_dir, seeded_sqlite
+):
+    shutil.copyfile(seeded_sqlite, tmp_path / "db.sqlite3")  # migrated: prepare's is a no-op
     env = production_env(
         tmp_path,
         f"sqlite:///{tmp_path / 'db.sqlite3'}",

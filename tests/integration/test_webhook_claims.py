@@ -9,6 +9,7 @@ set the clock (``now``) or the claim time in the past: nothing waits for a claim
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -33,7 +34,7 @@ from advisor.webhooks.models import (
 )
 from advisor.webhooks.tasks import deliver_webhook
 from tests.support import webhook_receiver
-from tests.support.production_data import environment
+from tests.support.production_data import SHARED, environment
 from tests.support.servers import PYTHON, ROOT, manage
 
 DATABASE_TASKS = {
@@ -236,10 +237,12 @@ def stop(process):
             process.kill()
 
 
-def test_a_webhook_worker_killed_mid_send_is_recovered_by_another(tmp_path, pki_dir):
+@pytest.mark.xdist_group(SHARED)  # with the other users of the seeded database
+def test_a_webhook_worker_killed_mid_send_is_recovered_by_another(tmp_path, pki_dir, seeded_sqlite):
     secret = new_secret()
     receiver = HoldingReceiver(secret)
     database = str(tmp_path / "db.sqlite3")
+    shutil.copyfile(seeded_sqlite, database)  # migrated (the catalog and buyer are unused)
     env = environment(tmp_path / "var", f"sqlite:///{database}", pki_dir)
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings",
@@ -249,7 +252,6 @@ def test_a_webhook_worker_killed_mid_send_is_recovered_by_another(tmp_path, pki_
     )
     first = second = None
     try:
-        manage(env, "migrate", "--noinput", "-v", "0")
         manage(
             env,
             "shell",
