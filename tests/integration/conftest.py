@@ -1,5 +1,5 @@
-"""Fixtures shared by the integration tests: a brief-ready environment, and
-the production data the backup and object-store tests share (tests/support/production_data.py).
+"""Fixtures shared by the integration tests: a brief-ready environment, the standard brief
+generated once for the tests that only read it, and the production data the backup and object-store tests share (tests/support/production_data.py).
 """
 
 from pathlib import Path
@@ -17,6 +17,7 @@ from tests.support.production_data import (
     take_backup,
 )
 from tests.support.servers import Server, production_env
+from tests.support.shared_briefs import SharedBriefs
 
 
 @pytest.fixture
@@ -84,3 +85,10 @@ def computed(monkeypatch):
 
     monkeypatch.setattr(services, "run_recommendation", counting)
     return calls
+
+
+@pytest.fixture(scope="session")
+def shared_briefs(django_db_setup, django_db_blocker, pki_dir, tmp_path_factory):
+    """The standard job's brief per language, generated once per test process, for tests that
+    only read it (tests/support/shared_briefs.py)."""
+    return SharedBriefs(django_db_blocker, pki_dir, tmp_path_factory.mktemp("shared-briefs"))

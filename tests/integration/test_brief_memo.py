@@ -41,10 +41,14 @@ def approver():
 
 
 def pages(brief, tmp_path, first=None, last=None) -> str:
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    path = tmp_path / f"brief-{brief.pk}.pdf"
     with brief.pdf.open("rb") as handle:
-        path.write_bytes(handle.read())
+        return pdf_text(handle.read(), tmp_path, first, last, name=f"brief-{brief.pk}.pdf")
+
+
+def pdf_text(pdf: bytes, tmp_path, first=None, last=None, name="brief.pdf") -> str:
+    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
+    path = tmp_path / name
+    path.write_bytes(pdf)
     window = [*(["-f", str(first)] if first else []), *(["-l", str(last)] if last else [])]
     done = subprocess.run(
         ["pdftotext", *window, str(path), "-"], capture_output=True, text=True, check=True
@@ -70,11 +74,9 @@ def options():
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_pages_one_and_two_hold_the_memo_with_the_sign_off_table(
-    buyer, tmp_path, language, django_capture_on_commit_callbacks
-):
-    brief = issued(buyer, django_capture_on_commit_callbacks, language=language)
-    memo = one_line(pages(brief, tmp_path, 1, 2))
+def test_pages_one_and_two_hold_the_memo_with_the_sign_off_table(shared_briefs, tmp_path, language):
+    brief = shared_briefs(language)
+    memo = one_line(pdf_text(brief.pdf, tmp_path, 1, 2))
     for phrase in MEMO[language]:
         assert phrase in memo, phrase
     # The figures of the memo are the chosen option's: its cash out is on page 1.
@@ -131,11 +133,8 @@ def test_the_approved_pdf_prints_the_comment_and_the_acknowledgement(
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_no_json_or_key_dumps_in_the_text(
-    buyer, tmp_path, language, django_capture_on_commit_callbacks
-):
-    brief = issued(buyer, django_capture_on_commit_callbacks, language=language)
-    text = pages(brief, tmp_path)
+def test_no_json_or_key_dumps_in_the_text(shared_briefs, tmp_path, language):
+    text = pdf_text(shared_briefs(language).pdf, tmp_path)
     assert not re.search(r'[{\[]\s*"', text), "JSON in the text"
     assert not re.search(r'"[a-z_]+":', text), "a JSON key in the text"
     assert not re.search(r"\b[a-z]+_[a-z_]+: ", text), "a field_name: dump in the text"
