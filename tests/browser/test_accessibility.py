@@ -8,7 +8,8 @@ import pytest
 
 from tests.browser.test_wizard_accessibility import AXE
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A brief issued here is one real page (tests/conftest.py one_page_briefs): its PDF is not read.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_page_briefs")]
 
 IMPACTS = ("moderate", "serious", "critical")
 AXE_OPTIONS = (

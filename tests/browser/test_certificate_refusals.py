@@ -9,7 +9,8 @@ from tests.browser.test_accessibility import review
 from tests.support.approver_certs import authority, pkcs12_file
 from tests.support.users import make_user
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A brief issued here is one real page (tests/conftest.py one_page_briefs): its PDF is not read.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_page_briefs")]
 
 WORDS = {"en": "not yours", "zh-hans": "不是您"}
 

@@ -12,7 +12,8 @@ import pytest
 from advisor.roles import CATALOG_ADMIN
 from tests.support.users import make_user
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A brief issued here is one real page (tests/conftest.py one_page_briefs): its PDF is not read.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_page_briefs")]
 
 LISTENER = """
 window.__csp = [];

@@ -11,7 +11,8 @@ from advisor.presentation.catalog_text import mostly_latin
 from advisor.recommendation.services import assessment_results
 from tests.browser.test_wizard_accessibility import violations
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A brief issued here is one real page (tests/conftest.py one_page_briefs): its PDF is not read.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_page_briefs")]
 
 WORDS = {
     "en": {"limit": "At most 2,000 characters", "approve": "Approve"},

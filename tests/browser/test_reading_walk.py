@@ -12,7 +12,8 @@ from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A brief issued here is one real page (tests/conftest.py one_page_briefs): its PDF is not read.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_page_briefs")]
 
 # English words of the pages' own tables that must not appear on a Chinese page.
 ENGLISH_TABLE_WORDS = re.compile(

@@ -13,7 +13,8 @@ from tests.support.catalog import load_catalog
 from tests.support.users import make_user
 from vendors.models import DataCenter
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A brief issued here is one real page (tests/conftest.py one_page_briefs): its PDF is not read.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("one_page_briefs")]
 
 TEXT = {
     "en": {
