@@ -201,7 +201,7 @@ class SchemaClient:
 
 
 def test_a_client_driven_by_the_schema_runs_the_documented_flow_and_parses_every_error(
-    buyer, schema, settings, django_capture_on_commit_callbacks
+    buyer, schema, settings, django_capture_on_commit_callbacks, one_page_briefs
 ):
     call = SchemaClient(schema, api_client(buyer))
     assert call("size", json=QWEN_7B_LORA_COMPARED, query={"language": "en"})[0] == 200

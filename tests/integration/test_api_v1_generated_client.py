@@ -129,7 +129,7 @@ def refused(response, status: HTTPStatus, errors_model) -> str:
 
 
 def test_the_generated_client_runs_the_documented_flow_with_typed_models(
-    generated, connect, buyer, django_capture_on_commit_callbacks
+    generated, connect, buyer, django_capture_on_commit_callbacks, one_page_briefs
 ):
     api = connect(buyer)
     ops = Operations(generated)

@@ -216,7 +216,9 @@ def test_the_english_pages_carry_no_chinese_outside_names(client, walk):
         assert not stray, (url, "".join(sorted(stray)))
 
 
-def test_the_chinese_brief_is_chinese(walk, django_capture_on_commit_callbacks, brief_ready):
+def test_the_chinese_brief_is_chinese(
+    walk, django_capture_on_commit_callbacks, brief_ready, one_page_briefs
+):  # its HTML is read, not its PDF
     buyer, assessment, hosted, _urls = walk
     with django_capture_on_commit_callbacks(execute=True):
         brief = issue_brief(
