@@ -64,6 +64,25 @@ def keep_groups_together(config, items):
             item._id = NodeId.parse(item.nodeid + suffix)
 
 
+def pytest_collection_finish(session):
+    """scripts/test's PostgreSQL stage (the tests marked ``database`` or ``postgres``) balances
+    its workers with ``--dist worksteal``, which does not keep an ``xdist_group`` in one worker:
+    such a test in a group is refused there."""
+    if not on_postgres_stage():
+        return
+    staged = [
+        i
+        for i in session.items
+        if i.get_closest_marker("database") or i.get_closest_marker("postgres")
+    ]
+    grouped = [item.nodeid for item in staged if group_suffix(item)]
+    if grouped:
+        raise pytest.UsageError(
+            "the PostgreSQL stage (--dist worksteal) does not keep xdist groups together: "
+            + ", ".join(grouped)
+        )
+
+
 def pytest_collection_modifyitems(config, items):
     """Off PostgreSQL, tests marked ``postgres`` are deselected (never reported as skipped).
     Test ids never hold a set's repr (SET_REPR): give such parameters sorted ids."""

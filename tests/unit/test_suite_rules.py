@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck
@@ -132,3 +133,34 @@ def test_an_xdist_group_runs_in_one_worker(tmp_path):
     passed = re.findall(r"\[(gw\d)\] \[\s*\d+%\] PASSED \S+@together", done.stdout)
     assert len(passed) == 8, done.stdout[-3000:]
     assert len(set(passed)) == 1, passed
+
+
+class _Item:
+    """A collected test as the PostgreSQL stage's guard reads it."""
+
+    def __init__(self, nodeid: str, *markers: pytest.MarkDecorator):
+        self.nodeid = nodeid
+        self.markers = [m.mark for m in markers]
+
+    def get_closest_marker(self, name):
+        return next((m for m in self.markers if m.name == name), None)
+
+    def iter_markers(self, name):
+        return (m for m in self.markers if m.name == name)
+
+
+@pytest.mark.parametrize("stage_url", ["postgres://x@127.0.0.1:1/x", ""])
+def test_the_postgresql_stage_refuses_a_grouped_test_it_would_spread(monkeypatch, stage_url):
+    """scripts/test runs the PostgreSQL stage with --dist worksteal, which ignores xdist_group."""
+    from tests.conftest import pytest_collection_finish
+
+    monkeypatch.setenv("DATABASE_URL", stage_url)
+    grouped = _Item("t.py::grouped", pytest.mark.database, pytest.mark.xdist_group("g"))
+    sqlite_only = _Item("t.py::sqlite_only", pytest.mark.xdist_group("g"))
+    plain = _Item("t.py::plain", pytest.mark.database)
+    pytest_collection_finish(SimpleNamespace(items=[sqlite_only, plain]))  # allowed
+    if stage_url:
+        with pytest.raises(pytest.UsageError, match="t.py::grouped"):
+            pytest_collection_finish(SimpleNamespace(items=[grouped, plain]))
+    else:
+        pytest_collection_finish(SimpleNamespace(items=[grouped, plain]))  # SQLite: loadgroup
