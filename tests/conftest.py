@@ -27,6 +27,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from tests.support.servers import on_postgres_stage
+from tests.support.tasks import IMMEDIATE_TASKS
 
 hypothesis_settings.register_profile(
     "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
@@ -96,14 +97,6 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = [item for item in items if item.get_closest_marker("postgres") is None]
-
-
-IMMEDIATE_TASKS = {
-    "default": {
-        "BACKEND": "django.tasks.backends.immediate.ImmediateBackend",
-        "QUEUES": ["default", "webhooks"],
-    }
-}
 
 
 @pytest.fixture(autouse=True)

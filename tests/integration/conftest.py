@@ -1,5 +1,6 @@
 """Fixtures shared by the integration tests: a brief-ready environment, the standard brief
-generated once for the tests that only read it, and the production data the backup and object-store tests share (tests/support/production_data.py).
+generated once for the tests that only read it, and the production data the backup and
+object-store tests share (tests/support/production_data.py).
 """
 
 from pathlib import Path

@@ -21,6 +21,7 @@ from advisor.recommendation.run import run_recommendation
 from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.templatetags.domain_text import tr
+from tests.integration.test_brief_issue import pdf_bytes
 from tests.support.assessments import finished_assessment
 from tests.support.users import make_user
 
@@ -74,12 +75,6 @@ def brief_for(buyer, assessment, option, language, capture):
     return brief
 
 
-def stored_pdf(brief) -> bytes:
-    """The draft PDF its generation rendered and signed (rendering it again would cost ~2 s)."""
-    with brief.pdf.open("rb") as stored:
-        return stored.read()
-
-
 def text_of(pdf: bytes, tmp_path, first=None, last=None) -> str:
     assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
     path = tmp_path / "brief.pdf"
@@ -100,7 +95,7 @@ def test_annexes_read_as_entered_and_name_records(
     options = assessment_results(assessment).recommendation.options
     cloud = next(o for o in options if o.is_cloud)
     brief = brief_for(buyer, assessment, cloud, language, django_capture_on_commit_callbacks)
-    pdf = stored_pdf(brief)
+    pdf = pdf_bytes(brief)  # as its generation made it: rendering it again would cost ~2 s
     html = render_html(brief.snapshot, meta(brief, approved=False))
     appendix = html[html.index('id="appendix"') : html.index('id="annex"')]
     text = " ".join(re.sub(r"<[^>]+>", " ", appendix).split())
@@ -139,7 +134,7 @@ def test_a_hosted_option_s_memo_stays_within_two_pages(
     options = assessment_results(assessment).recommendation.options
     hosted = next(o for o in options if not o.is_cloud and o.economics is not None)
     brief = brief_for(buyer, assessment, hosted, language, django_capture_on_commit_callbacks)
-    pdf = stored_pdf(brief)
+    pdf = pdf_bytes(brief)  # as its generation made it: rendering it again would cost ~2 s
     words = WORDS[language]
     assert words["sign_off"] in text_of(pdf, tmp_path, 1, 2)
     assert words["workload"] in text_of(pdf, tmp_path, 3, 3)

@@ -44,11 +44,15 @@ def pdf_bytes(brief) -> bytes:
         return handle.read()
 
 
-def pdf_text(brief, tmp_path, pdf: bytes | None = None) -> str:
-    """The text of ``brief``'s stored PDF (or of ``pdf``), written to tmp_path/brief.pdf."""
+def pdf_text(brief, tmp_path) -> str:
+    return text_of_pdf(pdf_bytes(brief), tmp_path)
+
+
+def text_of_pdf(pdf: bytes, tmp_path) -> str:
+    """pdftotext of ``pdf``, written to tmp_path/brief.pdf (pdffonts reads it there too)."""
     assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
     path = tmp_path / "brief.pdf"
-    path.write_bytes(pdf_bytes(brief) if pdf is None else pdf)
+    path.write_bytes(pdf)
     return subprocess.run(
         ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
     ).stdout
@@ -80,7 +84,7 @@ def test_issue_freezes_a_numbered_snapshot_and_signs_a_draft(
 )
 def test_pdf_speaks_the_brief_language(shared_briefs, tmp_path, language, expected):
     brief = shared_briefs(language)  # the standard job's, as issue() makes it
-    text = pdf_text(None, tmp_path, brief.pdf)
+    text = text_of_pdf(brief.pdf, tmp_path)
     for phrase in expected:
         assert phrase in text, phrase
     assert brief.number in text

@@ -2,7 +2,7 @@
 
 Generating a brief (render, PDF/A writing, signature) costs 1–3 s of CPU. Tests that only read
 what the standard job's brief says (its PDF text and snapshot) share one generated brief per
-language and option instead of each generating the same one. It is made the way a buyer's is
+language instead of each generating the same one. It is made the way a buyer's is
 (``issue_brief``, the task run on commit, signed with the test PKI) inside a transaction that
 is rolled back, so no test sees its rows; what the tests get is its snapshot and its bytes.
 Tests of what happens to a brief (approval, storage, verification) issue their own.
@@ -21,8 +21,7 @@ from advisor.brief.services import issue_brief
 from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED
-
-IMMEDIATE = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+from tests.support.tasks import IMMEDIATE_TASKS
 
 
 @dataclass(frozen=True)
@@ -33,36 +32,30 @@ class SharedBrief:
 
 
 class SharedBriefs:
-    """``briefs(language, option_key=None)``: the standard job's brief, made on first use."""
+    """``briefs(language)``: the standard job's brief (its rank 1), made on first use."""
 
     def __init__(self, blocker, pki_dir: Path, media_root: Path):
         self.blocker = blocker
         self.pki_dir = pki_dir
         self.media_root = media_root
-        self.made: dict[tuple[str, str | None], SharedBrief] = {}
+        self.made: dict[str, SharedBrief] = {}
 
-    def __call__(self, language: str, option_key: str | None = None) -> SharedBrief:
-        key = (language, option_key)
-        if key not in self.made:
-            self.made[key] = self.generate(language, option_key)
-        return self.made[key]
+    def __call__(self, language: str) -> SharedBrief:
+        if language not in self.made:
+            self.made[language] = self.generate(language)
+        return self.made[language]
 
-    def generate(self, language: str, option_key: str | None) -> SharedBrief:
+    def generate(self, language: str) -> SharedBrief:
         settings = override_settings(
             BRIEF_SIGNING=signing_settings(self.pki_dir),
             MEDIA_ROOT=self.media_root,
-            TASKS=IMMEDIATE,
+            TASKS=IMMEDIATE_TASKS,
         )
         with self.blocker.unblock(), settings, transaction.atomic():
             load_catalog()
             buyer = User.objects.create_user("shared-brief-buyer")
             with TestCase.captureOnCommitCallbacks(execute=True):
-                brief = issue_brief(
-                    user=buyer,
-                    document=QWEN_7B_LORA_COMPARED,
-                    option_key=option_key,
-                    language=language,
-                )
+                brief = issue_brief(user=buyer, document=QWEN_7B_LORA_COMPARED, language=language)
             brief.refresh_from_db()
             with brief.pdf.open("rb") as stored:
                 shared = SharedBrief(brief.number, brief.snapshot, stored.read())
