@@ -6,7 +6,6 @@ while the brief is on time and at a page view's priority once it is late (decisi
 import json
 import os
 import subprocess
-import threading
 from datetime import timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -114,30 +113,27 @@ def render_in_this_process(waits: list[float], *, nice: int = 0) -> tuple[list[i
     the niceness each brief was rendered at, and the calling thread's niceness afterwards.
     This pytest worker shares its session, so no autogroup is touched."""
     rendered: list[int] = []
-    outcome: dict[str, int] = {}
 
     def record(self, db_task_result):
         rendered.append(priority.thread_niceness())
 
-    def worker_thread():
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), base + nice)
+    def worker_thread() -> int:
         worker = BriefWorker(
             queue_names=["default"], interval=1, batch=True, backend_name="default",
             startup_delay=False, max_tasks=None, worker_id="probe", excluded_queue_names=[],
         )  # fmt: skip
         for waited in waits:
             worker.run_task(SimpleNamespace(enqueued_at=timezone.now() - timedelta(seconds=waited)))
-        outcome["caller"] = priority.thread_niceness()
+        return priority.thread_niceness()
 
     base = priority.thread_niceness()
     with (
         override_settings(BRIEF_WORKER_NICE=10, BRIEF_LATE_AFTER_S=10),
         patch.object(db_worker.Worker, "run_task", record),
     ):
-        thread = threading.Thread(target=worker_thread)
-        thread.start()
-        thread.join()
-    return rendered, outcome["caller"] - base
+        # The worker's thread started niced, with errors raised here (the module's own helper).
+        caller = priority.run_at_niceness(base + nice, worker_thread, name="probe-worker")
+    return rendered, caller - base
 
 
 def test_a_brief_on_time_is_rendered_niced_and_a_late_one_at_a_page_views_priority():
