@@ -8,7 +8,6 @@ the buyer sees "retrying", then the brief.
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -23,8 +22,7 @@ from django.utils import timezone
 from advisor.brief import generation, recovery, services
 from advisor.brief.models import Brief, BriefStatus
 from advisor.roles import PROCUREMENT_STAFF
-from tests.integration.test_backup import environment
-from tests.support.production_data import SHARED
+from tests.support.production_data import SHARED, sqlite_source
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.servers import PYTHON, ROOT, manage
 from tests.support.users import make_user
@@ -156,9 +154,8 @@ def wait_for(condition, timeout: float, what: str):
 
 @pytest.mark.xdist_group(SHARED)  # with the other users of the seeded database
 def test_a_worker_killed_mid_render_is_recovered_by_another(tmp_path, pki_dir, seeded_sqlite):
-    database = str(tmp_path / "db.sqlite3")
-    shutil.copyfile(seeded_sqlite, database)  # migrated, the catalog and the buyer
-    env = environment(tmp_path / "var", f"sqlite:///{database}", pki_dir)
+    env = sqlite_source(tmp_path, pki_dir, seeded_sqlite)  # migrated, the catalog and the buyer
+    database = env["DATABASE_URL"].removeprefix("sqlite:///")
     env.update(ADVISOR_TASKS_BACKEND="database", BRIEF_GENERATION_LEASE_S="3")
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     scenario = tmp_path / "scenario.json"

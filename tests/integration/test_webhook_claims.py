@@ -9,7 +9,6 @@ set the clock (``now``) or the claim time in the past: nothing waits for a claim
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -34,7 +33,7 @@ from advisor.webhooks.models import (
 )
 from advisor.webhooks.tasks import deliver_webhook
 from tests.support import webhook_receiver
-from tests.support.production_data import SHARED, environment
+from tests.support.production_data import SHARED, sqlite_source
 from tests.support.servers import PYTHON, ROOT, manage
 
 DATABASE_TASKS = {
@@ -241,9 +240,10 @@ def stop(process):
 def test_a_webhook_worker_killed_mid_send_is_recovered_by_another(tmp_path, pki_dir, seeded_sqlite):
     secret = new_secret()
     receiver = HoldingReceiver(secret)
-    database = str(tmp_path / "db.sqlite3")
-    shutil.copyfile(seeded_sqlite, database)  # migrated (the catalog and buyer are unused)
-    env = environment(tmp_path / "var", f"sqlite:///{database}", pki_dir)
+    env = sqlite_source(
+        tmp_path, pki_dir, seeded_sqlite
+    )  # migrated (the catalog and buyer are unused)
+    database = env["DATABASE_URL"].removeprefix("sqlite:///")
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings",
         ADVISOR_TASKS_BACKEND="database",
