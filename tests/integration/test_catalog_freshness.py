@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 # No dated public purchase price for these was found (docs/catalog.md, "Offers"); the list must
 # shrink as prices are found, never grow silently.
-UNPRICED = {"amd-mi300x-8gpu-mlperf", "atlas-800t-a2", "supermicro-sys-521ge-tnrt-l40s"}
+UNPRICED = {"amd-mi300x-8gpu-mlperf", "supermicro-sys-521ge-tnrt-l40s"}
 
 
 def _gpu_class(server: ServerModel) -> tuple[str, int]:

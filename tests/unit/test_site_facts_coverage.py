@@ -25,7 +25,7 @@ STAGING = re.compile(r"https?://(?:[\w-]+\.)*staging[\w-]*\.", re.IGNORECASE)
 # Root regions (a zone's top parent) whose real data centers have no official, complete
 # time-of-use table of the last 24 months: docs/catalog.md "Known gaps".
 KNOWN_TARIFF_GAPS = {
-    "national-hub-nodes",  # Hebei: no Hebei zone or State Grid Jibei table yet
+    "national-hub-nodes",  # Hebei: no State Grid Jibei table yet (the sites' zone chain ends here)
     "shanghai",  # the 2025-05 table has its valley price only
     "inner-mongolia",  # a 2015 press figure
     "ningxia",  # a 2020 press figure read on a repost
@@ -40,7 +40,6 @@ LOW_ONLY_TABLES = {"guizhou", "beijing", "guangdong"}
 OWN_PUE = {
     "ctc-guizhou-info-park",
     "chindata-zhangjiakou",
-    "cmcc-hohhot-dc",
     "ctc-ningxia-zhongwei-ai",
 }
 RACK_FEE_REGIONS = {"guangdong", "shanghai", "hebei"}  # plus the national fallback
