@@ -313,9 +313,27 @@ def qwen_32b_assessment(owner):
     [
         (
             "en",
-            ("Why the sites cost differently", "Electricity price: left out", "PUE:", "indicative"),
+            (
+                "Why the sites cost differently",
+                "Electricity price: left out",
+                "PUE:",
+                "indicative",
+                # Shanghai's demand charge shows beside the national energy figure it goes with.
+                "demand charge 44.80 CNY per kW per month",
+                "Demand (basic) charge:",
+            ),
         ),
-        ("zh-hans", ("各站点成本为何不同", "电价：未计入差异", "PUE 差异：", "参考值")),
+        (
+            "zh-hans",
+            (
+                "各站点成本为何不同",
+                "电价：未计入差异",
+                "PUE 差异：",
+                "参考值",
+                "需量电费 44.80 元/千瓦·月",
+                "基本电费差异：",
+            ),
+        ),
     ],
 )
 def test_comparison_page_explains_the_site_difference(client, buyer, catalog, language, words):
