@@ -17,6 +17,7 @@ from advisor.domain.economics import (
 )
 from advisor.domain.economics.compare import (
     SITE_LEFT_OUT,
+    SITE_LEFT_OUT_NATIONAL_DEMAND,
     SITE_LESS,
     SITE_LESS_PARTIAL,
     SITE_MORE,
@@ -121,6 +122,19 @@ def test_a_demand_charge_known_on_both_sides_is_compared():
     assert diff.messages[0].template in (SITE_MORE, SITE_LESS)
     base, other = comparison.results["gy"], comparison.results["nm"]
     assert diff.total_cny == other.costs[BUY].net_of_resale_cny - base.costs[BUY].net_of_resale_cny
+
+
+def test_a_national_demand_charge_is_named_as_the_placeholder_it_is():
+    """A demand charge the national mean stands in for is not "none on record": the line says a
+    national figure stands in and what it would count, as for the tariff and the PUE."""
+    hohhot = replace(HOHHOT, demand_charge_cny_per_kw_month=D("35.5"))
+    placeholder = {**own(), "demand_charge_cny_per_kw_month": NATIONAL}
+    _, diff = difference(inputs(GUIAN, own()), inputs(hohhot, placeholder))
+    assert "demand_charge" in diff.left_out_cny and "demand_charge" not in diff.parts_cny
+    said = [m for m in diff.messages if m.template == SITE_LEFT_OUT_NATIONAL_DEMAND]
+    assert len(said) == 1 and said[0].params["missing"] == "Hohhot"
+    assert said[0].params["amount"] == round_cny(diff.left_out_cny["demand_charge"], 0)
+    assert not any(m.template == SITE_LEFT_OUT["demand_charge"] for m in diff.messages)
 
 
 def test_a_national_pue_placeholder_is_not_compared_with_a_sites_own():

@@ -344,10 +344,15 @@ SITE_LEFT_OUT = {
         "national figure stands in); it would count {amount} CNY"
     ),
     "demand_charge": N_(
-        "Demand (basic) charge: left out of the difference, because {missing} has no demand "
-        "charge on record; {known} pays {amount} CNY"
+        "Demand (basic) charge: left out of the difference, because no demand charge goes with "
+        "{missing}'s electricity price in the catalog; {known} pays {amount} CNY"
     ),
 }
+# A demand charge the national mean stands in for is a placeholder like the others.
+SITE_LEFT_OUT_NATIONAL_DEMAND = N_(
+    "Demand (basic) charge: left out of the difference, because {missing} has no demand charge "
+    "of its own (a national figure stands in); it would count {amount} CNY"
+)
 SITE_LEFT_OUT_BOTH = N_(
     "{component}: left out of the difference, because neither site has a figure of its own; it "
     "would count {amount} CNY"
@@ -472,8 +477,16 @@ def _left_out_message(component, amount, base, other, base_demand, other_demand)
         "amount": round_cny(amount, 0),
     }
     if component == "demand_charge":
+        if _placeholder(missing, component):
+            return Message(SITE_LEFT_OUT_NATIONAL_DEMAND, params)
         params["amount"] = round_cny(base_demand if base_own else other_demand, 0)
     return Message(SITE_LEFT_OUT[component], params)
+
+
+def _placeholder(result: EconomicsResult, component: str) -> bool:
+    """Whether a national or assumed figure stands in for the site's ``component``."""
+    provenance = result.inputs.provenance.get(_COMPONENT_FIGURE[component])
+    return provenance is not None and provenance.level in _PLACEHOLDER_LEVELS
 
 
 def site_difference(base: EconomicsResult, other: EconomicsResult) -> SiteDifference:
