@@ -3,14 +3,12 @@ how many could not be (unpriced, with a link to enter their prices); issuing a b
 option other than rank 1 asks why, keeps what was written when refused, and the memo prints it.
 """
 
-import shutil
-import subprocess
-
 import pytest
 
 from advisor.brief.models import Brief
 from advisor.recommendation.services import assessment_results
 from tests.browser.test_wizard_accessibility import violations
+from tests.support.pdf import pdf_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,17 +34,6 @@ WORDS = {
         "unpriced_page": "未计价，无法比较",
     },
 }
-
-
-def pdf_memo(path) -> str:
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    done = subprocess.run(
-        ["pdftotext", "-f", "1", "-l", "2", str(path), "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return " ".join(done.stdout.split())
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
@@ -97,7 +84,7 @@ def test_the_reason_for_another_option_is_asked_kept_and_printed(
         download.click()
     path = tmp_path / "brief.pdf"
     download_info.value.save_as(path)
-    memo = pdf_memo(path)
+    memo = " ".join(pdf_text(path, first=1, last=2).split())
     assert words["memo"] in memo and words["reason"] in memo
     assert Brief.objects.get().snapshot["memo"]["reason"] == words["reason"]
     screenshot(f"brief-after-reason-320-{language}")

@@ -2,7 +2,6 @@
 preview, apply, see the findings change and the brief's declared facts and open questions."""
 
 import io
-import shutil
 import subprocess
 
 import openpyxl
@@ -19,6 +18,7 @@ from tests.integration.test_questionnaire import VALID_ANSWERS
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
+from tests.support.pdf import pdf_text
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -145,10 +145,7 @@ def test_questionnaire_loop_in_the_browser(
     pdf = tmp_path / "brief.pdf"
     with brief.pdf.open("rb") as handle:
         pdf.write_bytes(handle.read())
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    pages = subprocess.run(
-        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
-    ).stdout.split("\f")
+    pages = pdf_text(pdf, layout=True).split("\f")
     number = next(i for i, text in enumerate(pages, start=1) if words["section"] in text)
     assert "doc-ups_minutes" in pages[number - 1]
     subprocess.run(

@@ -7,8 +7,6 @@ Screenshots: same-figures-{panel,results,option}-{en,zh-hans}.png.
 """
 
 import re
-import shutil
-import subprocess
 from decimal import Decimal
 
 import pytest
@@ -19,6 +17,7 @@ from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
+from tests.support.pdf import pdf_text
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,12 +41,6 @@ def amount(text: str) -> Decimal:
     """A money figure as shown (¥1,234.56 or 1,234.56 元) as a number."""
     digits = re.sub(r"[^\d.\-]", "", text.replace("−", "-"))
     return Decimal(digits)
-
-
-def pdf_text(path) -> str:
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    done = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True)
-    return done.stdout
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])

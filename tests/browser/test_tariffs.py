@@ -18,6 +18,7 @@ from advisor.roles import PROCUREMENT_STAFF
 from tests.browser.conftest import ARTIFACTS
 from tests.support.assessments import PROCUREMENT, TRAINING
 from tests.support.catalog import load_catalog
+from tests.support.pdf import pdf_text
 from tests.support.training_step import brief_meta
 from tests.support.users import make_user
 
@@ -123,9 +124,7 @@ def test_brief_shows_flag_breakdown_and_site_difference(world, language, tmp_pat
     meta = replace(brief_meta(language), language=language)
     pdf = tmp_path / f"brief-{language}.pdf"
     pdf.write_bytes(render_pdf(snapshot, meta))
-    text = subprocess.run(
-        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
-    ).stdout
+    text = pdf_text(pdf, layout=True)
     why, indicative, breakdown = LANGUAGES[language]
     assert indicative in text
     assert why not in text  # the comparison page's heading; the brief has its own

@@ -4,8 +4,6 @@ recorded" only, and the memo within its two pages; in both languages."""
 
 import dataclasses
 import re
-import shutil
-import subprocess
 from datetime import timedelta
 
 import pytest
@@ -21,8 +19,8 @@ from advisor.recommendation.run import run_recommendation
 from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from advisor.templatetags.domain_text import tr
-from tests.integration.test_brief_issue import pdf_bytes
 from tests.support.assessments import finished_assessment
+from tests.support.pdf import pdf_bytes, pdf_text
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
@@ -76,14 +74,8 @@ def brief_for(buyer, assessment, option, language, capture):
 
 
 def text_of(pdf: bytes, tmp_path, first=None, last=None) -> str:
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    path = tmp_path / "brief.pdf"
-    path.write_bytes(pdf)
-    window = [*(["-f", str(first)] if first else []), *(["-l", str(last)] if last else [])]
-    done = subprocess.run(
-        ["pdftotext", *window, str(path), "-"], capture_output=True, text=True, check=True
-    )
-    return " ".join(done.stdout.split())
+    """Pages ``first`` to ``last`` on one line (pdftotext breaks lines where the page does)."""
+    return " ".join(pdf_text(pdf, tmp_path, first=first, last=last).split())
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
@@ -309,10 +301,7 @@ LONG_COMMENT = {
 def pages_of(pdf: bytes, tmp_path) -> list[str]:
     """Each page's text as poppler's pdftotext reads it (pages end at form feeds), spaces and
     line breaks removed (Chinese text wraps anywhere)."""
-    path = tmp_path / "brief.pdf"
-    path.write_bytes(pdf)
-    done = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True)
-    return ["".join(page.split()) for page in done.stdout.split("\f")]
+    return ["".join(page.split()) for page in pdf_text(pdf, tmp_path).split("\f")]
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])

@@ -2,7 +2,6 @@
 
 import json
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -12,6 +11,7 @@ from django.test import override_settings
 from advisor.brief import services
 from advisor.brief.models import AuditAction, AuditEvent, BriefStatus
 from advisor.brief.verification import verify_upload
+from tests.support.pdf import pdf_bytes, pdf_text
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from vendors.models import Accelerator
 
@@ -37,25 +37,6 @@ def approver():
 
 def issue(buyer, language="en", **kwargs):
     return services.issue_brief(user=buyer, document=SCENARIO, language=language, **kwargs)
-
-
-def pdf_bytes(brief) -> bytes:
-    with brief.pdf.open("rb") as handle:
-        return handle.read()
-
-
-def pdf_text(brief, tmp_path) -> str:
-    return text_of_pdf(pdf_bytes(brief), tmp_path)
-
-
-def text_of_pdf(pdf: bytes, tmp_path) -> str:
-    """pdftotext of ``pdf``, written to tmp_path/brief.pdf (pdffonts reads it there too)."""
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    path = tmp_path / "brief.pdf"
-    path.write_bytes(pdf)
-    return subprocess.run(
-        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
-    ).stdout
 
 
 @database
@@ -84,7 +65,7 @@ def test_issue_freezes_a_numbered_snapshot_and_signs_a_draft(
 )
 def test_pdf_speaks_the_brief_language(shared_briefs, tmp_path, language, expected):
     brief = shared_briefs(language)  # the standard job's, as issue() makes it
-    text = text_of_pdf(brief.pdf, tmp_path)
+    text = pdf_text(brief.pdf, tmp_path)
     for phrase in expected:
         assert phrase in text, phrase
     assert brief.number in text
@@ -117,12 +98,12 @@ def test_cover_status_is_what_the_pdf_is_never_the_render_moment(
     with django_capture_on_commit_callbacks(execute=True):
         brief = issue(buyer, language=language)
     brief.refresh_from_db()
-    draft = pdf_text(brief, tmp_path)
+    draft = pdf_text(brief.pdf, tmp_path)
     cover = draft.split("\f")[0]
     assert label in cover and awaiting in cover and generating not in draft
     services.approve(brief, approver, acknowledged=True)
     brief.refresh_from_db()
-    final = pdf_text(brief, tmp_path).split("\f")[0]
+    final = pdf_text(brief.pdf, tmp_path).split("\f")[0]
     # "Approved" as the status, not the "Approved by" label beside it.
     assert re.search(rf"{approved}(?! by)", final)
     assert awaiting not in final and generating not in final
@@ -140,7 +121,7 @@ def test_approval_removes_the_draft_mark_and_resigns(
     brief.refresh_from_db()
     assert brief.status == BriefStatus.APPROVED and brief.approved_by == approver
     assert brief.sha256 != draft_hash and brief.draft_sha256 == draft_hash
-    text = pdf_text(brief, tmp_path)
+    text = pdf_text(brief.pdf, tmp_path)
     assert "Draft — not approved" not in text
     assert "approver7" in text
     assert verify_upload(pdf_bytes(brief)).ok

@@ -3,8 +3,6 @@ sign-off table, the real rank of the option, checks that fit the mode, the appro
 in the approved PDF, and appendices that read as a document (no JSON in the text)."""
 
 import re
-import shutil
-import subprocess
 
 import pytest
 from django.contrib.auth.models import User
@@ -13,6 +11,7 @@ from advisor.brief import services
 from advisor.brief.generation import meta
 from advisor.brief.render import render_html
 from advisor.recommendation.run import run_recommendation
+from tests.support.pdf import pdf_text
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
@@ -41,19 +40,7 @@ def approver():
 
 
 def pages(brief, tmp_path, first=None, last=None) -> str:
-    with brief.pdf.open("rb") as handle:
-        return pdf_text(handle.read(), tmp_path, first, last, name=f"brief-{brief.pk}.pdf")
-
-
-def pdf_text(pdf: bytes, tmp_path, first=None, last=None, name="brief.pdf") -> str:
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    path = tmp_path / name
-    path.write_bytes(pdf)
-    window = [*(["-f", str(first)] if first else []), *(["-l", str(last)] if last else [])]
-    done = subprocess.run(
-        ["pdftotext", *window, str(path), "-"], capture_output=True, text=True, check=True
-    )
-    return done.stdout
+    return pdf_text(brief.pdf, tmp_path, first=first, last=last, name=f"brief-{brief.pk}.pdf")
 
 
 def one_line(text: str) -> str:
@@ -76,7 +63,7 @@ def options():
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_pages_one_and_two_hold_the_memo_with_the_sign_off_table(shared_briefs, tmp_path, language):
     brief = shared_briefs(language)
-    memo = one_line(pdf_text(brief.pdf, tmp_path, 1, 2))
+    memo = one_line(pdf_text(brief.pdf, tmp_path, first=1, last=2))
     for phrase in MEMO[language]:
         assert phrase in memo, phrase
     # The figures of the memo are the chosen option's: its cash out is on page 1.

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.integration.test_brief_issue import text_of_pdf
+from tests.support.pdf import pdf_text
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
 
@@ -39,7 +39,7 @@ def test_brief_reads_as_words_and_its_first_page_is_the_decision(
     shared_briefs, tmp_path, language, decision, approved_by
 ):
     brief = shared_briefs(language)  # the standard job's, as issue() makes it
-    text = text_of_pdf(brief.pdf, tmp_path)
+    text = pdf_text(brief.pdf, tmp_path)
     (tmp_path / f"brief-{language}.txt").write_text(text)
     readable = body(text, brief.number)
     assert not RAW_CODES.findall(readable), RAW_CODES.findall(readable)

@@ -6,8 +6,6 @@ import dataclasses
 import io
 import json
 import re
-import shutil
-import subprocess
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -32,6 +30,7 @@ from advisor.recommendation.services import assessment_results
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.api import api_client
 from tests.support.assessments import finished_assessment
+from tests.support.pdf import pdf_text
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.scenarios import QWEN_32B_LORA
 from tests.support.users import make_user
@@ -173,17 +172,6 @@ def issued(buyer, capture, option_key=None, language="en", reason=""):
     return brief
 
 
-def pdf_text(brief, tmp_path, *options) -> str:
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    path = tmp_path / f"brief-{brief.pk}.pdf"
-    with brief.pdf.open("rb") as handle:
-        path.write_bytes(handle.read())
-    done = subprocess.run(
-        ["pdftotext", *options, str(path), "-"], capture_output=True, text=True, check=True
-    )
-    return done.stdout
-
-
 COUNTS = {
     "en": "Compared: {compared} priced; {unpriced} more meet the requirements but are unpriced "
     "and could not be compared, among them",
@@ -208,7 +196,7 @@ def test_the_memo_says_how_many_were_compared_and_prints_the_reason(
     memo = brief.snapshot["memo"]
     assert memo["compared"] == len(ranked) and memo["unpriced"] == len(recommendation.unpriced)
     assert memo["reason"] == REASON[language]
-    text = one_line(pdf_text(brief, tmp_path, "-f", "1", "-l", "2"))
+    text = one_line(pdf_text(brief.pdf, tmp_path, first=1, last=2, name=f"brief-{brief.pk}.pdf"))
     expected = COUNTS[language].format(compared=len(ranked), unpriced=len(recommendation.unpriced))
     assert one_line(expected) in text
     assert REASON[language] in text
@@ -387,7 +375,7 @@ def test_every_printed_cost_row_of_a_brief_reproduces(
             user=buyer, document=PROGRAMME, option_key=bought.key, language=language
         )
     brief.refresh_from_db()
-    text = pdf_text(brief, tmp_path, "-layout")
+    text = pdf_text(brief.pdf, tmp_path, layout=True, name=f"brief-{brief.pk}.pdf")
     rows = [m.groupdict() for m in ROW.finditer(text)]
     items = {line["item"] for line in brief.snapshot["memo"]["cost"]["lines"]}
     assert {"purchase", "electricity", "maintenance"} <= items

@@ -1,8 +1,5 @@
 """Accelerator, server and maker names in the reader's language on the pages and the brief."""
 
-import shutil
-import subprocess
-
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -11,6 +8,7 @@ from advisor.brief import services as brief_services
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
+from tests.support.pdf import pdf_text
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.users import make_user
 
@@ -119,7 +117,6 @@ def test_wizard_accelerator_families_name_the_maker_in_the_page_language(
 def test_brief_names_the_accelerator_and_server_in_the_brief_language(
     brief_ready, tmp_path, django_capture_on_commit_callbacks, language, line
 ):
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
     user = User.objects.create_user(f"buyer-{language}")
     document = {**SCENARIO, "site": {"data_centers": ["example-guian"]}}
     with django_capture_on_commit_callbacks(execute=True):
@@ -131,14 +128,7 @@ def test_brief_names_the_accelerator_and_server_in_the_brief_language(
     assert chosen["server"]["key"] == SERVER
     assert chosen["server"]["name_zh"] == "Atlas 800T A2 训练服务器"
     assert chosen["server"]["maker_zh"] == "华为"
-    path = tmp_path / "brief.pdf"
-    with brief.pdf.open("rb") as handle:
-        path.write_bytes(handle.read())
-    text = "".join(
-        subprocess.run(
-            ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
-        ).stdout.split()
-    )
+    text = "".join(pdf_text(brief.pdf, tmp_path).split())
     assert "".join(line.split()) in text
     server = "Atlas 800T A2 训练服务器" if language == "zh-hans" else SERVER_EN
     assert "".join(server.split()) in text

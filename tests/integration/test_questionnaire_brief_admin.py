@@ -1,7 +1,5 @@
 """Declared facts in the brief (with evidence, and the open questions) and promoted by admin."""
 
-import shutil
-import subprocess
 from datetime import date
 
 import pytest
@@ -15,6 +13,7 @@ from advisor.questionnaire.models import AnswerSheet
 from tests.integration.test_questionnaire import QWEN_32B_LORA, top_option
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
+from tests.support.pdf import pdf_text
 from vendors.models import Certificate, DataCenter
 
 pytestmark = pytest.mark.django_db
@@ -29,16 +28,6 @@ DECLARED = {
 @pytest.fixture
 def catalog():
     load_catalog()
-
-
-def pdf_text(brief, tmp_path) -> str:
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
-    path = tmp_path / "brief.pdf"
-    with brief.pdf.open("rb") as handle:
-        path.write_bytes(handle.read())
-    return subprocess.run(
-        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
-    ).stdout
 
 
 @pytest.mark.usefixtures("brief_ready")
@@ -74,7 +63,7 @@ def test_brief_lists_declared_facts_and_open_questions(
     open_ids = {q["id"] for q in section["open"]}
     assert "jianmi-guiyang:inlet_temp_min_c" in open_ids
     assert "jianmi-guiyang:ups_minutes" not in open_ids
-    text = " ".join(pdf_text(brief, tmp_path).split())
+    text = " ".join(pdf_text(brief.pdf, tmp_path).split())
     for phrase in phrases:
         assert phrase in text, phrase
     # The declared facts read as a table, never as JSON or a Python repr.

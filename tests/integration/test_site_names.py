@@ -1,8 +1,5 @@
 """Data center and operator names in the reader's language on the rendered pages and brief."""
 
-import shutil
-import subprocess
-
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -12,6 +9,7 @@ from advisor.recommendation.run import run_recommendation
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.assessments import finished_assessment
 from tests.support.catalog import load_catalog
+from tests.support.pdf import pdf_text
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.users import make_user
 
@@ -103,7 +101,6 @@ def test_wizard_site_choices_show_names_in_the_page_language(client, assessment,
 def test_brief_shows_the_site_name_in_the_brief_language(
     brief_ready, tmp_path, django_capture_on_commit_callbacks, language, site_line
 ):
-    assert shutil.which("pdftotext"), "poppler-utils is missing: scripts/setup --test installs it"
     user = User.objects.create_user(f"buyer-{language}")
     document = {**SCENARIO, "site": {"data_centers": [DEMO]}}
     with django_capture_on_commit_callbacks(execute=True):
@@ -112,12 +109,7 @@ def test_brief_shows_the_site_name_in_the_brief_language(
         )
     brief.refresh_from_db()
     assert brief.snapshot["options"][0]["data_center"]["name_zh"] == "演示:贵安规划示例(非真实站点)"
-    path = tmp_path / "brief.pdf"
-    with brief.pdf.open("rb") as handle:
-        path.write_bytes(handle.read())
-    text = subprocess.run(
-        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
-    ).stdout
+    text = pdf_text(brief.pdf, tmp_path)
     assert "".join(site_line.split()) in "".join(text.split())
 
 

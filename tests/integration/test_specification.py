@@ -43,6 +43,7 @@ from advisor.recommendation.run import run_recommendation
 from advisor.roles import PROCUREMENT_STAFF
 from tests.support.briefs import issue_through_the_page
 from tests.support.catalog import load_catalog
+from tests.support.pdf import pdf_text
 from tests.support.scenarios import QWEN_32B_LORA
 from tests.support.users import make_user
 from vendors import models as catalog
@@ -162,14 +163,6 @@ def before_examples(text: str, spec) -> str:
     return text[:cut]
 
 
-def pdf_text(data: bytes, tmp_path) -> str:
-    path = tmp_path / "spec.pdf"
-    path.write_bytes(data)
-    return subprocess.run(
-        ["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True
-    ).stdout
-
-
 def pdf_page_sizes(data: bytes, tmp_path) -> set[str]:
     path = tmp_path / "sizes.pdf"
     path.write_bytes(data)
@@ -204,7 +197,7 @@ def test_docx_and_pdf_name_no_product_state_compute_and_measurable_vetoes(
         pdf = pdf_bytes(spec)
     paragraphs, rows = docx_text(docx)
     docx_all = "\n".join(paragraphs + [cell for row in rows for cell in row])
-    pdf_all = pdf_text(pdf, tmp_path)
+    pdf_all = pdf_text(pdf, tmp_path, layout=True, name="spec.pdf")
     names = catalog_names()
     assert option["accelerator"]["name"] in names
     assert brands_in(f"Supply 8 x {option['accelerator']['name']}.", names)  # the check bites

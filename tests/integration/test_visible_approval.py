@@ -5,7 +5,6 @@ certificate, not the system's."""
 
 from __future__ import annotations
 
-import subprocess
 from io import BytesIO
 
 import pytest
@@ -22,6 +21,7 @@ from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.integration.test_long_term_signatures import configure, issue
 from tests.support.approvals import brief_awaiting_approval
 from tests.support.long_term import create_long_term_pki
+from tests.support.pdf import pdf_text
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
@@ -81,14 +81,7 @@ def test_the_approval_signature_shows_in_the_sign_off_table(settings, tmp_path, 
     on_page = [annotations.raw_get(i) for i in range(len(annotations))]
     assert reference.idnum in {getattr(a, "idnum", None) for a in on_page}
     assert field["/AP"]["/N"].data  # an appearance stream is drawn
-    path = tmp_path / "approved.pdf"
-    path.write_bytes(pdf)
-    sign_off_page = subprocess.run(
-        ["pdftotext", "-f", str(page + 1), "-l", str(page + 1), str(path), "-"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    sign_off_page = pdf_text(pdf, tmp_path, first=page + 1, last=page + 1, name="approved.pdf")
     assert "Sign-off" in sign_off_page and "Approver" in sign_off_page
 
 
