@@ -18,7 +18,6 @@ from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko.sign.validation.dss import DocumentSecurityStore
 
-from advisor.assessments.answers import assessment_document
 from advisor.brief import generation, services
 from advisor.brief.checks import check_timestamp_authority
 from advisor.brief.config import signing_config
@@ -27,10 +26,9 @@ from advisor.brief.models import BriefStatus
 from advisor.brief.render import render_html
 from advisor.brief.signing import APPROVAL_FIELD, LEVEL_B, LEVEL_LT, LEVEL_T, planned_level
 from advisor.brief.verify import Tampering, verify_pdf
-from advisor.recommendation.services import assessment_results
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.integration.test_verification import appended_page
-from tests.support.assessments import finished_assessment
+from tests.support.approvals import brief_awaiting_approval
 from tests.support.long_term import LocalTimestampAuthority, create_long_term_pki
 from tests.support.users import make_user
 
@@ -75,19 +73,6 @@ def people():
             last_name="Approver",
         ),
     )
-
-
-def issue(buyer):
-    assessment = finished_assessment(buyer)
-    option = assessment_results(assessment).recommendation.rankings["recommended"][0]
-    issued = services.issue_brief(
-        user=buyer,
-        document=assessment_document(assessment),
-        option_key=option.key,
-        language="en",
-        assessment=assessment,
-    )
-    return generation.generate(issued.pk)
 
 
 def stated_level(meta_calls: list) -> list[str]:
@@ -137,7 +122,7 @@ def test_an_approved_brief_is_b_lt_with_both_signatures(
     configure(settings, pki, authority)
     assert planned_level(signing_config()) == LEVEL_LT
     buyer, boss = people
-    brief = issue(buyer)
+    brief = brief_awaiting_approval(buyer)
     assert brief.status == BriefStatus.AWAITING_APPROVAL
     assert stated_level(rendered) == [LEVEL_LT]
 
@@ -187,7 +172,7 @@ def test_without_revocation_information_it_falls_back_to_b_t_and_says_so(
 ):
     configure(settings, pki, authority, revocation=False)
     assert planned_level(signing_config()) == LEVEL_LT
-    brief = issue(people[0])
+    brief = brief_awaiting_approval(people[0])
     assert brief.status == BriefStatus.AWAITING_APPROVAL
     # B-LT was tried, the CRL could not be had: rendered again stating B-T, signed at B-T.
     assert stated_level(rendered) == [LEVEL_LT, LEVEL_T]
@@ -199,7 +184,7 @@ def test_without_revocation_information_it_falls_back_to_b_t_and_says_so(
 def test_without_a_timestamp_authority_it_is_b_b_and_says_so(settings, pki, people, rendered):
     configure(settings, pki)
     assert planned_level(signing_config()) == LEVEL_B
-    brief = issue(people[0])
+    brief = brief_awaiting_approval(people[0])
     assert stated_level(rendered) == [LEVEL_B]
     report = verify_pdf(brief.pdf.open("rb").read(), load_trust_roots())
     assert [s.level for s in report.signatures] == [LEVEL_B]
