@@ -300,6 +300,10 @@ class BriefOut(Schema):
     language: str
     ready: bool
     superseded: bool
+    origin: str = Field(
+        description="where it was issued: page (the advisor's pages), api or command_line "
+        "(manage.py issue_brief); the same as in its webhook events"
+    )
     assessment: int | None
     option: str | None
     verdict: str | None
@@ -390,6 +394,7 @@ def brief_out(glance) -> dict:
         "language": brief.language,
         "ready": brief.ready,
         "superseded": glance.superseded,
+        "origin": brief.origin,
         "assessment": brief.assessment_id,
         "option": glance.chosen.get("key"),
         "verdict": (glance.chosen.get("compliance") or {}).get("verdict"),

@@ -173,3 +173,6 @@ def test_the_origin_tells_the_page_from_the_api_from_the_command_line(
         assert told[brief.number]["origin"] == origin
         issued = brief.audit_events.get(action="brief_issued")
         assert issued.detail["origin"] == origin
+        # The API's brief says it too, so a webhook's reader who fetches the brief sees the same.
+        fetched = api_client(buyer).get(f"/api/v1/briefs/{brief.pk}")
+        assert fetched.status_code == 200 and fetched.json()["origin"] == origin
