@@ -18,7 +18,7 @@ from advisor.brief.models import BriefStatus
 from advisor.brief.signing import APPROVAL_ANCHOR, APPROVAL_FIELD, named_destination, stamp_lines
 from advisor.brief.verify import Tampering, verify_pdf
 from advisor.roles import APPROVER, PROCUREMENT_STAFF
-from tests.integration.test_long_term_signatures import configure, issue
+from tests.integration.test_long_term_signatures import configure
 from tests.support.approvals import brief_awaiting_approval
 from tests.support.long_term import create_long_term_pki
 from tests.support.pdf import pdf_text
@@ -48,7 +48,7 @@ def test_the_approval_signature_shows_in_the_sign_off_table(settings, tmp_path, 
         first_name="Li",  # the approver certificate names "Li Approver" (decision 0121)
         last_name="Approver",
     )
-    brief = issue(buyer)
+    brief = brief_awaiting_approval(buyer)
     client.force_login(boss)
     upload = SimpleUploadedFile("me.p12", pki.approver_path.read_bytes(), "application/x-pkcs12")
     client.post(
