@@ -105,6 +105,7 @@ class SourceFlag(models.TextChoices):
     PRESS = "PRESS", _("Press report")
     MARKET = "MKT", _("Market report (not a quote)")
     VENDOR = "VEND", _("Vendor or local-government claim")
+    FILING = "FILE", _("Listed company's filing (results release, reply to the exchange)")
     DERIVED = "DER", _("Derived by arithmetic")
     LOW = "LOW", _("Low confidence")
 

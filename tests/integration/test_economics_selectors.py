@@ -295,7 +295,10 @@ def test_site_figures_carry_their_source_kind(catalog):
     tariff = figures.provenance["tariff_cny_per_kwh"]
     assert tariff.kind == "official"  # the grid company's table, derived: flagged LOW itself
     rack_fee = figures.provenance["rack_fee_cny_per_month"]
-    assert (rack_fee.kind, rack_fee.flag) == ("vendor", "VEND")  # VNET's own results
+    assert (rack_fee.kind, rack_fee.flag) == (
+        "vendor",
+        "FILE",
+    )  # VNET's own results, filed with the SEC
     pue = figures.provenance["pue"]
     assert pue.kind == "press"  # the DEMO site's strongest source: a press report
     ningxia = PolicyZone.objects.get(key="ningxia")

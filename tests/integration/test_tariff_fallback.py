@@ -89,7 +89,7 @@ def test_site_figures_fall_back_site_then_zone_then_wider_zone_then_national(cat
     assert table.document_title in str(tariff.source)
     assert figures.demand_charge_cny_per_kw_month == D(35)
     fee = figures.provenance["rack_fee_cny_per_month"]
-    assert (figures.rack_fee_cny_per_month, fee.level, fee.flag) == (D(8948), "national", "VEND")
+    assert (figures.rack_fee_cny_per_month, fee.level, fee.flag) == (D(8948), "national", "FILE")
     assert figures.provenance["pue"].level == "national"
     assert figures.pue == D("1.5")
     assert figures.provenance["rack_power_limit_kw"].level == "assumed"
@@ -111,9 +111,9 @@ def test_site_figures_fall_back_site_then_zone_then_wider_zone_then_national(cat
 @pytest.mark.parametrize(
     ("zone", "fee", "level", "flag"),
     [
-        ("shenzhen", D("8618.19"), "zone", "VEND"),  # the densest Shenzhen tier
-        ("guangdong-north", D(8948), "national", "VEND"),  # no Guangdong fee: national
-        ("guizhou", D(8948), "national", "VEND"),
+        ("shenzhen", D("8618.19"), "zone", "FILE"),  # the densest Shenzhen tier
+        ("guangdong-north", D(8948), "national", "FILE"),  # no Guangdong fee: national
+        ("guizhou", D(8948), "national", "FILE"),
     ],
 )
 def test_rack_fee_falls_back_to_the_zone_top_tier_then_national(catalog, zone, fee, level, flag):
@@ -321,6 +321,8 @@ def qwen_32b_assessment(owner):
                 # Shanghai's demand charge shows beside the national energy figure it goes with.
                 "demand charge 44.80 CNY per kW per month",
                 "Demand (basic) charge:",
+                # The national rack fee is VNET's filed results, not a vendor's claim.
+                "listed company",
             ),
         ),
         (
@@ -332,6 +334,7 @@ def qwen_32b_assessment(owner):
                 "参考值",
                 "需量电费 44.80 元/千瓦·月",
                 "基本电费差异：",
+                "上市公司披露",
             ),
         ),
     ],

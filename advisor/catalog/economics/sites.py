@@ -55,6 +55,7 @@ _FLAG_BASIS = {
     choices.SourceFlag.PRESS: BASIS_MARKET,
     choices.SourceFlag.MARKET: BASIS_MARKET,
     choices.SourceFlag.VENDOR: BASIS_CLAIM,
+    choices.SourceFlag.FILING: BASIS_MARKET,
     choices.SourceFlag.DERIVED: BASIS_CATALOG,
     choices.SourceFlag.LOW: BASIS_MARKET,
 }

@@ -31,13 +31,26 @@ from advisor.domain.economics.inputs import (
 from advisor.domain.i18n import N_
 
 # Weakness of a confidence flag (higher is weaker).
-FLAG_WEAKNESS = {"OFF": 0, "OFF-T": 1, "DER": 2, "MKT": 3, "PRESS": 3, "VEND": 4, "LOW": 5}
+# A listed company's filing (results it files with a stock exchange or regulator, its
+# valuer's reply to the exchange) is accountable as a press report is, and is not a claim
+# about a product.
+FLAG_WEAKNESS = {
+    "OFF": 0,
+    "OFF-T": 1,
+    "DER": 2,
+    "MKT": 3,
+    "PRESS": 3,
+    "FILE": 3,
+    "VEND": 4,
+    "LOW": 5,
+}
 FLAG_LABELS = {
     "OFF": N_("official document"),
     "OFF-T": N_("transcription of an official table"),
     "DER": N_("derived figure"),
     "MKT": N_("market report"),
     "PRESS": N_("press report"),
+    "FILE": N_("listed company's filing"),
     "VEND": N_("vendor claim"),
     "LOW": N_("low confidence"),
 }
