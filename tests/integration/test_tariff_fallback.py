@@ -140,6 +140,39 @@ def test_zone_tariff_chain(catalog, zone, tariff, flag):
     assert (figure.provenance.level, figure.provenance.flag) == ("zone", flag)
 
 
+@pytest.mark.parametrize(
+    ("key", "zone", "province", "energy_level", "demand"),
+    [
+        # Hebei (Jibei): no table, so the national energy figure beside Jibei's own demand charge.
+        ("test-langfang", "national-hub-nodes", "Hebei", "national", D("37.8")),
+        # Shanghai: an incomplete table, so likewise, with Shanghai's demand charge.
+        ("test-lingang", "shanghai", "", "national", D("44.8")),
+        # Beijing: its July 2026 table, with the fourth period's demand charge on it.
+        ("test-beijing", "beijing", "", "zone", D("52.0")),
+    ],
+)
+def test_each_grid_has_its_own_demand_charge(catalog, key, zone, province, energy_level, demand):
+    """The fourth regulatory period's demand charges (发改价格〔2026〕1077号, read only as a
+    transcription: LOW) are each grid's own, not the national mean, and read as a catalog
+    figure, not a market report."""
+    dc = site(key, PolicyZone.objects.get(key=zone), province=province)
+    figures = economics_selectors.site_figures(dc)
+    assert figures.provenance["tariff_cny_per_kwh"].level == energy_level
+    assert figures.demand_charge_cny_per_kw_month == demand
+    charge = figures.provenance["demand_charge_cny_per_kw_month"]
+    assert (charge.level, charge.flag, charge.basis) == ("zone", "LOW", "catalog")
+    assert "1077" in str(charge.source)
+
+
+def test_a_western_single_figure_takes_no_demand_charge(catalog):
+    """Hohhot's energy figure is a single reported one of unknown class: its grid's two-part
+    demand charge is named in the zone's notes but not added to it."""
+    dc = site("test-hohhot", PolicyZone.objects.get(key="inner-mongolia"))
+    figures = economics_selectors.site_figures(dc)
+    assert figures.demand_charge_cny_per_kw_month is None
+    assert "32.8" in PolicyZone.objects.get(key="inner-mongolia").notes
+
+
 def test_shenzhen_table_without_demand_charge_takes_guangdongs(catalog):
     dc = site("test-sz", PolicyZone.objects.get(key="shenzhen"))
     figure = economics_selectors.tariff_figure(dc)

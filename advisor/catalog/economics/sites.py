@@ -49,15 +49,18 @@ FALLBACK_PUE_SOURCE = N_(
     "(https://www.gov.cn/zhengce/zhengceku/202407/P020240724272072479001.pdf)."
 )
 
+# What kind of figure a published row is, by its flag. A LOW row is whatever its document is
+# (an official table read on a repost, a derived table, a press figure): a catalog figure, its
+# low confidence said by the flag and the source kind beside it, not a "market report".
 _FLAG_BASIS = {
     choices.SourceFlag.OFFICIAL: BASIS_OFFICIAL,
     choices.SourceFlag.OFFICIAL_TRANSCRIBED: BASIS_OFFICIAL,
     choices.SourceFlag.PRESS: BASIS_MARKET,
     choices.SourceFlag.MARKET: BASIS_MARKET,
     choices.SourceFlag.VENDOR: BASIS_CLAIM,
-    choices.SourceFlag.FILING: BASIS_MARKET,
+    choices.SourceFlag.FILING: BASIS_CATALOG,
     choices.SourceFlag.DERIVED: BASIS_CATALOG,
-    choices.SourceFlag.LOW: BASIS_MARKET,
+    choices.SourceFlag.LOW: BASIS_CATALOG,
 }
 
 _OFFER_FIELDS = {
