@@ -106,6 +106,14 @@ def test_site_figures_fall_back_site_then_zone_then_wider_zone_then_national(cat
     assert "beijing-2024-07-two-part" not in {t.key for t in tables}  # superseded
     assert "shanghai-2025-05-large-industry-10kv" not in {t.key for t in tables}  # incomplete
     assert "ningxia-zhongwei-2020-press" not in {t.key for t in tables}  # a single figure
+    # The national demand charge: the mean of each grid's own (its table's, else its zone's),
+    # one per grid, not only the tables that happen to carry one.
+    grids = {"Beijing": D(52), "Guangdong": D("36.1"), "Guizhou": D(35), "Hebei": D("37.8")}
+    grids["Shanghai"] = D("44.8")
+    assert figures.demand_charge_cny_per_kw_month == sum(grids.values()) / len(grids)
+    demand = figures.provenance["demand_charge_cny_per_kw_month"]
+    assert (demand.level, demand.flag) == ("national", "LOW")
+    assert all(name in str(demand.source) for name in grids)
 
 
 @pytest.mark.parametrize(

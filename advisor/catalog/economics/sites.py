@@ -344,9 +344,54 @@ NATIONAL_TARIFF_NOTE = (
     "each zone in the catalog ({zones}); derived, so indicative only."
 )
 NATIONAL_DEMAND_NOTE = (
-    "National figure: mean demand charge of the two-part tables in the catalog ({zones}); "
-    "derived, so indicative only."
+    "National figure: mean 1-10 kV two-part demand charge of the grids in the catalog "
+    "({zones}); derived, so indicative only."
 )
+
+
+@dataclass(frozen=True)
+class GridDemand:
+    """A grid's own demand charge: its newest two-part table's, else its zone's."""
+
+    zone: str
+    month: date | None
+    charge: Decimal
+    source: str
+
+
+def _grid_demands() -> list[GridDemand]:
+    """One demand charge per grid (a top-level zone): the first its zones give, nearest first."""
+    return memoized("grid demands", _read_grid_demands)
+
+
+def _read_grid_demands() -> list[GridDemand]:
+    zones = list(
+        PolicyZone.objects.select_related("parent__parent")
+        .prefetch_related("tariffs")
+        .order_by("key")
+    )
+    by_grid: dict[int, GridDemand] = {}
+    for zone in sorted(zones, key=lambda z: len(z.chain())):  # the province before its parts
+        root = zone.chain()[-1].pk
+        if root in by_grid:
+            continue
+        tables = sorted(zone.tariffs.all(), key=lambda t: t.month, reverse=True)
+        table = next(
+            (t for t in tables if _two_part(t) and t.demand_charge_cny_per_kw_month is not None),
+            None,
+        )
+        if table is not None:
+            by_grid[root] = GridDemand(
+                zone.name, table.month, _decimal(table.demand_charge_cny_per_kw_month), table.source
+            )
+        elif zone.demand_charge_cny_per_kw_month is not None:
+            by_grid[root] = GridDemand(
+                zone.name,
+                zone.tariff_as_of,
+                _decimal(zone.demand_charge_cny_per_kw_month),
+                zone.tariff_source,
+            )
+    return sorted(by_grid.values(), key=lambda g: g.zone)
 
 
 def national_tariff() -> TariffFigure | None:
@@ -356,13 +401,8 @@ def national_tariff() -> TariffFigure | None:
         return None
     energy = sum((table_price(t).energy_cny_per_kwh for t in tables), Decimal(0))
     energy = (energy / len(tables)).quantize(PRICE_QUANTUM)
-    demands = [t for t in tables if t.demand_charge_cny_per_kw_month is not None]
-    demand = (
-        sum((_decimal(t.demand_charge_cny_per_kw_month) for t in demands), Decimal(0))
-        / len(demands)
-        if demands
-        else None
-    )
+    demands = _grid_demands()
+    demand = sum((g.charge for g in demands), Decimal(0)) / len(demands) if demands else None
     newest = max(t.month for t in tables)
     names = ", ".join(f"{t.policy_zone.name} {t.month:%Y-%m}" for t in tables)
     # A mean is as good as its weakest table: the weakest of the tables' kinds.
@@ -375,13 +415,14 @@ def national_tariff() -> TariffFigure | None:
         level=LEVEL_NATIONAL,
         kind=kind,
     )
-    demand_names = ", ".join(f"{t.policy_zone.name} {t.month:%Y-%m}" for t in demands)
-    demand_kind = domain_sources.weakest(source_kind(t.source) for t in demands)
+    demand_names = ", ".join(f"{g.zone} {g.month:%Y-%m}" if g.month else g.zone for g in demands)
+    demand_kind = domain_sources.weakest(source_kind(g.source) for g in demands)
+    demand_newest = max((g.month for g in demands if g.month), default=newest)
     demand_provenance = (
         Provenance(
             BASIS_CATALOG,
             NATIONAL_DEMAND_NOTE.format(zones=demand_names),
-            newest,
+            demand_newest,
             flag=domain_sources.figure_flag(demand_kind, choices.SourceFlag.DERIVED),
             level=LEVEL_NATIONAL,
             kind=demand_kind,
