@@ -349,49 +349,20 @@ NATIONAL_DEMAND_NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class GridDemand:
-    """A grid's own demand charge: its newest two-part table's, else its zone's."""
-
-    zone: str
-    month: date | None
-    charge: Decimal
-    source: str
-
-
-def _grid_demands() -> list[GridDemand]:
-    """One demand charge per grid (a top-level zone): the first its zones give, nearest first."""
+def _grid_demands() -> list[tuple[str, Decimal, Provenance]]:
+    """One demand charge per grid (a top-level zone), the first its zones give, province first:
+    ``(zone name, charge, provenance)``."""
     return memoized("grid demands", _read_grid_demands)
 
 
-def _read_grid_demands() -> list[GridDemand]:
-    zones = list(
-        PolicyZone.objects.select_related("parent__parent")
-        .prefetch_related("tariffs")
-        .order_by("key")
-    )
-    by_grid: dict[int, GridDemand] = {}
+def _read_grid_demands() -> list[tuple[str, Decimal, Provenance]]:
+    zones = PolicyZone.objects.select_related("parent__parent").order_by("key")
+    by_grid = {}
     for zone in sorted(zones, key=lambda z: len(z.chain())):  # the province before its parts
         root = zone.chain()[-1].pk
-        if root in by_grid:
-            continue
-        tables = sorted(zone.tariffs.all(), key=lambda t: t.month, reverse=True)
-        table = next(
-            (t for t in tables if _two_part(t) and t.demand_charge_cny_per_kw_month is not None),
-            None,
-        )
-        if table is not None:
-            by_grid[root] = GridDemand(
-                zone.name, table.month, _decimal(table.demand_charge_cny_per_kw_month), table.source
-            )
-        elif zone.demand_charge_cny_per_kw_month is not None:
-            by_grid[root] = GridDemand(
-                zone.name,
-                zone.tariff_as_of,
-                _decimal(zone.demand_charge_cny_per_kw_month),
-                zone.tariff_source,
-            )
-    return sorted(by_grid.values(), key=lambda g: g.zone)
+        if root not in by_grid and (own := _zone_demand(zone)) is not None:
+            by_grid[root] = (zone.name, *own)
+    return sorted(by_grid.values(), key=lambda grid: grid[0])
 
 
 def national_tariff() -> TariffFigure | None:
@@ -402,7 +373,7 @@ def national_tariff() -> TariffFigure | None:
     energy = sum((table_price(t).energy_cny_per_kwh for t in tables), Decimal(0))
     energy = (energy / len(tables)).quantize(PRICE_QUANTUM)
     demands = _grid_demands()
-    demand = sum((g.charge for g in demands), Decimal(0)) / len(demands) if demands else None
+    demand = sum((c for _, c, _ in demands), Decimal(0)) / len(demands) if demands else None
     newest = max(t.month for t in tables)
     names = ", ".join(f"{t.policy_zone.name} {t.month:%Y-%m}" for t in tables)
     # A mean is as good as its weakest table: the weakest of the tables' kinds.
@@ -415,9 +386,11 @@ def national_tariff() -> TariffFigure | None:
         level=LEVEL_NATIONAL,
         kind=kind,
     )
-    demand_names = ", ".join(f"{g.zone} {g.month:%Y-%m}" if g.month else g.zone for g in demands)
-    demand_kind = domain_sources.weakest(source_kind(g.source) for g in demands)
-    demand_newest = max((g.month for g in demands if g.month), default=newest)
+    demand_names = ", ".join(
+        f"{name} {p.as_of:%Y-%m}" if p.as_of else name for name, _, p in demands
+    )
+    demand_kind = domain_sources.weakest(p.kind for _, _, p in demands)
+    demand_newest = max((p.as_of for _, _, p in demands if p.as_of), default=newest)
     demand_provenance = (
         Provenance(
             BASIS_CATALOG,
@@ -442,17 +415,22 @@ def _demand_for(tariff: Tariff, zones: list[PolicyZone]):
     return _zones_demand(zones)
 
 
+def _zone_demand(zone: PolicyZone) -> tuple[Decimal, Provenance] | None:
+    """A zone's own demand charge: its newest two-part table's that has one, else the zone's."""
+    for table in _zone_tariffs(zone):
+        if _two_part(table) and table.demand_charge_cny_per_kw_month is not None:
+            return _decimal(table.demand_charge_cny_per_kw_month), _tariff_provenance(table)
+    if zone.demand_charge_cny_per_kw_month is not None:
+        flag = zone.tariff_flag or choices.SourceFlag.LOW
+        return _decimal(zone.demand_charge_cny_per_kw_month), _zone_tariff_provenance(zone, flag)
+    return None
+
+
 def _zones_demand(zones: list[PolicyZone]):
     """The nearest zone's demand charge (a two-part table's, or the zone's own), else national."""
     for zone in zones:
-        for other in _zone_tariffs(zone):
-            if _two_part(other) and other.demand_charge_cny_per_kw_month is not None:
-                return _decimal(other.demand_charge_cny_per_kw_month), _tariff_provenance(other)
-        if zone.demand_charge_cny_per_kw_month is not None:
-            flag = zone.tariff_flag or choices.SourceFlag.LOW
-            return _decimal(zone.demand_charge_cny_per_kw_month), _zone_tariff_provenance(
-                zone, flag
-            )
+        if (own := _zone_demand(zone)) is not None:
+            return own
     national = national_tariff()
     if national is None or national.demand_charge_cny_per_kw_month is None:
         return None, None
