@@ -18,7 +18,7 @@ from tests.integration.test_questionnaire import VALID_ANSWERS
 from tests.support.assessments import finished_assessment
 from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
-from tests.support.pdf import pdf_text
+from tests.support.pdf import pdf_bytes, pdf_text
 from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -143,8 +143,7 @@ def test_questionnaire_loop_in_the_browser(
     brief.refresh_from_db()
     assert brief.ready, brief.failure
     pdf = tmp_path / "brief.pdf"
-    with brief.pdf.open("rb") as handle:
-        pdf.write_bytes(handle.read())
+    pdf.write_bytes(pdf_bytes(brief))
     pages = pdf_text(pdf, layout=True).split("\f")
     number = next(i for i, text in enumerate(pages, start=1) if words["section"] in text)
     assert "doc-ups_minutes" in pages[number - 1]

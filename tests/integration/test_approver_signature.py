@@ -25,6 +25,7 @@ from advisor.brief.signing import APPROVAL_FIELD, SignatureRequest, sign_pdf_as
 from advisor.brief.verify import Tampering, verify_pdf
 from advisor.roles import APPROVER
 from tests.support.approvals import brief_awaiting_approval, buyer_and_approver
+from tests.support.pdf import pdf_bytes
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
@@ -108,7 +109,7 @@ def test_approval_signed_by_the_approver_carries_two_signatures(
     assert f"Brief {brief.number} approved." in approved.content.decode()
     brief.refresh_from_db()
     assert brief.status == BriefStatus.APPROVED and brief.approver_signed
-    pdf = brief.pdf.open("rb").read()
+    pdf = pdf_bytes(brief)
     report = verify_pdf(pdf, load_trust_roots())
     assert report.tampering is Tampering.NONE
     assert [s.field_name for s in report.signatures] == ["BriefSignature", APPROVAL_FIELD]
@@ -161,7 +162,7 @@ def test_without_a_certificate_the_approval_is_the_systems_and_says_so(client, p
     services.approve(brief, boss, comment="ok", acknowledged=True)
     brief.refresh_from_db()
     assert brief.status == BriefStatus.APPROVED and not brief.approver_signed
-    report = verify_pdf(brief.pdf.open("rb").read(), load_trust_roots())
+    report = verify_pdf(pdf_bytes(brief), load_trust_roots())
     assert [s.field_name for s in report.signatures] == ["BriefSignature"]
     meta = generation.meta(brief, approved=True)
     html = render_html(brief.snapshot, meta)
@@ -197,7 +198,7 @@ def test_a_registered_certificate_must_sign(people, brief, approver_pki):
 @pytest.mark.usefixtures("trusted")
 def test_content_changed_between_the_two_signatures_is_tampering(brief, approver_pki):
     """A second, trusted signature does not launder a change made after the first."""
-    signed = brief.pdf.open("rb").read()
+    signed = pdf_bytes(brief)
     writer = IncrementalPdfFileWriter(BytesIO(signed))
     writer.root["/Lang"] = generic.pdf_string("fr")  # any change to the document itself
     writer.update_root()
@@ -242,7 +243,7 @@ def test_an_approval_signed_by_someone_other_than_the_approver_is_flagged(
         "approver2", APPROVER, email="a2@example.org", first_name="Er", last_name="Zhang"
     )
     Brief.objects.filter(pk=approved.pk).update(approved_by=other)
-    pdf = Brief.objects.get(pk=approved.pk).pdf.open("rb").read()
+    pdf = pdf_bytes(Brief.objects.get(pk=approved.pk))
 
     page = _check(client, pdf)
     text = page.content.decode()
@@ -283,7 +284,7 @@ def test_an_untrusted_approval_signature_does_not_disown_the_systems(
     }
     services.register_certificate(boss, approver_pki.signer_pkcs12_path.read_bytes(), PASSPHRASE)
     approved = services.approve(brief, boss, acknowledged=True, passphrase=PASSPHRASE)
-    pdf = approved.pdf.open("rb").read()
+    pdf = pdf_bytes(approved)
 
     text = _check(client, pdf).content.decode()
     assert (

@@ -36,6 +36,7 @@ from advisor.roles import APPROVER
 from tests.support.api import api_client
 from tests.support.approvals import brief_awaiting_approval, buyer_and_approver
 from tests.support.csc_service import signing_service
+from tests.support.pdf import pdf_bytes
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
@@ -146,7 +147,7 @@ def test_an_approval_signed_by_the_signing_service(client, people, brief, servic
     assert authorize[0]["hash"] == signed_hashes[0] and len(signed_hashes) == 1
     assert all("PIN" not in b for e, b in service.requests if e != "credentials/authorize")
 
-    pdf = brief.pdf.open("rb").read()
+    pdf = pdf_bytes(brief)
     report = verify_pdf(pdf, load_trust_roots())
     assert report.tampering is Tampering.NONE
     assert [s.field_name for s in report.signatures] == ["BriefSignature", APPROVAL_FIELD]

@@ -32,6 +32,7 @@ from advisor.brief.verify import Tampering, verify_pdf
 from advisor.roles import APPROVER
 from tests.support.api import api_client
 from tests.support.approvals import brief_awaiting_approval, buyer_and_approver
+from tests.support.pdf import pdf_bytes
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
@@ -120,7 +121,7 @@ def test_an_approval_signed_on_the_approvers_token(client, people, brief, tokens
     assert f"Brief {brief.number} approved." in approved.content.decode()
     brief.refresh_from_db()
     assert brief.status == BriefStatus.APPROVED and brief.approver_signed
-    pdf = brief.pdf.open("rb").read()
+    pdf = pdf_bytes(brief)
 
     # pyHanko: both signatures intact and trusted, the approval one by Wang Fang on the token,
     # visible (a widget with an area) on the sign-off page.

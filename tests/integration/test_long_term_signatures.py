@@ -30,6 +30,7 @@ from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.integration.test_verification import appended_page
 from tests.support.approvals import brief_awaiting_approval
 from tests.support.long_term import LocalTimestampAuthority, create_long_term_pki
+from tests.support.pdf import pdf_bytes
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready", "one_page_briefs")]
@@ -141,7 +142,7 @@ def test_an_approved_brief_is_b_lt_with_both_signatures(
     assert stated_level(rendered) == [LEVEL_LT, LEVEL_LT]
     assert authority.requests >= 3  # the draft's signature, the approved PDF's two
 
-    pdf = brief.pdf.open("rb").read()
+    pdf = pdf_bytes(brief)
     statuses = long_term_validation(pdf, pki)
     assert [name for name, _ in statuses] == ["BriefSignature", APPROVAL_FIELD]
     for name, status in statuses:
@@ -176,7 +177,7 @@ def test_without_revocation_information_it_falls_back_to_b_t_and_says_so(
     assert brief.status == BriefStatus.AWAITING_APPROVAL
     # B-LT was tried, the CRL could not be had: rendered again stating B-T, signed at B-T.
     assert stated_level(rendered) == [LEVEL_LT, LEVEL_T]
-    report = verify_pdf(brief.pdf.open("rb").read(), load_trust_roots())
+    report = verify_pdf(pdf_bytes(brief), load_trust_roots())
     assert [s.level for s in report.signatures] == [LEVEL_T]
     assert report.signatures[0].timestamp_trusted
 
@@ -186,7 +187,7 @@ def test_without_a_timestamp_authority_it_is_b_b_and_says_so(settings, pki, peop
     assert planned_level(signing_config()) == LEVEL_B
     brief = brief_awaiting_approval(people[0])
     assert stated_level(rendered) == [LEVEL_B]
-    report = verify_pdf(brief.pdf.open("rb").read(), load_trust_roots())
+    report = verify_pdf(pdf_bytes(brief), load_trust_roots())
     assert [s.level for s in report.signatures] == [LEVEL_B]
     meta = generation.meta(brief, approved=False, signature_level=LEVEL_B)
     html = render_html(brief.snapshot, meta)

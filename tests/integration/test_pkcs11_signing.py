@@ -36,6 +36,7 @@ from advisor.roles import PROCUREMENT_STAFF
 from tests.integration.test_long_term_signatures import long_term_validation
 from tests.support.briefs import CA_FILE, PASSPHRASE, SIGNER_FILE, signing_settings
 from tests.support.long_term import LocalTimestampAuthority, create_long_term_pki
+from tests.support.pdf import pdf_bytes
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED as SCENARIO
 from tests.support.servers import PYTHON, ROOT, production_env
 from tests.support.softhsm import DEV_LABEL, LT_LABEL, make_token, token_settings
@@ -105,8 +106,7 @@ def test_a_brief_is_signed_with_the_key_on_the_token(
     brief.refresh_from_db()
     assert brief.status != BriefStatus.FAILED, brief.failure
     assert brief.pdf
-    with brief.pdf.open("rb") as stored:
-        signed = stored.read()
+    signed = pdf_bytes(brief)
     signature, status = pyhanko_status(signed, pki_dir)
     assert status.intact and status.valid and status.trusted and status.bottom_line
     assert status.signing_cert.subject.native["common_name"] == "Test Signer"

@@ -21,7 +21,7 @@ from advisor.roles import APPROVER, PROCUREMENT_STAFF
 from tests.integration.test_long_term_signatures import configure
 from tests.support.approvals import brief_awaiting_approval
 from tests.support.long_term import create_long_term_pki
-from tests.support.pdf import pdf_text
+from tests.support.pdf import pdf_bytes, pdf_text
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("brief_ready")]
@@ -59,7 +59,7 @@ def test_the_approval_signature_shows_in_the_sign_off_table(settings, tmp_path, 
     services.approve(brief, boss, comment="ok", acknowledged=True, passphrase=pki.passphrase)
     brief.refresh_from_db()
     assert brief.status == BriefStatus.APPROVED and brief.approver_signed
-    pdf = brief.pdf.open("rb").read()
+    pdf = pdf_bytes(brief)
 
     report = verify_pdf(pdf, load_trust_roots())
     assert report.tampering is Tampering.NONE
@@ -98,7 +98,7 @@ def test_a_chinese_brief_is_signed_and_stamped_in_chinese(settings, tmp_path, cl
     client.post(reverse("brief:certificate"), {"certificate": upload, "passphrase": pki.passphrase})
     services.approve(brief, boss, comment="同意", acknowledged=True, passphrase=pki.passphrase)
     brief.refresh_from_db()
-    report = verify_pdf(brief.pdf.open("rb").read(), load_trust_roots())
+    report = verify_pdf(pdf_bytes(brief), load_trust_roots())
     system, approval = report.signatures
     assert system.reason == f"采购简报 {brief.number}（已批准）"
     assert approval.reason == f"批准采购简报 {brief.number}"

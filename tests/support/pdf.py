@@ -8,7 +8,12 @@ from pathlib import Path
 
 def pdf_bytes(brief) -> bytes:
     """The PDF a brief's generation stored."""
-    with brief.pdf.open("rb") as handle:
+    return stored_bytes(brief.pdf)
+
+
+def stored_bytes(stored) -> bytes:
+    """The bytes of a stored file (a ``FileField``'s file)."""
+    with stored.open("rb") as handle:
         return handle.read()
 
 
@@ -27,8 +32,7 @@ def _path_of(pdf, tmp_path, name) -> Path:
     if isinstance(pdf, (str, Path)):
         return Path(pdf)
     if not isinstance(pdf, bytes):  # a stored file
-        with pdf.open("rb") as handle:
-            pdf = handle.read()
+        pdf = stored_bytes(pdf)
     path = tmp_path / name
     path.write_bytes(pdf)
     return path

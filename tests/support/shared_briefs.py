@@ -20,6 +20,7 @@ from django.test import TestCase, override_settings
 from advisor.brief.services import issue_brief
 from tests.support.briefs import signing_settings
 from tests.support.catalog import load_catalog
+from tests.support.pdf import pdf_bytes
 from tests.support.scenarios import QWEN_7B_LORA_COMPARED
 from tests.support.tasks import IMMEDIATE_TASKS
 
@@ -57,7 +58,6 @@ class SharedBriefs:
             with TestCase.captureOnCommitCallbacks(execute=True):
                 brief = issue_brief(user=buyer, document=QWEN_7B_LORA_COMPARED, language=language)
             brief.refresh_from_db()
-            with brief.pdf.open("rb") as stored:
-                shared = SharedBrief(brief.number, brief.snapshot, stored.read())
+            shared = SharedBrief(brief.number, brief.snapshot, pdf_bytes(brief))
             transaction.set_rollback(True)
         return shared
